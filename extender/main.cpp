@@ -1,0 +1,2 @@
+// Placeholder until the subcommand table lands.
+int main() { return 0; }
