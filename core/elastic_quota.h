@@ -1,0 +1,33 @@
+// ElasticQuota (scheduling.x-k8s.io/v1alpha1, also read as scheduling.sigs.k8s.io/v1alpha1).
+// One per namespace: metadata.namespace is the namespace it governs.
+// Thread-safety: a value type.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/resource_list.h"
+
+namespace capext {
+
+// The annotation naming a parent quota ("<namespace>/<name>"), capacity-semantics 5.
+inline constexpr const char* kParentQuotaAnnotation = "scheduling.capacity-extender.io/parent";
+
+struct ElasticQuota {
+  std::string ns;
+  std::string name;
+  std::string uid;
+  std::string api_group;  // scheduling.x-k8s.io or scheduling.sigs.k8s.io
+  // spec.min / spec.max; nullopt when the field is absent (the reference treats an absent list
+  // differently from a present list that omits a resource).
+  std::optional<ResourceList> min;
+  std::optional<ResourceList> max;
+  std::string parent;  // kParentQuotaAnnotation's value, empty for a root quota
+  int64_t creation_ms = 0;
+  std::string resource_version;
+
+  std::string Key() const { return ns + "/" + name; }
+};
+
+}  // namespace capext

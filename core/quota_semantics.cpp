@@ -1,0 +1,210 @@
+#include "core/quota_semantics.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+
+namespace capext {
+namespace {
+
+constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
+constexpr std::array<std::string_view, 3> kReferenceNatives = {kResourceCPU, kResourceMemory,
+                                                               kResourceEphemeralStorage};
+
+bool IsReferenceNative(std::string_view name) {
+  return std::find(kReferenceNatives.begin(), kReferenceNatives.end(), name) !=
+         kReferenceNatives.end();
+}
+
+void AppendIfExceeds(std::string_view resource, int64_t used, int64_t add, int64_t limit,
+                     std::vector<Excess>* out) {
+  if (limit == kUnbounded) return;
+  if (SaturatingAdd(used, add) > limit) out->push_back({std::string(resource), used, add, limit});
+}
+
+// The reference's exceeds(x1, x2, limit, bound): natives always; scalars named in x1 only,
+// `bound` when the limit does not name them. `limit` nullopt never happens here (callers handle
+// the nil lists).
+std::vector<Excess> ReferenceExceeds(const ResourceList& x1, const ResourceList& x2,
+                                     const ResourceList& limit, int64_t bound,
+                                     std::string_view x1_is) {
+  std::vector<Excess> out;
+  for (auto native : kReferenceNatives) {
+    const int64_t a = x1_is == "add" ? x2.Get(native) : x1.Get(native);
+    const int64_t b = x1_is == "add" ? x1.Get(native) : x2.Get(native);
+    AppendIfExceeds(native, a, b, limit.Get(native), &out);
+  }
+  for (const auto& [name, amount] : x1.entries()) {
+    if (!IsScalarResourceName(name)) continue;
+    const int64_t lim = limit.Find(name).value_or(bound);
+    const int64_t other = x2.Get(name);
+    if (x1_is == "add") {
+      AppendIfExceeds(name, other, amount, lim, &out);
+    } else {
+      AppendIfExceeds(name, amount, other, lim, &out);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string DescribeExcesses(const std::vector<Excess>& excesses, std::string_view add_word,
+                             std::string_view limit_word) {
+  std::string out;
+  for (const auto& e : excesses) {
+    if (!out.empty()) out += "; ";
+    out += e.resource;
+    out += " used ";
+    out += FormatAmount(e.resource, e.used);
+    out += " + ";
+    out += add_word;
+    out += ' ';
+    out += FormatAmount(e.resource, e.add);
+    out += " > ";
+    out += limit_word;
+    out += ' ';
+    out += FormatAmount(e.resource, e.limit);
+  }
+  return out;
+}
+
+bool IsScalarResourceName(std::string_view name) {
+  if (name.starts_with("hugepages-") || name.starts_with("attachable-volumes-")) return true;
+  if (name.find("kubernetes.io/") != std::string_view::npos) return true;
+  // Extended resources: domain-prefixed names outside the kubernetes.io namespace.
+  return name.find('/') != std::string_view::npos;
+}
+
+ResourceList QuotaRequestOf(QuotaSemantics semantics, const Pod& pod) {
+  ResourceList out;
+  if (semantics == QuotaSemantics::kSchedulerPlugins) {
+    for (const auto& [name, amount] : pod.requests.entries()) {
+      if (IsReferenceNative(name) || IsScalarResourceName(name)) out.Set(name, amount);
+    }
+    return out;
+  }
+  out = pod.requests;
+  out.Set(kResourcePods, 1);
+  if (!pod.accelerator_model.empty()) {
+    for (const auto& [name, amount] : pod.requests.entries()) {
+      if (name.find('/') != std::string::npos && name.find("kubernetes.io/") == std::string::npos) {
+        out.Set(name + "." + pod.accelerator_model, amount);
+      }
+    }
+  }
+  return out;
+}
+
+bool Governs(QuotaSemantics semantics, const ElasticQuota& quota, std::string_view resource) {
+  if (semantics == QuotaSemantics::kSchedulerPlugins) {
+    return IsReferenceNative(resource) || IsScalarResourceName(resource);
+  }
+  return (quota.min && quota.min->Has(resource)) || (quota.max && quota.max->Has(resource));
+}
+
+std::vector<Excess> ExceedsMax(QuotaSemantics semantics, const ElasticQuota& quota,
+                               const ResourceList& used, const ResourceList& add) {
+  if (semantics == QuotaSemantics::kSchedulerPlugins) {
+    if (!quota.max) return {};  // an absent max never rejects
+    return ReferenceExceeds(add, used, *quota.max, kUnbounded, "add");
+  }
+  std::vector<Excess> out;
+  if (!quota.max) return out;
+  for (const auto& [name, limit] : quota.max->entries()) {
+    AppendIfExceeds(name, used.Get(name), add.Get(name), limit, &out);
+  }
+  return out;
+}
+
+std::vector<Excess> ExceedsMin(QuotaSemantics semantics, const ElasticQuota& quota,
+                               const ResourceList& used, const ResourceList& add) {
+  if (semantics == QuotaSemantics::kSchedulerPlugins) {
+    if (!quota.min) {
+      // The reference treats an absent min as "always over min".
+      return {Excess{std::string(kResourceCPU), used.Get(kResourceCPU), add.Get(kResourceCPU), 0}};
+    }
+    if (add.empty()) return ReferenceExceeds(used, add, *quota.min, 0, "used");
+    return ReferenceExceeds(add, used, *quota.min, 0, "add");
+  }
+  std::vector<Excess> out;
+  auto check = [&](const std::string& name) {
+    const int64_t limit = quota.min ? quota.min->Get(name) : 0;
+    AppendIfExceeds(name, used.Get(name), add.Get(name), limit, &out);
+  };
+  if (quota.min) {
+    for (const auto& entry : quota.min->entries()) check(entry.first);
+  }
+  if (quota.max) {
+    for (const auto& entry : quota.max->entries()) {
+      if (!quota.min || !quota.min->Has(entry.first)) check(entry.first);
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const Excess& a, const Excess& b) { return a.resource < b.resource; });
+  return out;
+}
+
+bool IsBorrowing(QuotaSemantics semantics, const ElasticQuota& quota, const ResourceList& used) {
+  return !ExceedsMin(semantics, quota, used, ResourceList{}).empty();
+}
+
+void AggregateBuilder::AddQuota(const ElasticQuota& quota, const ResourceList& used) {
+  if (semantics_ == QuotaSemantics::kSchedulerPlugins) {
+    totals_.used.Add(used);
+    if (quota.min) totals_.min.Add(*quota.min);
+    return;
+  }
+  if (quota.min) {
+    for (const auto& [name, amount] : quota.min->entries()) {
+      totals_.min.AddTo(name, amount);
+      if (std::find(totals_.checked.begin(), totals_.checked.end(), name) ==
+          totals_.checked.end()) {
+        totals_.checked.push_back(name);
+      }
+    }
+  }
+  for (const auto& [name, amount] : used.entries()) {
+    if (Governs(semantics_, quota, name)) totals_.used.AddTo(name, amount);
+  }
+}
+
+AggregateTotals AggregateBuilder::Build() && {
+  std::sort(totals_.checked.begin(), totals_.checked.end());
+  return std::move(totals_);
+}
+
+void ApplyUsageDelta(QuotaSemantics semantics, const ElasticQuota& quota, const ResourceList& delta,
+                     AggregateTotals* totals) {
+  for (const auto& [name, amount] : delta.entries()) {
+    if (semantics == QuotaSemantics::kSchedulerPlugins || Governs(semantics, quota, name)) {
+      totals->used.AddTo(name, amount);
+    }
+  }
+}
+
+std::vector<Excess> ExceedsAggregateMin(QuotaSemantics semantics, const ElasticQuota& quota,
+                                        const AggregateTotals& totals, const ResourceList& add) {
+  std::vector<Excess> out;
+  if (semantics == QuotaSemantics::kSchedulerPlugins) {
+    // exceeds(Σused + add, Σmin, 0): natives always, scalars named in Σused + add.
+    for (auto native : kReferenceNatives) {
+      AppendIfExceeds(native, totals.used.Get(native), add.Get(native), totals.min.Get(native),
+                      &out);
+    }
+    ResourceList names = totals.used + add;
+    for (const auto& entry : names.entries()) {
+      if (!IsScalarResourceName(entry.first)) continue;
+      AppendIfExceeds(entry.first, totals.used.Get(entry.first), add.Get(entry.first),
+                      totals.min.Get(entry.first), &out);
+    }
+    return out;
+  }
+  for (const auto& name : totals.checked) {
+    if (!Governs(semantics, quota, name)) continue;
+    AppendIfExceeds(name, totals.used.Get(name), add.Get(name), totals.min.Get(name), &out);
+  }
+  return out;
+}
+
+}  // namespace capext

@@ -1,0 +1,39 @@
+// Every rejection reason, defined once. kube-scheduler folds identical FailedNodes messages into
+// one "0/N nodes are available: 3 <reason>, ..." line, so reasons are worded to read the same on
+// every node and carry the numbers a user needs.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace capext::reasons {
+
+// Node fit (worded as kube-scheduler's own plugins word them).
+inline constexpr std::string_view kNodeUnschedulable = "node(s) were unschedulable";
+inline constexpr std::string_view kNodeAffinityMismatch =
+    "node(s) didn't match Pod's node affinity/selector";
+inline constexpr std::string_view kTooManyPods = "Too many pods";
+inline constexpr std::string_view kNodeNotFound = "node(s) not found in the extender's cache";
+std::string InsufficientResource(std::string_view resource);  // "Insufficient cpu"
+std::string UntoleratedTaint(std::string_view key, std::string_view value);
+
+// Quota (capacity-semantics 1.1).
+std::string QuotaMaxExceeded(std::string_view pod_key, std::string_view quota_key,
+                             std::string_view details);
+std::string QuotaRequestAboveMax(std::string_view pod_key, std::string_view quota_key,
+                                 std::string_view details);
+std::string AggregateMinExceeded(std::string_view pod_key, std::string_view details);
+
+// Preemption and reclaim (1.2, section 4).
+inline constexpr std::string_view kPreemptionPolicyNever =
+    "not eligible to preempt: preemptionPolicy is Never";
+inline constexpr std::string_view kTerminatingVictimOnNominatedNode =
+    "not eligible to preempt: a victim on its nominated node is still terminating";
+inline constexpr std::string_view kNoVictimsOnNode = "no eligible victims on the node";
+inline constexpr std::string_view kDoesNotFitAfterVictims =
+    "does not fit the node even after removing every eligible victim";
+inline constexpr std::string_view kQuotaFailsAfterVictims =
+    "quota checks still fail after removing every eligible victim";
+inline constexpr std::string_view kReclaimInFlight = "a reclaim for this pod is already in flight";
+
+}  // namespace capext::reasons

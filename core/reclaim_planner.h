@@ -1,0 +1,46 @@
+// The decision part of the reclaim controller (capacity-semantics 4, steps 1-3) for one pending
+// pod: nothing to do (it fits, it may not preempt, a reclaim is already in flight), or which
+// node to claim and which victims to evict there. Executing the plan (evictions, the nomination,
+// the requeue nudge, rate limits) is the caller's: the extender does it through the API server,
+// the simulator on its own state.
+// Thread-safety: pure; the caller keeps `state` still for the duration of a call.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/preemption.h"
+
+namespace capext {
+
+enum class ReclaimDecision {
+  kFitsNow,      // node fit and quota pass somewhere: kube-scheduler will place it
+  kNotEligible,  // preemptionPolicy Never, or a terminating victim on its nominated node
+  kInFlight,     // our nomination for it is still in force
+  kNoCandidate,  // no node has victims whose removal lets it fit
+  kEvict,        // evict `victims` on `node`, then nominate the pod there
+};
+
+struct ReclaimPlanForPod {
+  ReclaimDecision decision = ReclaimDecision::kNoCandidate;
+  std::string node;
+  std::vector<const Pod*> victims;  // most important first
+  int32_t pdb_violations = 0;
+  std::string reason;  // why nothing is done, or why these victims
+};
+
+struct ReclaimOptions {
+  // kube-scheduler already preempts for pods of namespaces without a quota (lower-priority
+  // victims only, which its own dry run finds); the simulator, which plays kube-scheduler too,
+  // sets this.
+  bool include_pods_without_quota = false;
+  // Nodes to leave out of the search (e.g. a node whose eviction the API server just refused).
+  std::vector<std::string> excluded_nodes;
+};
+
+ReclaimPlanForPod PlanReclaim(const ClusterState& state, const Pod& pod,
+                              const MoreImportantFn& more_important, const ReclaimOptions& options);
+
+const char* ReclaimDecisionName(ReclaimDecision decision);
+
+}  // namespace capext

@@ -1,0 +1,64 @@
+// ResourceList: resource name -> amount in decision units (cpu in milli-units, every other
+// resource in whole units; see DecisionAmount in quantity.h). A small sorted vector: pods and
+// quotas name a handful of resources, and lookups dominate.
+// Arithmetic saturates at the int64 limits instead of overflowing.
+// Thread-safety: a value type.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace capext {
+
+inline constexpr std::string_view kResourceCPU = "cpu";
+inline constexpr std::string_view kResourceMemory = "memory";
+inline constexpr std::string_view kResourceEphemeralStorage = "ephemeral-storage";
+inline constexpr std::string_view kResourcePods = "pods";
+
+int64_t SaturatingAdd(int64_t a, int64_t b);
+int64_t SaturatingSub(int64_t a, int64_t b);
+
+class ResourceList {
+ public:
+  using Entry = std::pair<std::string, int64_t>;
+
+  ResourceList() = default;
+  ResourceList(std::initializer_list<Entry> entries);
+
+  // The amount of `name`, or 0 when absent.
+  int64_t Get(std::string_view name) const;
+  std::optional<int64_t> Find(std::string_view name) const;
+  bool Has(std::string_view name) const { return Find(name).has_value(); }
+
+  void Set(std::string_view name, int64_t amount);
+  void Erase(std::string_view name);
+  // Adds `amount` to `name` (creating it at 0 first).
+  void AddTo(std::string_view name, int64_t amount);
+
+  void Add(const ResourceList& other);       // per name, saturating
+  void Subtract(const ResourceList& other);  // per name, saturating; names absent here become -x
+  void MaxWith(const ResourceList& other);   // per name maximum (absent = 0)
+
+  const std::vector<Entry>& entries() const { return entries_; }
+  bool empty() const { return entries_.empty(); }
+  std::size_t size() const { return entries_.size(); }
+
+  bool operator==(const ResourceList& other) const { return entries_ == other.entries_; }
+
+  // "cpu 2, memory 1Gi" with every amount printed as a Kubernetes quantity.
+  std::string ToString() const;
+
+ private:
+  std::vector<Entry> entries_;  // sorted by name, unique names
+};
+
+ResourceList operator+(ResourceList a, const ResourceList& b);
+
+// Prints one decision amount of `resource` as a Kubernetes quantity ("1500m", "2", "32Gi").
+std::string FormatAmount(std::string_view resource, int64_t amount);
+
+}  // namespace capext

@@ -1,0 +1,49 @@
+// Victim selection on one node (capacity-semantics 1.2, the reference's SelectVictimsOnNode with
+// its double-removal bug fixed): which pods must go so that `preemptor` fits `node` and its quota.
+// Works on a private what-if copy of the node's usage and of the quotas' usage; the state is
+// never modified.
+// Thread-safety: pure; the caller keeps `state` still for the duration of the call.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/cluster_state.h"
+#include "core/quota_admission.h"
+
+namespace capext {
+
+// Returns true when `a` is more important than `b` (kept over b). The default is
+// MoreImportantPod (priority, then earlier start); policies/ may supply others.
+using MoreImportantFn = std::function<bool(const Pod& a, const Pod& b)>;
+
+struct NodeVictims {
+  std::string node;
+  bool candidate = false;
+  std::vector<const Pod*> victims;  // most important first
+  int32_t pdb_violations = 0;
+  std::string reason;  // why the node is not a candidate
+};
+
+// Everything about the preemptor that does not depend on the node; compute it once.
+struct PreemptorContext {
+  const Pod* pod = nullptr;
+  const ElasticQuota* quota = nullptr;  // the preemptor's namespace quota, or nullptr
+  ResourceList quota_request;           // request(p) as the quota counts it
+  NominatedSums sums;                   // inEQ / all
+  bool more_than_min = false;           // used(q) + inEQ exceeds min(q), before any removal
+};
+
+PreemptorContext MakePreemptorContext(const ClusterState& state, const Pod& preemptor);
+
+NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContext& preemptor,
+                                const NodeInfo& node, const MoreImportantFn& more_important);
+
+// PDB split of kube-scheduler's filterPodsWithPDBViolation: `pods` (most important first) into
+// violating and non-violating, order kept.
+void SplitByPdbViolation(const std::vector<PodDisruptionBudget>& pdbs,
+                         const std::vector<const Pod*>& pods, std::vector<const Pod*>* violating,
+                         std::vector<const Pod*>* non_violating);
+
+}  // namespace capext
