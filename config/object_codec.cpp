@@ -243,10 +243,11 @@ Status DecodePodBody(const rapidjson::Value& object, const DecodeOptions& option
       for (rapidjson::SizeType i = 0; i < conditions->Size(); ++i) {
         const rapidjson::Value& c = (*conditions)[i];
         if (!c.IsObject()) continue;
+        const std::string cpath = fmt::format("status.conditions[{}]", i);
         std::string type, cstatus, reason;
-        CE_RETURN_IF_ERROR(json::ReadString(c, "type", "status.conditions.type", &type));
-        CE_RETURN_IF_ERROR(json::ReadString(c, "status", "status.conditions.status", &cstatus));
-        CE_RETURN_IF_ERROR(json::ReadString(c, "reason", "status.conditions.reason", &reason));
+        CE_RETURN_IF_ERROR(json::ReadString(c, "type", cpath + ".type", &type));
+        CE_RETURN_IF_ERROR(json::ReadString(c, "status", cpath + ".status", &cstatus));
+        CE_RETURN_IF_ERROR(json::ReadString(c, "reason", cpath + ".reason", &reason));
         if (type == "PodScheduled" && cstatus == "False" && reason == "Unschedulable") {
           pod->unschedulable_condition = true;
         }

@@ -77,6 +77,7 @@ Status ParseSnapshot(const std::string& text, const std::string& source,
                      const DecodeOptions& options, Snapshot* out) {
   std::size_t first = text.find_first_not_of(" \t\r\n");
   std::vector<rapidjson::Document> docs;
+  std::vector<std::size_t> positions;  // each document's number in the file
   if (first != std::string::npos && (text[first] == '{' || text[first] == '[')) {
     rapidjson::Document d;
     d.Parse(text.data(), text.size());
@@ -92,11 +93,13 @@ Status ParseSnapshot(const std::string& text, const std::string& source,
       return {};
     }
     docs.push_back(std::move(d));
-  } else if (Status s = ParseYamlDocuments(text, &docs); !s.ok()) {
+    positions.push_back(1);
+  } else if (Status s = ParseYamlDocuments(text, &docs, &positions); !s.ok()) {
     return s.WithContext(source);
   }
   for (std::size_t i = 0; i < docs.size(); ++i) {
-    Status s = AddToSnapshot(docs[i], options, fmt::format("{}: document {}", source, i + 1), out);
+    Status s =
+        AddToSnapshot(docs[i], options, fmt::format("{}: document {}", source, positions[i]), out);
     if (!s.ok()) return s;
   }
   return {};

@@ -89,20 +89,23 @@ Status YamlToJson(const YAML::Node& node, rapidjson::Document::AllocatorType& al
   return c.Convert(node, out, 0);
 }
 
-Status ParseYamlDocuments(const std::string& text, std::vector<rapidjson::Document>* out) {
+Status ParseYamlDocuments(const std::string& text, std::vector<rapidjson::Document>* out,
+                          std::vector<std::size_t>* positions) {
   std::vector<YAML::Node> docs;
   try {
     docs = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
     return Status::Error(fmt::format("line {}: {}", e.mark.line + 1, e.msg));
   }
-  for (const auto& doc : docs) {
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    const YAML::Node& doc = docs[i];
     if (doc.IsNull() || !doc.IsDefined()) continue;
     rapidjson::Document d;
     if (Status s = YamlToJson(doc, d.GetAllocator(), &d); !s.ok()) {
       return s.WithContext(fmt::format("line {}", doc.Mark().line + 1));
     }
     out->push_back(std::move(d));
+    if (positions) positions->push_back(i + 1);
   }
   return {};
 }

@@ -20,7 +20,9 @@ Status YamlToJson(const YAML::Node& node, rapidjson::Document::AllocatorType& al
                   rapidjson::Value* out, int max_depth = 128);
 
 // Parses a stream of YAML documents (or JSON, which is YAML) into one DOM per document; empty
-// documents are dropped. Errors carry the line.
-Status ParseYamlDocuments(const std::string& text, std::vector<rapidjson::Document>* out);
+// documents are dropped. Errors carry the line. When `positions` is set, it receives each kept
+// document's 1-based position in the stream (empty documents included), for messages.
+Status ParseYamlDocuments(const std::string& text, std::vector<rapidjson::Document>* out,
+                          std::vector<std::size_t>* positions = nullptr);
 
 }  // namespace capext

@@ -49,8 +49,9 @@ void ClusterState::ResolvePriority(Pod* pod) const {
     auto it = priority_classes_.find(pod->priority_class_name);
     if (it != priority_classes_.end()) by_name = &it->second;
   }
+  // With several global defaults Kubernetes uses the smallest value (PriorityClass API docs).
   for (const auto& [name, pc] : priority_classes_) {
-    if (pc.global_default && (!global_default || pc.value > global_default->value)) {
+    if (pc.global_default && (!global_default || pc.value < global_default->value)) {
       global_default = &pc;
     }
   }

@@ -141,10 +141,15 @@ void AddNominationsAgainst(const ClusterState& state, const Pod& pod, const std:
 
 NodeFitResult CheckNodeFit(const ClusterState& state, const Pod& pod, const NodeInfo& node) {
   NodeFitResult result = CheckNodeStatic(pod, node.node);
-  ResourceList requested = node.usage->requested;
-  int32_t pod_count = node.usage->pod_count;
-  AddNominationsAgainst(state, pod, node.node.name, &requested, &pod_count);
-  NodeFitResult resources = CheckNodeResources(pod, node.node, requested, pod_count);
+  NodeFitResult resources;
+  if (!state.HasNominations()) {  // the common case: no copy of the node's usage
+    resources = CheckNodeResources(pod, node.node, node.usage->requested, node.usage->pod_count);
+  } else {
+    ResourceList requested = node.usage->requested;
+    int32_t pod_count = node.usage->pod_count;
+    AddNominationsAgainst(state, pod, node.node.name, &requested, &pod_count);
+    resources = CheckNodeResources(pod, node.node, requested, pod_count);
+  }
   for (auto& reason : resources.reasons) Fail(&result, resources.code, std::move(reason));
   return result;
 }

@@ -33,7 +33,9 @@ class Quantity {
   Quantity() = default;  // zero, DecimalSI
 
   // Parses `text`. On success returns true and sets *out. On failure returns false and sets
-  // *error to a reason that quotes the input, e.g. `quantity "1.2.3": unexpected character '.'`.
+  // *error to a reason that quotes the input, e.g.
+  // `quantity "1.2.3": unexpected character '.' at offset 3`; *out is then left unchanged.
+  // `error` may be null.
   static bool Parse(std::string_view text, Quantity* out, std::string* error);
 
   // An exact integer amount in the given format (FromMilli(1500) is "1500m").
@@ -80,8 +82,10 @@ class Quantity {
 int64_t DecisionAmount(std::string_view resource_name, const Quantity& q);
 
 // The Quantity that prints `amount` of resource `name` (the inverse of DecisionAmount):
-// cpu as milli-units ("1500m", "2"), memory-like resources in BinarySI when exact ("32Gi"),
-// everything else as a plain DecimalSI integer.
+// cpu as milli-units ("1500m", "2"); memory, ephemeral-storage and hugepages-* in BinarySI
+// ("32Gi"; a non-multiple of 1024 prints as a plain integer, "3000", and below 1024 as DecimalSI,
+// so 1000 is "1k"); everything else in DecimalSI ("110", "1k"). Unlike the scheduler's
+// ToResourceList, pods are DecimalSI too (1024 pods print "1024", not "1Ki").
 Quantity QuantityFromDecisionAmount(std::string_view resource_name, int64_t amount);
 
 }  // namespace capext

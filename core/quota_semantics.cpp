@@ -124,7 +124,7 @@ std::vector<Excess> ExceedsMin(QuotaSemantics semantics, const ElasticQuota& quo
       // The reference treats an absent min as "always over min".
       return {Excess{std::string(kResourceCPU), used.Get(kResourceCPU), add.Get(kResourceCPU), 0}};
     }
-    if (add.empty()) return ReferenceExceeds(used, add, *quota.min, 0, "used");
+    // usedOverMinWith(add): scalars named in `add` only, even when `add` is empty.
     return ReferenceExceeds(add, used, *quota.min, 0, "add");
   }
   std::vector<Excess> out;
@@ -146,6 +146,11 @@ std::vector<Excess> ExceedsMin(QuotaSemantics semantics, const ElasticQuota& quo
 }
 
 bool IsBorrowing(QuotaSemantics semantics, const ElasticQuota& quota, const ResourceList& used) {
+  if (semantics == QuotaSemantics::kSchedulerPlugins) {
+    // usedOverMin(): scalars named in `used`.
+    if (!quota.min) return true;
+    return !ReferenceExceeds(used, ResourceList{}, *quota.min, 0, "used").empty();
+  }
   return !ExceedsMin(semantics, quota, used, ResourceList{}).empty();
 }
 

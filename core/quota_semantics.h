@@ -49,7 +49,8 @@ ResourceList QuotaRequestOf(QuotaSemantics semantics, const Pod& pod);
 std::vector<Excess> ExceedsMax(QuotaSemantics semantics, const ElasticQuota& quota,
                                const ResourceList& used, const ResourceList& add);
 
-// used + add against min ("moreThanMin" of 1.2). With an empty `add` this is "is borrowing".
+// used + add against min ("moreThanMin" of 1.2). kSchedulerPlugins compares scalars named in
+// `add` only (usedOverMinWith), so "is borrowing" is IsBorrowing, not an empty `add`.
 std::vector<Excess> ExceedsMin(QuotaSemantics semantics, const ElasticQuota& quota,
                                const ResourceList& used, const ResourceList& add);
 

@@ -1,0 +1,45 @@
+// Building blocks shared by report.html and compare.html (sim_report_html.cpp,
+// sim_compare_html.cpp): the page frame, time axes, and the standard charts of one result.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "bench/sim_report_json.h"
+#include "bench/sim_summary.h"
+#include "bench/simulation.h"
+#include "bench/svg_chart.h"
+
+namespace capext::html {
+
+// <!DOCTYPE html>...<body> with the inline stylesheet, and the closing tags.
+std::string PageStart(const std::string& title);
+std::string PageEnd();
+
+// The unit a time axis uses for a span: minutes up to 3 h, hours up to 4 days, else days.
+struct TimeUnit {
+  double ms_per_unit;
+  const char* name;  // "minutes", "hours", "days"
+};
+TimeUnit TimeUnitFor(int64_t span_ms);
+
+// "12 s", "3.4 min", "2.1 h", "1.5 d".
+std::string Duration(double seconds);
+
+// Used vs min vs max of tenant `t` over time, for "cpu" (cores) or "gpu" (GPUs).
+std::string UsedMinMaxChart(const SimulationResult& r, std::size_t t, const std::string& which, int width,
+                            const std::string& title);
+std::string PendingChart(const SimulationResult& r, int width);
+std::string UtilisationChart(const SimulationResult& r, int width);
+// Wait CDFs: one series per (label, sorted waits).
+std::string WaitCdfChart(const std::vector<std::pair<std::string, std::vector<int64_t>>>& series,
+                         const std::string& title, int width);
+
+// Plan min/max of a tenant for one resource as text ("300", "-" when absent).
+std::string LimitText(const std::optional<ResourceList>& list, const std::string& resource, double scale);
+
+// The notes and the options as an HTML list.
+std::string NotesSection(const ReportContext& context, const std::vector<std::string>& notes);
+
+}  // namespace capext::html

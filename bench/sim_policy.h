@@ -1,0 +1,38 @@
+// The policies `capacity-sim run --policy` and `compare --policies` know, by name. Every policy
+// runs the same scheduler loop (simulation.h: kube-scheduler's queue, filter, score, bind, plus
+// the reclaim controller of capacity-semantics 4 and kube-scheduler's own lower-priority
+// preemption); they differ in which quotas exist and how they are read:
+//  - capacity:          the plan's quotas under QuotaSemantics::kCapacityExtender (this product);
+//  - scheduler-plugins: the plan's quotas under QuotaSemantics::kSchedulerPlugins (the reference
+//                       plugin's arithmetic; victims chosen by the same 1.2 algorithm);
+//  - static:            max = min for every quota (no borrowing, so reclaim never finds a
+//                       borrower; only same-namespace lower-priority preemption remains),
+//                       capacity-extender semantics;
+//  - none:              no quotas at all: FIFO by priority, plain lower-priority preemption.
+// Thread-safety: value types and pure functions.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/quota_semantics.h"
+
+namespace capext {
+
+enum class SimPolicy { kCapacity, kSchedulerPlugins, kStatic, kNone };
+
+std::optional<SimPolicy> SimPolicyFromName(std::string_view name);
+std::string_view SimPolicyName(SimPolicy policy);
+std::vector<std::string> SimPolicyNames();
+
+struct SimPolicySetup {
+  QuotaSemantics semantics = QuotaSemantics::kCapacityExtender;
+  bool quotas = true;          // create the plan's ElasticQuotas at all
+  bool max_equals_min = false;  // replace every max by the min
+};
+
+SimPolicySetup SetupFor(SimPolicy policy);
+
+}  // namespace capext

@@ -1,0 +1,264 @@
+#include "config/config_fields.h"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "core/quantity.h"
+
+namespace capext {
+namespace {
+
+using EC = ExtenderConfig;
+
+// Help texts follow deploy/config/extender-config.yaml, which documents every key.
+const std::vector<ConfigField>& Table() {
+  static const std::vector<ConfigField> table = {
+      {"listen-address", "listenAddress", "ADDR", "Listener",
+       "address of the extender verbs (kube-scheduler runs in the same pod: loopback)",
+       &EC::listen_address},
+      {"port", "port", "PORT", "Listener", "port of the extender verbs (0 = any free port)",
+       &EC::port},
+      {"path-prefix", "pathPrefix", "PATH", "Listener",
+       "prefix of every path, e.g. /scheduler (kube-scheduler appends the verb to urlPrefix)",
+       &EC::path_prefix},
+      {"tls-cert", "tlsCertFile", "FILE", "Listener",
+       "PEM serving certificate: serve HTTPS instead of HTTP (needs --tls-key)",
+       &EC::tls_cert_file},
+      {"tls-key", "tlsKeyFile", "FILE", "Listener", "PEM private key of --tls-cert",
+       &EC::tls_key_file},
+      {"client-ca", "clientCAFile", "FILE", "Listener",
+       "PEM CA bundle: require and verify client certificates (mutual TLS; needs --tls-cert)",
+       &EC::client_ca_file},
+      {"webhook-port", "webhookPort", "PORT", "Listener",
+       "HTTPS port of the ElasticQuota admission webhook on all interfaces (0 = off)",
+       &EC::webhook_port},
+      {"webhook-tls-cert", "webhookTLSCertFile", "FILE", "Listener",
+       "PEM serving certificate of the webhook (required with --webhook-port)",
+       &EC::webhook_tls_cert_file},
+      {"webhook-tls-key", "webhookTLSKeyFile", "FILE", "Listener",
+       "PEM private key of --webhook-tls-cert", &EC::webhook_tls_key_file},
+      {"body-limit", "bodyLimit", "SIZE", "Listener",
+       "largest request body accepted, a quantity (16Mi) or bytes", &EC::body_limit},
+      {"threads", "threads", "N", "Listener", "HTTP worker threads", &EC::threads},
+      {"request-timeout", "requestTimeout", "DURATION", "Listener",
+       "per-request deadline, under kube-scheduler's 5s httpTimeout", &EC::request_timeout},
+      {"shutdown-grace", "shutdownGrace", "DURATION", "Listener",
+       "on SIGTERM, how long in-flight requests may drain", &EC::shutdown_grace},
+
+      {"snapshot", "snapshot", "FILE", "Cluster state",
+       "serve this snapshot file instead of a live cluster (embedded mode)", &EC::snapshot},
+      {"kubeconfig", "kubeconfig", "FILE", "Cluster state",
+       "kubeconfig of the live cluster (empty: in-cluster config when in a pod; with neither "
+       "this nor --snapshot, the bundled example cluster)",
+       &EC::kubeconfig},
+      {"resync-period", "resyncPeriod", "DURATION", "Cluster state",
+       "full relist of every watched kind", &EC::resync_period},
+      {"ignore-not-ready", "ignoreNotReady", "", "Cluster state",
+       "never offer nodes that are not Ready", &EC::ignore_not_ready},
+
+      {"quota-semantics", "quotaSemantics", "NAME", "Policies",
+       "capacity-extender or scheduler-plugins (the reference plugin's arithmetic)",
+       &EC::quota_semantics},
+      {"victim-order", "victimOrder", "NAME", "Policies", "order in which victims are chosen",
+       &EC::victim_order},
+      {"scoring", "scoring", "NAME", "Policies", "least-allocated, most-allocated or none",
+       &EC::scoring},
+      {"gpu-model-annotation", "gpuModelAnnotation", "KEY", "Policies",
+       "pod annotation naming the GPU model: quota nvidia.com/gpu per model (empty = off)",
+       &EC::gpu_model_annotation},
+
+      {"reservation-ttl", "reservationTTL", "DURATION", "Reservations and reclaim",
+       "a bind's quota reservation expires if the watch never shows the pod bound",
+       &EC::reservation_ttl},
+      {"nomination-ttl", "nominationTTL", "DURATION", "Reservations and reclaim",
+       "reclaim holds a pending pod's request on its node and quota this long",
+       &EC::nomination_ttl},
+      {"reclaim", "reclaim", "MODE", "Reservations and reclaim",
+       "on, dry-run (log and count what would be evicted) or off", &EC::reclaim},
+      {"reclaim-interval", "reclaimInterval", "DURATION", "Reservations and reclaim",
+       "how often the reclaim loop looks at pending pods", &EC::reclaim_interval},
+      {"max-evictions-per-second", "maxEvictionsPerSecond", "RATE", "Reservations and reclaim",
+       "cluster-wide eviction rate limit", &EC::max_evictions_per_second},
+      {"max-evictions-per-namespace-per-minute", "maxEvictionsPerNamespacePerMinute", "N",
+       "Reservations and reclaim", "eviction limit per victim namespace",
+       &EC::max_evictions_per_namespace_per_minute},
+      {"cross-node-reclaim", "crossNodeReclaim", "", "Reservations and reclaim",
+       "reclaim may evict on several nodes for one pod", &EC::cross_node_reclaim},
+
+      {"status-updates", "statusUpdates", "", "Writing back",
+       "patch ElasticQuota status.used (--status-updates=false to stop)", &EC::status_updates},
+      {"status-update-interval", "statusUpdateInterval", "DURATION", "Writing back",
+       "at most one status patch per quota per interval", &EC::status_update_interval},
+      {"requeue-nudge", "requeueNudge", "", "Writing back",
+       "annotate a pending pod so kube-scheduler retries it at once", &EC::requeue_nudge},
+      {"requeue-nudge-interval", "requeueNudgeInterval", "DURATION", "Writing back",
+       "at most one nudge per pod per interval", &EC::requeue_nudge_interval},
+
+      {"log-format", "logFormat", "FORMAT", "Logs", "logfmt or json", &EC::log_format},
+      {"log-level", "logLevel", "LEVEL", "Logs", "debug, info, warn or error", &EC::log_level},
+  };
+  return table;
+}
+
+bool ParseInteger(std::string_view text, int64_t* out) {
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  if (begin != end && *begin == '+') ++begin;
+  auto [p, ec] = std::from_chars(begin, end, *out);
+  return ec == std::errc() && p == end && begin != end;
+}
+
+bool ParseBool(std::string_view text, ValueSource source, bool* out) {
+  // Go's strconv.ParseBool for flags; YAML 1.2 core-schema spellings in the file.
+  const bool flag = source == ValueSource::kFlag;
+  if (text == "true" || text == "True" || text == "TRUE" ||
+      (flag && (text == "1" || text == "t"))) {
+    *out = true;
+    return true;
+  }
+  if (text == "false" || text == "False" || text == "FALSE" ||
+      (flag && (text == "0" || text == "f"))) {
+    *out = false;
+    return true;
+  }
+  return false;
+}
+
+// A quoted YAML scalar is a string: Kubernetes' decoder refuses "8888" for an integer field.
+std::string GotText(std::string_view text, ValueSource source) {
+  return source == ValueSource::kYamlQuoted ? fmt::format("got the string \"{}\"", text)
+                                            : fmt::format("got \"{}\"", text);
+}
+
+struct FieldSetter {
+  std::string_view text;
+  ValueSource source;
+  ExtenderConfig* config;
+  std::string* error;
+
+  bool operator()(std::string EC::*member) const {
+    config->*member = std::string(text);
+    return true;
+  }
+  bool operator()(int EC::*member) const {
+    int64_t v = 0;
+    if (source == ValueSource::kYamlQuoted || !ParseInteger(text, &v)) {
+      *error = fmt::format("expected an integer, {}", GotText(text, source));
+      return false;
+    }
+    if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) {
+      *error = fmt::format("integer {} is out of range", text);
+      return false;
+    }
+    config->*member = static_cast<int>(v);
+    return true;
+  }
+  bool operator()(int64_t EC::*member) const {
+    // A byte size: an integer, or a quantity such as 16Mi.
+    Quantity q;
+    std::string reason;
+    if (!Quantity::Parse(text, &q, &reason)) {
+      *error = fmt::format("expected a size in bytes (16Mi, 1048576): {}", reason);
+      return false;
+    }
+    if (q.IsNegative()) {
+      *error = fmt::format("size \"{}\" is negative", text);
+      return false;
+    }
+    config->*member = q.Value();
+    return true;
+  }
+  bool operator()(double EC::*member) const {
+    double v = 0;
+    const char* end = text.data() + text.size();
+    auto [p, ec] = std::from_chars(text.data(), end, v);
+    if (source == ValueSource::kYamlQuoted || ec != std::errc() || p != end || !std::isfinite(v)) {
+      *error = fmt::format("expected a number, {}", GotText(text, source));
+      return false;
+    }
+    config->*member = v;
+    return true;
+  }
+  bool operator()(bool EC::*member) const {
+    bool v = false;
+    if (source == ValueSource::kYamlQuoted || !ParseBool(text, source, &v)) {
+      *error = fmt::format("expected true or false, {}", GotText(text, source));
+      return false;
+    }
+    config->*member = v;
+    return true;
+  }
+  bool operator()(std::chrono::milliseconds EC::*member) const {
+    std::chrono::milliseconds v{};
+    if (!ParseDuration(text, &v, error)) return false;
+    config->*member = v;
+    return true;
+  }
+};
+
+struct FieldFormatter {
+  const ExtenderConfig& config;
+
+  std::string operator()(std::string EC::*member) const { return config.*member; }
+  std::string operator()(int EC::*member) const { return std::to_string(config.*member); }
+  std::string operator()(int64_t EC::*member) const {
+    return Quantity::FromInt(config.*member, Quantity::Format::kBinarySI).ToString();
+  }
+  std::string operator()(double EC::*member) const { return fmt::format("{}", config.*member); }
+  std::string operator()(bool EC::*member) const { return config.*member ? "true" : "false"; }
+  std::string operator()(std::chrono::milliseconds EC::*member) const {
+    return FormatDuration(config.*member);
+  }
+};
+
+}  // namespace
+
+const std::vector<ConfigField>& ExtenderConfigFields() {
+  return Table();
+}
+
+const ConfigField* FindConfigFieldByKey(std::string_view key) {
+  for (const auto& f : Table()) {
+    if (key == f.key) return &f;
+  }
+  return nullptr;
+}
+
+const ConfigField* FindConfigFieldByFlag(std::string_view flag) {
+  for (const auto& f : Table()) {
+    if (flag == f.flag) return &f;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> ExtenderConfigKeys() {
+  std::vector<std::string> keys;
+  for (const auto& f : Table())
+    keys.emplace_back(f.key);
+  return keys;
+}
+
+std::vector<std::string> ExtenderConfigFlags() {
+  std::vector<std::string> flags;
+  for (const auto& f : Table())
+    flags.emplace_back(f.flag);
+  return flags;
+}
+
+bool IsBoolField(const ConfigField& field) {
+  return std::holds_alternative<bool EC::*>(field.member);
+}
+
+bool SetConfigField(const ConfigField& field, std::string_view text, ValueSource source,
+                    ExtenderConfig* config, std::string* error) {
+  return std::visit(FieldSetter{text, source, config, error}, field.member);
+}
+
+std::string FormatConfigField(const ConfigField& field, const ExtenderConfig& config) {
+  return std::visit(FieldFormatter{config}, field.member);
+}
+
+}  // namespace capext

@@ -1,0 +1,94 @@
+// ExtenderConfig: every setting of `capacity-extender serve`. Each has a flag (--kebab-case) and
+// a key in the YAML config file (--config FILE; camelCase keys, documented with defaults in
+// deploy/config/extender-config.yaml). Flags win over the file. Unknown keys, wrong types and
+// bad policy names are errors that name the file, line and key.
+// Thread-safety: a value type.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace capext {
+
+struct ExtenderConfig {
+  // Listener.
+  std::string listen_address = "127.0.0.1";  // listenAddress / --listen-address
+  int port = 8888;                            // port / --port
+  std::string path_prefix;                    // pathPrefix / --path-prefix (e.g. "/scheduler")
+  std::string tls_cert_file;                  // tlsCertFile / --tls-cert
+  std::string tls_key_file;                   // tlsKeyFile / --tls-key
+  std::string client_ca_file;                 // clientCAFile / --client-ca
+  int webhook_port = 0;                       // webhookPort / --webhook-port (0 = off; HTTPS only)
+  std::string webhook_tls_cert_file;          // webhookTLSCertFile / --webhook-tls-cert
+  std::string webhook_tls_key_file;           // webhookTLSKeyFile / --webhook-tls-key
+  int64_t body_limit = 16 * 1024 * 1024;      // bodyLimit / --body-limit (a quantity: "16Mi")
+  int threads = 2;                            // threads / --threads
+  std::chrono::milliseconds request_timeout{4000};  // requestTimeout / --request-timeout
+  std::chrono::milliseconds shutdown_grace{10000};  // shutdownGrace / --shutdown-grace
+
+  // Cluster source.
+  std::string snapshot;    // snapshot / --snapshot (embedded mode)
+  std::string kubeconfig;  // kubeconfig / --kubeconfig (live mode; in-cluster when empty and
+                           // KUBERNETES_SERVICE_HOST is set)
+  std::chrono::milliseconds resync_period{600000};  // resyncPeriod / --resync-period
+  bool ignore_not_ready = false;                    // ignoreNotReady / --ignore-not-ready
+
+  // Policies (names from the policies/ registries).
+  std::string quota_semantics = "capacity-extender";      // quotaSemantics / --quota-semantics
+  std::string victim_order = "priority-then-start-time";  // victimOrder / --victim-order
+  std::string scoring = "least-allocated";                // scoring / --scoring
+  std::string gpu_model_annotation;  // gpuModelAnnotation / --gpu-model-annotation ("" = off)
+
+  // Accounting and reclaim.
+  std::chrono::milliseconds reservation_ttl{60000};   // reservationTTL / --reservation-ttl
+  std::chrono::milliseconds nomination_ttl{120000};   // nominationTTL / --nomination-ttl
+  std::string reclaim = "on";                         // reclaim / --reclaim (on|dry-run|off)
+  std::chrono::milliseconds reclaim_interval{1000};   // reclaimInterval / --reclaim-interval
+  double max_evictions_per_second = 5;                // maxEvictionsPerSecond
+  int max_evictions_per_namespace_per_minute = 30;    // maxEvictionsPerNamespacePerMinute
+  bool cross_node_reclaim = false;                    // crossNodeReclaim / --cross-node-reclaim
+
+  // Writing back.
+  bool status_updates = true;                               // statusUpdates
+  std::chrono::milliseconds status_update_interval{1000};   // statusUpdateInterval
+  bool requeue_nudge = true;                                // requeueNudge
+  std::chrono::milliseconds requeue_nudge_interval{5000};   // requeueNudgeInterval
+
+  // Logs.
+  std::string log_format = "logfmt";  // logFormat / --log-format (logfmt|json)
+  std::string log_level = "info";     // logLevel / --log-level (debug|info|warn|error)
+};
+
+// One problem found in a config file or on the command line.
+struct ConfigDiagnostic {
+  std::string file;  // "" for flags
+  int line = 0;      // 1-based; 0 when unknown
+  std::string key;
+  std::string message;
+};
+
+// Loads the YAML config file into *config (keys not present keep their current values).
+// Returns false and fills *diagnostics on any problem (every problem, not only the first).
+bool LoadExtenderConfigFile(const std::string& path, ExtenderConfig* config,
+                            std::vector<ConfigDiagnostic>* diagnostics);
+
+// Parses `serve` flags (after the subcommand) into *config: first --config FILE is loaded, then
+// every flag overrides. Accepts "--flag value" and "--flag=value"; booleans also as bare
+// "--flag". Returns false with diagnostics on unknown flags or bad values. Sets *help when
+// --help/-h was given.
+bool ParseServeFlags(const std::vector<std::string>& args, ExtenderConfig* config,
+                     std::vector<ConfigDiagnostic>* diagnostics, bool* help);
+
+// Checks cross-field rules and policy names (e.g. tls cert without key, unknown scoring).
+bool ValidateExtenderConfig(const ExtenderConfig& config, std::vector<ConfigDiagnostic>* diagnostics);
+
+// The --help text of `serve`, generated from the same table as the parser.
+std::string ServeFlagsHelp();
+
+std::string FormatDiagnostic(const ConfigDiagnostic& d);  // "file:line: key: message"
+
+}  // namespace capext

@@ -1,0 +1,105 @@
+// ValidateExtenderConfig: rules that involve a policy registry or more than one field. Single
+// values were already type-checked when read (config_fields.cpp).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "config/extender_config.h"
+#include "config/name_suggestion.h"
+#include "policies/node_scorer.h"
+#include "policies/quota_semantics_names.h"
+#include "policies/victim_order.h"
+
+namespace capext {
+namespace {
+
+class Checker {
+ public:
+  explicit Checker(std::vector<ConfigDiagnostic>* diagnostics) : diagnostics_(diagnostics) {}
+
+  void Fail(std::string key, std::string message) {
+    diagnostics_->push_back({"", 0, std::move(key), std::move(message)});
+  }
+
+  void OneOf(const char* key, const std::string& value, const std::vector<std::string>& names,
+             std::string_view what) {
+    if (std::find(names.begin(), names.end(), value) != names.end()) return;
+    Fail(key, fmt::format("unknown {} \"{}\"{}; known: {}", what, value, DidYouMean(value, names),
+                          fmt::join(names, ", ")));
+  }
+
+  void Port(const char* key, int port) {
+    if (port < 0 || port > 65535) Fail(key, fmt::format("port {} is outside 0..65535", port));
+  }
+
+  void Positive(const char* key, std::chrono::milliseconds d) {
+    if (d.count() <= 0) Fail(key, "must be longer than 0");
+  }
+
+ private:
+  std::vector<ConfigDiagnostic>* diagnostics_;
+};
+
+}  // namespace
+
+bool ValidateExtenderConfig(const ExtenderConfig& c, std::vector<ConfigDiagnostic>* diagnostics) {
+  const std::size_t before = diagnostics->size();
+  Checker check(diagnostics);
+
+  check.OneOf("quotaSemantics", c.quota_semantics, QuotaSemanticsNames(), "quota semantics");
+  check.OneOf("victimOrder", c.victim_order, VictimOrderNames(), "victim order");
+  check.OneOf("scoring", c.scoring, NodeScorerNames(), "scoring");
+  check.OneOf("reclaim", c.reclaim, {"on", "dry-run", "off"}, "reclaim mode");
+  check.OneOf("logFormat", c.log_format, {"logfmt", "json"}, "log format");
+  check.OneOf("logLevel", c.log_level, {"debug", "info", "warn", "error"}, "log level");
+
+  check.Port("port", c.port);
+  check.Port("webhookPort", c.webhook_port);
+  if (c.webhook_port > 0 && c.webhook_port == c.port) {
+    check.Fail("webhookPort", fmt::format("port {} is also the extender's port", c.port));
+  }
+  if (!c.path_prefix.empty() && c.path_prefix.front() != '/') {
+    check.Fail("pathPrefix", fmt::format("\"{}\" must start with /", c.path_prefix));
+  }
+  if (c.tls_cert_file.empty() != c.tls_key_file.empty()) {
+    check.Fail(c.tls_cert_file.empty() ? "tlsCertFile" : "tlsKeyFile",
+               "tlsCertFile and tlsKeyFile must be given together");
+  }
+  if (!c.client_ca_file.empty() && c.tls_cert_file.empty()) {
+    check.Fail("clientCAFile", "client certificates need TLS: set tlsCertFile and tlsKeyFile");
+  }
+  if (c.webhook_port > 0 && (c.webhook_tls_cert_file.empty() || c.webhook_tls_key_file.empty())) {
+    check.Fail("webhookPort",
+               "the admission webhook is HTTPS only: set webhookTLSCertFile and webhookTLSKeyFile");
+  }
+  if (c.webhook_tls_cert_file.empty() != c.webhook_tls_key_file.empty()) {
+    check.Fail(c.webhook_tls_cert_file.empty() ? "webhookTLSCertFile" : "webhookTLSKeyFile",
+               "webhookTLSCertFile and webhookTLSKeyFile must be given together");
+  }
+  if (!c.snapshot.empty() && !c.kubeconfig.empty()) {
+    check.Fail("snapshot",
+               "snapshot (embedded mode) and kubeconfig (live mode) exclude each other");
+  }
+
+  if (c.body_limit <= 0) check.Fail("bodyLimit", "must be larger than 0");
+  if (c.threads < 1 || c.threads > 1024) {
+    check.Fail("threads", fmt::format("{} is outside 1..1024", c.threads));
+  }
+  check.Positive("requestTimeout", c.request_timeout);
+  check.Positive("resyncPeriod", c.resync_period);
+  check.Positive("reservationTTL", c.reservation_ttl);
+  check.Positive("nominationTTL", c.nomination_ttl);
+  check.Positive("reclaimInterval", c.reclaim_interval);
+  check.Positive("statusUpdateInterval", c.status_update_interval);
+  check.Positive("requeueNudgeInterval", c.requeue_nudge_interval);
+  if (!(c.max_evictions_per_second > 0)) {
+    check.Fail("maxEvictionsPerSecond", "must be larger than 0 (reclaim: off stops evictions)");
+  }
+  if (c.max_evictions_per_namespace_per_minute < 1) {
+    check.Fail("maxEvictionsPerNamespacePerMinute",
+               "must be at least 1 (reclaim: off stops evictions)");
+  }
+  return diagnostics->size() == before;
+}
+
+}  // namespace capext

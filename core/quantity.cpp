@@ -1,0 +1,473 @@
+// Quantity: see quantity.h. Semantics follow k8s.io/apimachinery/pkg/api/resource (ParseQuantity,
+// CanonicalizeBytes, Value/MilliValue); the arithmetic is our own, on a bounded decimal mantissa.
+#include "core/quantity.h"
+
+#include <array>
+#include <cassert>
+#include <limits>
+#include <string>
+#include <string_view>
+
+namespace capext {
+namespace {
+
+using Int128 = __int128;
+using UInt128 = unsigned __int128;
+
+// Most significant digits a parsed decimal value may keep: with 10^36 > |mantissa|, printing
+// (which multiplies by at most 100) and comparing (which aligns to at most 36 digits) stay
+// below 2^127.
+constexpr int kMaxDigits = 36;
+// Kubernetes keeps values to nano precision (resource.Nano).
+constexpr int64_t kNanoScale = -9;
+// ParseQuantity caps binary SI magnitudes here (math.go: maxAllowed).
+constexpr UInt128 kBinaryCap = static_cast<UInt128>(std::numeric_limits<int64_t>::max());
+constexpr UInt128 kInt64MinMagnitude = static_cast<UInt128>(1) << 63;
+
+constexpr UInt128 Pow10(int n) {
+  UInt128 result = 1;
+  for (int i = 0; i < n; ++i)
+    result *= 10;
+  return result;
+}
+
+constexpr UInt128 kMantissaLimit = Pow10(kMaxDigits);
+
+int DigitCount(UInt128 v) {
+  int n = 1;
+  while (v >= 10) {
+    v /= 10;
+    ++n;
+  }
+  return n;
+}
+
+UInt128 Magnitude(Int128 v) {
+  return v < 0 ? -static_cast<UInt128>(v) : static_cast<UInt128>(v);
+}
+
+std::string DigitsOf(UInt128 v) {
+  std::array<char, 40> buf{};
+  size_t pos = buf.size();
+  do {
+    buf[--pos] = static_cast<char>('0' + static_cast<int>(v % 10));
+    v /= 10;
+  } while (v != 0);
+  return std::string(buf.data() + pos, buf.size() - pos);
+}
+
+bool IsDigit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool IsAlnum(char c) {
+  return IsDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+// The input as it appears in error messages: quoted, escaped, and cut at 128 bytes so a huge
+// input cannot produce a huge message.
+std::string Quote(std::string_view text) {
+  constexpr size_t kMaxShown = 128;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (size_t i = 0; i < text.size() && i < kMaxShown; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    }
+  }
+  out += '"';
+  if (text.size() > kMaxShown) out += "...";
+  return out;
+}
+
+std::string QuoteChar(char c) {
+  std::string quoted = Quote(std::string_view(&c, 1));
+  quoted.front() = '\'';
+  quoted.back() = '\'';
+  return quoted;
+}
+
+struct Suffix {
+  Quantity::Format format = Quantity::Format::kDecimalSI;
+  // The value is number * 2^binary_exponent (BinarySI) or number * 10^decimal_exponent.
+  int binary_exponent = 0;
+  int64_t decimal_exponent = 0;
+};
+
+struct SuffixEntry {
+  std::string_view text;
+  Quantity::Format format;
+  int exponent;
+};
+
+constexpr std::array<SuffixEntry, 16> kSuffixes = {{
+    {"", Quantity::Format::kDecimalSI, 0},
+    {"n", Quantity::Format::kDecimalSI, -9},
+    {"u", Quantity::Format::kDecimalSI, -6},
+    {"m", Quantity::Format::kDecimalSI, -3},
+    {"k", Quantity::Format::kDecimalSI, 3},
+    {"M", Quantity::Format::kDecimalSI, 6},
+    {"G", Quantity::Format::kDecimalSI, 9},
+    {"T", Quantity::Format::kDecimalSI, 12},
+    {"P", Quantity::Format::kDecimalSI, 15},
+    {"E", Quantity::Format::kDecimalSI, 18},
+    {"Ki", Quantity::Format::kBinarySI, 10},
+    {"Mi", Quantity::Format::kBinarySI, 20},
+    {"Gi", Quantity::Format::kBinarySI, 30},
+    {"Ti", Quantity::Format::kBinarySI, 40},
+    {"Pi", Quantity::Format::kBinarySI, 50},
+    {"Ei", Quantity::Format::kBinarySI, 60},
+}};
+
+// Interprets the text after the number. `offset` is where `suffix` starts in the input, for
+// messages. On failure returns false and sets *reason.
+bool InterpretSuffix(std::string_view suffix, size_t offset, Suffix* out, std::string* reason) {
+  for (const SuffixEntry& entry : kSuffixes) {
+    if (suffix != entry.text) continue;
+    if (entry.format == Quantity::Format::kBinarySI) {
+      *out = Suffix{entry.format, entry.exponent, 0};
+    } else {
+      *out = Suffix{entry.format, 0, entry.exponent};
+    }
+    return true;
+  }
+  const bool exponent_form = suffix.size() > 1 && (suffix[0] == 'e' || suffix[0] == 'E');
+  if (exponent_form) {
+    // Go parses the exponent with strconv.ParseInt: an optional sign, then decimal digits.
+    size_t i = 1;
+    bool negative = false;
+    if (suffix[i] == '+' || suffix[i] == '-') {
+      negative = suffix[i] == '-';
+      ++i;
+    }
+    const size_t digits_begin = i;
+    // Saturates just past the int32 range; leading zeros are harmless.
+    constexpr int64_t kLimit = int64_t{1} << 31;
+    int64_t magnitude = 0;
+    while (i < suffix.size() && IsDigit(suffix[i])) {
+      magnitude = magnitude * 10 + (suffix[i] - '0');
+      if (magnitude > kLimit) magnitude = kLimit + 1;
+      ++i;
+    }
+    if (i == suffix.size() && i > digits_begin) {
+      const int64_t exponent = negative ? -magnitude : magnitude;
+      if (exponent < std::numeric_limits<int32_t>::min() ||
+          exponent > std::numeric_limits<int32_t>::max()) {
+        *reason =
+            "out of range: exponent " + std::string(suffix.substr(1)) + " does not fit in 32 bits";
+        return false;
+      }
+      *out = Suffix{Quantity::Format::kDecimalExponent, 0, exponent};
+      return true;
+    }
+  }
+  for (size_t i = 0; i < suffix.size(); ++i) {
+    const char c = suffix[i];
+    const bool exponent_sign = exponent_form && i == 1 && (c == '+' || c == '-');
+    if (!IsAlnum(c) && !exponent_sign) {
+      *reason = "unexpected character " + QuoteChar(c) + " at offset " + std::to_string(offset + i);
+      return false;
+    }
+  }
+  if (suffix == "e") {
+    *reason = "missing exponent digits after \"e\"";
+  } else if (exponent_form) {
+    *reason = "invalid exponent " + Quote(suffix);
+  } else {
+    *reason = "unknown suffix " + Quote(suffix) +
+              " (want one of n u m k M G T P E Ki Mi Gi Ti Pi Ei, or e<exponent>)";
+  }
+  return false;
+}
+
+// digits (ASCII '0'-'9', most significant first) *= 1024.
+void MultiplyBy1024(std::string* digits) {
+  unsigned carry = 0;
+  for (size_t i = digits->size(); i-- > 0;) {
+    const unsigned v = static_cast<unsigned>((*digits)[i] - '0') * 1024U + carry;
+    (*digits)[i] = static_cast<char>('0' + v % 10);
+    carry = v / 10;
+  }
+  std::string head;
+  while (carry != 0) {
+    head.insert(head.begin(), static_cast<char>('0' + carry % 10));
+    carry /= 10;
+  }
+  digits->insert(0, head);
+}
+
+// digits += 1 (ASCII decimal, non-empty).
+void Increment(std::string* digits) {
+  for (size_t i = digits->size(); i-- > 0;) {
+    if ((*digits)[i] != '9') {
+      ++(*digits)[i];
+      return;
+    }
+    (*digits)[i] = '0';
+  }
+  digits->insert(digits->begin(), '1');
+}
+
+// Removes trailing zeros from a digit string that has a non-zero digit, adding them to *exponent.
+void StripTrailingZeros(std::string* digits, int64_t* exponent) {
+  size_t end = digits->size();
+  while (end > 1 && (*digits)[end - 1] == '0')
+    --end;
+  *exponent += static_cast<int64_t>(digits->size() - end);
+  digits->resize(end);
+}
+
+UInt128 ParseDigits(std::string_view digits) {
+  UInt128 v = 0;
+  for (char c : digits)
+    v = v * 10 + static_cast<unsigned>(c - '0');
+  return v;
+}
+
+// Compares |a| * 10^sa with |b| * 10^sb, both magnitudes non-zero and below 10^36.
+int CompareMagnitude(UInt128 a, int64_t sa, UInt128 b, int64_t sb) {
+  const int64_t top_a = DigitCount(a) + sa;
+  const int64_t top_b = DigitCount(b) + sb;
+  if (top_a != top_b) return top_a < top_b ? -1 : 1;
+  // Same leading digit position: aligning the smaller scale keeps both within 36 digits.
+  if (sa > sb) a *= Pow10(static_cast<int>(sa - sb));
+  if (sb > sa) b *= Pow10(static_cast<int>(sb - sa));
+  if (a == b) return 0;
+  return a < b ? -1 : 1;
+}
+
+bool IsHugePages(std::string_view name) {
+  return name.substr(0, 10) == "hugepages-";
+}
+
+}  // namespace
+
+Quantity::Quantity(Int128 mantissa, int64_t scale, Format format) : format_(format) {
+  if (mantissa == 0) return;
+  while (mantissa % 10 == 0) {
+    mantissa /= 10;
+    ++scale;
+  }
+  assert(Magnitude(mantissa) < kMantissaLimit);
+  assert(scale >= std::numeric_limits<int32_t>::min() &&
+         scale <= std::numeric_limits<int32_t>::max());
+  mantissa_ = mantissa;
+  scale_ = static_cast<int32_t>(scale);
+}
+
+bool Quantity::Parse(std::string_view text, Quantity* out, std::string* error) {
+  const auto fail = [&](const std::string& reason) {
+    if (error != nullptr) *error = "quantity " + Quote(text) + ": " + reason;
+    return false;
+  };
+  if (text.empty()) return fail("empty string");
+
+  // <sign>? <digits> [ '.' <digits> ] <suffix>; at least one digit overall.
+  size_t pos = 0;
+  bool negative = false;
+  if (text[0] == '+' || text[0] == '-') {
+    negative = text[0] == '-';
+    pos = 1;
+  }
+  const size_t int_begin = pos;
+  while (pos < text.size() && IsDigit(text[pos]))
+    ++pos;
+  const std::string_view int_digits = text.substr(int_begin, pos - int_begin);
+  std::string_view frac_digits;
+  if (pos < text.size() && text[pos] == '.') {
+    const size_t frac_begin = ++pos;
+    while (pos < text.size() && IsDigit(text[pos]))
+      ++pos;
+    frac_digits = text.substr(frac_begin, pos - frac_begin);
+  }
+  if (int_digits.empty() && frac_digits.empty()) {
+    if (pos == text.size()) return fail("no digits");
+    return fail("expected a digit at offset " + std::to_string(pos) + ", found " +
+                QuoteChar(text[pos]));
+  }
+
+  Suffix suffix;
+  std::string reason;
+  if (!InterpretSuffix(text.substr(pos), pos, &suffix, &reason)) return fail(reason);
+  const bool binary = suffix.format == Format::kBinarySI;
+
+  // value = digits * 10^exponent, exactly; a binary suffix is folded into the digits.
+  std::string digits;
+  digits.reserve(int_digits.size() + frac_digits.size() + 19);
+  digits.append(int_digits);
+  digits.append(frac_digits);
+  int64_t exponent = suffix.decimal_exponent - static_cast<int64_t>(frac_digits.size());
+  for (int i = 0; i < suffix.binary_exponent / 10; ++i)
+    MultiplyBy1024(&digits);
+
+  const size_t first = digits.find_first_not_of('0');
+  if (first == std::string::npos) {
+    *out = Quantity(0, 0, suffix.format);
+    return true;
+  }
+  digits.erase(0, first);
+  StripTrailingZeros(&digits, &exponent);
+
+  // Round finer than nano away from zero. The dropped digits include the last (non-zero) one.
+  if (exponent < kNanoScale) {
+    const auto drop = static_cast<uint64_t>(kNanoScale - exponent);
+    if (drop >= digits.size()) {
+      digits = "1";
+    } else {
+      digits.resize(digits.size() - static_cast<size_t>(drop));
+      Increment(&digits);
+    }
+    exponent = kNanoScale;
+    StripTrailingZeros(&digits, &exponent);
+  }
+
+  Format format = suffix.format;
+  if (binary) {
+    // Binary SI magnitudes above 2^63-1 are capped, not rejected. Here value >= 1n and
+    // exponent >= -9, so a value with at most 19 integer digits has at most 28 digits.
+    const int64_t integer_digits = static_cast<int64_t>(digits.size()) + exponent;
+    bool capped = integer_digits > 19;
+    if (!capped && integer_digits > 0) {
+      const UInt128 value = ParseDigits(digits);
+      capped = exponent >= 0 ? value * Pow10(static_cast<int>(exponent)) > kBinaryCap
+                             : value > kBinaryCap * Pow10(static_cast<int>(-exponent));
+    }
+    if (capped) {
+      const auto cap = static_cast<Int128>(kBinaryCap);
+      *out = Quantity(negative ? -cap : cap, 0, format);
+      return true;
+    }
+    // Below 1 in magnitude the value cannot be written with a binary suffix.
+    if (integer_digits <= 0) format = Format::kDecimalSI;
+  }
+  if (digits.size() > static_cast<size_t>(kMaxDigits)) {
+    return fail("out of range: more than " + std::to_string(kMaxDigits) + " significant digits");
+  }
+  if (exponent > std::numeric_limits<int32_t>::max()) {
+    return fail("out of range: decimal exponent too large");
+  }
+  const auto magnitude = static_cast<Int128>(ParseDigits(digits));
+  *out = Quantity(negative ? -magnitude : magnitude, exponent, format);
+  return true;
+}
+
+Quantity Quantity::FromInt(int64_t value, Format format) {
+  return Quantity(value, 0, format);
+}
+
+Quantity Quantity::FromMilli(int64_t milli) {
+  return Quantity(milli, -3, Format::kDecimalSI);
+}
+
+std::string Quantity::ToString() const {
+  if (mantissa_ == 0) return "0";
+  const bool negative = mantissa_ < 0;
+  UInt128 magnitude = Magnitude(mantissa_);
+  std::string out = negative ? "-" : "";
+
+  // BinarySI only for integers of magnitude >= 1024; a value that large with more than 38 digits
+  // cannot be BinarySI (parsing caps at 2^63-1), the guard only keeps the arithmetic in range.
+  if (format_ == Format::kBinarySI && scale_ >= 0 &&
+      DigitCount(magnitude) + static_cast<int64_t>(scale_) <= 38 &&
+      CompareMagnitude(magnitude, scale_, 1024, 0) >= 0) {
+    magnitude *= Pow10(scale_);
+    static constexpr std::array<std::string_view, 7> kBinary = {"",   "Ki", "Mi", "Gi",
+                                                                "Ti", "Pi", "Ei"};
+    size_t power = 0;
+    while (power + 1 < kBinary.size() && magnitude % 1024 == 0) {
+      magnitude /= 1024;
+      ++power;
+    }
+    return out + DigitsOf(magnitude) + std::string(kBinary[power]);
+  }
+
+  // Lower the exponent to a multiple of 3 (the mantissa stays an integer).
+  int64_t exponent = scale_;
+  const int64_t extra = ((exponent % 3) + 3) % 3;
+  magnitude *= Pow10(static_cast<int>(extra));
+  exponent -= extra;
+  out += DigitsOf(magnitude);
+
+  if (format_ != Format::kDecimalExponent && exponent >= -9 && exponent <= 18) {
+    static constexpr std::array<std::string_view, 10> kDecimal = {"n", "u", "m", "",  "k",
+                                                                  "M", "G", "T", "P", "E"};
+    return out + std::string(kDecimal[static_cast<size_t>((exponent + 9) / 3)]);
+  }
+  // DecimalSI has no suffix beyond E (10^18): like current Kubernetes, use the exponent form.
+  if (exponent != 0) out += "e" + std::to_string(exponent);
+  return out;
+}
+
+int64_t Quantity::ScaledValue(int target) const {
+  if (mantissa_ == 0) return 0;
+  const bool negative = mantissa_ < 0;
+  const UInt128 magnitude = Magnitude(mantissa_);
+  const UInt128 limit = negative ? kInt64MinMagnitude : kInt64MinMagnitude - 1;
+  const int64_t shift = static_cast<int64_t>(scale_) - target;
+  const int64_t saturated =
+      negative ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+
+  UInt128 result = 0;
+  if (shift >= 0) {
+    // 10^19 alone exceeds the int64 range; below that, magnitude <= 2^63 keeps the product
+    // below 2^127.
+    if (shift > 18 || magnitude > limit) return saturated;
+    result = magnitude * Pow10(static_cast<int>(shift));
+  } else if (-shift > kMaxDigits) {
+    result = 1;  // 0 < |value| < 10^36 * 10^shift <= 1 unit.
+  } else {
+    const UInt128 divisor = Pow10(static_cast<int>(-shift));
+    result = magnitude / divisor + (magnitude % divisor != 0 ? 1 : 0);
+  }
+  if (result > limit) return saturated;
+  return negative ? static_cast<int64_t>(-static_cast<Int128>(result))
+                  : static_cast<int64_t>(result);
+}
+
+int64_t Quantity::Value() const {
+  return ScaledValue(0);
+}
+
+int64_t Quantity::MilliValue() const {
+  return ScaledValue(-3);
+}
+
+bool Quantity::IsNegative() const {
+  return mantissa_ < 0;
+}
+
+bool Quantity::IsZero() const {
+  return mantissa_ == 0;
+}
+
+int Quantity::Compare(const Quantity& other) const {
+  const int sign = (mantissa_ > 0) - (mantissa_ < 0);
+  const int other_sign = (other.mantissa_ > 0) - (other.mantissa_ < 0);
+  if (sign != other_sign) return sign < other_sign ? -1 : 1;
+  if (sign == 0) return 0;
+  const int by_magnitude =
+      CompareMagnitude(Magnitude(mantissa_), scale_, Magnitude(other.mantissa_), other.scale_);
+  return sign > 0 ? by_magnitude : -by_magnitude;
+}
+
+int64_t DecisionAmount(std::string_view resource_name, const Quantity& q) {
+  return resource_name == "cpu" ? q.MilliValue() : q.Value();
+}
+
+Quantity QuantityFromDecisionAmount(std::string_view resource_name, int64_t amount) {
+  if (resource_name == "cpu") return Quantity::FromMilli(amount);
+  if (resource_name == "memory" || resource_name == "ephemeral-storage" ||
+      IsHugePages(resource_name)) {
+    return Quantity::FromInt(amount, Quantity::Format::kBinarySI);
+  }
+  return Quantity::FromInt(amount, Quantity::Format::kDecimalSI);
+}
+
+}  // namespace capext

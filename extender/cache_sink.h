@@ -1,0 +1,28 @@
+// CacheSink: the one writer from informers into the SchedulerCache. Decodes each object (JSON
+// text) with the object codec and applies it; a Replace (first list, relist after 410, resync)
+// also removes every cached object of that resource that the list no longer has. Objects that
+// fail to decode are logged and skipped (they can never crash the cache).
+// Thread-safety: called from one informer thread per resource; serialised by the cache's lock.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "extender/kube/informer_sink.h"
+#include "extender/metrics.h"
+#include "extender/scheduler_cache.h"
+
+namespace capext {
+
+class CacheSink final : public kube::InformerSink {
+ public:
+  CacheSink(SchedulerCache* cache, Metrics* metrics) : cache_(cache), metrics_(metrics) {}
+  void Replace(const std::string& resource, std::vector<std::string> objects_json) override;
+  void Apply(const std::string& resource, kube::WatchEventType type, std::string object_json) override;
+
+ private:
+  SchedulerCache* cache_;
+  Metrics* metrics_;
+};
+
+}  // namespace capext

@@ -1,0 +1,21 @@
+// EmbeddedBinder: binding in embedded mode (no API server): the pod becomes bound in the cache
+// (node set, phase Running, started now), so a sequence of calls behaves like a small cluster.
+// Thread-safety: safe from any thread.
+#pragma once
+
+#include "extender/pod_binder.h"
+#include "extender/scheduler_cache.h"
+
+namespace capext {
+
+class EmbeddedBinder final : public PodBinder {
+ public:
+  explicit EmbeddedBinder(SchedulerCache* cache) : cache_(cache) {}
+  BindOutcome Bind(const BindRequest& request) override;
+  bool blocking() const override { return false; }
+
+ private:
+  SchedulerCache* cache_;
+};
+
+}  // namespace capext

@@ -1,0 +1,167 @@
+#include "extender/explain.h"
+
+#include <fmt/format.h>
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+
+#include "core/placement.h"
+#include "core/reclaim_planner.h"
+
+namespace capext {
+namespace {
+
+struct Explanation {
+  const ElasticQuota* quota = nullptr;
+  ResourceList used, reserved, request;
+  NominatedSums sums;
+  Feasibility feasibility;
+  ReclaimPlanForPod reclaim;
+  std::vector<std::pair<std::string, std::string>> in_flight;  // pod -> node (our nominations)
+};
+
+Explanation Explain(const ClusterState& state, const Pod& pod, const MoreImportantFn& order) {
+  Explanation e;
+  e.quota = state.quotas().QuotaFor(pod.ns);
+  e.used = state.quotas().Used(pod.ns);
+  e.reserved = state.quotas().Reserved(pod.ns);
+  e.request = state.QuotaRequest(pod);
+  e.sums = ComputeNominatedSums(state, pod);
+  e.feasibility = FindFeasibleNodes(state, pod);
+  ReclaimOptions options;
+  options.include_pods_without_quota = true;
+  e.reclaim = PlanReclaim(state, pod, order, options);
+  state.ForEachNomination([&](const Nomination& n) {
+    if (n.ours) e.in_flight.emplace_back(n.uid, n.node);
+  });
+  return e;
+}
+
+template <typename W>
+void WriteResources(W& w, const char* key, const ResourceList& list) {
+  w.Key(key);
+  w.StartObject();
+  for (const auto& [name, amount] : list.entries()) {
+    w.Key(name.c_str());
+    w.String(FormatAmount(name, amount).c_str());
+  }
+  w.EndObject();
+}
+
+}  // namespace
+
+std::string ExplainPodJson(const ClusterState& state, const Pod& pod, const MoreImportantFn& order) {
+  Explanation e = Explain(state, pod, order);
+  rapidjson::StringBuffer buffer;
+  rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
+  w.StartObject();
+  w.Key("pod");
+  w.String(pod.Key().c_str());
+  w.Key("priority");
+  w.Int(pod.priority);
+  WriteResources(w, "request", e.request);
+  w.Key("quota");
+  if (e.quota == nullptr) {
+    w.Null();
+  } else {
+    w.StartObject();
+    w.Key("name");
+    w.String(e.quota->Key().c_str());
+    WriteResources(w, "min", e.quota->min.value_or(ResourceList{}));
+    WriteResources(w, "max", e.quota->max.value_or(ResourceList{}));
+    WriteResources(w, "used", e.used);
+    WriteResources(w, "reserved", e.reserved);
+    WriteResources(w, "requestWithNominatedInNamespace", e.sums.in_eq);
+    WriteResources(w, "requestWithAllNominated", e.sums.all);
+    WriteResources(w, "clusterUsed", state.quotas().totals().used);
+    WriteResources(w, "clusterMin", state.quotas().totals().min);
+    w.EndObject();
+  }
+  w.Key("admission");
+  w.StartObject();
+  w.Key("pass");
+  w.Bool(e.feasibility.quota.ok());
+  w.Key("reason");
+  w.String(e.feasibility.quota.reason.c_str());
+  w.EndObject();
+  w.Key("nodes");
+  w.StartArray();
+  for (const auto& name : e.feasibility.feasible) {
+    w.StartObject();
+    w.Key("name");
+    w.String(name.c_str());
+    w.Key("fits");
+    w.Bool(true);
+    w.EndObject();
+  }
+  for (const auto& [name, fit] : e.feasibility.failed) {
+    w.StartObject();
+    w.Key("name");
+    w.String(name.c_str());
+    w.Key("fits");
+    w.Bool(false);
+    w.Key("reason");
+    w.String(fit.Reason().c_str());
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("summary");
+  w.String(e.feasibility.feasible.empty() ? SummarizeUnschedulable(e.feasibility).c_str()
+                                          : "fits");
+  w.Key("reclaim");
+  w.StartObject();
+  w.Key("decision");
+  w.String(ReclaimDecisionName(e.reclaim.decision));
+  w.Key("node");
+  w.String(e.reclaim.node.c_str());
+  w.Key("victims");
+  w.StartArray();
+  for (const Pod* v : e.reclaim.victims) w.String(v->Key().c_str());
+  w.EndArray();
+  w.Key("reason");
+  w.String(e.reclaim.reason.c_str());
+  w.EndObject();
+  w.Key("reclaimsInFlight");
+  w.StartArray();
+  for (const auto& [uid, node] : e.in_flight) {
+    w.StartObject();
+    w.Key("pod");
+    const Pod* p = state.FindPod(uid);
+    w.String(p ? p->Key().c_str() : uid.c_str());
+    w.Key("node");
+    w.String(node.c_str());
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
+}
+
+std::string ExplainPodText(const ClusterState& state, const Pod& pod, const MoreImportantFn& order) {
+  Explanation e = Explain(state, pod, order);
+  std::string out = fmt::format("pod {} (priority {}) requests {}\n", pod.Key(), pod.priority,
+                                e.request.ToString());
+  if (e.quota == nullptr) {
+    out += fmt::format("quota: namespace {} has no ElasticQuota: no quota checks\n", pod.ns);
+  } else {
+    out += fmt::format("quota {}: min {{{}}} max {{{}}}\n", e.quota->Key(),
+                       e.quota->min.value_or(ResourceList{}).ToString(),
+                       e.quota->max.value_or(ResourceList{}).ToString());
+    out += fmt::format("  used {{{}}} (of which reserved {{{}}})\n", e.used.ToString(),
+                       e.reserved.ToString());
+    out += fmt::format("  request + nominated in namespace {{{}}}; + other nominated {{{}}}\n",
+                       e.sums.in_eq.ToString(), e.sums.all.ToString());
+    out += fmt::format("  cluster: used {{{}}} min {{{}}}\n",
+                       state.quotas().totals().used.ToString(), state.quotas().totals().min.ToString());
+  }
+  out += fmt::format("admission: {}\n", e.feasibility.quota.ok() ? "pass" : e.feasibility.quota.reason);
+  for (const auto& name : e.feasibility.feasible) out += fmt::format("  node {}: fits\n", name);
+  for (const auto& [name, fit] : e.feasibility.failed) {
+    out += fmt::format("  node {}: {}\n", name, fit.Reason());
+  }
+  out += fmt::format("reclaim: {}", ReclaimDecisionName(e.reclaim.decision));
+  if (!e.reclaim.reason.empty()) out += ": " + e.reclaim.reason;
+  out += "\n";
+  return out;
+}
+
+}  // namespace capext

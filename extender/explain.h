@@ -1,0 +1,19 @@
+// Explanations for one pod (`capacity-extender explain`, POST /explain): the quota arithmetic of
+// 1.1 (used, reserved, request, nominated sums, min, max, cluster-wide totals), per-node fit
+// reasons, and what reclaim would evict (section 4), in JSON or human text.
+// Thread-safety: pure; the caller keeps `state` still.
+#pragma once
+
+#include <string>
+
+#include "core/cluster_state.h"
+#include "core/victim_selection.h"
+
+namespace capext {
+
+std::string ExplainPodJson(const ClusterState& state, const Pod& pod,
+                           const MoreImportantFn& more_important);
+std::string ExplainPodText(const ClusterState& state, const Pod& pod,
+                           const MoreImportantFn& more_important);
+
+}  // namespace capext

@@ -1,0 +1,106 @@
+// The HTTP(S) transport of the extender: accepts connections, parses HTTP/1.x requests, hands each
+// one to a Handler and writes its Response back. It knows nothing about scheduling.
+//
+// Behaviour the rest of the extender can rely on:
+//  - HTTP/1.1 keep-alive; HTTP/1.0 and `Connection: close` close after the response. Requests on
+//    one connection are answered strictly in order (one at a time: the next request is read only
+//    after the previous response has been written).
+//  - Every response carries Content-Length. Errors produced by the transport itself have a JSON
+//    body {"error":"..."} and close the connection: 400 malformed request, 413 body over
+//    ServerOptions::body_limit, 431 header over 64 KiB, 500 handler threw or dropped its
+//    Responder, 503 over ServerOptions::max_connections (plain HTTP only; TLS just closes).
+//  - With tls_cert_file/tls_key_file the server speaks HTTPS only; with client_ca_file it requires
+//  a
+//    client certificate signed by that CA (the handshake fails without one).
+//  - No exception escapes this API.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace capext::http {
+
+struct Request {
+  std::string method;  // "GET", "POST"
+  std::string target;  // path + query as received
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
+  bool tls = false;                                          // arrived over TLS
+  bool client_verified = false;  // a client certificate was presented and verified
+  std::string peer;              // "ip:port" ("[v6]:port" for IPv6)
+
+  // The value of the first header named `lower_name` (which must be lower-case); "" if absent.
+  std::string_view Header(std::string_view lower_name) const;
+};
+
+struct Response {
+  int status = 200;                               // outside 100..999 is sent as 500
+  std::string content_type = "application/json";  // empty: no Content-Type header
+  std::string body;
+  // Extra headers. Content-Length and Connection are set by the transport; a header whose name or
+  // value contains CR or LF is dropped.
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+// Completes a request exactly once; may be called from any thread, later than the handler returns.
+// Calls after the first are ignored. If every copy is destroyed without a call, the client gets a
+// 500. A call after the connection closed or the Server was destroyed is dropped silently.
+using Responder = std::function<void(Response)>;
+
+// Called on a server IO thread, possibly concurrently on several threads. Fast handlers answer
+// inline; slow ones (a bind waiting on the API server) hand `respond` to another thread so that
+// they never stall the IO threads. An exception thrown by the handler becomes a 500.
+using Handler = std::function<void(Request&& request, Responder respond)>;
+
+struct ServerOptions {
+  std::string address = "127.0.0.1";
+  uint16_t port = 8888;  // 0 = pick a free port (see Server::port())
+  int io_threads = 2;
+  std::size_t body_limit = 16 * 1024 * 1024;
+  std::chrono::milliseconds read_timeout{10000};  // per request (headers+body); also per write
+  std::chrono::milliseconds idle_timeout{90000};  // keep-alive idle
+  std::size_t max_connections = 4096;
+  std::string tls_cert_file, tls_key_file;  // both set -> HTTPS only
+  std::string client_ca_file;               // set -> require and verify client certificates (mTLS)
+};
+
+// Thread-safety: all methods may be called from any thread except a server IO thread (that is,
+// from inside a Handler), where only port() and Shutdown() are allowed; Shutdown() then returns at
+// once and finishes in the background. Wait() or the destructor there would deadlock.
+class Server {
+ public:
+  // Binds and listens. Returns nullptr and sets *error (if non-null) on failure: invalid options,
+  // bad address, port in use, unreadable or mismatched certificate/key/CA.
+  static std::unique_ptr<Server> Start(ServerOptions options, Handler handler, std::string* error);
+
+  // The bound port (the chosen one when ServerOptions::port was 0).
+  uint16_t port() const;
+
+  // Stops accepting, closes idle keep-alive connections, lets in-flight requests finish for up to
+  // `drain` (their responses carry `Connection: close`), then closes everything and joins the IO
+  // threads. Blocks until done. Idempotent; concurrent callers all return once it completed.
+  void Shutdown(std::chrono::milliseconds drain);
+
+  // Blocks until Shutdown (called by anyone) has completed.
+  void Wait();
+
+  // Shutdown(0) if still running.
+  ~Server();
+
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+ private:
+  class Impl;
+  explicit Server(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace capext::http

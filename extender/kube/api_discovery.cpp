@@ -1,0 +1,135 @@
+#include "extender/kube/api_discovery.h"
+
+#include <rapidjson/document.h>
+
+#include <algorithm>
+
+#include "extender/kube/kube_log.h"
+
+namespace capext::kube {
+namespace {
+
+struct ServedGroup {
+  std::string name;
+  std::vector<std::string> versions;
+  std::string preferred;
+};
+
+std::string StringMember(const rapidjson::Value& object, const char* name) {
+  if (!object.IsObject()) return "";
+  auto it = object.FindMember(name);
+  if (it == object.MemberEnd() || !it->value.IsString()) return "";
+  return it->value.GetString();
+}
+
+Status ParseGroupList(const std::string& body, std::vector<ServedGroup>* out) {
+  rapidjson::Document document;
+  document.Parse(body.data(), body.size());
+  if (document.HasParseError() || !document.IsObject() ||
+      StringMember(document, "kind") != "APIGroupList") {
+    return Status::Error("GET /apis did not return an APIGroupList");
+  }
+  auto groups = document.FindMember("groups");
+  if (groups == document.MemberEnd() || !groups->value.IsArray()) return Status::Ok();
+  for (const auto& group : groups->value.GetArray()) {
+    ServedGroup served;
+    served.name = StringMember(group, "name");
+    if (served.name.empty()) continue;
+    auto versions = group.FindMember("versions");
+    if (versions != group.MemberEnd() && versions->value.IsArray()) {
+      for (const auto& version : versions->value.GetArray()) {
+        std::string v = StringMember(version, "version");
+        if (!v.empty()) served.versions.push_back(v);
+      }
+    }
+    auto preferred = group.FindMember("preferredVersion");
+    if (preferred != group.MemberEnd())
+      served.preferred = StringMember(preferred->value, "version");
+    out->push_back(std::move(served));
+  }
+  return Status::Ok();
+}
+
+// The ElasticQuota version of a served group: v1alpha1 (what the CRD defines), else preferred.
+GroupVersion ChooseVersion(const ServedGroup& group) {
+  bool has_v1alpha1 =
+      std::find(group.versions.begin(), group.versions.end(), "v1alpha1") != group.versions.end();
+  std::string version = has_v1alpha1 ? "v1alpha1" : group.preferred;
+  if (version.empty() && !group.versions.empty()) version = group.versions.front();
+  return GroupVersion{group.name, version};
+}
+
+bool ServesElasticQuotas(RestClient* client, const GroupVersion& gv, std::string* why) {
+  RestResponse response = client->Get(gv.ApiPath());
+  if (response.status != 200) {
+    *why = response.error.empty() ? "HTTP " + std::to_string(response.status) : response.error;
+    return false;
+  }
+  rapidjson::Document document;
+  document.Parse(response.body.data(), response.body.size());
+  if (document.HasParseError() || !document.IsObject()) {
+    *why = "malformed APIResourceList";
+    return false;
+  }
+  auto resources = document.FindMember("resources");
+  if (resources != document.MemberEnd() && resources->value.IsArray()) {
+    for (const auto& resource : resources->value.GetArray()) {
+      if (StringMember(resource, "name") == "elasticquotas") return true;
+    }
+  }
+  *why = "no elasticquotas resource listed";
+  return false;
+}
+
+}  // namespace
+
+Status DiscoverApis(RestClient* client, DiscoveredApis* out) {
+  RestResponse response = client->Get("/apis");
+  if (response.status != 200) {
+    return Status::Error("API discovery GET /apis: " +
+                         (response.error.empty() ? "HTTP " + std::to_string(response.status) +
+                                                       ": " + response.body.substr(0, 200)
+                                                 : response.error));
+  }
+  std::vector<ServedGroup> groups;
+  Status status = ParseGroupList(response.body, &groups);
+  if (!status.ok()) return status;
+
+  DiscoveredApis apis;
+  const ServedGroup* current = nullptr;
+  const ServedGroup* legacy = nullptr;
+  for (const auto& group : groups) {
+    apis.groups.push_back(group.name);
+    if (group.name == kElasticQuotaGroup) current = &group;
+    if (group.name == kLegacyElasticQuotaGroup) legacy = &group;
+  }
+  std::string found;
+  if (current) found += ChooseVersion(*current).ToString();
+  if (legacy) found += (found.empty() ? "" : ", ") + ChooseVersion(*legacy).ToString();
+  Log(LogSeverity::kInfo,
+      "ElasticQuota groups served: " + (found.empty() ? std::string("none") : found));
+
+  for (const ServedGroup* candidate : {current, legacy}) {
+    if (candidate == nullptr) continue;
+    GroupVersion gv = ChooseVersion(*candidate);
+    std::string why;
+    if (ServesElasticQuotas(client, gv, &why)) {
+      apis.elastic_quota = gv;
+      break;
+    }
+    Log(LogSeverity::kWarning, "ElasticQuota group " + gv.ToString() + " unusable: " + why);
+  }
+  if (apis.elastic_quota) {
+    std::string ignored = (current && legacy && apis.elastic_quota->group == kElasticQuotaGroup)
+                              ? " (" + std::string(kLegacyElasticQuotaGroup) + " ignored)"
+                              : "";
+    Log(LogSeverity::kInfo, "using ElasticQuota API " + apis.elastic_quota->ToString() + ignored);
+  } else {
+    Log(LogSeverity::kWarning,
+        "the cluster serves no ElasticQuota API (is the CRD installed?): quotas are not watched");
+  }
+  *out = std::move(apis);
+  return Status::Ok();
+}
+
+}  // namespace capext::kube

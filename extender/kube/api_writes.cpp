@@ -1,0 +1,159 @@
+#include "extender/kube/api_writes.h"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <ctime>
+
+#include "extender/kube/api_envelopes.h"
+#include "extender/kube/url_component.h"
+
+namespace capext::kube {
+namespace {
+
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+
+void Field(JsonWriter& writer, const char* key, const std::string& value) {
+  writer.Key(key);
+  writer.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+}
+
+std::string PodPath(const std::string& namespace_name, const std::string& pod_name) {
+  return "/api/v1/namespaces/" + EscapeUrlComponent(namespace_name) + "/pods/" +
+         EscapeUrlComponent(pod_name);
+}
+
+ApiWriteResult ToResult(const RestResponse& response) {
+  ApiWriteResult result;
+  result.http_status = response.status;
+  result.ok = response.ok();
+  if (!response.error.empty()) {
+    result.message = response.error;
+    return result;
+  }
+  ApiStatus status;
+  if (ParseApiStatus(response.body, &status)) {
+    result.reason = status.reason;
+    result.message = status.message;
+    result.retry_after_seconds = status.retry_after_seconds;
+    if (response.status == 429) {
+      for (const auto& cause : status.causes) {
+        if (cause.first == "DisruptionBudget") {
+          result.refused_by_disruption_budget = true;
+          if (!cause.second.empty()) result.message += " (" + cause.second + ")";
+        }
+      }
+    }
+  } else if (!result.ok) {
+    result.message = response.body.substr(0, 200);
+  }
+  return result;
+}
+
+}  // namespace
+
+ApiWriteResult Binder::Bind(const std::string& namespace_name, const std::string& pod_name,
+                            const std::string& pod_uid, const std::string& node_name) {
+  rapidjson::StringBuffer body;
+  JsonWriter writer(body);
+  writer.StartObject();
+  Field(writer, "apiVersion", "v1");
+  Field(writer, "kind", "Binding");
+  writer.Key("metadata");
+  writer.StartObject();
+  Field(writer, "name", pod_name);
+  Field(writer, "namespace", namespace_name);
+  Field(writer, "uid", pod_uid);
+  writer.EndObject();
+  writer.Key("target");
+  writer.StartObject();
+  Field(writer, "apiVersion", "v1");
+  Field(writer, "kind", "Node");
+  Field(writer, "name", node_name);
+  writer.EndObject();
+  writer.EndObject();
+  return ToResult(client_->Post(PodPath(namespace_name, pod_name) + "/binding",
+                                std::string(body.GetString(), body.GetSize())));
+}
+
+ApiWriteResult Evictor::Evict(const std::string& namespace_name, const std::string& pod_name,
+                              const std::string& pod_uid,
+                              std::optional<int64_t> grace_period_seconds) {
+  rapidjson::StringBuffer body;
+  JsonWriter writer(body);
+  writer.StartObject();
+  Field(writer, "apiVersion", "policy/v1");
+  Field(writer, "kind", "Eviction");
+  writer.Key("metadata");
+  writer.StartObject();
+  Field(writer, "name", pod_name);
+  Field(writer, "namespace", namespace_name);
+  writer.EndObject();
+  if (!pod_uid.empty() || grace_period_seconds) {
+    writer.Key("deleteOptions");
+    writer.StartObject();
+    if (grace_period_seconds) {
+      writer.Key("gracePeriodSeconds");
+      writer.Int64(*grace_period_seconds);
+    }
+    if (!pod_uid.empty()) {
+      writer.Key("preconditions");
+      writer.StartObject();
+      Field(writer, "uid", pod_uid);
+      writer.EndObject();
+    }
+    writer.EndObject();
+  }
+  writer.EndObject();
+  return ToResult(client_->Post(PodPath(namespace_name, pod_name) + "/eviction",
+                                std::string(body.GetString(), body.GetSize())));
+}
+
+ApiWriteResult StatusPatcher::PatchUsed(const std::string& namespace_name,
+                                        const std::string& quota_name,
+                                        const std::map<std::string, std::string>& used) {
+  rapidjson::StringBuffer body;
+  JsonWriter writer(body);
+  writer.StartObject();
+  writer.Key("status");
+  writer.StartObject();
+  writer.Key("used");
+  writer.StartObject();
+  for (const auto& [resource, quantity] : used)
+    Field(writer, resource.c_str(), quantity);
+  writer.EndObject();
+  writer.EndObject();
+  writer.EndObject();
+  std::string path = elastic_quota_.ApiPath() + "/namespaces/" +
+                     EscapeUrlComponent(namespace_name) + "/elasticquotas/" +
+                     EscapeUrlComponent(quota_name) + "/status";
+  return ToResult(client_->Patch(path, std::string(body.GetString(), body.GetSize()),
+                                 "application/merge-patch+json"));
+}
+
+ApiWriteResult PodAnnotator::MarkForRetry(const std::string& namespace_name,
+                                          const std::string& pod_name,
+                                          std::chrono::system_clock::time_point when) {
+  std::time_t seconds = std::chrono::system_clock::to_time_t(when);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
+
+  rapidjson::StringBuffer body;
+  JsonWriter writer(body);
+  writer.StartObject();
+  writer.Key("metadata");
+  writer.StartObject();
+  writer.Key("annotations");
+  writer.StartObject();
+  Field(writer, kRetryAnnotation, stamp);
+  writer.EndObject();
+  writer.EndObject();
+  writer.EndObject();
+  return ToResult(client_->Patch(PodPath(namespace_name, pod_name),
+                                 std::string(body.GetString(), body.GetSize()),
+                                 "application/strategic-merge-patch+json"));
+}
+
+}  // namespace capext::kube

@@ -1,0 +1,26 @@
+// InformerSink: where informers deliver what they list and watch. Implemented by the cluster
+// state's writer (decoding lives there); informers only hand over each object's JSON text.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace capext::kube {
+
+enum class WatchEventType { kAdded, kModified, kDeleted };
+
+// Called from informer threads, one thread per resource; implementations serialise into one
+// writer. Calls for one resource arrive in the order the API server produced them: a Replace,
+// then Applies with increasing resourceVersions, then possibly another Replace (after a 410
+// relist or a periodic resync) that supersedes everything before it.
+class InformerSink {
+ public:
+  virtual ~InformerSink() = default;
+  // The complete current set of objects of `resource` (after a list/relist): each element is
+  // one object's JSON text, with kind and apiVersion present.
+  virtual void Replace(const std::string& resource, std::vector<std::string> objects_json) = 0;
+  // One watch event. For kDeleted the object is its last state.
+  virtual void Apply(const std::string& resource, WatchEventType type, std::string object_json) = 0;
+};
+
+}  // namespace capext::kube

@@ -1,0 +1,79 @@
+#include "extender/metrics.h"
+
+#include <fmt/format.h>
+
+namespace capext {
+
+void Metrics::ObserveRequest(const std::string& verb, int status, double seconds) {
+  std::lock_guard lock(mutex_);
+  ++requests_[{verb, status}];
+  Histogram& h = latency_[verb];
+  for (std::size_t i = 0; i < kBuckets.size(); ++i) {
+    if (seconds <= kBuckets[i]) ++h.buckets[i];
+  }
+  ++h.count;
+  h.sum += seconds;
+}
+
+void Metrics::CountDecision(const std::string& verb, const std::string& outcome) {
+  std::lock_guard lock(mutex_);
+  ++decisions_[{verb, outcome}];
+}
+
+void Metrics::Count(const std::string& name, const std::string& label_name,
+                    const std::string& label_value, double amount) {
+  std::lock_guard lock(mutex_);
+  std::string labels = label_name.empty() ? "" : fmt::format("{}=\"{}\"", label_name, label_value);
+  counters_[name][labels] += amount;
+}
+
+void Metrics::SetGauge(const std::string& name, double value) {
+  std::lock_guard lock(mutex_);
+  gauges_[name] = value;
+}
+
+std::string Metrics::Render() const {
+  std::lock_guard lock(mutex_);
+  std::string out;
+  out += "# HELP capacity_extender_requests_total HTTP requests by verb and status code.\n";
+  out += "# TYPE capacity_extender_requests_total counter\n";
+  for (const auto& [key, n] : requests_) {
+    out += fmt::format("capacity_extender_requests_total{{verb=\"{}\",code=\"{}\"}} {}\n",
+                       key.first, key.second, n);
+  }
+  out += "# HELP capacity_extender_request_duration_seconds Time to answer a request, by verb.\n";
+  out += "# TYPE capacity_extender_request_duration_seconds histogram\n";
+  for (const auto& [verb, h] : latency_) {
+    for (std::size_t i = 0; i < kBuckets.size(); ++i) {
+      out += fmt::format(
+          "capacity_extender_request_duration_seconds_bucket{{verb=\"{}\",le=\"{}\"}} {}\n", verb,
+          kBuckets[i], h.buckets[i]);
+    }
+    out += fmt::format(
+        "capacity_extender_request_duration_seconds_bucket{{verb=\"{}\",le=\"+Inf\"}} {}\n", verb,
+        h.count);
+    out += fmt::format("capacity_extender_request_duration_seconds_sum{{verb=\"{}\"}} {}\n", verb,
+                       h.sum);
+    out += fmt::format("capacity_extender_request_duration_seconds_count{{verb=\"{}\"}} {}\n",
+                       verb, h.count);
+  }
+  out += "# HELP capacity_extender_decisions_total Scheduling decisions by verb and outcome.\n";
+  out += "# TYPE capacity_extender_decisions_total counter\n";
+  for (const auto& [key, n] : decisions_) {
+    out += fmt::format("capacity_extender_decisions_total{{verb=\"{}\",outcome=\"{}\"}} {}\n",
+                       key.first, key.second, n);
+  }
+  for (const auto& [name, by_labels] : counters_) {
+    out += fmt::format("# TYPE {} counter\n", name);
+    for (const auto& [labels, v] : by_labels) {
+      out += labels.empty() ? fmt::format("{} {}\n", name, v)
+                            : fmt::format("{}{{{}}} {}\n", name, labels, v);
+    }
+  }
+  for (const auto& [name, v] : gauges_) {
+    out += fmt::format("# TYPE {} gauge\n{} {}\n", name, name, v);
+  }
+  return out;
+}
+
+}  // namespace capext

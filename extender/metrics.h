@@ -1,0 +1,49 @@
+// Metrics in the Prometheus text format (names capacity_extender_*): per-verb request counts and
+// latency histograms, decisions by outcome, reclaim and eviction counters; quota gauges are
+// rendered from the cache at scrape time.
+// Thread-safety: all methods are safe from any thread (atomics and a mutex for label sets).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace capext {
+
+class Metrics {
+ public:
+  // Latency buckets in seconds (upper bounds), from 50 us to 5 s: kube-scheduler's budget.
+  static constexpr std::array<double, 12> kBuckets = {0.00005, 0.0001, 0.00025, 0.0005, 0.001,
+                                                      0.0025,  0.005,  0.01,    0.05,   0.25,
+                                                      1.0,     5.0};
+
+  void ObserveRequest(const std::string& verb, int status, double seconds);
+  // decision: e.g. filter/pass, filter/quota-rejected, bind/bound, bind/refused, preempt/victims.
+  void CountDecision(const std::string& verb, const std::string& outcome);
+  // A named counter with one optional label (e.g. evictions by namespace).
+  void Count(const std::string& name, const std::string& label_name = "",
+             const std::string& label_value = "", double amount = 1);
+  // A named gauge, set.
+  void SetGauge(const std::string& name, double value);
+
+  // Everything recorded so far, in the text format.
+  std::string Render() const;
+
+ private:
+  struct Histogram {
+    std::array<uint64_t, kBuckets.size()> buckets{};
+    uint64_t count = 0;
+    double sum = 0;
+  };
+  mutable std::mutex mutex_;
+  std::map<std::pair<std::string, int>, uint64_t> requests_;
+  std::map<std::string, Histogram> latency_;
+  std::map<std::pair<std::string, std::string>, uint64_t> decisions_;
+  std::map<std::string, std::map<std::string, double>> counters_;  // name -> labels -> value
+  std::map<std::string, double> gauges_;
+};
+
+}  // namespace capext

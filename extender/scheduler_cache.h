@@ -1,0 +1,57 @@
+// SchedulerCache: the ClusterState every request reads, behind one reader/writer lock, plus the
+// clock. Readers (filter, prioritize, preempt, /quotas) share the lock; writers (binds, watch
+// events, reclaim, expiry) take it alone. The bind path's check-and-reserve happens inside one
+// Write() so no interleaving of binds can push a quota over its limits (capacity-semantics 2).
+// Thread-safety: all methods are safe to call from any thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <shared_mutex>
+
+#include "config/object_codec.h"
+#include "core/cluster_state.h"
+
+namespace capext {
+
+// The wall clock in Unix milliseconds; a seam so tests can move time.
+using ClockFn = std::function<int64_t()>;
+int64_t SystemNowMs();
+
+class SchedulerCache {
+ public:
+  SchedulerCache(QuotaSemantics semantics, DecodeOptions decode_options, ClockFn clock = SystemNowMs)
+      : state_(semantics), decode_options_(std::move(decode_options)), clock_(std::move(clock)) {}
+
+  // Runs fn(const ClusterState&) under the shared lock and returns its result.
+  template <typename F>
+  auto Read(F&& fn) const {
+    std::shared_lock lock(mutex_);
+    return fn(static_cast<const ClusterState&>(state_));
+  }
+  // Runs fn(ClusterState&) under the exclusive lock and returns its result.
+  template <typename F>
+  auto Write(F&& fn) {
+    std::unique_lock lock(mutex_);
+    return fn(state_);
+  }
+
+  int64_t NowMs() const { return clock_(); }
+  const DecodeOptions& decode_options() const { return decode_options_; }
+
+  // Ready = every informer listed once (always true in embedded mode).
+  bool ready() const { return ready_.load(std::memory_order_acquire); }
+  void set_ready(bool ready) { ready_.store(ready, std::memory_order_release); }
+
+ private:
+  mutable std::shared_mutex mutex_;
+  ClusterState state_;
+  DecodeOptions decode_options_;
+  ClockFn clock_;
+  std::atomic<bool> ready_{false};
+};
+
+}  // namespace capext

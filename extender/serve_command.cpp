@@ -1,0 +1,163 @@
+// capacity-extender serve: builds the cache (embedded snapshot or live API server), the service,
+// the reclaim controller and the listeners, then waits for SIGTERM/SIGINT and drains.
+#include <csignal>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "config/extender_config.h"
+#include "extender/cluster_source.h"
+#include "extender/commands.h"
+#include "extender/embedded_binder.h"
+#include "extender/embedded_evictor.h"
+#include "extender/live_mode.h"
+#include "extender/log.h"
+#include "extender/reclaim_controller.h"
+#include "extender/router.h"
+#include "policies/quota_semantics_names.h"
+
+namespace capext {
+namespace {
+
+ReclaimMode ReclaimModeFromName(const std::string& name) {
+  if (name == "off") return ReclaimMode::kOff;
+  if (name == "dry-run") return ReclaimMode::kDryRun;
+  return ReclaimMode::kOn;
+}
+
+std::unique_ptr<http::Server> StartListener(const ExtenderConfig& config, int port,
+                                            const std::string& cert, const std::string& key,
+                                            const std::string& client_ca, const std::string& address,
+                                            http::Handler handler, const char* what) {
+  http::ServerOptions options;
+  options.address = address;
+  options.port = static_cast<uint16_t>(port);
+  options.io_threads = config.threads;
+  options.body_limit = static_cast<std::size_t>(config.body_limit);
+  options.read_timeout = config.request_timeout;
+  options.tls_cert_file = cert;
+  options.tls_key_file = key;
+  options.client_ca_file = client_ca;
+  std::string error;
+  auto server = http::Server::Start(options, std::move(handler), &error);
+  if (!server) {
+    Log(LogLevel::kError, fmt::format("cannot start the {} listener", what), {{"error", error}});
+    return nullptr;
+  }
+  Log(LogLevel::kInfo, fmt::format("{} listening", what),
+      {{"address", fmt::format("{}:{}", address, server->port())},
+       {"tls", cert.empty() ? "off" : (client_ca.empty() ? "on" : "mutual")}});
+  return server;
+}
+
+}  // namespace
+
+int RunServeCommand(const std::vector<std::string>& args) {
+  ExtenderConfig config;
+  std::vector<ConfigDiagnostic> diagnostics;
+  bool help = false;
+  if (!ParseServeFlags(args, &config, &diagnostics, &help) ||
+      (!help && !ValidateExtenderConfig(config, &diagnostics))) {
+    for (const auto& d : diagnostics) std::cerr << FormatDiagnostic(d) << "\n";
+    std::cerr << "see 'capacity-extender serve --help'\n";
+    return 2;
+  }
+  if (help) {
+    std::cout << "usage: capacity-extender serve [FLAGS]\n\n" << ServeFlagsHelp();
+    return 0;
+  }
+  ConfigureLog(config.log_format, config.log_level);
+
+  // Block the shutdown signals in every thread; this thread waits for them below.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  const QuotaSemantics semantics = *QuotaSemanticsFromName(config.quota_semantics);
+  DecodeOptions decode;
+  decode.accelerator_model_annotation = config.gpu_model_annotation;
+  SchedulerCache cache(semantics, decode);
+  Metrics metrics;
+
+  std::unique_ptr<LiveMode> live;
+  std::unique_ptr<PodBinder> binder;
+  std::unique_ptr<Evictor> evictor;
+  std::unique_ptr<RequeueNudger> nudger;
+  const bool use_live = !config.kubeconfig.empty() ||
+                        (config.snapshot.empty() && LiveMode::InClusterAvailable());
+  if (use_live) {
+    std::string error;
+    live = LiveMode::Start(config, &cache, &metrics, &error);
+    if (!live) {
+      Log(LogLevel::kError, "cannot start live mode", {{"error", error}});
+      return 1;
+    }
+    binder = live->MakeBinder();
+    evictor = live->MakeEvictor();
+    nudger = live->MakeNudger();
+  } else {
+    std::string source;
+    if (Status s = LoadEmbeddedCluster(config.snapshot, &cache, &source); !s.ok()) {
+      Log(LogLevel::kError, "cannot load the snapshot", {{"error", s.message()}});
+      return 1;
+    }
+    binder = std::make_unique<EmbeddedBinder>(&cache);
+    evictor = std::make_unique<EmbeddedEvictor>(&cache);
+    nudger = std::make_unique<LoggingNudger>();
+  }
+
+  ServiceOptions service_options;
+  service_options.reservation_ttl_ms = config.reservation_ttl.count();
+  service_options.ignore_not_ready = config.ignore_not_ready;
+  ExtenderService service(&cache, &metrics, MakeNodeScorer(config.scoring),
+                          MakeVictimOrder(config.victim_order), binder.get(), service_options);
+
+  ReclaimControllerOptions reclaim_options;
+  reclaim_options.mode = ReclaimModeFromName(config.reclaim);
+  reclaim_options.interval_ms = config.reclaim_interval.count();
+  reclaim_options.nomination_ttl_ms = config.nomination_ttl.count();
+  reclaim_options.max_evictions_per_second = config.max_evictions_per_second;
+  reclaim_options.max_evictions_per_namespace_per_minute = config.max_evictions_per_namespace_per_minute;
+  reclaim_options.requeue_nudge = config.requeue_nudge;
+  reclaim_options.requeue_nudge_interval_ms = config.requeue_nudge_interval.count();
+  reclaim_options.require_unschedulable_condition = use_live;
+  ReclaimController reclaim(&cache, &metrics, &service.victim_order(), evictor.get(), nudger.get(),
+                            reclaim_options);
+  if (config.cross_node_reclaim) {
+    Log(LogLevel::kWarn, "crossNodeReclaim is not available yet: reclaiming on one node at a time");
+  }
+
+  auto server = StartListener(config, config.port, config.tls_cert_file, config.tls_key_file,
+                              config.client_ca_file, config.listen_address,
+                              MakeRouter(&service, &metrics, {config.path_prefix, Listener::kExtender}),
+                              "extender");
+  if (!server) return 1;
+  std::unique_ptr<http::Server> webhook;
+  if (config.webhook_port != 0) {
+    // The webhook is reached through a Service, so it listens on every interface.
+    webhook = StartListener(config, config.webhook_port, config.webhook_tls_cert_file,
+                            config.webhook_tls_key_file, "", "0.0.0.0",
+                            MakeRouter(&service, &metrics, {"", Listener::kWebhook}), "webhook");
+    if (!webhook) return 1;
+  }
+  reclaim.Start();
+  Log(LogLevel::kInfo, "serving",
+      {{"mode", use_live ? "live" : "embedded"},
+       {"quota_semantics", config.quota_semantics},
+       {"reclaim", config.reclaim},
+       {"scoring", config.scoring}});
+
+  int signal = 0;
+  sigwait(&signals, &signal);
+  Log(LogLevel::kInfo, "shutting down", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
+  reclaim.Stop();
+  if (webhook) webhook->Shutdown(config.shutdown_grace);
+  server->Shutdown(config.shutdown_grace);
+  if (live) live->Stop();
+  Log(LogLevel::kInfo, "stopped");
+  return 0;
+}
+
+}  // namespace capext

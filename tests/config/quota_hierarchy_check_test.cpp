@@ -1,0 +1,82 @@
+// Tests for CheckQuotaHierarchy (Boost.Graph: parents, cycles, children within their parent).
+#include "config/quota_hierarchy_check.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+namespace capext {
+namespace {
+
+ElasticQuota Q(const std::string& key, std::optional<ResourceList> min,
+               std::optional<ResourceList> max, const std::string& parent = "") {
+  ElasticQuota q;
+  q.ns = key.substr(0, key.find('/'));
+  q.name = key.substr(key.find('/') + 1);
+  q.min = std::move(min);
+  q.max = std::move(max);
+  q.parent = parent;
+  return q;
+}
+
+std::vector<std::string> Problems(const std::vector<ElasticQuota>& quotas) {
+  std::vector<std::string> out;
+  for (const auto& p : CheckQuotaHierarchy(quotas, "here")) {
+    out.push_back(quotas[p.quota].Key() + " " + p.field + ": " + p.message);
+  }
+  return out;
+}
+
+TEST_CASE("a tree whose children fit has no problems") {
+  CHECK(Problems({
+                     Q("org/org", ResourceList{{"cpu", 8000}}, ResourceList{{"cpu", 16000}}),
+                     Q("a/a", ResourceList{{"cpu", 4000}}, ResourceList{{"cpu", 16000}}, "org/org"),
+                     Q("b/b", ResourceList{{"cpu", 4000}}, std::nullopt, "org/org"),
+                     Q("b1/b1", ResourceList{{"cpu", 4000}}, ResourceList{{"gpu", 9}}, "b/b"),
+                     Q("c/c", std::nullopt, ResourceList{{"cpu", 1000}}, "org/org"),
+                 })
+            .empty());
+}
+
+TEST_CASE("a missing parent, and a quota that is its own parent") {
+  CHECK(Problems({Q("a/a", {}, {}, "x/x"), Q("b/b", {}, {}, "b/b")}) ==
+        std::vector<std::string>{
+            "a/a metadata.annotations[scheduling.capacity-extender.io/parent]: the parent "
+            "ElasticQuota x/x is not defined here",
+            "b/b metadata.annotations[scheduling.capacity-extender.io/parent]: the quota names "
+            "itself as its parent"});
+}
+
+TEST_CASE("a cycle is reported on each member, with the whole loop") {
+  const std::vector<std::string> p = Problems({
+      Q("a/a", {}, {}, "b/b"), Q("b/b", {}, {}, "c/c"), Q("c/c", {}, {}, "a/a"),
+      Q("d/d", ResourceList{{"cpu", 1}}, {}, "a/a"),  // hangs off the cycle: not in it
+  });
+  REQUIRE(p.size() == 3);
+  CHECK(p[0].ends_with("the hierarchy has a cycle: a/a -> b/b -> c/c -> a/a"));
+  CHECK(p[1].ends_with("the hierarchy has a cycle: b/b -> c/c -> a/a -> b/b"));
+  CHECK(p[2].ends_with("the hierarchy has a cycle: c/c -> a/a -> b/b -> c/c"));
+}
+
+TEST_CASE("children's min must sum within the parent's min; a resource it lacks counts as 0") {
+  CHECK(Problems({
+            Q("org/org", ResourceList{{"cpu", 4000}}, std::nullopt),
+            Q("a/a", ResourceList{{"cpu", 3000}, {"memory", 1024}}, std::nullopt, "org/org"),
+            Q("b/b", ResourceList{{"cpu", 2000}}, std::nullopt, "org/org"),
+        }) == std::vector<std::string>{
+                  "org/org spec.min.cpu: the children's min cpu sums to 5 (a/a 3, b/b 2), more "
+                  "than this parent's min cpu 4",
+                  "org/org spec.min.memory: the children's min memory sums to 1Ki (a/a 1Ki), "
+                  "more than this parent's min memory 0"});
+}
+
+TEST_CASE("a child's max must not exceed the parent's max where both name the resource") {
+  CHECK(Problems({
+            Q("org/org", std::nullopt, ResourceList{{"cpu", 4000}}),
+            Q("a/a", std::nullopt, ResourceList{{"cpu", 4500}, {"memory", 1 << 20}}, "org/org"),
+        }) == std::vector<std::string>{
+                  "a/a spec.max.cpu: max cpu 4500m exceeds the parent org/org's max cpu 4"});
+}
+
+}  // namespace
+}  // namespace capext

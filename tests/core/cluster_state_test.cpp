@@ -1,0 +1,307 @@
+// ClusterState: priority resolution, usage accounting (bound, terminal, reservations),
+// nominations, duplicate quotas and the pending queue order.
+#include "core/cluster_state.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/support/builders.h"
+
+namespace capext {
+namespace {
+
+using testing::CpuList;
+using testing::KeysOf;
+using testing::MakeNode;
+using testing::MakePod;
+using testing::MakePriorityClass;
+using testing::MakeQuota;
+using testing::UidOf;
+
+// --- priority resolution -----------------------------------------------------------------------
+
+struct PriorityCase {
+  std::string description;
+  std::optional<int32_t> spec_priority;
+  std::string class_name;
+  int32_t want_priority;
+  PreemptionPolicy want_policy;
+};
+
+TEST_CASE("priority resolution: spec.priority, then the class, then globalDefault, then 0",
+          "[cluster_state]") {
+  const std::vector<PriorityCase> cases = {
+      {"spec.priority wins over the class", 7, "high", 7, PreemptionPolicy::kNever},
+      {"the named class", std::nullopt, "high", 1000, PreemptionPolicy::kNever},
+      {"a class that preempts", std::nullopt, "low", 10, PreemptionPolicy::kPreemptLowerPriority},
+      {"no class name: the smallest of several globalDefault values", std::nullopt, "", 20,
+       PreemptionPolicy::kPreemptLowerPriority},
+      {"an unknown class name is not the global default", std::nullopt, "missing", 0,
+       PreemptionPolicy::kPreemptLowerPriority},
+  };
+  for (const auto& c : cases) {
+    INFO(c.description);
+    ClusterState state;
+    state.UpsertPriorityClass(MakePriorityClass("high", 1000, false, PreemptionPolicy::kNever));
+    state.UpsertPriorityClass(MakePriorityClass("low", 10));
+    state.UpsertPriorityClass(MakePriorityClass("default-a", 20, true));
+    state.UpsertPriorityClass(MakePriorityClass("default-b", 50, true));
+    Pod pod = MakePod("ns", "p").PriorityClassName(c.class_name);
+    pod.spec_priority = c.spec_priority;
+    state.UpsertPod(pod);
+    const Pod* got = state.FindPod(UidOf(pod));
+    REQUIRE(got != nullptr);
+    CHECK(got->priority == c.want_priority);
+    CHECK(got->preemption_policy == c.want_policy);
+  }
+}
+
+TEST_CASE("priority resolution: 0 without any class", "[cluster_state]") {
+  ClusterState state;
+  state.UpsertPod(MakePod("ns", "p"));
+  CHECK(state.FindPod("uid-ns-p")->priority == 0);
+  CHECK(state.FindPod("uid-ns-p")->preemption_policy == PreemptionPolicy::kPreemptLowerPriority);
+}
+
+TEST_CASE("priority resolution: spec.preemptionPolicy overrides the class", "[cluster_state]") {
+  ClusterState state;
+  state.UpsertPriorityClass(MakePriorityClass("high", 1000, false, PreemptionPolicy::kNever));
+  Pod pod = MakePod("ns", "p").PriorityClassName("high");
+  pod.spec_preemption_policy = PreemptionPolicy::kPreemptLowerPriority;
+  state.UpsertPod(pod);
+  CHECK(state.FindPod(UidOf(pod))->preemption_policy == PreemptionPolicy::kPreemptLowerPriority);
+}
+
+TEST_CASE("priority resolution follows class changes, nominations included", "[cluster_state]") {
+  ClusterState state;
+  Pod pod = MakePod("ns", "p").PriorityClassName("late").NominatedTo("n1");
+  state.UpsertPod(pod);
+  CHECK(state.FindPod(UidOf(pod))->priority == 0);
+  state.UpsertPriorityClass(MakePriorityClass("late", 300));
+  CHECK(state.FindPod(UidOf(pod))->priority == 300);
+  REQUIRE(state.Nominations().size() == 1);
+  CHECK(state.Nominations()[0].priority == 300);
+  state.DeletePriorityClass("late");
+  CHECK(state.FindPod(UidOf(pod))->priority == 0);
+}
+
+// --- usage -----------------------------------------------------------------------------------------
+
+TEST_CASE("bound, non-terminal pods count on their node and in their namespace",
+          "[cluster_state]") {
+  ClusterState state;
+  state.UpsertNode(MakeNode("n1", 8000));
+  state.UpsertQuota(MakeQuota("eq1", CpuList(4000), std::nullopt));
+  state.UpsertPod(MakePod("eq1", "a").Cpu(1000).BoundTo("n1"));
+  state.UpsertPod(MakePod("eq1", "b").Cpu(2000).BoundTo("n1"));
+  state.UpsertPod(MakePod("eq1", "pending").Cpu(4000));
+  state.UpsertPod(MakePod("eq1", "done").Cpu(4000).BoundTo("n1").Phase(PodPhase::kSucceeded));
+  state.UpsertPod(MakePod("eq1", "failed").Cpu(4000).BoundTo("n1").Phase(PodPhase::kFailed));
+  state.UpsertPod(MakePod("free", "c").Cpu(500).BoundTo("n1"));
+
+  CHECK(state.UsageOf("n1").requested.Get("cpu") == 3500);
+  CHECK(state.UsageOf("n1").pod_count == 3);
+  CHECK(KeysOf(state.PodsOnNode("n1")) == std::vector<std::string>{"eq1/a", "eq1/b", "free/c"});
+  CHECK(state.quotas().Used("eq1") == ResourceList({{"cpu", 3000}, {"pods", 2}}));
+  CHECK(state.quotas().Used("free").Get("cpu") == 500);
+  CHECK(state.quotas().totals().used.Get("cpu") == 3000);  // namespaces with a quota only
+
+  SECTION("a pod that ends stops counting") {
+    Pod b = *state.FindPod("uid-eq1-b");
+    b.phase = PodPhase::kSucceeded;
+    state.UpsertPod(b);
+    CHECK(state.UsageOf("n1").requested.Get("cpu") == 1500);
+    CHECK(state.quotas().Used("eq1").Get("cpu") == 1000);
+    CHECK(state.quotas().totals().used.Get("cpu") == 1000);
+  }
+  SECTION("a deleted pod stops counting") {
+    state.DeletePod("uid-eq1-a");
+    CHECK(state.UsageOf("n1").pod_count == 2);
+    CHECK(state.quotas().Used("eq1").Get("cpu") == 2000);
+    CHECK(state.FindPodByName("eq1", "a") == nullptr);
+  }
+  SECTION("updating a pod does not count it twice") {
+    state.UpsertPod(*state.FindPod("uid-eq1-a"));
+    state.UpsertPod(*state.FindPod("uid-eq1-a"));
+    CHECK(state.UsageOf("n1").requested.Get("cpu") == 3500);
+    CHECK(state.quotas().Used("eq1").Get("cpu") == 3000);
+  }
+}
+
+TEST_CASE("a quota created after its pods sees their usage at once", "[cluster_state]") {
+  ClusterState state;
+  state.UpsertPod(MakePod("eq1", "a").Cpu(1000).BoundTo("n1"));
+  state.UpsertQuota(MakeQuota("eq1", CpuList(4000), std::nullopt));
+  CHECK(state.quotas().Used("eq1").Get("cpu") == 1000);
+  CHECK(state.quotas().totals().used.Get("cpu") == 1000);
+  state.DeleteQuota("eq1", "eq1");
+  CHECK(state.quotas().totals().used.Get("cpu") == 0);
+}
+
+TEST_CASE("a second quota in a namespace is ignored until the first goes", "[cluster_state]") {
+  ClusterState state;
+  CHECK(state.UpsertQuota(MakeQuota("eq1", CpuList(4000), std::nullopt)));
+  ElasticQuota second = MakeQuota("eq1", CpuList(9000), std::nullopt);
+  second.name = "second";
+  CHECK_FALSE(state.UpsertQuota(second));
+  REQUIRE(state.quotas().duplicates().size() == 1);
+  CHECK(state.quotas().QuotaFor("eq1")->name == "eq1");
+  CHECK(state.quotas().totals().min.Get("cpu") == 4000);
+  state.DeleteQuota("eq1", "eq1");
+  REQUIRE(state.quotas().QuotaFor("eq1") != nullptr);
+  CHECK(state.quotas().QuotaFor("eq1")->name == "second");
+  CHECK(state.quotas().duplicates().empty());
+  CHECK(state.quotas().totals().min.Get("cpu") == 9000);
+}
+
+// --- reservations ----------------------------------------------------------------------------------
+
+TEST_CASE("reservations hold a pod's request on its node and in its quota", "[cluster_state]") {
+  ClusterState state;
+  state.UpsertNode(MakeNode("n1", 8000));
+  state.UpsertQuota(MakeQuota("eq1", CpuList(4000), std::nullopt));
+  Pod pod = MakePod("eq1", "p").Cpu(3000);
+  state.UpsertPod(pod);
+  REQUIRE(state.PendingPods().size() == 1);
+
+  state.Reserve(UidOf(pod), "n1", 10000);
+  CHECK(state.UsageOf("n1").requested.Get("cpu") == 3000);
+  CHECK(state.UsageOf("n1").pod_count == 1);
+  CHECK(state.quotas().Reserved("eq1").Get("cpu") == 3000);
+  CHECK(state.quotas().Used("eq1").Get("cpu") == 3000);
+  CHECK(state.quotas().totals().used.Get("cpu") == 3000);
+  CHECK(state.PendingPods().empty());  // a reserved pod is not pending
+
+  SECTION("reserving the same uid twice is idempotent") {
+    state.Reserve(UidOf(pod), "n1", 20000);
+    CHECK(state.UsageOf("n1").requested.Get("cpu") == 3000);
+    CHECK(state.quotas().Used("eq1").Get("cpu") == 3000);
+    CHECK(state.FindReservation(UidOf(pod))->expires_ms == 20000);
+  }
+  SECTION("reserving on another node moves the reservation") {
+    state.Reserve(UidOf(pod), "n2", 20000);
+    CHECK(state.UsageOf("n1").requested.Get("cpu") == 0);
+    CHECK(state.UsageOf("n2").requested.Get("cpu") == 3000);
+    CHECK(state.quotas().Used("eq1").Get("cpu") == 3000);
+  }
+  SECTION("released") {
+    state.ReleaseReservation(UidOf(pod));
+    CHECK(state.UsageOf("n1").requested.Get("cpu") == 0);
+    CHECK(state.UsageOf("n1").pod_count == 0);
+    CHECK(state.quotas().Used("eq1").Get("cpu") == 0);
+    CHECK(state.quotas().totals().used.Get("cpu") == 0);
+    CHECK(state.PendingPods().size() == 1);
+  }
+  SECTION("expired at its deadline, not before") {
+    CHECK(state.Expire(9999).empty());
+    CHECK(state.FindReservation(UidOf(pod)) != nullptr);
+    CHECK(state.Expire(10000) == std::vector<std::string>{UidOf(pod)});
+    CHECK(state.FindReservation(UidOf(pod)) == nullptr);
+    CHECK(state.quotas().Used("eq1").Get("cpu") == 0);
+  }
+  SECTION("the pod seen bound turns it into ordinary usage") {
+    Pod bound = pod;
+    bound.node_name = "n1";
+    bound.phase = PodPhase::kRunning;
+    state.UpsertPod(bound);
+    CHECK(state.FindReservation(UidOf(pod)) == nullptr);
+    CHECK(state.UsageOf("n1").requested.Get("cpu") == 3000);
+    CHECK(state.UsageOf("n1").pod_count == 1);
+    CHECK(state.quotas().Used("eq1").Get("cpu") == 3000);
+    CHECK(state.quotas().Reserved("eq1").Get("cpu") == 0);
+  }
+  SECTION("deleting the pod releases it") {
+    state.DeletePod(UidOf(pod));
+    CHECK(state.UsageOf("n1").requested.Get("cpu") == 0);
+    CHECK(state.quotas().Used("eq1").Get("cpu") == 0);
+  }
+}
+
+// --- nominations -----------------------------------------------------------------------------------
+
+TEST_CASE("nominations: status.nominatedNodeName and our own", "[cluster_state]") {
+  ClusterState state;
+  Pod a = MakePod("eq1", "a").Cpu(1000).Priority(5).NominatedTo("n1");
+  Pod b = MakePod("eq1", "b").Cpu(2000).Priority(6);
+  state.UpsertPod(a);
+  state.UpsertPod(b);
+  REQUIRE(state.Nominations().size() == 1);
+  CHECK(state.Nominations()[0].node == "n1");
+  CHECK_FALSE(state.Nominations()[0].ours);
+  CHECK(state.Nominations()[0].quota_request == ResourceList({{"cpu", 1000}, {"pods", 1}}));
+
+  state.Nominate(UidOf(b), "n2", 5000);
+  state.Nominate(UidOf(a), "n3", 7000);  // ours wins for a pod that has both
+  std::vector<Nomination> all = state.Nominations();
+  REQUIRE(all.size() == 2);
+  CHECK(all[0].uid == UidOf(a));
+  CHECK(all[0].node == "n3");
+  CHECK(all[0].ours);
+  CHECK(all[1].uid == UidOf(b));
+  CHECK(all[1].priority == 6);
+  CHECK(state.FindOurNomination(UidOf(b))->expires_ms == 5000);
+
+  SECTION("expire drops ours at their deadline; status nominations stay") {
+    CHECK(state.Expire(5000) == std::vector<std::string>{UidOf(b)});
+    CHECK(state.Expire(7000) == std::vector<std::string>{UidOf(a)});
+    REQUIRE(state.Nominations().size() == 1);
+    CHECK(state.Nominations()[0].node == "n1");
+    CHECK_FALSE(state.Nominations()[0].ours);
+  }
+  SECTION("binding the pod releases both kinds") {
+    Pod bound = a;
+    bound.node_name = "n3";
+    bound.phase = PodPhase::kRunning;
+    state.UpsertPod(bound);
+    REQUIRE(state.Nominations().size() == 1);
+    CHECK(state.Nominations()[0].uid == UidOf(b));
+  }
+  SECTION("deleting the pod releases both kinds") {
+    state.DeletePod(UidOf(a));
+    REQUIRE(state.Nominations().size() == 1);
+    CHECK(state.Nominations()[0].uid == UidOf(b));
+  }
+  SECTION("nominations never count as usage") {
+    CHECK(state.quotas().Used("eq1").empty());
+    CHECK(state.UsageOf("n1").requested.empty());
+  }
+}
+
+TEST_CASE("pending pods come in priority order, then creation time, then uid",
+          "[cluster_state]") {
+  ClusterState state;
+  state.UpsertPod(MakePod("ns", "old-low").Priority(0).Created(1000));
+  state.UpsertPod(MakePod("ns", "new-high").Priority(10).Created(5000));
+  state.UpsertPod(MakePod("ns", "old-high").Priority(10).Created(2000));
+  state.UpsertPod(MakePod("ns", "b-tie").Priority(0).Created(3000).Uid("b"));
+  state.UpsertPod(MakePod("ns", "a-tie").Priority(0).Created(3000).Uid("a"));
+  state.UpsertPod(MakePod("ns", "bound").Priority(100).BoundTo("n1"));
+  state.UpsertPod(MakePod("ns", "done").Priority(100).Phase(PodPhase::kSucceeded));
+  CHECK(KeysOf(state.PendingPods()) == std::vector<std::string>{"ns/old-high", "ns/new-high",
+                                                                 "ns/old-low", "ns/a-tie",
+                                                                 "ns/b-tie"});
+}
+
+TEST_CASE("a pod without a uid is keyed by namespace/name", "[cluster_state]") {
+  ClusterState state;
+  Pod pod = MakePod("ns", "p").Cpu(100).BoundTo("n1").Uid("");
+  state.UpsertPod(pod);
+  REQUIRE(state.FindPod("ns/p") != nullptr);
+  CHECK(state.FindPodByName("ns", "p") == state.FindPod("ns/p"));
+  state.DeletePod("ns/p");
+  CHECK(state.UsageOf("n1").pod_count == 0);
+}
+
+TEST_CASE("the version increases on every change", "[cluster_state]") {
+  ClusterState state;
+  uint64_t v = state.version();
+  state.UpsertNode(MakeNode("n1", 1000));
+  CHECK(state.version() > v);
+  v = state.version();
+  state.UpsertPod(MakePod("ns", "p"));
+  CHECK(state.version() > v);
+}
+
+}  // namespace
+}  // namespace capext

@@ -1,0 +1,332 @@
+// NodeFit: taints and tolerations, node affinity, nodeSelector, unschedulable nodes, pod count and
+// resources, with kube-scheduler's wording; and the summary of why a pod fits nowhere.
+#include "core/node_fit.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "core/placement.h"
+#include "core/reasons.h"
+#include "tests/support/builders.h"
+
+namespace capext {
+namespace {
+
+using testing::ExpressionsTerm;
+using testing::kGi;
+using testing::MakeNode;
+using testing::MakePod;
+using testing::MakeQuota;
+using testing::Requirement;
+using testing::UidOf;
+
+// --- taints and tolerations --------------------------------------------------------------------
+
+struct TolerationCase {
+  std::string description;
+  Toleration toleration;
+  Taint taint;
+  bool tolerates;
+};
+
+TEST_CASE("ToleratesTaint", "[node_fit]") {
+  const std::vector<TolerationCase> cases = {
+      {"Equal with the same key, value and effect", {"k", "Equal", "v", "NoSchedule"},
+       {"k", "v", "NoSchedule"}, true},
+      {"empty operator means Equal", {"k", "", "v", "NoSchedule"}, {"k", "v", "NoSchedule"}, true},
+      {"Equal with a different value", {"k", "Equal", "other", "NoSchedule"},
+       {"k", "v", "NoSchedule"}, false},
+      {"Equal with an empty value against a valued taint", {"k", "Equal", "", "NoSchedule"},
+       {"k", "v", "NoSchedule"}, false},
+      {"Exists ignores the value", {"k", "Exists", "", "NoSchedule"}, {"k", "v", "NoSchedule"},
+       true},
+      {"a different key", {"other", "Exists", "", "NoSchedule"}, {"k", "v", "NoSchedule"}, false},
+      {"empty key with Exists tolerates every taint", {"", "Exists", "", ""},
+       {"anything", "v", "NoExecute"}, true},
+      {"empty key with Exists and an effect tolerates only that effect",
+       {"", "Exists", "", "NoSchedule"}, {"anything", "v", "NoExecute"}, false},
+      {"empty effect matches every effect", {"k", "Equal", "v", ""}, {"k", "v", "NoExecute"},
+       true},
+      {"a different effect", {"k", "Equal", "v", "NoExecute"}, {"k", "v", "NoSchedule"}, false},
+      {"an unknown operator tolerates nothing", {"k", "Like", "v", ""}, {"k", "v", "NoSchedule"},
+       false},
+  };
+  for (const auto& c : cases) {
+    INFO(c.description);
+    CHECK(ToleratesTaint(c.toleration, c.taint) == c.tolerates);
+  }
+}
+
+struct TaintFilterCase {
+  std::string effect;
+  bool filters;
+};
+
+TEST_CASE("NoSchedule and NoExecute taints filter, PreferNoSchedule does not", "[node_fit]") {
+  const std::vector<TaintFilterCase> cases = {
+      {"NoSchedule", true}, {"NoExecute", true}, {"PreferNoSchedule", false}};
+  for (const auto& c : cases) {
+    INFO(c.effect);
+    Node node = MakeNode("n1", 8000);
+    node.taints.push_back({"dedicated", "gpu", c.effect});
+    NodeFitResult untolerated = CheckNodeStatic(MakePod("ns", "p"), node);
+    CHECK(untolerated.ok() == !c.filters);
+    if (c.filters) {
+      CHECK(untolerated.code == FitCode::kUnschedulableAndUnresolvable);
+      CHECK(untolerated.Reason() == "node(s) had untolerated taint {dedicated: gpu}");
+    }
+    Pod tolerating = MakePod("ns", "t").Tolerate({"dedicated", "Equal", "gpu", c.effect});
+    CHECK(CheckNodeStatic(tolerating, node).ok());
+  }
+}
+
+TEST_CASE("every filtering taint must be tolerated", "[node_fit]") {
+  Node node = MakeNode("n1", 8000);
+  node.taints.push_back({"a", "1", "NoSchedule"});
+  node.taints.push_back({"b", "2", "NoExecute"});
+  Pod only_a = MakePod("ns", "p").Tolerate({"a", "Exists", "", ""});
+  NodeFitResult r = CheckNodeStatic(only_a, node);
+  CHECK_FALSE(r.ok());
+  CHECK(r.Reason() == "node(s) had untolerated taint {b: 2}");
+  Pod both = MakePod("ns", "q").Tolerate({"a", "Exists", "", ""}).Tolerate({"b", "Exists", "", ""});
+  CHECK(CheckNodeStatic(both, node).ok());
+}
+
+// --- node affinity and nodeSelector -----------------------------------------------------------------
+
+struct AffinityCase {
+  std::string description;
+  std::vector<NodeSelectorTerm> terms;
+  bool matches;
+};
+
+NodeSelectorTerm FieldsTerm(std::vector<NodeSelectorRequirement> fields) {
+  NodeSelectorTerm term;
+  term.match_fields = std::move(fields);
+  return term;
+}
+
+TEST_CASE("required node affinity", "[node_fit]") {
+  Node node = MakeNode("n1", 8000);
+  node.labels["zone"] = "a";
+  node.labels["gpu-count"] = "4";
+  node.labels["spot"] = "true";
+  const std::vector<AffinityCase> cases = {
+      {"In matches", {ExpressionsTerm({Requirement("zone", "In", {"a", "b"})})}, true},
+      {"In does not match", {ExpressionsTerm({Requirement("zone", "In", {"b"})})}, false},
+      {"In on a missing label", {ExpressionsTerm({Requirement("rack", "In", {"a"})})}, false},
+      {"NotIn", {ExpressionsTerm({Requirement("zone", "NotIn", {"b"})})}, true},
+      {"NotIn the node's value", {ExpressionsTerm({Requirement("zone", "NotIn", {"a"})})}, false},
+      {"NotIn on a missing label matches", {ExpressionsTerm({Requirement("rack", "NotIn", {"a"})})},
+       true},
+      {"Exists", {ExpressionsTerm({Requirement("spot", "Exists")})}, true},
+      {"Exists on a missing label", {ExpressionsTerm({Requirement("rack", "Exists")})}, false},
+      {"DoesNotExist", {ExpressionsTerm({Requirement("rack", "DoesNotExist")})}, true},
+      {"DoesNotExist on a present label", {ExpressionsTerm({Requirement("spot", "DoesNotExist")})},
+       false},
+      {"Gt", {ExpressionsTerm({Requirement("gpu-count", "Gt", {"3"})})}, true},
+      {"Gt equal is not greater", {ExpressionsTerm({Requirement("gpu-count", "Gt", {"4"})})}, false},
+      {"Lt", {ExpressionsTerm({Requirement("gpu-count", "Lt", {"5"})})}, true},
+      {"Lt equal is not less", {ExpressionsTerm({Requirement("gpu-count", "Lt", {"4"})})}, false},
+      {"Gt on a non-integer label", {ExpressionsTerm({Requirement("zone", "Gt", {"1"})})}, false},
+      {"Gt on a missing label", {ExpressionsTerm({Requirement("rack", "Gt", {"1"})})}, false},
+      {"expressions in a term are ANDed",
+       {ExpressionsTerm({Requirement("zone", "In", {"a"}), Requirement("spot", "DoesNotExist")})},
+       false},
+      {"terms are ORed",
+       {ExpressionsTerm({Requirement("zone", "In", {"b"})}),
+        ExpressionsTerm({Requirement("spot", "Exists")})},
+       true},
+      {"no term matches",
+       {ExpressionsTerm({Requirement("zone", "In", {"b"})}),
+        ExpressionsTerm({Requirement("rack", "Exists")})},
+       false},
+      {"an empty term matches nothing", {NodeSelectorTerm{}}, false},
+      {"an empty term next to a matching one", {NodeSelectorTerm{}, ExpressionsTerm({Requirement("zone", "In", {"a"})})},
+       true},
+      {"matchFields metadata.name In", {FieldsTerm({Requirement("metadata.name", "In", {"n1"})})},
+       true},
+      {"matchFields metadata.name NotIn",
+       {FieldsTerm({Requirement("metadata.name", "NotIn", {"n1"})})}, false},
+      {"matchFields on another field matches nothing",
+       {FieldsTerm({Requirement("metadata.uid", "In", {"n1"})})}, false},
+      {"an unknown operator", {ExpressionsTerm({Requirement("zone", "Matches", {"a"})})}, false},
+  };
+  for (const auto& c : cases) {
+    INFO(c.description);
+    Pod pod = MakePod("ns", "p");
+    for (const auto& t : c.terms) pod.required_affinity.push_back(t);
+    NodeFitResult r = CheckNodeStatic(pod, node);
+    CHECK(r.ok() == c.matches);
+    if (!c.matches) {
+      CHECK(r.code == FitCode::kUnschedulableAndUnresolvable);
+      CHECK(r.Reason() == reasons::kNodeAffinityMismatch);
+    }
+  }
+}
+
+TEST_CASE("nodeSelector needs every label with its value", "[node_fit]") {
+  Node node = MakeNode("n1", 8000);
+  node.labels["zone"] = "a";
+  CHECK(CheckNodeStatic(MakePod("ns", "p").NodeSelector("zone", "a"), node).ok());
+  CHECK(CheckNodeStatic(MakePod("ns", "p").NodeSelector("zone", "a").NodeSelector(
+                            "kubernetes.io/hostname", "n1"),
+                        node)
+            .ok());
+  NodeFitResult r = CheckNodeStatic(MakePod("ns", "p").NodeSelector("zone", "b"), node);
+  CHECK(r.code == FitCode::kUnschedulableAndUnresolvable);
+  CHECK(r.Reason() == "node(s) didn't match Pod's node affinity/selector");
+  CHECK_FALSE(CheckNodeStatic(MakePod("ns", "p").NodeSelector("rack", "1"), node).ok());
+  // nodeSelector and affinity must both hold.
+  CHECK_FALSE(CheckNodeStatic(MakePod("ns", "p")
+                                  .NodeSelector("zone", "b")
+                                  .AffinityTerm(ExpressionsTerm({Requirement("zone", "Exists")})),
+                              node)
+                  .ok());
+}
+
+TEST_CASE("an unschedulable node", "[node_fit]") {
+  Node node = MakeNode("n1", 8000);
+  node.unschedulable = true;
+  NodeFitResult r = CheckNodeStatic(MakePod("ns", "p"), node);
+  CHECK(r.code == FitCode::kUnschedulableAndUnresolvable);
+  CHECK(r.Reason() == "node(s) were unschedulable");
+  Pod tolerating = MakePod("ns", "p").Tolerate(
+      {"node.kubernetes.io/unschedulable", "Exists", "", "NoSchedule"});
+  CHECK(CheckNodeStatic(tolerating, node).ok());
+}
+
+// --- resources ---------------------------------------------------------------------------------------
+
+TEST_CASE("Insufficient <resource>, resolvable unless above the whole allocatable",
+          "[node_fit]") {
+  Node node = MakeNode("n1", 4000, 8 * kGi);
+  node.allocatable.Set("nvidia.com/gpu", 2);
+  const ResourceList requested{{"cpu", 3000}, {"memory", 2 * kGi}};
+
+  CHECK(CheckNodeResources(MakePod("ns", "p").Cpu(1000), node, requested, 1).ok());
+
+  NodeFitResult cpu = CheckNodeResources(MakePod("ns", "p").Cpu(1001), node, requested, 1);
+  CHECK(cpu.code == FitCode::kUnschedulable);
+  CHECK(cpu.Reason() == "Insufficient cpu");
+
+  NodeFitResult both =
+      CheckNodeResources(MakePod("ns", "p").Cpu(2000).Memory(7 * kGi), node, requested, 1);
+  CHECK(both.reasons == std::vector<std::string>{"Insufficient cpu", "Insufficient memory"});
+
+  NodeFitResult gpu =
+      CheckNodeResources(MakePod("ns", "p").Request("nvidia.com/gpu", 3), node, requested, 1);
+  CHECK(gpu.code == FitCode::kUnschedulableAndUnresolvable);
+  CHECK(gpu.Reason() == "Insufficient nvidia.com/gpu");
+
+  NodeFitResult missing =
+      CheckNodeResources(MakePod("ns", "p").Request("example.com/fpga", 1), node, requested, 1);
+  CHECK(missing.code == FitCode::kUnschedulableAndUnresolvable);
+  CHECK(missing.Reason() == "Insufficient example.com/fpga");
+
+  // A zero request is never insufficient.
+  CHECK(CheckNodeResources(MakePod("ns", "p").Request("example.com/fpga", 0), node, requested, 1)
+            .ok());
+}
+
+TEST_CASE("Too many pods", "[node_fit]") {
+  Node node = MakeNode("n1", 4000, 8 * kGi, /*max_pods=*/3);
+  CHECK(CheckNodeResources(MakePod("ns", "p"), node, {}, 2).ok());
+  NodeFitResult r = CheckNodeResources(MakePod("ns", "p"), node, {}, 3);
+  CHECK(r.code == FitCode::kUnschedulable);
+  CHECK(r.Reason() == "Too many pods");
+  Node unlimited = MakeNode("n2", 4000, 8 * kGi, std::nullopt);
+  CHECK(CheckNodeResources(MakePod("ns", "p"), unlimited, {}, 1000).ok());
+}
+
+TEST_CASE("CheckNodeFit counts bound pods, reservations and nominations of priority >= the pod's",
+          "[node_fit]") {
+  ClusterState state;
+  state.UpsertNode(MakeNode("n1", 4000));
+  state.UpsertPod(MakePod("ns", "bound").Cpu(2000).BoundTo("n1"));
+  Pod p = MakePod("ns", "p").Cpu(2000).Priority(5);
+  CHECK(CheckNodeFit(state, p, *state.FindNode("n1")).ok());
+
+  SECTION("a nomination of equal priority holds the room") {
+    state.UpsertPod(MakePod("ns", "nominated").Cpu(1000).Priority(5).NominatedTo("n1"));
+    NodeFitResult r = CheckNodeFit(state, p, *state.FindNode("n1"));
+    CHECK(r.code == FitCode::kUnschedulable);
+    CHECK(r.Reason() == "Insufficient cpu");
+  }
+  SECTION("a lower-priority nomination does not") {
+    state.UpsertPod(MakePod("ns", "nominated").Cpu(1000).Priority(4).NominatedTo("n1"));
+    CHECK(CheckNodeFit(state, p, *state.FindNode("n1")).ok());
+  }
+  SECTION("a nomination to another node does not") {
+    state.UpsertPod(MakePod("ns", "nominated").Cpu(1000).Priority(9).NominatedTo("n2"));
+    CHECK(CheckNodeFit(state, p, *state.FindNode("n1")).ok());
+  }
+  SECTION("the pod's own nomination does not") {
+    Pod nominated = p;
+    nominated.nominated_node_name = "n1";
+    state.UpsertPod(nominated);
+    CHECK(CheckNodeFit(state, *state.FindPod(UidOf(p)), *state.FindNode("n1")).ok());
+  }
+  SECTION("our own nomination holds the room until it expires") {
+    Pod waiting = MakePod("ns", "waiting").Cpu(1000).Priority(6);
+    state.UpsertPod(waiting);
+    state.Nominate(UidOf(waiting), "n1", 100);
+    CHECK_FALSE(CheckNodeFit(state, p, *state.FindNode("n1")).ok());
+    state.Expire(100);
+    CHECK(CheckNodeFit(state, p, *state.FindNode("n1")).ok());
+  }
+  SECTION("a reservation holds the room") {
+    Pod reserved = MakePod("ns", "reserved").Cpu(1000);
+    state.UpsertPod(reserved);
+    state.Reserve(UidOf(reserved), "n1", 100);
+    CHECK_FALSE(CheckNodeFit(state, p, *state.FindNode("n1")).ok());
+    state.ReleaseReservation(UidOf(reserved));
+    CHECK(CheckNodeFit(state, p, *state.FindNode("n1")).ok());
+  }
+  SECTION("a terminal pod does not") {
+    state.UpsertPod(MakePod("ns", "done").Cpu(2000).BoundTo("n1").Phase(PodPhase::kSucceeded));
+    CHECK(CheckNodeFit(state, p, *state.FindNode("n1")).ok());
+  }
+}
+
+// --- placement summary -------------------------------------------------------------------------------
+
+TEST_CASE("FindFeasibleNodes and SummarizeUnschedulable", "[node_fit]") {
+  ClusterState state;
+  Node tainted = MakeNode("master", 8000);
+  tainted.taints.push_back({"node-role.kubernetes.io/control-plane", "", "NoSchedule"});
+  state.UpsertNode(tainted);
+  state.UpsertNode(MakeNode("n1", 2000));
+  state.UpsertNode(MakeNode("n2", 2000));
+  state.UpsertNode(MakeNode("n3", 8000));
+  Pod p = MakePod("ns", "p").Cpu(4000);
+  Feasibility f = FindFeasibleNodes(state, p);
+  CHECK(f.quota.ok());
+  CHECK(f.feasible == std::vector<std::string>{"n3"});
+  REQUIRE(f.failed.size() == 3);
+
+  state.UpsertPod(MakePod("ns", "filler").Cpu(6000).BoundTo("n3"));
+  Feasibility none = FindFeasibleNodes(state, p);
+  CHECK(none.feasible.empty());
+  CHECK(SummarizeUnschedulable(none) ==
+        "0/4 nodes are available: 3 Insufficient cpu, 1 node(s) had untolerated taint "
+        "{node-role.kubernetes.io/control-plane: }.");
+
+  SECTION("named nodes, one unknown") {
+    Feasibility named = FindFeasibleNodes(state, p, {"n1", "gone"});
+    REQUIRE(named.failed.size() == 2);
+    CHECK(named.failed[1].first == "gone");
+    CHECK(named.failed[1].second.Reason() == reasons::kNodeNotFound);
+  }
+  SECTION("a quota rejection is reported instead of node reasons") {
+    state.UpsertQuota(MakeQuota("ns", std::nullopt, testing::CpuList(1000)));
+    Feasibility rejected = FindFeasibleNodes(state, p);
+    CHECK_FALSE(rejected.quota.ok());
+    CHECK(rejected.failed.empty());
+    CHECK(SummarizeUnschedulable(rejected) == rejected.quota.reason);
+  }
+}
+
+}  // namespace
+}  // namespace capext
