@@ -25,17 +25,17 @@ DenseNodes::DenseNodes(const ClusterState& state, std::vector<std::string> dims)
   free_.assign(n * stride_, 0);
   pod_slots_.assign(n, 0);
   max_pods_.assign(n, std::numeric_limits<int64_t>::max());
-  cpu_alloc_.assign(n, 0);
-  mem_alloc_.assign(n, 0);
-  cpu_req_.assign(n, 0);
-  mem_req_.assign(n, 0);
+  score_inputs_.assign(n, ScoreInputs{});
   nominations_.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const Node& node = *nodes_[i];
     for (std::size_t d = 0; d < dims_.size(); ++d) alloc_[i * stride_ + d] = node.allocatable.Get(dims_[d]);
     if (auto max_pods = node.allocatable.Find(kResourcePods)) max_pods_[i] = *max_pods;
-    cpu_alloc_[i] = node.allocatable.Get(kResourceCPU);
-    mem_alloc_[i] = node.allocatable.Get(kResourceMemory);
+    ScoreInputs& in = score_inputs_[i];
+    in.cpu_alloc = node.allocatable.Get(kResourceCPU);
+    in.mem_alloc = node.allocatable.Get(kResourceMemory);
+    if (in.cpu_alloc > 0) in.cpu_per_mille = 1000.0 / static_cast<double>(in.cpu_alloc);
+    if (in.mem_alloc > 0) in.mem_per_mille = 1000.0 / static_cast<double>(in.mem_alloc);
     Resync(state, static_cast<int>(i));
   }
 }
@@ -74,8 +74,8 @@ void DenseNodes::Resync(const ClusterState& state, int n) {
   pod_slots_[n] = max_pods_[n] == std::numeric_limits<int64_t>::max()
                       ? std::numeric_limits<int64_t>::max()
                       : max_pods_[n] - usage.pod_count;
-  cpu_req_[n] = usage.requested.Get(kResourceCPU);
-  mem_req_[n] = usage.requested.Get(kResourceMemory);
+  score_inputs_[n].cpu_req = usage.requested.Get(kResourceCPU);
+  score_inputs_[n].mem_req = usage.requested.Get(kResourceMemory);
 }
 
 int DenseNodes::StaticClassFor(const Pod& prototype, const std::string& key) {
@@ -101,34 +101,6 @@ bool DenseNodes::FitsAllocatable(const DenseRequest& r, int n) const {
     if (amount > alloc_[base + d]) return false;
   }
   return true;
-}
-
-namespace {
-
-// policies/node_scorer.cpp's UtilisationPermille, on plain numbers.
-inline int64_t Permille(int64_t requested, int64_t add, int64_t allocatable) {
-  int64_t used = SaturatingAdd(requested, add);
-  if (used > allocatable) used = allocatable;
-  return static_cast<int64_t>((static_cast<__int128>(used) * 1000) / allocatable);
-}
-
-}  // namespace
-
-int DenseNodes::Score(DenseScoring scoring, const DenseRequest& r, int n) const {
-  if (scoring == DenseScoring::kNone) return 0;
-  int64_t total = 0;
-  int counted = 0;
-  if (cpu_alloc_[n] > 0) {
-    total += Permille(cpu_req_[n], r.cpu, cpu_alloc_[n]);
-    ++counted;
-  }
-  if (mem_alloc_[n] > 0) {
-    total += Permille(mem_req_[n], r.memory, mem_alloc_[n]);
-    ++counted;
-  }
-  const int64_t permille = counted == 0 ? 0 : total / counted;
-  if (scoring == DenseScoring::kLeastAllocated) return static_cast<int>((1000 - permille) * 10 / 1000);
-  return static_cast<int>(permille * 10 / 1000);
 }
 
 int64_t DenseNodes::TotalAllocatable(std::string_view resource) const {

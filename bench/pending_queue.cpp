@@ -20,10 +20,11 @@ void PendingQueue::Push(int b) {
 
 void PendingQueue::SetParked(int b, Park park) {
   Bucket& bucket = buckets_[b];
-  const bool was = bucket.park == Park::kNodes || bucket.park == Park::kQuotaMax ||
-                   bucket.park == Park::kQuotaAggregate;
-  const bool is = park == Park::kNodes || park == Park::kQuotaMax || park == Park::kQuotaAggregate;
-  parked_count_ += static_cast<int>(is) - static_cast<int>(was);
+  if (park == Park::kNodes || park == Park::kQuotaMax || park == Park::kQuotaAggregate) {
+    parked_.insert(b);
+  } else {
+    parked_.erase(b);
+  }
   if (park == Park::kQuotaMax || park == Park::kQuotaAggregate) {
     quota_parked_.insert(b);
   } else {
@@ -188,11 +189,7 @@ void PendingQueue::WakeAllQuotaParked() {
 }
 
 std::vector<int> PendingQueue::ParkedInOrder() const {
-  std::vector<int> out;
-  for (int b = 0; b < num_buckets(); ++b) {
-    const Park p = buckets_[b].park;
-    if (p == Park::kNodes || p == Park::kQuotaMax || p == Park::kQuotaAggregate) out.push_back(b);
-  }
+  std::vector<int> out(parked_.begin(), parked_.end());
   std::sort(out.begin(), out.end(), [&](int a, int b) {
     const Bucket& x = buckets_[a];
     const Bucket& y = buckets_[b];

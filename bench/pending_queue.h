@@ -84,10 +84,13 @@ class PendingQueue {
   void OnUsageDropped(int tenant, const std::function<int64_t(const std::string&)>& used,
                       const std::function<int64_t(const std::string&)>& total);
   void WakeAllQuotaParked();
+  bool HasQuotaParked() const { return !quota_parked_.empty(); }
 
   // Buckets currently parked, in queue order of their first pod.
   std::vector<int> ParkedInOrder() const;
-  bool HasParked() const { return parked_count_ > 0; }
+  bool HasParked() const { return !parked_.empty(); }
+  // Buckets currently parked, by id.
+  const std::set<int>& parked() const { return parked_; }
 
  private:
   struct HeapEntry {
@@ -115,7 +118,7 @@ class PendingQueue {
   std::map<std::pair<int, std::string>, Waiters> max_waiters_;  // (tenant, resource)
   std::map<std::string, Waiters> aggregate_waiters_;            // resource
   std::set<int> quota_parked_;
-  int parked_count_ = 0;
+  std::set<int> parked_;
 };
 
 }  // namespace capext

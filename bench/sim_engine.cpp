@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <set>
 
 #include <fmt/format.h>
@@ -211,6 +212,7 @@ void SimEngine::Submit(uint32_t id, bool resubmission) {
     // UnschedulableAndUnresolvable): counted as rejected, never queued.
     ++out_->decisions;
     metrics_->Rejected(info.tenant, info.request, info.never_fits_quota);
+    if (options_.observer) options_.observer("reject", input_.workload.pods[id].name, "", now_);
     p.phase = Phase::kDone;
     return;
   }
@@ -219,16 +221,24 @@ void SimEngine::Submit(uint32_t id, bool resubmission) {
 }
 
 void SimEngine::ProcessExpiries() {
-  if (expiries_.empty() || expiries_.top() > now_) return;
-  while (!expiries_.empty() && expiries_.top() <= now_) expiries_.pop();
+  if (expiries_.empty() || *expiries_.begin() > now_) return;
   for (const std::string& uid : state_.Expire(now_)) {
     auto it = nominations_.find(uid);
     if (it == nominations_.end() || it->second.expires_ms > now_) continue;
     const int n = it->second.node;
+    expiries_.erase(expiries_.find(it->second.expires_ms));
     nominations_.erase(it);
     nodes_->AddNomination(n, -1);
+    ++epoch_;
     NominationReleased(n);
   }
+}
+
+bool SimEngine::ReclaimPassUseful() const {
+  for (int b : queue_.parked()) {
+    if (queue_.bucket(b).reclaim_failed_epoch != epoch_) return true;
+  }
+  return false;
 }
 
 void SimEngine::Run() {
@@ -240,7 +250,7 @@ void SimEngine::Run() {
     int64_t t = INT64_MAX;
     if (next_arrival < wl.size()) t = wl[next_arrival].arrival_ms;
     if (!completions_.empty()) t = std::min(t, completions_.top().t);
-    if (!expiries_.empty()) t = std::min(t, expiries_.top());
+    if (!expiries_.empty()) t = std::min(t, *expiries_.begin());
     t = std::min(t, next_reclaim_ms_);
     if (t == INT64_MAX) break;
     if (options_.until_ms && t > *options_.until_ms) break;
@@ -264,7 +274,7 @@ void SimEngine::Run() {
       ReclaimPass();
     }
     Schedule();
-    if (reclaim_ && queue_.HasParked() && next_reclaim_ms_ == INT64_MAX) {
+    if (reclaim_ && next_reclaim_ms_ == INT64_MAX && ReclaimPassUseful()) {
       next_reclaim_ms_ = now_ + std::max<int64_t>(1, options_.reclaim_interval_ms);
     }
     if (options_.progress && static_cast<int64_t>(next_arrival) != last_progress &&
@@ -321,10 +331,17 @@ Status RunSimulation(const SimulationInput& input, const SimulationOptions& opti
   *out = SimulationResult{};
   SimEngine engine(input, options, out);
   if (Status s = engine.Setup(); !s.ok()) return s;
+  auto thread_cpu = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+  };
   const auto start = std::chrono::steady_clock::now();
+  const double cpu_start = thread_cpu();
   engine.Run();
   out->engine_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out->engine_cpu_seconds = thread_cpu() - cpu_start;
   engine.Collect();
   return {};
 }

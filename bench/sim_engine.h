@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <queue>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -77,6 +78,9 @@ class SimEngine {
   int BucketFor(const WorkloadPod& pod, int tenant);
   void Submit(uint32_t id, bool resubmission);
   void ProcessExpiries();
+  // Whether a reclaim pass could do anything: some parked bucket has not tried reclaim since the
+  // cluster last changed.
+  bool ReclaimPassUseful() const;
 
   // sim_scheduling.cpp
   void Schedule();
@@ -122,11 +126,11 @@ class SimEngine {
   PendingQueue queue_;
   std::vector<std::vector<NodeTenantUsage>> node_tenants_;
   std::map<std::string, OurNomination> nominations_;  // by uid
-  std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> expiries_;
+  std::multiset<int64_t> expiries_;  // of the nominations in force
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
   int64_t now_ = 0;
   int64_t next_reclaim_ms_ = INT64_MAX;
-  uint64_t epoch_ = 0;  // bumps on every bind and every stop
+  uint64_t epoch_ = 0;  // bumps on every bind, stop, nomination and expiry
 
   Pod scratch_;
   int scratch_bucket_ = -1;

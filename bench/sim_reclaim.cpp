@@ -20,7 +20,10 @@ bool SimEngine::CouldFitWithoutVictims(int n, const DenseRequest& r) const {
   thread_local std::vector<int64_t> freed;
   freed.assign(nodes_->dims().size(), 0);
   for (const NodeTenantUsage& u : node_tenants_[n]) {
-    if (std::find(victim_tenants_.begin(), victim_tenants_.end(), u.tenant) == victim_tenants_.end()) continue;
+    if (u.pods == 0 ||
+        std::find(victim_tenants_.begin(), victim_tenants_.end(), u.tenant) == victim_tenants_.end()) {
+      continue;
+    }
     pods += u.pods;
     for (std::size_t d = 0; d < freed.size(); ++d) freed[d] += u.used[d];
   }
@@ -36,13 +39,13 @@ bool SimEngine::TryReclaim(int b, uint32_t id) {
   PendingQueue::Bucket& qb = queue_.bucket(b);
   // Nothing changed since this bucket's last failed attempt: the answer would be the same.
   if (qb.reclaim_failed_epoch == epoch_) return false;
-  FillScratch(b, id);
-  if (nominations_.count(scratch_.uid) != 0) return false;  // a reclaim is in flight
-  ++out_->reclaim_attempts;
   auto fail = [&] {
     qb.reclaim_failed_epoch = epoch_;
     return false;
   };
+  FillScratch(b, id);
+  if (nominations_.count(scratch_.uid) != 0) return fail();  // a reclaim is in flight
+  ++out_->reclaim_attempts;
   const BucketInfo& info = buckets_[b];
   const QuotaBook& book = state_.quotas();
   const PreemptorContext ctx = MakePreemptorContext(state_, scratch_);
@@ -104,7 +107,7 @@ bool SimEngine::TryReclaim(int b, uint32_t id) {
   const int n = nodes_->IndexOf(node);
   nominations_[uid] = OurNomination{n, expires};
   nodes_->AddNomination(n, +1);
-  expiries_.push(expires);
+  expiries_.insert(expires);
   ++out_->reclaims;
   ++epoch_;
   return true;

@@ -169,9 +169,10 @@ void Cluster(Writer& w, const SimulationResult& r, bool with_timeline) {
       for (const auto& p : r.metrics.timeline()) w.Double(Fraction(p.*(series[i].second), total));
       w.EndArray();
     }
-    w.EndObject();
+    w.EndObject();  // timeline
   }
-  w.EndObject();
+  w.EndObject();  // utilisation
+  w.EndObject();  // cluster
 }
 
 void Engine(Writer& w, const SimulationResult& r) {
@@ -191,6 +192,7 @@ void Timing(Writer& w, const SimulationResult& r) {
   Key(w, "timing");
   w.StartObject();
   Num(w, "engine_wall_seconds", r.engine_seconds);
+  Num(w, "engine_cpu_seconds", r.engine_cpu_seconds);
   Num(w, "decisions_per_second", r.engine_seconds > 0 ? static_cast<double>(r.decisions) / r.engine_seconds : 0);
   w.EndObject();
 }
@@ -299,7 +301,10 @@ std::string PerfJson(const std::vector<SimulationResult>& results, double total_
     Int(w, "nodes", r.nodes);
     Int(w, "decisions", r.decisions);
     Num(w, "engine_wall_seconds", r.engine_seconds);
+    Num(w, "engine_cpu_seconds", r.engine_cpu_seconds);
     Num(w, "decisions_per_second", r.engine_seconds > 0 ? static_cast<double>(r.decisions) / r.engine_seconds : 0);
+    Num(w, "decisions_per_cpu_second",
+        r.engine_cpu_seconds > 0 ? static_cast<double>(r.decisions) / r.engine_cpu_seconds : 0);
     w.EndObject();
   }
   w.EndArray();

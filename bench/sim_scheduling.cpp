@@ -92,17 +92,10 @@ int SimEngine::FindNode(int b) {
     feasible_.clear();  // enough for a sample: the rotating scan decides which ones
   }
   const int total = nodes_->size();
-  int processed = total;
-  for (int i = 0; i < total; ++i) {
-    int n = start_index_ + i;
-    if (n >= total) n -= total;
-    if (!FitsNow(b, n)) continue;
-    feasible_.push_back(n);
-    if (feasible_.size() == num_to_find_ && options_.sampling == NodeSampling::kKubeScheduler) {
-      processed = i + 1;
-      break;
-    }
-  }
+  const BucketInfo& info = buckets_[b];
+  const std::size_t limit = options_.sampling == NodeSampling::kKubeScheduler ? num_to_find_ : SIZE_MAX;
+  const int processed = nodes_->Scan(info.request, info.static_class, start_index_, limit, &feasible_,
+                                     [&](int n) { return FitsNow(b, n); });
   if (total > 0) start_index_ = (start_index_ + processed) % total;
   const bool complete = processed == total;
   if (complete || qb.wake_list_valid) queue_.SetWakeList(b, complete, complete ? feasible_ : std::vector<int>());
@@ -123,7 +116,7 @@ void SimEngine::TrackBound(int tenant, int32_t priority, int n, const DenseReque
   }
   it->pods += sign;
   for (const auto& [d, amount] : r.dims) it->used[d] += sign * amount;
-  if (it->pods == 0) list.erase(it);
+  // Entries stay when they drop to zero: a tenant that ran on a node usually comes back.
 }
 
 void SimEngine::Bind(int b, uint32_t id, int n) {
@@ -139,11 +132,13 @@ void SimEngine::Bind(int b, uint32_t id, int n) {
   if (auto it = nominations_.find(scratch_.uid); it != nominations_.end()) {
     released = it->second.node;
     nodes_->AddNomination(released, -1);
+    expiries_.erase(expiries_.find(it->second.expires_ms));
     nominations_.erase(it);
   }
   TrackBound(info.tenant, scratch_.priority, n, info.request, +1);
   const int64_t arrival = input_.workload.pods[id].arrival_ms;
   metrics_->Started(info.tenant, info.request, now_ - arrival, !p.started);
+  if (options_.observer) options_.observer("bind", scratch_.uid, nodes_->name(n), now_);
   p.started = true;
   p.phase = Phase::kRunning;
   p.node = n;
@@ -159,6 +154,9 @@ void SimEngine::StopPod(uint32_t id, bool completed) {
   const BucketInfo& info = buckets_[p.bucket];
   state_.DeletePod(input_.workload.pods[id].name);
   const int n = p.node;
+  if (options_.observer) {
+    options_.observer(completed ? "complete" : "evict", input_.workload.pods[id].name, nodes_->name(n), now_);
+  }
   nodes_->Resync(state_, n);
   TrackBound(info.tenant, info.prototype.priority, n, info.request, -1);
   metrics_->Stopped(info.tenant, info.request, completed);
@@ -194,6 +192,7 @@ void SimEngine::Evict(const std::string& uid, int preemptor_tenant) {
   const int n = nodes_->IndexOf(pod->node_name);
   const DenseRequest r = nodes_->MakeRequest(pod->requests);
   const int32_t priority = pod->priority;
+  if (options_.observer) options_.observer("evict", uid, pod->node_name, now_);
   state_.DeletePod(uid);
   metrics_->Stopped(tenant, r, false);
   metrics_->Evicted(tenant, preemptor_tenant, true);
@@ -214,7 +213,7 @@ void SimEngine::NodeFreed(int n) {
 }
 
 void SimEngine::UsageDropped(int tenant) {
-  if (tenants_[tenant].quota == nullptr) return;
+  if (tenants_[tenant].quota == nullptr || !queue_.HasQuotaParked()) return;
   const QuotaBook& book = state_.quotas();
   const ResourceList used = book.Used(tenants_[tenant].name);
   queue_.OnUsageDropped(

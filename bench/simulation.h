@@ -67,6 +67,10 @@ struct SimulationOptions {
   std::optional<int64_t> sample_interval_ms;
   // Called now and then with (arrivals processed, arrivals in the workload).
   std::function<void(int64_t, int64_t)> progress;
+  // Called for every decision that changes something, for tests and debugging:
+  // ("bind", pod, node, t_ms), ("evict", victim, node, t_ms), ("reject", pod, "", t_ms),
+  // ("complete", pod, node, t_ms).
+  std::function<void(const char*, const std::string&, const std::string&, int64_t)> observer;
 };
 
 struct TenantPlanView {
@@ -99,7 +103,8 @@ struct SimulationResult {
   std::vector<int64_t> pending_at_end, requeued_at_end, running_at_end;
   std::vector<std::string> notes;
   SimMetrics metrics{{}, 0, -1, -1, -1, 1};
-  double engine_seconds = 0;  // wall time of the event loop; never part of report.json's body
+  double engine_seconds = 0;      // wall time of the event loop; never part of report.json's body
+  double engine_cpu_seconds = 0;  // CPU time of the thread running it (what a busy machine leaves)
 };
 
 // Runs one policy on the input. Fails on an unknown scoring name.

@@ -23,7 +23,9 @@ bool ParseTenantRule(std::string_view text, TenantRule* out, std::string* error)
       return true;
     }
   }
-  *error = "--tenants: expected qos or hash:N with 1 <= N <= 10000, got '" + std::string(text) + "'";
+  if (error != nullptr) {
+    *error = "--tenants: expected qos or hash:N with 1 <= N <= 10000, got '" + std::string(text) + "'";
+  }
   return false;
 }
 

@@ -23,7 +23,8 @@ struct TenantRule {
   std::string ToString() const;
 };
 
-// Parses "qos" or "hash:N" (1 <= N <= 10000). On failure returns false with *error set.
+// Parses "qos" or "hash:N" (1 <= N <= 10000). On failure returns false with *error set (when
+// `error` is not null).
 bool ParseTenantRule(std::string_view text, TenantRule* out, std::string* error);
 
 uint64_t Fnv1a64(std::string_view bytes);

@@ -17,16 +17,16 @@ namespace capext {
 struct ExtenderConfig {
   // Listener.
   std::string listen_address = "127.0.0.1";  // listenAddress / --listen-address
-  int port = 8888;                            // port / --port
-  std::string path_prefix;                    // pathPrefix / --path-prefix (e.g. "/scheduler")
-  std::string tls_cert_file;                  // tlsCertFile / --tls-cert
-  std::string tls_key_file;                   // tlsKeyFile / --tls-key
-  std::string client_ca_file;                 // clientCAFile / --client-ca
-  int webhook_port = 0;                       // webhookPort / --webhook-port (0 = off; HTTPS only)
-  std::string webhook_tls_cert_file;          // webhookTLSCertFile / --webhook-tls-cert
-  std::string webhook_tls_key_file;           // webhookTLSKeyFile / --webhook-tls-key
-  int64_t body_limit = 16 * 1024 * 1024;      // bodyLimit / --body-limit (a quantity: "16Mi")
-  int threads = 2;                            // threads / --threads
+  int port = 8888;                           // port / --port
+  std::string path_prefix;                   // pathPrefix / --path-prefix (e.g. "/scheduler")
+  std::string tls_cert_file;                 // tlsCertFile / --tls-cert
+  std::string tls_key_file;                  // tlsKeyFile / --tls-key
+  std::string client_ca_file;                // clientCAFile / --client-ca
+  int webhook_port = 0;                      // webhookPort / --webhook-port (0 = off; HTTPS only)
+  std::string webhook_tls_cert_file;         // webhookTLSCertFile / --webhook-tls-cert
+  std::string webhook_tls_key_file;          // webhookTLSKeyFile / --webhook-tls-key
+  int64_t body_limit = 16 * 1024 * 1024;     // bodyLimit / --body-limit (a quantity: "16Mi")
+  int threads = 2;                           // threads / --threads
   std::chrono::milliseconds request_timeout{4000};  // requestTimeout / --request-timeout
   std::chrono::milliseconds shutdown_grace{10000};  // shutdownGrace / --shutdown-grace
 
@@ -44,19 +44,19 @@ struct ExtenderConfig {
   std::string gpu_model_annotation;  // gpuModelAnnotation / --gpu-model-annotation ("" = off)
 
   // Accounting and reclaim.
-  std::chrono::milliseconds reservation_ttl{60000};   // reservationTTL / --reservation-ttl
-  std::chrono::milliseconds nomination_ttl{120000};   // nominationTTL / --nomination-ttl
-  std::string reclaim = "on";                         // reclaim / --reclaim (on|dry-run|off)
-  std::chrono::milliseconds reclaim_interval{1000};   // reclaimInterval / --reclaim-interval
-  double max_evictions_per_second = 5;                // maxEvictionsPerSecond
-  int max_evictions_per_namespace_per_minute = 30;    // maxEvictionsPerNamespacePerMinute
-  bool cross_node_reclaim = false;                    // crossNodeReclaim / --cross-node-reclaim
+  std::chrono::milliseconds reservation_ttl{60000};  // reservationTTL / --reservation-ttl
+  std::chrono::milliseconds nomination_ttl{120000};  // nominationTTL / --nomination-ttl
+  std::string reclaim = "on";                        // reclaim / --reclaim (on|dry-run|off)
+  std::chrono::milliseconds reclaim_interval{1000};  // reclaimInterval / --reclaim-interval
+  double max_evictions_per_second = 5;               // maxEvictionsPerSecond
+  int max_evictions_per_namespace_per_minute = 30;   // maxEvictionsPerNamespacePerMinute
+  bool cross_node_reclaim = false;                   // crossNodeReclaim / --cross-node-reclaim
 
   // Writing back.
-  bool status_updates = true;                               // statusUpdates
-  std::chrono::milliseconds status_update_interval{1000};   // statusUpdateInterval
-  bool requeue_nudge = true;                                // requeueNudge
-  std::chrono::milliseconds requeue_nudge_interval{5000};   // requeueNudgeInterval
+  bool status_updates = true;                              // statusUpdates
+  std::chrono::milliseconds status_update_interval{1000};  // statusUpdateInterval
+  bool requeue_nudge = true;                               // requeueNudge
+  std::chrono::milliseconds requeue_nudge_interval{5000};  // requeueNudgeInterval
 
   // Logs.
   std::string log_format = "logfmt";  // logFormat / --log-format (logfmt|json)
@@ -84,7 +84,8 @@ bool ParseServeFlags(const std::vector<std::string>& args, ExtenderConfig* confi
                      std::vector<ConfigDiagnostic>* diagnostics, bool* help);
 
 // Checks cross-field rules and policy names (e.g. tls cert without key, unknown scoring).
-bool ValidateExtenderConfig(const ExtenderConfig& config, std::vector<ConfigDiagnostic>* diagnostics);
+bool ValidateExtenderConfig(const ExtenderConfig& config,
+                            std::vector<ConfigDiagnostic>* diagnostics);
 
 // The --help text of `serve`, generated from the same table as the parser.
 std::string ServeFlagsHelp();

@@ -22,13 +22,19 @@ bool EqualFold(std::string_view a, std::string_view b) {
 
 const char* TypeName(const rapidjson::Value& v) {
   switch (v.GetType()) {
-    case rapidjson::kNullType: return "null";
+    case rapidjson::kNullType:
+      return "null";
     case rapidjson::kFalseType:
-    case rapidjson::kTrueType: return "boolean";
-    case rapidjson::kObjectType: return "object";
-    case rapidjson::kArrayType: return "array";
-    case rapidjson::kStringType: return "string";
-    case rapidjson::kNumberType: return "number";
+    case rapidjson::kTrueType:
+      return "boolean";
+    case rapidjson::kObjectType:
+      return "object";
+    case rapidjson::kArrayType:
+      return "array";
+    case rapidjson::kStringType:
+      return "string";
+    case rapidjson::kNumberType:
+      return "number";
   }
   return "value";
 }
@@ -126,9 +132,9 @@ bool ParseRfc3339(std::string_view text, int64_t* out_ms) {
   };
   int year, month, day, hour, minute, second;
   if (text.size() < 20 || !digits(0, 4, &year) || text[4] != '-' || !digits(5, 2, &month) ||
-      text[7] != '-' || !digits(8, 2, &day) || (text[10] != 'T' && text[10] != 't' && text[10] != ' ') ||
-      !digits(11, 2, &hour) || text[13] != ':' || !digits(14, 2, &minute) || text[16] != ':' ||
-      !digits(17, 2, &second)) {
+      text[7] != '-' || !digits(8, 2, &day) ||
+      (text[10] != 'T' && text[10] != 't' && text[10] != ' ') || !digits(11, 2, &hour) ||
+      text[13] != ':' || !digits(14, 2, &minute) || text[16] != ':' || !digits(17, 2, &second)) {
     return false;
   }
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {

@@ -124,7 +124,8 @@ class FileReader {
   }
 
   void Quota(const YAML::Node& doc, bool kind_implied) {
-    LocatedQuota located{{}, file_};
+    LocatedQuota located;  // (not brace-initialised: GCC 12 -O3 false -Wmaybe-uninitialized)
+    located.file = file_;
     std::vector<ValidationFinding> findings;
     QuotaCheckOptions options;
     options.kind_implied = kind_implied;

@@ -10,10 +10,10 @@ namespace {
 
 using json::Member;
 
-#define CE_RETURN_IF_ERROR(expr)     \
-  do {                               \
-    ::capext::Status _s = (expr);    \
-    if (!_s.ok()) return _s;         \
+#define CE_RETURN_IF_ERROR(expr)  \
+  do {                            \
+    ::capext::Status _s = (expr); \
+    if (!_s.ok()) return _s;      \
   } while (0)
 
 Status ReadStringMap(const rapidjson::Value& object, std::string_view name, const std::string& path,
@@ -34,7 +34,8 @@ Status ReadStringMap(const rapidjson::Value& object, std::string_view name, cons
 // A ResourceList of quantities in decision units. Negative amounts are rejected when
 // `allow_negative` is false.
 Status ReadResourceList(const rapidjson::Value& object, std::string_view name,
-                        const std::string& path, bool allow_negative, std::optional<ResourceList>* out) {
+                        const std::string& path, bool allow_negative,
+                        std::optional<ResourceList>* out) {
   const rapidjson::Value* v = Member(object, name);
   if (v == nullptr) return {};
   CE_RETURN_IF_ERROR(json::ExpectObject(*v, path));
@@ -87,7 +88,8 @@ Status ReadContainers(const rapidjson::Value& spec, std::string_view name,
       if (requests) container.requests = std::move(*requests);
     }
     std::string restart_policy;
-    CE_RETURN_IF_ERROR(json::ReadString(c, "restartPolicy", cpath + ".restartPolicy", &restart_policy));
+    CE_RETURN_IF_ERROR(
+        json::ReadString(c, "restartPolicy", cpath + ".restartPolicy", &restart_policy));
     container.restartable = restart_policy == "Always";
     out->push_back(std::move(container));
   }
@@ -133,7 +135,8 @@ Status ReadAffinity(const rapidjson::Value& spec, Pod* pod) {
   const rapidjson::Value* required =
       Member(*node_affinity, "requiredDuringSchedulingIgnoredDuringExecution");
   if (required == nullptr) return {};
-  const std::string path = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution";
+  const std::string path =
+      "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution";
   CE_RETURN_IF_ERROR(json::ExpectObject(*required, path));
   const rapidjson::Value* terms = Member(*required, "nodeSelectorTerms");
   if (terms == nullptr) return {};
@@ -142,8 +145,8 @@ Status ReadAffinity(const rapidjson::Value& spec, Pod* pod) {
     const std::string tpath = fmt::format("{}.nodeSelectorTerms[{}]", path, i);
     CE_RETURN_IF_ERROR(json::ExpectObject((*terms)[i], tpath));
     NodeSelectorTerm term;
-    CE_RETURN_IF_ERROR(ReadRequirements((*terms)[i], "matchExpressions", tpath + ".matchExpressions",
-                                        &term.match_expressions));
+    CE_RETURN_IF_ERROR(ReadRequirements((*terms)[i], "matchExpressions",
+                                        tpath + ".matchExpressions", &term.match_expressions));
     CE_RETURN_IF_ERROR(
         ReadRequirements((*terms)[i], "matchFields", tpath + ".matchFields", &term.match_fields));
     pod->required_affinity.push_back(std::move(term));
@@ -213,14 +216,16 @@ Status DecodePodBody(const rapidjson::Value& object, const DecodeOptions& option
                                         &pod->priority_class_name));
     CE_RETURN_IF_ERROR(
         ReadPreemptionPolicy(*spec, "spec.preemptionPolicy", &pod->spec_preemption_policy));
-    CE_RETURN_IF_ERROR(ReadStringMap(*spec, "nodeSelector", "spec.nodeSelector", &pod->node_selector));
+    CE_RETURN_IF_ERROR(
+        ReadStringMap(*spec, "nodeSelector", "spec.nodeSelector", &pod->node_selector));
     CE_RETURN_IF_ERROR(ReadTolerations(*spec, pod));
     CE_RETURN_IF_ERROR(ReadAffinity(*spec, pod));
     CE_RETURN_IF_ERROR(ReadContainers(*spec, "containers", &containers));
     CE_RETURN_IF_ERROR(ReadContainers(*spec, "initContainers", &init_containers));
     CE_RETURN_IF_ERROR(ReadResourceList(*spec, "overhead", "spec.overhead", false, &overhead));
   }
-  pod->requests = EffectivePodRequest(containers, init_containers, overhead.value_or(ResourceList{}));
+  pod->requests =
+      EffectivePodRequest(containers, init_containers, overhead.value_or(ResourceList{}));
 
   if (const rapidjson::Value* status = Member(object, "status")) {
     CE_RETURN_IF_ERROR(json::ExpectObject(*status, "status"));
@@ -271,10 +276,12 @@ Status DecodeNode(const rapidjson::Value& object, Node* out) {
   CE_RETURN_IF_ERROR(json::ExpectObject(object, "Node"));
   Node node;
   CE_RETURN_IF_ERROR(ReadMetadata(object, nullptr, &node.name, nullptr, nullptr));
-  CE_RETURN_IF_ERROR(ReadStringMap(*Member(object, "metadata"), "labels", "metadata.labels", &node.labels));
+  CE_RETURN_IF_ERROR(
+      ReadStringMap(*Member(object, "metadata"), "labels", "metadata.labels", &node.labels));
   if (const rapidjson::Value* spec = Member(object, "spec")) {
     CE_RETURN_IF_ERROR(json::ExpectObject(*spec, "spec"));
-    CE_RETURN_IF_ERROR(json::ReadBool(*spec, "unschedulable", "spec.unschedulable", &node.unschedulable));
+    CE_RETURN_IF_ERROR(
+        json::ReadBool(*spec, "unschedulable", "spec.unschedulable", &node.unschedulable));
     if (const rapidjson::Value* taints = Member(*spec, "taints")) {
       CE_RETURN_IF_ERROR(json::ExpectArray(*taints, "spec.taints"));
       for (rapidjson::SizeType i = 0; i < taints->Size(); ++i) {
@@ -283,7 +290,8 @@ Status DecodeNode(const rapidjson::Value& object, Node* out) {
         Taint taint;
         CE_RETURN_IF_ERROR(json::ReadString((*taints)[i], "key", path + ".key", &taint.key));
         CE_RETURN_IF_ERROR(json::ReadString((*taints)[i], "value", path + ".value", &taint.value));
-        CE_RETURN_IF_ERROR(json::ReadString((*taints)[i], "effect", path + ".effect", &taint.effect));
+        CE_RETURN_IF_ERROR(
+            json::ReadString((*taints)[i], "effect", path + ".effect", &taint.effect));
         node.taints.push_back(std::move(taint));
       }
     }
@@ -310,8 +318,8 @@ Status DecodeElasticQuota(const rapidjson::Value& object, ElasticQuota* out) {
       json::ReadString(meta, "resourceVersion", "metadata.resourceVersion", &eq.resource_version));
   if (const rapidjson::Value* ann = Member(meta, "annotations")) {
     CE_RETURN_IF_ERROR(json::ExpectObject(*ann, "metadata.annotations"));
-    CE_RETURN_IF_ERROR(json::ReadString(*ann, kParentQuotaAnnotation, "metadata.annotations",
-                                        &eq.parent));
+    CE_RETURN_IF_ERROR(
+        json::ReadString(*ann, kParentQuotaAnnotation, "metadata.annotations", &eq.parent));
   }
   std::string api_version;
   CE_RETURN_IF_ERROR(json::ReadString(object, "apiVersion", "apiVersion", &api_version));
@@ -356,7 +364,8 @@ Status DecodePodDisruptionBudget(const rapidjson::Value& object, PodDisruptionBu
       CE_RETURN_IF_ERROR(
           ReadRequirements(*sel, "matchExpressions", "spec.selector.matchExpressions", &exprs));
       for (auto& e : exprs) {
-        selector.match_expressions.push_back({std::move(e.key), std::move(e.op), std::move(e.values)});
+        selector.match_expressions.push_back(
+            {std::move(e.key), std::move(e.op), std::move(e.values)});
       }
       pdb.selector = std::move(selector);
     }
@@ -411,8 +420,8 @@ Status DecodeKubeObject(const rapidjson::Value& object, const DecodeOptions& opt
     Node node;
     s = DecodeNode(object, &node);
     *out = std::move(node);
-  } else if (*kind == "ElasticQuota" &&
-             (api_version.empty() || group == kElasticQuotaGroup || group == kElasticQuotaLegacyGroup)) {
+  } else if (*kind == "ElasticQuota" && (api_version.empty() || group == kElasticQuotaGroup ||
+                                         group == kElasticQuotaLegacyGroup)) {
     ElasticQuota eq;
     s = DecodeElasticQuota(object, &eq);
     *out = std::move(eq);

@@ -19,7 +19,8 @@ void Collect(KubeObject&& obj, Snapshot* out) {
         if constexpr (std::is_same_v<T, Pod>) out->pods.push_back(std::move(o));
         if constexpr (std::is_same_v<T, Node>) out->nodes.push_back(std::move(o));
         if constexpr (std::is_same_v<T, ElasticQuota>) out->quotas.push_back(std::move(o));
-        if constexpr (std::is_same_v<T, PriorityClass>) out->priority_classes.push_back(std::move(o));
+        if constexpr (std::is_same_v<T, PriorityClass>)
+          out->priority_classes.push_back(std::move(o));
         if constexpr (std::is_same_v<T, PodDisruptionBudget>) out->pdbs.push_back(std::move(o));
       },
       obj);
@@ -83,7 +84,8 @@ Status ParseSnapshot(const std::string& text, const std::string& source,
     d.Parse(text.data(), text.size());
     if (d.HasParseError()) {
       return Status::Error(fmt::format("{}: invalid JSON at offset {}: {}", source,
-                                       d.GetErrorOffset(), rapidjson::GetParseError_En(d.GetParseError())));
+                                       d.GetErrorOffset(),
+                                       rapidjson::GetParseError_En(d.GetParseError())));
     }
     if (d.IsArray()) {
       for (rapidjson::SizeType i = 0; i < d.Size(); ++i) {
@@ -122,11 +124,16 @@ Status LoadSnapshotFile(const std::string& path, const DecodeOptions& options, S
 }
 
 void ApplySnapshot(const Snapshot& snapshot, ClusterState* state) {
-  for (const auto& pc : snapshot.priority_classes) state->UpsertPriorityClass(pc);
-  for (const auto& node : snapshot.nodes) state->UpsertNode(node);
-  for (const auto& quota : snapshot.quotas) state->UpsertQuota(quota);
-  for (const auto& pdb : snapshot.pdbs) state->UpsertPdb(pdb);
-  for (const auto& pod : snapshot.pods) state->UpsertPod(pod);
+  for (const auto& pc : snapshot.priority_classes)
+    state->UpsertPriorityClass(pc);
+  for (const auto& node : snapshot.nodes)
+    state->UpsertNode(node);
+  for (const auto& quota : snapshot.quotas)
+    state->UpsertQuota(quota);
+  for (const auto& pdb : snapshot.pdbs)
+    state->UpsertPdb(pdb);
+  for (const auto& pod : snapshot.pods)
+    state->UpsertPod(pod);
 }
 
 }  // namespace capext

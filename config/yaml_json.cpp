@@ -35,11 +35,12 @@ struct Converter {
         out->SetObject();
         for (const auto& kv : node) {
           if (!kv.first.IsScalar()) {
-            return Status::Error(fmt::format("line {}: mapping keys must be scalars",
-                                             kv.first.Mark().line + 1));
+            return Status::Error(
+                fmt::format("line {}: mapping keys must be scalars", kv.first.Mark().line + 1));
           }
           rapidjson::Value key(kv.first.Scalar().c_str(),
-                               static_cast<rapidjson::SizeType>(kv.first.Scalar().size()), allocator);
+                               static_cast<rapidjson::SizeType>(kv.first.Scalar().size()),
+                               allocator);
           rapidjson::Value v;
           if (Status s = Convert(kv.second, &v, depth + 1); !s.ok()) return s;
           out->AddMember(key, v, allocator);

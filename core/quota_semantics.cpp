@@ -120,12 +120,10 @@ std::vector<Excess> ExceedsMax(QuotaSemantics semantics, const ElasticQuota& quo
 std::vector<Excess> ExceedsMin(QuotaSemantics semantics, const ElasticQuota& quota,
                                const ResourceList& used, const ResourceList& add) {
   if (semantics == QuotaSemantics::kSchedulerPlugins) {
-    if (!quota.min) {
-      // The reference treats an absent min as "always over min".
-      return {Excess{std::string(kResourceCPU), used.Get(kResourceCPU), add.Get(kResourceCPU), 0}};
-    }
-    // usedOverMinWith(add): scalars named in `add` only, even when `add` is empty.
-    return ReferenceExceeds(add, used, *quota.min, 0, "add");
+    // A wholly absent min is 0 (capacity-semantics 0.1): the reference's constructor fills it
+    // with zeros, so its "Min nil => over min" check never fires. usedOverMinWith(add): scalars
+    // named in `add` only, even when `add` is empty.
+    return ReferenceExceeds(add, used, quota.min.value_or(ResourceList{}), 0, "add");
   }
   std::vector<Excess> out;
   auto check = [&](const std::string& name) {
@@ -148,8 +146,8 @@ std::vector<Excess> ExceedsMin(QuotaSemantics semantics, const ElasticQuota& quo
 bool IsBorrowing(QuotaSemantics semantics, const ElasticQuota& quota, const ResourceList& used) {
   if (semantics == QuotaSemantics::kSchedulerPlugins) {
     // usedOverMin(): scalars named in `used`.
-    if (!quota.min) return true;
-    return !ReferenceExceeds(used, ResourceList{}, *quota.min, 0, "used").empty();
+    return !ReferenceExceeds(used, ResourceList{}, quota.min.value_or(ResourceList{}), 0, "used")
+                .empty();
   }
   return !ExceedsMin(semantics, quota, used, ResourceList{}).empty();
 }

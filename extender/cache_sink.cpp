@@ -17,8 +17,11 @@ bool Decode(const std::string& resource, const std::string& text, const DecodeOp
     return false;
   }
   static const std::map<std::string, std::string> kKinds = {
-      {"pods", "Pod"}, {"nodes", "Node"}, {"elasticquotas", "ElasticQuota"},
-      {"priorityclasses", "PriorityClass"}, {"poddisruptionbudgets", "PodDisruptionBudget"}};
+      {"pods", "Pod"},
+      {"nodes", "Node"},
+      {"elasticquotas", "ElasticQuota"},
+      {"priorityclasses", "PriorityClass"},
+      {"poddisruptionbudgets", "PodDisruptionBudget"}};
   auto kind_it = kKinds.find(resource);
   if (kind_it == kKinds.end()) return false;
   bool skipped = false;
@@ -26,14 +29,17 @@ bool Decode(const std::string& resource, const std::string& text, const DecodeOp
   Status s = DecodeKubeObject(doc, options, kind_it->second, out, &skipped, &kind);
   if (!s.ok() || skipped) {
     Log(LogLevel::kWarn, "cannot decode object; skipped",
-        {{"resource", resource}, {"object", DescribeObject(doc, kind_it->second)},
+        {{"resource", resource},
+         {"object", DescribeObject(doc, kind_it->second)},
          {"error", s.ok() ? "unexpected kind " + kind : s.message()}});
     return false;
   }
   return true;
 }
 
-std::string PodKey(const Pod& p) { return p.uid.empty() ? p.Key() : p.uid; }
+std::string PodKey(const Pod& p) {
+  return p.uid.empty() ? p.Key() : p.uid;
+}
 
 void Upsert(ClusterState& state, KubeObject&& obj) {
   std::visit(
@@ -43,7 +49,8 @@ void Upsert(ClusterState& state, KubeObject&& obj) {
         if constexpr (std::is_same_v<T, Node>) state.UpsertNode(std::move(o));
         if constexpr (std::is_same_v<T, ElasticQuota>) {
           if (!state.UpsertQuota(o)) {
-            Log(LogLevel::kWarn, "second ElasticQuota in a namespace is ignored", {{"quota", o.Key()}});
+            Log(LogLevel::kWarn, "second ElasticQuota in a namespace is ignored",
+                {{"quota", o.Key()}});
           }
         }
         if constexpr (std::is_same_v<T, PriorityClass>) state.UpsertPriorityClass(o);
@@ -82,8 +89,10 @@ void CacheSink::Replace(const std::string& resource, std::vector<std::string> ob
           [&](const auto& o) {
             using T = std::decay_t<decltype(o)>;
             if constexpr (std::is_same_v<T, Pod>) keep.insert(PodKey(o));
-            if constexpr (std::is_same_v<T, Node> || std::is_same_v<T, PriorityClass>) keep.insert(o.name);
-            if constexpr (std::is_same_v<T, ElasticQuota> || std::is_same_v<T, PodDisruptionBudget>) {
+            if constexpr (std::is_same_v<T, Node> || std::is_same_v<T, PriorityClass>)
+              keep.insert(o.name);
+            if constexpr (std::is_same_v<T, ElasticQuota> ||
+                          std::is_same_v<T, PodDisruptionBudget>) {
               keep.insert(o.ns + "/" + o.name);
             }
           },
@@ -94,13 +103,15 @@ void CacheSink::Replace(const std::string& resource, std::vector<std::string> ob
       for (const auto& [uid, pod] : state.pods()) {
         if (!keep.count(uid)) gone.push_back(uid);
       }
-      for (const auto& uid : gone) state.DeletePod(uid);
+      for (const auto& uid : gone)
+        state.DeletePod(uid);
     } else if (resource == "nodes") {
       std::vector<std::string> gone;
       for (const auto& [name, node] : state.nodes()) {
         if (!keep.count(name)) gone.push_back(name);
       }
-      for (const auto& name : gone) state.DeleteNode(name);
+      for (const auto& name : gone)
+        state.DeleteNode(name);
     } else if (resource == "elasticquotas") {
       std::vector<std::pair<std::string, std::string>> gone;
       for (const auto& [ns, q] : state.quotas().quotas()) {
@@ -109,27 +120,32 @@ void CacheSink::Replace(const std::string& resource, std::vector<std::string> ob
       for (const auto& d : state.quotas().duplicates()) {
         if (!keep.count(d.ns + "/" + d.name)) gone.emplace_back(d.ns, d.name);
       }
-      for (const auto& [ns, name] : gone) state.DeleteQuota(ns, name);
+      for (const auto& [ns, name] : gone)
+        state.DeleteQuota(ns, name);
     } else if (resource == "priorityclasses") {
       std::vector<std::string> gone;
       for (const auto& [name, pc] : state.priority_classes()) {
         if (!keep.count(name)) gone.push_back(name);
       }
-      for (const auto& name : gone) state.DeletePriorityClass(name);
+      for (const auto& name : gone)
+        state.DeletePriorityClass(name);
     } else if (resource == "poddisruptionbudgets") {
       std::vector<std::pair<std::string, std::string>> gone;
       for (const auto& pdb : state.pdbs()) {
         if (!keep.count(pdb.ns + "/" + pdb.name)) gone.emplace_back(pdb.ns, pdb.name);
       }
-      for (const auto& [ns, name] : gone) state.DeletePdb(ns, name);
+      for (const auto& [ns, name] : gone)
+        state.DeletePdb(ns, name);
     }
-    for (auto& obj : objects) Upsert(state, std::move(obj));
+    for (auto& obj : objects)
+      Upsert(state, std::move(obj));
     return 0;
   });
   metrics_->Count("capacity_extender_informer_lists_total", "resource", resource);
 }
 
-void CacheSink::Apply(const std::string& resource, kube::WatchEventType type, std::string object_json) {
+void CacheSink::Apply(const std::string& resource, kube::WatchEventType type,
+                      std::string object_json) {
   KubeObject obj;
   if (!Decode(resource, object_json, cache_->decode_options(), &obj)) return;
   cache_->Write([&](ClusterState& state) {

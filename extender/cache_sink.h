@@ -18,7 +18,8 @@ class CacheSink final : public kube::InformerSink {
  public:
   CacheSink(SchedulerCache* cache, Metrics* metrics) : cache_(cache), metrics_(metrics) {}
   void Replace(const std::string& resource, std::vector<std::string> objects_json) override;
-  void Apply(const std::string& resource, kube::WatchEventType type, std::string object_json) override;
+  void Apply(const std::string& resource, kube::WatchEventType type,
+             std::string object_json) override;
 
  private:
   SchedulerCache* cache_;

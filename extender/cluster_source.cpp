@@ -10,12 +10,13 @@ namespace capext {
 
 Status LoadEmbeddedCluster(const std::string& path, SchedulerCache* cache, std::string* source) {
   Snapshot snapshot;
-  Status s = path.empty()
-                 ? ParseSnapshot(kBundledExampleYaml, kBundledExampleName, cache->decode_options(), &snapshot)
-                 : LoadSnapshotFile(path, cache->decode_options(), &snapshot);
+  Status s = path.empty() ? ParseSnapshot(kBundledExampleYaml, kBundledExampleName,
+                                          cache->decode_options(), &snapshot)
+                          : LoadSnapshotFile(path, cache->decode_options(), &snapshot);
   if (!s.ok()) return s;
   *source = path.empty() ? kBundledExampleName : path;
-  for (const auto& note : snapshot.notes) Log(LogLevel::kInfo, "snapshot note", {{"note", note}});
+  for (const auto& note : snapshot.notes)
+    Log(LogLevel::kInfo, "snapshot note", {{"note", note}});
   cache->Write([&](ClusterState& state) {
     ApplySnapshot(snapshot, &state);
     for (const auto& d : state.quotas().duplicates()) {

@@ -11,7 +11,8 @@ EvictOutcome EmbeddedEvictor::Evict(const Pod& victim, const std::string& reason
     state.DeletePod(key);
     return true;
   });
-  Log(LogLevel::kInfo, "evicted", {{"pod", victim.Key()}, {"node", victim.node_name}, {"reason", reason}});
+  Log(LogLevel::kInfo, "evicted",
+      {{"pod", victim.Key()}, {"node", victim.node_name}, {"reason", reason}});
   return EvictOutcome{found, false, found ? "" : "pod not found"};
 }
 

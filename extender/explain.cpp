@@ -49,7 +49,8 @@ void WriteResources(W& w, const char* key, const ResourceList& list) {
 
 }  // namespace
 
-std::string ExplainPodJson(const ClusterState& state, const Pod& pod, const MoreImportantFn& order) {
+std::string ExplainPodJson(const ClusterState& state, const Pod& pod,
+                           const MoreImportantFn& order) {
   Explanation e = Explain(state, pod, order);
   rapidjson::StringBuffer buffer;
   rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
@@ -105,8 +106,7 @@ std::string ExplainPodJson(const ClusterState& state, const Pod& pod, const More
   }
   w.EndArray();
   w.Key("summary");
-  w.String(e.feasibility.feasible.empty() ? SummarizeUnschedulable(e.feasibility).c_str()
-                                          : "fits");
+  w.String(e.feasibility.feasible.empty() ? SummarizeUnschedulable(e.feasibility).c_str() : "fits");
   w.Key("reclaim");
   w.StartObject();
   w.Key("decision");
@@ -115,7 +115,8 @@ std::string ExplainPodJson(const ClusterState& state, const Pod& pod, const More
   w.String(e.reclaim.node.c_str());
   w.Key("victims");
   w.StartArray();
-  for (const Pod* v : e.reclaim.victims) w.String(v->Key().c_str());
+  for (const Pod* v : e.reclaim.victims)
+    w.String(v->Key().c_str());
   w.EndArray();
   w.Key("reason");
   w.String(e.reclaim.reason.c_str());
@@ -136,7 +137,8 @@ std::string ExplainPodJson(const ClusterState& state, const Pod& pod, const More
   return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
 }
 
-std::string ExplainPodText(const ClusterState& state, const Pod& pod, const MoreImportantFn& order) {
+std::string ExplainPodText(const ClusterState& state, const Pod& pod,
+                           const MoreImportantFn& order) {
   Explanation e = Explain(state, pod, order);
   std::string out = fmt::format("pod {} (priority {}) requests {}\n", pod.Key(), pod.priority,
                                 e.request.ToString());
@@ -150,11 +152,14 @@ std::string ExplainPodText(const ClusterState& state, const Pod& pod, const More
                        e.reserved.ToString());
     out += fmt::format("  request + nominated in namespace {{{}}}; + other nominated {{{}}}\n",
                        e.sums.in_eq.ToString(), e.sums.all.ToString());
-    out += fmt::format("  cluster: used {{{}}} min {{{}}}\n",
-                       state.quotas().totals().used.ToString(), state.quotas().totals().min.ToString());
+    out +=
+        fmt::format("  cluster: used {{{}}} min {{{}}}\n", state.quotas().totals().used.ToString(),
+                    state.quotas().totals().min.ToString());
   }
-  out += fmt::format("admission: {}\n", e.feasibility.quota.ok() ? "pass" : e.feasibility.quota.reason);
-  for (const auto& name : e.feasibility.feasible) out += fmt::format("  node {}: fits\n", name);
+  out += fmt::format("admission: {}\n",
+                     e.feasibility.quota.ok() ? "pass" : e.feasibility.quota.reason);
+  for (const auto& name : e.feasibility.feasible)
+    out += fmt::format("  node {}: fits\n", name);
   for (const auto& [name, fit] : e.feasibility.failed) {
     out += fmt::format("  node {}: {}\n", name, fit.Reason());
   }

@@ -22,12 +22,13 @@ int RunExplainCommand(const std::vector<std::string>& args) {
     };
     bool ok = true;
     if (a == "--help" || a == "-h") {
-      std::cout << "usage: capacity-extender explain [--snapshot FILE] [--quota-semantics NAME] "
-                   "[-o text|json] (NAMESPACE/NAME | -f POD.yaml)\n\n"
-                   "Prints, for one pod, the quota arithmetic of its ElasticQuota (used, reserved,\n"
-                   "request, nominated sums, min, max, cluster totals), why each node fits or not,\n"
-                   "and what the reclaim controller would evict. Without --snapshot the bundled\n"
-                   "example cluster is used.\n";
+      std::cout
+          << "usage: capacity-extender explain [--snapshot FILE] [--quota-semantics NAME] "
+             "[-o text|json] (NAMESPACE/NAME | -f POD.yaml)\n\n"
+             "Prints, for one pod, the quota arithmetic of its ElasticQuota (used, reserved,\n"
+             "request, nominated sums, min, max, cluster totals), why each node fits or not,\n"
+             "and what the reclaim controller would evict. Without --snapshot the bundled\n"
+             "example cluster is used.\n";
       return 0;
     } else if (a == "--snapshot") {
       ok = value(&snapshot);
@@ -48,7 +49,8 @@ int RunExplainCommand(const std::vector<std::string>& args) {
     }
   }
   auto semantics = QuotaSemanticsFromName(semantics_name);
-  if (!semantics || (output != "text" && output != "json") || (pod_key.empty() == pod_file.empty())) {
+  if (!semantics || (output != "text" && output != "json") ||
+      (pod_key.empty() == pod_file.empty())) {
     std::cerr << "explain: give exactly one of NAMESPACE/NAME or -f POD.yaml; -o text|json\n";
     return 2;
   }
@@ -61,8 +63,10 @@ int RunExplainCommand(const std::vector<std::string>& args) {
   Pod pod;
   if (!pod_file.empty()) {
     Snapshot pods;
-    if (Status s = LoadSnapshotFile(pod_file, DecodeOptions{}, &pods); !s.ok() || pods.pods.size() != 1) {
-      std::cerr << "explain: " << (s.ok() ? pod_file + ": expected exactly one Pod" : s.message()) << "\n";
+    if (Status s = LoadSnapshotFile(pod_file, DecodeOptions{}, &pods);
+        !s.ok() || pods.pods.size() != 1) {
+      std::cerr << "explain: " << (s.ok() ? pod_file + ": expected exactly one Pod" : s.message())
+                << "\n";
       return 2;
     }
     pod = pods.pods[0];
@@ -73,11 +77,10 @@ int RunExplainCommand(const std::vector<std::string>& args) {
     });
   } else {
     const auto slash = pod_key.find('/');
-    const Pod* found = slash == std::string::npos
-                           ? nullptr
-                           : cache.Read([&](const ClusterState& state) {
-                               return state.FindPodByName(pod_key.substr(0, slash), pod_key.substr(slash + 1));
-                             });
+    const Pod* found =
+        slash == std::string::npos ? nullptr : cache.Read([&](const ClusterState& state) {
+          return state.FindPodByName(pod_key.substr(0, slash), pod_key.substr(slash + 1));
+        });
     if (found == nullptr) {
       std::cerr << "explain: pod " << pod_key << " is not in " << source << "\n";
       return 1;

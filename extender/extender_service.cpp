@@ -24,9 +24,10 @@ void ExtenderService::LearnPod(const Pod& pod) {
   const std::string key = CacheKey(pod);
   const bool current = cache_->Read([&](const ClusterState& state) {
     const Pod* known = state.FindPod(key);
-    return known != nullptr && (known->IsBound() || (known->requests == pod.requests &&
-                                                     known->nominated_node_name == pod.nominated_node_name &&
-                                                     known->spec_priority == pod.spec_priority));
+    return known != nullptr &&
+           (known->IsBound() || (known->requests == pod.requests &&
+                                 known->nominated_node_name == pod.nominated_node_name &&
+                                 known->spec_priority == pod.spec_priority));
   });
   if (current) return;
   cache_->Write([&](ClusterState& state) {

@@ -11,10 +11,10 @@
 #include <string>
 
 #include "extender/extender_wire.h"
+#include "extender/http/server.h"
 #include "extender/metrics.h"
 #include "extender/pod_binder.h"
 #include "extender/scheduler_cache.h"
-#include "extender/http/server.h"
 #include "policies/node_scorer.h"
 #include "policies/victim_order.h"
 
@@ -64,6 +64,8 @@ class ExtenderService {
 };
 
 // Pod uid as the cache keys it.
-inline std::string CacheKey(const Pod& pod) { return pod.uid.empty() ? pod.Key() : pod.uid; }
+inline std::string CacheKey(const Pod& pod) {
+  return pod.uid.empty() ? pod.Key() : pod.uid;
+}
 
 }  // namespace capext

@@ -43,7 +43,8 @@ Status ReadNameArray(const rapidjson::Value& v, const char* what, std::vector<st
   return {};
 }
 
-Status ReadVictimMapKeys(const rapidjson::Value& v, const char* what, std::vector<std::string>* out) {
+Status ReadVictimMapKeys(const rapidjson::Value& v, const char* what,
+                         std::vector<std::string>* out) {
   if (!v.IsObject()) return Status::Error(fmt::format("{}: expected an object", what));
   for (auto m = v.MemberBegin(); m != v.MemberEnd(); ++m) {
     if (!m->value.IsObject() && !m->value.IsNull()) {

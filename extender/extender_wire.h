@@ -26,8 +26,8 @@ Status ParseRequestBody(std::string& body, rapidjson::Document* doc);
 // ExtenderArgs (filter, prioritize).
 struct ExtenderArgs {
   Pod pod;
-  bool node_names_mode = false;        // NodeNames given: answer NodeNames
-  std::vector<std::string> node_names;  // the candidate names, in request order
+  bool node_names_mode = false;                  // NodeNames given: answer NodeNames
+  std::vector<std::string> node_names;           // the candidate names, in request order
   const rapidjson::Value* node_items = nullptr;  // Nodes.items (full mode), else nullptr
 };
 Status DecodeExtenderArgs(const rapidjson::Document& doc, const DecodeOptions& options,

@@ -23,7 +23,8 @@ void WriteReasonMap(JsonWriter& w, const char* key, const std::vector<std::strin
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (verdicts[i].code != code) continue;
     w.Key(names[i].c_str(), static_cast<rapidjson::SizeType>(names[i].size()));
-    w.String(verdicts[i].reason.c_str(), static_cast<rapidjson::SizeType>(verdicts[i].reason.size()));
+    w.String(verdicts[i].reason.c_str(),
+             static_cast<rapidjson::SizeType>(verdicts[i].reason.size()));
   }
   w.EndObject();
 }
@@ -66,7 +67,8 @@ http::Response ExtenderService::Filter(std::string& body) {
     return result;
   });
   if (!quota.ok()) {
-    for (auto& v : verdicts) v = {quota.code, quota.reason};
+    for (auto& v : verdicts)
+      v = {quota.code, quota.reason};
   }
 
   int passed = 0;
@@ -77,7 +79,8 @@ http::Response ExtenderService::Filter(std::string& body) {
     for (std::size_t i = 0; i < args.node_names.size(); ++i) {
       if (verdicts[i].code != FitCode::kPass) continue;
       ++passed;
-      w.String(args.node_names[i].c_str(), static_cast<rapidjson::SizeType>(args.node_names[i].size()));
+      w.String(args.node_names[i].c_str(),
+               static_cast<rapidjson::SizeType>(args.node_names[i].size()));
     }
     w.EndArray();
     w.Key("Nodes");

@@ -18,7 +18,8 @@ namespace capext {
 namespace {
 
 std::string Describe(const kube::ApiWriteResult& r) {
-  return r.http_status == 0 ? r.message : fmt::format("HTTP {} {}: {}", r.http_status, r.reason, r.message);
+  return r.http_status == 0 ? r.message
+                            : fmt::format("HTTP {} {}: {}", r.http_status, r.reason, r.message);
 }
 
 class LiveBinder final : public PodBinder {
@@ -40,8 +41,11 @@ class LiveEvictor final : public Evictor {
   EvictOutcome Evict(const Pod& victim, const std::string& reason) override {
     kube::ApiWriteResult result = evictor_.Evict(victim.ns, victim.name, victim.uid);
     Log(result.ok ? LogLevel::kInfo : LogLevel::kWarn, "eviction",
-        {{"pod", victim.Key()}, {"reason", reason}, {"result", result.ok ? "evicted" : Describe(result)}});
-    return EvictOutcome{result.ok, result.refused_by_disruption_budget, result.ok ? "" : Describe(result)};
+        {{"pod", victim.Key()},
+         {"reason", reason},
+         {"result", result.ok ? "evicted" : Describe(result)}});
+    return EvictOutcome{result.ok, result.refused_by_disruption_budget,
+                        result.ok ? "" : Describe(result)};
   }
 
  private:
@@ -54,7 +58,9 @@ class LiveNudger final : public RequeueNudger {
   bool Nudge(const Pod& pod) override {
     kube::ApiWriteResult result =
         annotator_.MarkForRetry(pod.ns, pod.name, std::chrono::system_clock::now());
-    if (!result.ok) Log(LogLevel::kWarn, "requeue nudge failed", {{"pod", pod.Key()}, {"error", Describe(result)}});
+    if (!result.ok)
+      Log(LogLevel::kWarn, "requeue nudge failed",
+          {{"pod", pod.Key()}, {"error", Describe(result)}});
     return result.ok;
   }
 
@@ -87,15 +93,18 @@ class LiveModeImpl final : public LiveMode {
       return false;
     }
     std::string groups;
-    for (const auto& g : apis.groups) groups += (groups.empty() ? "" : ",") + g;
+    for (const auto& g : apis.groups)
+      groups += (groups.empty() ? "" : ",") + g;
     Log(LogLevel::kInfo, "API groups found",
         {{"groups", groups},
-         {"elasticquota", apis.elastic_quota ? apis.elastic_quota->ToString() : "none (CRD not installed)"}});
+         {"elasticquota",
+          apis.elastic_quota ? apis.elastic_quota->ToString() : "none (CRD not installed)"}});
     elastic_quota_ = apis.elastic_quota;
     kube::InformerOptions base;
     base.resync_period = config_.resync_period;
     informers_ = std::make_unique<kube::InformerSet>(client_.get(), &sink_, apis);
-    for (auto& options : kube::LiveModeInformers(apis, base)) informers_->Add(std::move(options));
+    for (auto& options : kube::LiveModeInformers(apis, base))
+      informers_->Add(std::move(options));
     started_ = std::chrono::steady_clock::now();
     informers_->Start();
     background_ = std::jthread([this](std::stop_token stop) { Background(stop); });
@@ -111,9 +120,15 @@ class LiveModeImpl final : public LiveMode {
     if (informers_) informers_->Stop();
   }
 
-  std::unique_ptr<PodBinder> MakeBinder() override { return std::make_unique<LiveBinder>(client_.get()); }
-  std::unique_ptr<Evictor> MakeEvictor() override { return std::make_unique<LiveEvictor>(client_.get()); }
-  std::unique_ptr<RequeueNudger> MakeNudger() override { return std::make_unique<LiveNudger>(client_.get()); }
+  std::unique_ptr<PodBinder> MakeBinder() override {
+    return std::make_unique<LiveBinder>(client_.get());
+  }
+  std::unique_ptr<Evictor> MakeEvictor() override {
+    return std::make_unique<LiveEvictor>(client_.get());
+  }
+  std::unique_ptr<RequeueNudger> MakeNudger() override {
+    return std::make_unique<LiveNudger>(client_.get());
+  }
 
  private:
   // Readiness, then status.used write-back every interval.
@@ -150,8 +165,12 @@ class LiveModeImpl final : public LiveMode {
         auto add = [&](const std::string& n) {
           row.used[n] = QuantityFromDecisionAmount(n, used.Get(n)).ToString();
         };
-        if (q.min) for (const auto& e : q.min->entries()) add(e.first);
-        if (q.max) for (const auto& e : q.max->entries()) add(e.first);
+        if (q.min)
+          for (const auto& e : q.min->entries())
+            add(e.first);
+        if (q.max)
+          for (const auto& e : q.max->entries())
+            add(e.first);
         out.push_back(std::move(row));
       }
       return out;
@@ -186,7 +205,9 @@ class LiveModeImpl final : public LiveMode {
 
 }  // namespace
 
-bool LiveMode::InClusterAvailable() { return kube::RunningInCluster(); }
+bool LiveMode::InClusterAvailable() {
+  return kube::RunningInCluster();
+}
 
 std::unique_ptr<LiveMode> LiveMode::Start(const ExtenderConfig& config, SchedulerCache* cache,
                                           Metrics* metrics, std::string* error) {

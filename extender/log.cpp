@@ -17,10 +17,14 @@ std::mutex g_mutex;
 
 const char* LevelName(LogLevel level) {
   switch (level) {
-    case LogLevel::kDebug: return "debug";
-    case LogLevel::kInfo: return "info";
-    case LogLevel::kWarn: return "warn";
-    case LogLevel::kError: return "error";
+    case LogLevel::kDebug:
+      return "debug";
+    case LogLevel::kInfo:
+      return "info";
+    case LogLevel::kWarn:
+      return "warn";
+    case LogLevel::kError:
+      return "error";
   }
   return "info";
 }
@@ -62,24 +66,28 @@ void ConfigureLog(std::string_view format, std::string_view level) {
   g_level = static_cast<int>(l);
 }
 
-bool LogEnabled(LogLevel level) { return static_cast<int>(level) >= g_level.load(); }
+bool LogEnabled(LogLevel level) {
+  return static_cast<int>(level) >= g_level.load();
+}
 
 void Log(LogLevel level, std::string_view message, std::initializer_list<LogField> fields) {
   if (!LogEnabled(level)) return;
   const auto now = std::chrono::system_clock::now();
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
   std::time_t secs = static_cast<std::time_t>(ms / 1000);
   std::tm tm{};
   gmtime_r(&secs, &tm);
-  const std::string ts = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900,
-                                     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                                     ms % 1000);
+  const std::string ts =
+      fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms % 1000);
   const bool json = g_json.load();
   std::string line;
   if (json) {
     line = fmt::format("{{\"ts\":\"{}\",\"level\":\"{}\",\"msg\":{}", ts, LevelName(level),
                        Quote(message, true));
-    for (const auto& [k, v] : fields) line += fmt::format(",\"{}\":{}", k, Quote(v, true));
+    for (const auto& [k, v] : fields)
+      line += fmt::format(",\"{}\":{}", k, Quote(v, true));
     line += "}\n";
   } else {
     line = fmt::format("ts={} level={} msg={}", ts, LevelName(level), Quote(message, false));

@@ -54,8 +54,8 @@ std::string Metrics::Render() const {
         h.count);
     out += fmt::format("capacity_extender_request_duration_seconds_sum{{verb=\"{}\"}} {}\n", verb,
                        h.sum);
-    out += fmt::format("capacity_extender_request_duration_seconds_count{{verb=\"{}\"}} {}\n",
-                       verb, h.count);
+    out += fmt::format("capacity_extender_request_duration_seconds_count{{verb=\"{}\"}} {}\n", verb,
+                       h.count);
   }
   out += "# HELP capacity_extender_decisions_total Scheduling decisions by verb and outcome.\n";
   out += "# TYPE capacity_extender_decisions_total counter\n";

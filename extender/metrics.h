@@ -16,9 +16,8 @@ namespace capext {
 class Metrics {
  public:
   // Latency buckets in seconds (upper bounds), from 50 us to 5 s: kube-scheduler's budget.
-  static constexpr std::array<double, 12> kBuckets = {0.00005, 0.0001, 0.00025, 0.0005, 0.001,
-                                                      0.0025,  0.005,  0.01,    0.05,   0.25,
-                                                      1.0,     5.0};
+  static constexpr std::array<double, 12> kBuckets = {
+      0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1.0, 5.0};
 
   void ObserveRequest(const std::string& verb, int status, double seconds);
   // decision: e.g. filter/pass, filter/quota-rejected, bind/bound, bind/refused, preempt/victims.

@@ -41,7 +41,8 @@ http::Response ExtenderService::Preempt(std::string& body) {
       NodeVictims v = SelectVictimsOnNode(state, ctx, *info, more_important);
       if (!v.candidate) continue;
       Candidate c{name, {}, v.pdb_violations};
-      for (const Pod* victim : v.victims) c.uids.push_back(victim->uid);
+      for (const Pod* victim : v.victims)
+        c.uids.push_back(victim->uid);
       out.push_back(std::move(c));
     }
     return out;

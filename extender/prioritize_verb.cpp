@@ -26,7 +26,8 @@ http::Response ExtenderService::Prioritize(std::string& body) {
   for (std::size_t i = 0; i < args.node_names.size(); ++i) {
     w.StartObject();
     w.Key("Host");
-    w.String(args.node_names[i].c_str(), static_cast<rapidjson::SizeType>(args.node_names[i].size()));
+    w.String(args.node_names[i].c_str(),
+             static_cast<rapidjson::SizeType>(args.node_names[i].size()));
     w.Key("Score");
     w.Int(scores[i]);
     w.EndObject();

@@ -15,10 +15,15 @@ std::vector<std::string> ShownResources(QuotaSemantics semantics, const ElasticQ
   auto add = [&](const std::string& n) {
     if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
   };
-  if (q.min) for (const auto& e : q.min->entries()) add(e.first);
-  if (q.max) for (const auto& e : q.max->entries()) add(e.first);
+  if (q.min)
+    for (const auto& e : q.min->entries())
+      add(e.first);
+  if (q.max)
+    for (const auto& e : q.max->entries())
+      add(e.first);
   if (semantics == QuotaSemantics::kSchedulerPlugins) {
-    for (auto n : {kResourceCPU, kResourceMemory, kResourceEphemeralStorage}) add(std::string(n));
+    for (auto n : {kResourceCPU, kResourceMemory, kResourceEphemeralStorage})
+      add(std::string(n));
   }
   std::sort(names.begin(), names.end());
   return names;
@@ -106,22 +111,26 @@ std::string ExtenderService::QuotaGauges() const {
         out += fmt::format("capacity_extender_quota_used{{namespace=\"{}\",resource=\"{}\"}} {}\n",
                            ns, n, used.Get(n));
         if (q.min && q.min->Has(n)) {
-          min_lines += fmt::format(
-              "capacity_extender_quota_min{{namespace=\"{}\",resource=\"{}\"}} {}\n", ns, n,
-              q.min->Get(n));
+          min_lines +=
+              fmt::format("capacity_extender_quota_min{{namespace=\"{}\",resource=\"{}\"}} {}\n",
+                          ns, n, q.min->Get(n));
         }
         if (q.max && q.max->Has(n)) {
-          max_lines += fmt::format(
-              "capacity_extender_quota_max{{namespace=\"{}\",resource=\"{}\"}} {}\n", ns, n,
-              q.max->Get(n));
+          max_lines +=
+              fmt::format("capacity_extender_quota_max{{namespace=\"{}\",resource=\"{}\"}} {}\n",
+                          ns, n, q.max->Get(n));
         }
       }
     }
     return 0;
   });
-  out += "# HELP capacity_extender_quota_min Guaranteed amount (spec.min), decision units (cpu in millicores).\n";
+  out +=
+      "# HELP capacity_extender_quota_min Guaranteed amount (spec.min), decision units (cpu in "
+      "millicores).\n";
   out += "# TYPE capacity_extender_quota_min gauge\n" + min_lines;
-  out += "# HELP capacity_extender_quota_max Ceiling (spec.max), decision units (cpu in millicores).\n";
+  out +=
+      "# HELP capacity_extender_quota_max Ceiling (spec.max), decision units (cpu in "
+      "millicores).\n";
   out += "# TYPE capacity_extender_quota_max gauge\n" + max_lines;
   return out;
 }

@@ -17,7 +17,9 @@ ReclaimController::ReclaimController(SchedulerCache* cache, Metrics* metrics,
       nudger_(nudger),
       options_(options) {}
 
-ReclaimController::~ReclaimController() { Stop(); }
+ReclaimController::~ReclaimController() {
+  Stop();
+}
 
 void ReclaimController::Start() {
   thread_ = std::thread([this] {
@@ -44,7 +46,8 @@ void ReclaimController::Stop() {
 std::map<std::string, std::string> ReclaimController::InFlight() const {
   std::lock_guard lock(mutex_);
   std::map<std::string, std::string> out;
-  for (const auto& [uid, r] : in_flight_) out[r.pod_key] = r.node;
+  for (const auto& [uid, r] : in_flight_)
+    out[r.pod_key] = r.node;
   return out;
 }
 
@@ -53,7 +56,8 @@ bool ReclaimController::TakeEvictionBudget(const std::string& ns, int64_t now_ms
     recent_evictions_.pop_front();
   }
   auto& window = recent_by_namespace_[ns];
-  while (!window.empty() && window.front() <= now_ms - 60'000) window.pop_front();
+  while (!window.empty() && window.front() <= now_ms - 60'000)
+    window.pop_front();
   if (static_cast<double>(recent_evictions_.size()) + 1 > options_.max_evictions_per_second ||
       static_cast<int>(window.size()) + 1 > options_.max_evictions_per_namespace_per_minute) {
     return false;
@@ -73,7 +77,8 @@ void ReclaimController::TrackInFlight(int64_t now_ms) {
     View v = cache_->Read([&](const ClusterState& state) {
       const Pod* pod = state.FindPod(uid);
       bool gone = true;
-      for (const auto& victim : r.victim_uids) gone = gone && state.FindPod(victim) == nullptr;
+      for (const auto& victim : r.victim_uids)
+        gone = gone && state.FindPod(victim) == nullptr;
       return View{pod != nullptr, pod != nullptr && pod->IsBound(),
                   state.FindOurNomination(uid) != nullptr, gone};
     });
@@ -86,7 +91,9 @@ void ReclaimController::TrackInFlight(int64_t now_ms) {
     } else if (!v.exists || !v.nominated) {
       metrics_->Count("capacity_extender_reclaims_expired_total");
       Log(LogLevel::kWarn, "reclaim ended without a binding",
-          {{"pod", r.pod_key}, {"node", r.node}, {"reason", v.exists ? "nomination expired" : "pod deleted"}});
+          {{"pod", r.pod_key},
+           {"node", r.node},
+           {"reason", v.exists ? "nomination expired" : "pod deleted"}});
       done.push_back(uid);
     } else if (v.victims_gone && !r.nudged && nudger_ != nullptr) {
       const Pod pod = cache_->Read([&](const ClusterState& state) { return *state.FindPod(uid); });
@@ -94,14 +101,16 @@ void ReclaimController::TrackInFlight(int64_t now_ms) {
       if (r.nudged) metrics_->Count("capacity_extender_requeue_nudges_total");
     }
   }
-  for (const auto& uid : done) in_flight_.erase(uid);
+  for (const auto& uid : done)
+    in_flight_.erase(uid);
 }
 
 void ReclaimController::MaybeNudge(const Pod& pod, int64_t now_ms) {
   if (!options_.requeue_nudge || nudger_ == nullptr || !pod.unschedulable_condition) return;
   const std::string key = pod.uid.empty() ? pod.Key() : pod.uid;
   auto it = last_nudge_ms_.find(key);
-  if (it != last_nudge_ms_.end() && now_ms - it->second < options_.requeue_nudge_interval_ms) return;
+  if (it != last_nudge_ms_.end() && now_ms - it->second < options_.requeue_nudge_interval_ms)
+    return;
   last_nudge_ms_[key] = now_ms;
   if (nudger_->Nudge(pod)) {
     metrics_->Count("capacity_extender_requeue_nudges_total");
@@ -116,7 +125,8 @@ bool ReclaimController::ReclaimFor(const Pod& pod, int64_t now_ms) {
     std::vector<Pod> victims;
     cache_->Read([&](const ClusterState& state) {
       plan = PlanReclaim(state, pod, order_->AsFunction(), plan_options);
-      for (const Pod* v : plan.victims) victims.push_back(*v);
+      for (const Pod* v : plan.victims)
+        victims.push_back(*v);
       plan.victims.clear();  // pointers are only valid under the lock
       return 0;
     });
@@ -127,7 +137,8 @@ bool ReclaimController::ReclaimFor(const Pod& pod, int64_t now_ms) {
     if (plan.decision != ReclaimDecision::kEvict) return false;
 
     std::string names;
-    for (const auto& v : victims) names += (names.empty() ? "" : ", ") + v.Key();
+    for (const auto& v : victims)
+      names += (names.empty() ? "" : ", ") + v.Key();
     if (options_.mode == ReclaimMode::kDryRun) {
       const std::string signature = pod.Key() + "@" + plan.node + ":" + names;
       if (dry_run_logged_.insert(signature).second) {
@@ -153,7 +164,9 @@ bool ReclaimController::ReclaimFor(const Pod& pod, int64_t now_ms) {
       EvictOutcome outcome = evictor_->Evict(v, fmt::format("reclaim for {}", pod.Key()));
       if (!outcome.ok) {
         Log(LogLevel::kWarn, "eviction refused",
-            {{"victim", v.Key()}, {"pdb", outcome.refused_by_pdb ? "true" : "false"}, {"error", outcome.error}});
+            {{"victim", v.Key()},
+             {"pdb", outcome.refused_by_pdb ? "true" : "false"},
+             {"error", outcome.error}});
         metrics_->Count("capacity_extender_evictions_refused_total", "namespace", v.ns);
         refused = true;
         break;
@@ -180,10 +193,12 @@ bool ReclaimController::ReclaimFor(const Pod& pod, int64_t now_ms) {
 }
 
 int ReclaimController::RunOnce() {
-  if (options_.mode == ReclaimMode::kOff && !options_.requeue_nudge) return 0;
   const int64_t now = cache_->NowMs();
+  // Reservations and nominations expire here whatever the mode: a binding the watch never
+  // confirms must not hold quota forever.
   cache_->Write([&](ClusterState& state) { return state.Expire(now).size(); });
   TrackInFlight(now);
+  if (options_.mode == ReclaimMode::kOff && !options_.requeue_nudge) return 0;
 
   std::vector<Pod> pending = cache_->Read([&](const ClusterState& state) {
     std::vector<Pod> out;
@@ -198,7 +213,8 @@ int ReclaimController::RunOnce() {
     if (options_.mode == ReclaimMode::kOff) {
       // Nudges only.
       const bool fits = cache_->Read([&](const ClusterState& state) {
-        return PlanReclaim(state, pod, order_->AsFunction(), {}).decision == ReclaimDecision::kFitsNow;
+        return PlanReclaim(state, pod, order_->AsFunction(), {}).decision ==
+               ReclaimDecision::kFitsNow;
       });
       if (fits) MaybeNudge(pod, now);
       continue;

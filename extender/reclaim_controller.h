@@ -99,9 +99,9 @@ class ReclaimController {
   RequeueNudger* nudger_;
   ReclaimControllerOptions options_;
 
-  mutable std::mutex mutex_;  // guards in_flight_ for InFlight()
+  mutable std::mutex mutex_;                          // guards in_flight_ for InFlight()
   std::map<std::string, InFlightReclaim> in_flight_;  // by pod uid
-  std::deque<int64_t> recent_evictions_;               // global window (1 s)
+  std::deque<int64_t> recent_evictions_;              // global window (1 s)
   std::map<std::string, std::deque<int64_t>> recent_by_namespace_;  // 60 s windows
   std::map<std::string, int64_t> last_nudge_ms_;
   std::set<std::string> dry_run_logged_;

@@ -19,13 +19,16 @@ http::Response JsonError(int status, const std::string& message) {
 
 http::Response Admit(ExtenderService* service, const http::Request& request) {
   if (!request.tls) {
-    return JsonError(403, "admission webhook requests must arrive over HTTPS (configure "
-                          "webhookPort with webhookTLSCertFile/webhookTLSKeyFile)");
+    return JsonError(403,
+                     "admission webhook requests must arrive over HTTPS (configure "
+                     "webhookPort with webhookTLSCertFile/webhookTLSKeyFile)");
   }
   AdmissionClusterView view = service->cache().Read([](const ClusterState& state) {
     AdmissionClusterView v;
-    for (const auto& [ns, q] : state.quotas().quotas()) v.existing_quotas.push_back(q);
-    for (const auto& [name, node] : state.nodes()) v.total_allocatable.Add(node.allocatable);
+    for (const auto& [ns, q] : state.quotas().quotas())
+      v.existing_quotas.push_back(q);
+    for (const auto& [name, node] : state.nodes())
+      v.total_allocatable.Add(node.allocatable);
     return v;
   });
   std::string response;
@@ -54,7 +57,7 @@ http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptio
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       metrics->ObserveRequest(verb, response.status, seconds);
       if (response.status >= 400 || LogEnabled(LogLevel::kDebug)) {
-        Log(response.status >= 500 ? LogLevel::kError
+        Log(response.status >= 500   ? LogLevel::kError
             : response.status >= 400 ? LogLevel::kWarn
                                      : LogLevel::kDebug,
             "request",
@@ -71,8 +74,8 @@ http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptio
     const bool get = request.method == "GET" || request.method == "HEAD";
     const bool post = request.method == "POST";
     auto method_not_allowed = [&](const char* allowed) {
-      http::Response r = JsonError(405, fmt::format("{} {}: method not allowed (use {})",
-                                                    request.method, path, allowed));
+      http::Response r = JsonError(
+          405, fmt::format("{} {}: method not allowed (use {})", request.method, path, allowed));
       r.headers.emplace_back("Allow", allowed);
       finish(std::move(r));
     };
@@ -83,12 +86,14 @@ http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptio
     }
     if (path == "/readyz") {
       if (!get) return method_not_allowed("GET");
-      if (service->cache().ready()) return finish({200, "application/json", R"({"status":"ready"})", {}});
+      if (service->cache().ready())
+        return finish({200, "application/json", R"({"status":"ready"})", {}});
       return finish(JsonError(503, "cluster cache not synced yet"));
     }
     if (path == "/metrics") {
       if (!get) return method_not_allowed("GET");
-      return finish({200, "text/plain; version=0.0.4", metrics->Render() + service->QuotaGauges(), {}});
+      return finish(
+          {200, "text/plain; version=0.0.4", metrics->Render() + service->QuotaGauges(), {}});
     }
     if (path == "/admit") {
       if (!post) return method_not_allowed("POST");

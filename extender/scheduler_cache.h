@@ -23,7 +23,8 @@ int64_t SystemNowMs();
 
 class SchedulerCache {
  public:
-  SchedulerCache(QuotaSemantics semantics, DecodeOptions decode_options, ClockFn clock = SystemNowMs)
+  SchedulerCache(QuotaSemantics semantics, DecodeOptions decode_options,
+                 ClockFn clock = SystemNowMs)
       : state_(semantics), decode_options_(std::move(decode_options)), clock_(std::move(clock)) {}
 
   // Runs fn(const ClusterState&) under the shared lock and returns its result.

@@ -27,8 +27,9 @@ ReclaimMode ReclaimModeFromName(const std::string& name) {
 
 std::unique_ptr<http::Server> StartListener(const ExtenderConfig& config, int port,
                                             const std::string& cert, const std::string& key,
-                                            const std::string& client_ca, const std::string& address,
-                                            http::Handler handler, const char* what) {
+                                            const std::string& client_ca,
+                                            const std::string& address, http::Handler handler,
+                                            const char* what) {
   http::ServerOptions options;
   options.address = address;
   options.port = static_cast<uint16_t>(port);
@@ -58,7 +59,8 @@ int RunServeCommand(const std::vector<std::string>& args) {
   bool help = false;
   if (!ParseServeFlags(args, &config, &diagnostics, &help) ||
       (!help && !ValidateExtenderConfig(config, &diagnostics))) {
-    for (const auto& d : diagnostics) std::cerr << FormatDiagnostic(d) << "\n";
+    for (const auto& d : diagnostics)
+      std::cerr << FormatDiagnostic(d) << "\n";
     std::cerr << "see 'capacity-extender serve --help'\n";
     return 2;
   }
@@ -85,8 +87,8 @@ int RunServeCommand(const std::vector<std::string>& args) {
   std::unique_ptr<PodBinder> binder;
   std::unique_ptr<Evictor> evictor;
   std::unique_ptr<RequeueNudger> nudger;
-  const bool use_live = !config.kubeconfig.empty() ||
-                        (config.snapshot.empty() && LiveMode::InClusterAvailable());
+  const bool use_live =
+      !config.kubeconfig.empty() || (config.snapshot.empty() && LiveMode::InClusterAvailable());
   if (use_live) {
     std::string error;
     live = LiveMode::Start(config, &cache, &metrics, &error);
@@ -119,7 +121,8 @@ int RunServeCommand(const std::vector<std::string>& args) {
   reclaim_options.interval_ms = config.reclaim_interval.count();
   reclaim_options.nomination_ttl_ms = config.nomination_ttl.count();
   reclaim_options.max_evictions_per_second = config.max_evictions_per_second;
-  reclaim_options.max_evictions_per_namespace_per_minute = config.max_evictions_per_namespace_per_minute;
+  reclaim_options.max_evictions_per_namespace_per_minute =
+      config.max_evictions_per_namespace_per_minute;
   reclaim_options.requeue_nudge = config.requeue_nudge;
   reclaim_options.requeue_nudge_interval_ms = config.requeue_nudge_interval.count();
   reclaim_options.require_unschedulable_condition = use_live;
@@ -129,10 +132,10 @@ int RunServeCommand(const std::vector<std::string>& args) {
     Log(LogLevel::kWarn, "crossNodeReclaim is not available yet: reclaiming on one node at a time");
   }
 
-  auto server = StartListener(config, config.port, config.tls_cert_file, config.tls_key_file,
-                              config.client_ca_file, config.listen_address,
-                              MakeRouter(&service, &metrics, {config.path_prefix, Listener::kExtender}),
-                              "extender");
+  auto server = StartListener(
+      config, config.port, config.tls_cert_file, config.tls_key_file, config.client_ca_file,
+      config.listen_address,
+      MakeRouter(&service, &metrics, {config.path_prefix, Listener::kExtender}), "extender");
   if (!server) return 1;
   std::unique_ptr<http::Server> webhook;
   if (config.webhook_port != 0) {

@@ -73,10 +73,10 @@ TEST_CASE("ParseDurationMs", "[scenario]") {
     int64_t ms;
   };
   const std::vector<Case> cases = {
-      {"30s", true, 30000},  {"2m", true, 120000}, {"1h30m", true, 5400000},
-      {"500ms", true, 500},  {"0s", true, 0},      {"1m30s250ms", true, 90250},
-      {"", false, 0},        {"30", false, 0},     {"1.5s", false, 0},
-      {"-1s", false, 0},     {"5d", false, 0},     {"s", false, 0},
+      {"30s", true, 30000}, {"2m", true, 120000}, {"1h30m", true, 5400000},
+      {"500ms", true, 500}, {"0s", true, 0},      {"1m30s250ms", true, 90250},
+      {"", false, 0},       {"30", false, 0},     {"1.5s", false, 0},
+      {"-1s", false, 0},    {"5d", false, 0},     {"s", false, 0},
   };
   for (const auto& c : cases) {
     INFO(c.text);
@@ -125,10 +125,10 @@ TEST_CASE("running the same file twice gives byte-identical output", "[scenario]
 }
 
 TEST_CASE("a broken expectation is reported as FAIL with what happened", "[scenario]") {
-  const std::string path = WriteTempFile("failing", std::string("name: failing\n") + kSmallCluster +
-                                                        "events:\n  - create: " +
-                                                        PodYaml("a", "3") + "\n  - create: " +
-                                                        PodYaml("b", "2") + R"(
+  const std::string path =
+      WriteTempFile("failing", std::string("name: failing\n") + kSmallCluster +
+                                   "events:\n  - create: " + PodYaml("a", "3") +
+                                   "\n  - create: " + PodYaml("b", "2") + R"(
 expect:
   0: {bound: {eq1/a: n2}}
   1: {bound: {eq1/b: n1}, evicted: [eq1/a]}
@@ -147,10 +147,10 @@ expect:
 }
 
 TEST_CASE("delete and advance events", "[scenario]") {
-  const std::string path = WriteTempFile(
-      "delete_advance", std::string("name: delete-advance\n") + kSmallCluster +
-                            "events:\n  - create: " + PodYaml("a", "3") + "\n  - create: " +
-                            PodYaml("b", "2") + R"(
+  const std::string path =
+      WriteTempFile("delete_advance", std::string("name: delete-advance\n") + kSmallCluster +
+                                          "events:\n  - create: " + PodYaml("a", "3") +
+                                          "\n  - create: " + PodYaml("b", "2") + R"(
   - advance: 10m
   - delete: eq1/a
   - delete: eq1/missing
@@ -186,16 +186,17 @@ TEST_CASE("the quotaSemantics of a scenario is honoured", "[scenario]") {
   CHECK(r1.passed == 1);
 
   Scenario plugins = MustLoad(WriteTempFile(
-      "semantics_plugins", "name: s\nquotaSemantics: scheduler-plugins\n" + body +
-                               "expect:\n  0: {pending: {eq1/m: \"memory used 0 + request 1Mi > max 0\"}}\n"));
+      "semantics_plugins",
+      "name: s\nquotaSemantics: scheduler-plugins\n" + body +
+          "expect:\n  0: {pending: {eq1/m: \"memory used 0 + request 1Mi > max 0\"}}\n"));
   CHECK(plugins.quota_semantics == "scheduler-plugins");
   ScenarioReport r2;
   std::string output = Run(plugins, &r2);
   INFO(output);
   CHECK(r2.passed == 1);
 
-  Scenario unknown = MustLoad(WriteTempFile("semantics_unknown", "name: s\nquotaSemantics: lax\n" +
-                                                                      body));
+  Scenario unknown =
+      MustLoad(WriteTempFile("semantics_unknown", "name: s\nquotaSemantics: lax\n" + body));
   ScenarioReport r3;
   CHECK_THAT(Run(unknown, &r3), Catch::Contains("FAIL s: unknown quotaSemantics or scoring"));
   CHECK(r3.failed == 1);
@@ -211,7 +212,8 @@ TEST_CASE("scenario file errors", "[scenario]") {
       {"two documents", "name: a\n---\nname: b\n", "expected one YAML document"},
       {"cluster not a list", "name: a\ncluster: {}\n", "cluster: expected a list of objects"},
       {"a bad cluster object",
-       "name: a\ncluster:\n  - {kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: x}}}\n",
+       "name: a\ncluster:\n  - {kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "
+       "x}}}\n",
        "cluster[0] (Node n1): status.allocatable.cpu"},
       {"an event of no known kind", "name: a\nevents:\n  - sleep: 1s\n",
        "events[0]: expected one of create, delete, advance"},
@@ -225,8 +227,7 @@ TEST_CASE("scenario file errors", "[scenario]") {
        "expect.1: not an event index"},
       {"an unknown expectation", "name: a\nevents:\n  - advance: 1s\nexpect:\n  0: {running: []}\n",
        "expect.0.running: unknown expectation (bound, evicted, untouched, pending)"},
-      {"evicted not a list",
-       "name: a\nevents:\n  - advance: 1s\nexpect:\n  0: {evicted: eq1/a}\n",
+      {"evicted not a list", "name: a\nevents:\n  - advance: 1s\nexpect:\n  0: {evicted: eq1/a}\n",
        "expect.0.evicted: expected a list of namespace/name"},
   };
   for (const auto& c : cases) {
@@ -245,9 +246,10 @@ TEST_CASE("capacity-sim scenario exit codes and summary", "[scenario]") {
   CHECK(RunCommand({kSeed002}, &output) == 0);
   CHECK_THAT(output, Catch::EndsWith("8 passed, 0 failed\n"));
 
-  const std::string failing = WriteTempFile(
-      "exit_failing", std::string("name: f\n") + kSmallCluster + "events:\n  - create: " +
-                          PodYaml("a", "1") + "\nexpect:\n  0: {bound: {eq1/a: n9}}\n");
+  const std::string failing =
+      WriteTempFile("exit_failing", std::string("name: f\n") + kSmallCluster +
+                                        "events:\n  - create: " + PodYaml("a", "1") +
+                                        "\nexpect:\n  0: {bound: {eq1/a: n9}}\n");
   CHECK(RunCommand({kSeed002, failing}, &output) == 1);
   CHECK_THAT(output, Catch::EndsWith("8 passed, 1 failed\n"));
 

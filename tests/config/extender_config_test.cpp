@@ -3,6 +3,8 @@
 #include "config/extender_config.h"
 
 #include <catch2/catch.hpp>
+
+#include "tests/support/temp_dir.h"
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -18,20 +20,16 @@ namespace {
 
 using std::chrono::milliseconds;
 
-// A config file under the build tree, removed when the test ends.
+// A config file in a directory of its own (unique across parallel test processes), removed when
+// the test ends.
 class TempConfig {
  public:
-  explicit TempConfig(const std::string& text) {
-    static int counter = 0;
-    path_ = std::filesystem::path(CE_BINARY_DIR) /
-            ("extender_config_test_" + std::to_string(++counter) + ".yaml");
-    std::ofstream(path_) << text;
-  }
-  ~TempConfig() { std::filesystem::remove(path_); }
-  std::string path() const { return path_.string(); }
+  explicit TempConfig(const std::string& text) : path_(dir_.Write("extender-config.yaml", text)) {}
+  std::string path() const { return path_; }
 
  private:
-  std::filesystem::path path_;
+  capext::testing::TempDir dir_;
+  std::string path_;
 };
 
 std::string Joined(const std::vector<ConfigDiagnostic>& diagnostics) {

@@ -153,9 +153,8 @@ TEST_CASE("DecodePod phases", "[object_codec]") {
   for (const auto& c : cases) {
     INFO(c.phase);
     Pod pod;
-    REQUIRE(DecodePodJson(R"({"metadata": {"name": "p"}, "status": {"phase": ")" + c.phase +
-                              R"("}})",
-                          &pod)
+    REQUIRE(DecodePodJson(
+                R"({"metadata": {"name": "p"}, "status": {"phase": ")" + c.phase + R"("}})", &pod)
                 .ok());
     CHECK(pod.phase == c.want);
   }
@@ -170,8 +169,7 @@ struct ErrorCase {
 TEST_CASE("DecodePod errors name the field path", "[object_codec]") {
   const std::vector<ErrorCase> cases = {
       {"metadata missing", R"({"spec": {}})", "metadata: missing"},
-      {"metadata of the wrong type", R"({"metadata": []})",
-       "metadata: expected object, got array"},
+      {"metadata of the wrong type", R"({"metadata": []})", "metadata: expected object, got array"},
       {"name of the wrong type", R"({"metadata": {"name": 5}})",
        "metadata.name: expected string, got number"},
       {"label value of the wrong type", R"({"metadata": {"name": "p", "labels": {"app": 1}}})",
@@ -180,8 +178,7 @@ TEST_CASE("DecodePod errors name the field path", "[object_codec]") {
        "metadata.creationTimestamp: invalid RFC 3339 time \"yesterday\""},
       {"priority of the wrong type", R"({"metadata": {"name": "p"}, "spec": {"priority": "high"}})",
        "spec.priority: expected integer, got string"},
-      {"priority out of range",
-       R"({"metadata": {"name": "p"}, "spec": {"priority": 3000000000}})",
+      {"priority out of range", R"({"metadata": {"name": "p"}, "spec": {"priority": 3000000000}})",
        "spec.priority: number out of the int32 range"},
       {"unknown preemption policy",
        R"({"metadata": {"name": "p"}, "spec": {"preemptionPolicy": "Sometimes"}})",
@@ -205,7 +202,8 @@ TEST_CASE("DecodePod errors name the field path", "[object_codec]") {
        R"({"metadata": {"name": "p"}, "spec": {"initContainers": [{"name": "c",
            "resources": {"requests": {"memory": "-1Gi"}}}]}})",
        "spec.initContainers[0].resources.requests.memory: negative quantity \"-1Gi\""},
-      {"a negative overhead", R"({"metadata": {"name": "p"}, "spec": {"overhead": {"cpu": "-10m"}}})",
+      {"a negative overhead",
+       R"({"metadata": {"name": "p"}, "spec": {"overhead": {"cpu": "-10m"}}})",
        "spec.overhead.cpu: negative quantity \"-10m\""},
       {"tolerations not a list", R"({"metadata": {"name": "p"}, "spec": {"tolerations": {}}})",
        "spec.tolerations: expected array, got object"},

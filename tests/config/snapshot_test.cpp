@@ -72,8 +72,8 @@ status: {phase: Running}
 TEST_CASE("multi-document YAML", "[snapshot]") {
   Snapshot s = MustParse(kMultiDocument);
   REQUIRE(s.nodes.size() == 1);
-  CHECK(s.nodes[0].allocatable == ResourceList({{"cpu", 8000}, {"memory", int64_t{32} << 30},
-                                                  {"pods", 110}}));
+  CHECK(s.nodes[0].allocatable ==
+        ResourceList({{"cpu", 8000}, {"memory", int64_t{32} << 30}, {"pods", 110}}));
   REQUIRE(s.quotas.size() == 1);
   CHECK(s.quotas[0].api_group == "scheduling.sigs.k8s.io");
   CHECK(*s.quotas[0].max == ResourceList({{"cpu", 10000}}));
@@ -122,7 +122,8 @@ items:
 )");
     CHECK(s.nodes.size() == 1);
     CHECK(s.pods.size() == 1);
-    CHECK(s.notes == std::vector<std::string>{"snap.yaml: document 1, items[1]: skipped kind Service"});
+    CHECK(s.notes ==
+          std::vector<std::string>{"snap.yaml: document 1, items[1]: skipped kind Service"});
   }
   SECTION("typed list items without kind take the list's item kind") {
     Snapshot s = MustParse(R"(apiVersion: v1
@@ -207,7 +208,8 @@ items:
     CHECK(ParseError("- a\n- b\n") == "snap.yaml: document 1: expected an object");
   }
   SECTION("invalid YAML names the line") {
-    CHECK_THAT(ParseError("kind: Node\nmetadata: {name: [\n"), Catch::StartsWith("snap.yaml: line"));
+    CHECK_THAT(ParseError("kind: Node\nmetadata: {name: [\n"),
+               Catch::StartsWith("snap.yaml: line"));
   }
 }
 
@@ -221,8 +223,9 @@ TEST_CASE("empty input and empty documents", "[snapshot]") {
                         "metadata: {name: p, namespace: ns}\nspec: {priority: x}\n"),
              Catch::StartsWith("snap.yaml: document 3 (Pod ns/p)"));
   // A leading "---" starts the first document; it is not a document of its own.
-  CHECK_THAT(ParseError("---\nkind: Pod\nmetadata: {name: p, namespace: ns}\nspec: {priority: x}\n"),
-             Catch::StartsWith("snap.yaml: document 1 (Pod ns/p)"));
+  CHECK_THAT(
+      ParseError("---\nkind: Pod\nmetadata: {name: p, namespace: ns}\nspec: {priority: x}\n"),
+      Catch::StartsWith("snap.yaml: document 1 (Pod ns/p)"));
 }
 
 TEST_CASE("LoadSnapshotFile", "[snapshot]") {

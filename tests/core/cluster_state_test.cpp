@@ -86,7 +86,8 @@ TEST_CASE("priority resolution follows class changes, nominations included", "[c
   CHECK(state.FindPod(UidOf(pod))->priority == 0);
 }
 
-// --- usage -----------------------------------------------------------------------------------------
+// --- usage
+// -----------------------------------------------------------------------------------------
 
 TEST_CASE("bound, non-terminal pods count on their node and in their namespace",
           "[cluster_state]") {
@@ -155,7 +156,8 @@ TEST_CASE("a second quota in a namespace is ignored until the first goes", "[clu
   CHECK(state.quotas().totals().min.Get("cpu") == 9000);
 }
 
-// --- reservations ----------------------------------------------------------------------------------
+// --- reservations
+// ----------------------------------------------------------------------------------
 
 TEST_CASE("reservations hold a pod's request on its node and in its quota", "[cluster_state]") {
   ClusterState state;
@@ -218,7 +220,8 @@ TEST_CASE("reservations hold a pod's request on its node and in its quota", "[cl
   }
 }
 
-// --- nominations -----------------------------------------------------------------------------------
+// --- nominations
+// -----------------------------------------------------------------------------------
 
 TEST_CASE("nominations: status.nominatedNodeName and our own", "[cluster_state]") {
   ClusterState state;
@@ -268,8 +271,7 @@ TEST_CASE("nominations: status.nominatedNodeName and our own", "[cluster_state]"
   }
 }
 
-TEST_CASE("pending pods come in priority order, then creation time, then uid",
-          "[cluster_state]") {
+TEST_CASE("pending pods come in priority order, then creation time, then uid", "[cluster_state]") {
   ClusterState state;
   state.UpsertPod(MakePod("ns", "old-low").Priority(0).Created(1000));
   state.UpsertPod(MakePod("ns", "new-high").Priority(10).Created(5000));
@@ -279,8 +281,8 @@ TEST_CASE("pending pods come in priority order, then creation time, then uid",
   state.UpsertPod(MakePod("ns", "bound").Priority(100).BoundTo("n1"));
   state.UpsertPod(MakePod("ns", "done").Priority(100).Phase(PodPhase::kSucceeded));
   CHECK(KeysOf(state.PendingPods()) == std::vector<std::string>{"ns/old-high", "ns/new-high",
-                                                                 "ns/old-low", "ns/a-tie",
-                                                                 "ns/b-tie"});
+                                                                "ns/old-low", "ns/a-tie",
+                                                                "ns/b-tie"});
 }
 
 TEST_CASE("a pod without a uid is keyed by namespace/name", "[cluster_state]") {

@@ -32,24 +32,37 @@ struct TolerationCase {
 
 TEST_CASE("ToleratesTaint", "[node_fit]") {
   const std::vector<TolerationCase> cases = {
-      {"Equal with the same key, value and effect", {"k", "Equal", "v", "NoSchedule"},
-       {"k", "v", "NoSchedule"}, true},
+      {"Equal with the same key, value and effect",
+       {"k", "Equal", "v", "NoSchedule"},
+       {"k", "v", "NoSchedule"},
+       true},
       {"empty operator means Equal", {"k", "", "v", "NoSchedule"}, {"k", "v", "NoSchedule"}, true},
-      {"Equal with a different value", {"k", "Equal", "other", "NoSchedule"},
-       {"k", "v", "NoSchedule"}, false},
-      {"Equal with an empty value against a valued taint", {"k", "Equal", "", "NoSchedule"},
-       {"k", "v", "NoSchedule"}, false},
-      {"Exists ignores the value", {"k", "Exists", "", "NoSchedule"}, {"k", "v", "NoSchedule"},
+      {"Equal with a different value",
+       {"k", "Equal", "other", "NoSchedule"},
+       {"k", "v", "NoSchedule"},
+       false},
+      {"Equal with an empty value against a valued taint",
+       {"k", "Equal", "", "NoSchedule"},
+       {"k", "v", "NoSchedule"},
+       false},
+      {"Exists ignores the value",
+       {"k", "Exists", "", "NoSchedule"},
+       {"k", "v", "NoSchedule"},
        true},
       {"a different key", {"other", "Exists", "", "NoSchedule"}, {"k", "v", "NoSchedule"}, false},
-      {"empty key with Exists tolerates every taint", {"", "Exists", "", ""},
-       {"anything", "v", "NoExecute"}, true},
-      {"empty key with Exists and an effect tolerates only that effect",
-       {"", "Exists", "", "NoSchedule"}, {"anything", "v", "NoExecute"}, false},
-      {"empty effect matches every effect", {"k", "Equal", "v", ""}, {"k", "v", "NoExecute"},
+      {"empty key with Exists tolerates every taint",
+       {"", "Exists", "", ""},
+       {"anything", "v", "NoExecute"},
        true},
+      {"empty key with Exists and an effect tolerates only that effect",
+       {"", "Exists", "", "NoSchedule"},
+       {"anything", "v", "NoExecute"},
+       false},
+      {"empty effect matches every effect", {"k", "Equal", "v", ""}, {"k", "v", "NoExecute"}, true},
       {"a different effect", {"k", "Equal", "v", "NoExecute"}, {"k", "v", "NoSchedule"}, false},
-      {"an unknown operator tolerates nothing", {"k", "Like", "v", ""}, {"k", "v", "NoSchedule"},
+      {"an unknown operator tolerates nothing",
+       {"k", "Like", "v", ""},
+       {"k", "v", "NoSchedule"},
        false},
   };
   for (const auto& c : cases) {
@@ -93,7 +106,8 @@ TEST_CASE("every filtering taint must be tolerated", "[node_fit]") {
   CHECK(CheckNodeStatic(both, node).ok());
 }
 
-// --- node affinity and nodeSelector -----------------------------------------------------------------
+// --- node affinity and nodeSelector
+// -----------------------------------------------------------------
 
 struct AffinityCase {
   std::string description;
@@ -118,15 +132,19 @@ TEST_CASE("required node affinity", "[node_fit]") {
       {"In on a missing label", {ExpressionsTerm({Requirement("rack", "In", {"a"})})}, false},
       {"NotIn", {ExpressionsTerm({Requirement("zone", "NotIn", {"b"})})}, true},
       {"NotIn the node's value", {ExpressionsTerm({Requirement("zone", "NotIn", {"a"})})}, false},
-      {"NotIn on a missing label matches", {ExpressionsTerm({Requirement("rack", "NotIn", {"a"})})},
+      {"NotIn on a missing label matches",
+       {ExpressionsTerm({Requirement("rack", "NotIn", {"a"})})},
        true},
       {"Exists", {ExpressionsTerm({Requirement("spot", "Exists")})}, true},
       {"Exists on a missing label", {ExpressionsTerm({Requirement("rack", "Exists")})}, false},
       {"DoesNotExist", {ExpressionsTerm({Requirement("rack", "DoesNotExist")})}, true},
-      {"DoesNotExist on a present label", {ExpressionsTerm({Requirement("spot", "DoesNotExist")})},
+      {"DoesNotExist on a present label",
+       {ExpressionsTerm({Requirement("spot", "DoesNotExist")})},
        false},
       {"Gt", {ExpressionsTerm({Requirement("gpu-count", "Gt", {"3"})})}, true},
-      {"Gt equal is not greater", {ExpressionsTerm({Requirement("gpu-count", "Gt", {"4"})})}, false},
+      {"Gt equal is not greater",
+       {ExpressionsTerm({Requirement("gpu-count", "Gt", {"4"})})},
+       false},
       {"Lt", {ExpressionsTerm({Requirement("gpu-count", "Lt", {"5"})})}, true},
       {"Lt equal is not less", {ExpressionsTerm({Requirement("gpu-count", "Lt", {"4"})})}, false},
       {"Gt on a non-integer label", {ExpressionsTerm({Requirement("zone", "Gt", {"1"})})}, false},
@@ -143,20 +161,25 @@ TEST_CASE("required node affinity", "[node_fit]") {
         ExpressionsTerm({Requirement("rack", "Exists")})},
        false},
       {"an empty term matches nothing", {NodeSelectorTerm{}}, false},
-      {"an empty term next to a matching one", {NodeSelectorTerm{}, ExpressionsTerm({Requirement("zone", "In", {"a"})})},
+      {"an empty term next to a matching one",
+       {NodeSelectorTerm{}, ExpressionsTerm({Requirement("zone", "In", {"a"})})},
        true},
-      {"matchFields metadata.name In", {FieldsTerm({Requirement("metadata.name", "In", {"n1"})})},
+      {"matchFields metadata.name In",
+       {FieldsTerm({Requirement("metadata.name", "In", {"n1"})})},
        true},
       {"matchFields metadata.name NotIn",
-       {FieldsTerm({Requirement("metadata.name", "NotIn", {"n1"})})}, false},
+       {FieldsTerm({Requirement("metadata.name", "NotIn", {"n1"})})},
+       false},
       {"matchFields on another field matches nothing",
-       {FieldsTerm({Requirement("metadata.uid", "In", {"n1"})})}, false},
+       {FieldsTerm({Requirement("metadata.uid", "In", {"n1"})})},
+       false},
       {"an unknown operator", {ExpressionsTerm({Requirement("zone", "Matches", {"a"})})}, false},
   };
   for (const auto& c : cases) {
     INFO(c.description);
     Pod pod = MakePod("ns", "p");
-    for (const auto& t : c.terms) pod.required_affinity.push_back(t);
+    for (const auto& t : c.terms)
+      pod.required_affinity.push_back(t);
     NodeFitResult r = CheckNodeStatic(pod, node);
     CHECK(r.ok() == c.matches);
     if (!c.matches) {
@@ -170,10 +193,11 @@ TEST_CASE("nodeSelector needs every label with its value", "[node_fit]") {
   Node node = MakeNode("n1", 8000);
   node.labels["zone"] = "a";
   CHECK(CheckNodeStatic(MakePod("ns", "p").NodeSelector("zone", "a"), node).ok());
-  CHECK(CheckNodeStatic(MakePod("ns", "p").NodeSelector("zone", "a").NodeSelector(
-                            "kubernetes.io/hostname", "n1"),
-                        node)
-            .ok());
+  CHECK(
+      CheckNodeStatic(
+          MakePod("ns", "p").NodeSelector("zone", "a").NodeSelector("kubernetes.io/hostname", "n1"),
+          node)
+          .ok());
   NodeFitResult r = CheckNodeStatic(MakePod("ns", "p").NodeSelector("zone", "b"), node);
   CHECK(r.code == FitCode::kUnschedulableAndUnresolvable);
   CHECK(r.Reason() == "node(s) didn't match Pod's node affinity/selector");
@@ -192,15 +216,15 @@ TEST_CASE("an unschedulable node", "[node_fit]") {
   NodeFitResult r = CheckNodeStatic(MakePod("ns", "p"), node);
   CHECK(r.code == FitCode::kUnschedulableAndUnresolvable);
   CHECK(r.Reason() == "node(s) were unschedulable");
-  Pod tolerating = MakePod("ns", "p").Tolerate(
-      {"node.kubernetes.io/unschedulable", "Exists", "", "NoSchedule"});
+  Pod tolerating =
+      MakePod("ns", "p").Tolerate({"node.kubernetes.io/unschedulable", "Exists", "", "NoSchedule"});
   CHECK(CheckNodeStatic(tolerating, node).ok());
 }
 
-// --- resources ---------------------------------------------------------------------------------------
+// --- resources
+// ---------------------------------------------------------------------------------------
 
-TEST_CASE("Insufficient <resource>, resolvable unless above the whole allocatable",
-          "[node_fit]") {
+TEST_CASE("Insufficient <resource>, resolvable unless above the whole allocatable", "[node_fit]") {
   Node node = MakeNode("n1", 4000, 8 * kGi);
   node.allocatable.Set("nvidia.com/gpu", 2);
   const ResourceList requested{{"cpu", 3000}, {"memory", 2 * kGi}};
@@ -290,7 +314,8 @@ TEST_CASE("CheckNodeFit counts bound pods, reservations and nominations of prior
   }
 }
 
-// --- placement summary -------------------------------------------------------------------------------
+// --- placement summary
+// -------------------------------------------------------------------------------
 
 TEST_CASE("FindFeasibleNodes and SummarizeUnschedulable", "[node_fit]") {
   ClusterState state;

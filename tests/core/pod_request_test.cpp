@@ -9,8 +9,12 @@
 namespace capext {
 namespace {
 
-ContainerRequests C(ResourceList requests) { return {std::move(requests), false}; }
-ContainerRequests Sidecar(ResourceList requests) { return {std::move(requests), true}; }
+ContainerRequests C(ResourceList requests) {
+  return {std::move(requests), false};
+}
+ContainerRequests Sidecar(ResourceList requests) {
+  return {std::move(requests), true};
+}
 
 struct RequestCase {
   std::string description;

@@ -21,13 +21,15 @@ using testing::MakePod;
 using testing::MakeQuota;
 using testing::UidOf;
 
-// --- ChooseCandidate ------------------------------------------------------------------------------
+// --- ChooseCandidate
+// ------------------------------------------------------------------------------
 
 // Pods that live as long as the test needs the pointers.
 class VictimPool {
  public:
   const Pod* Add(int32_t priority, int64_t start_ms) {
-    Pod pod = MakePod("ns", "v" + std::to_string(pods_.size())).Priority(priority).Started(start_ms);
+    Pod pod =
+        MakePod("ns", "v" + std::to_string(pods_.size())).Priority(priority).Started(start_ms);
     pods_.push_back(std::make_unique<Pod>(std::move(pod)));
     return pods_.back().get();
   }
@@ -119,7 +121,8 @@ TEST_CASE("1.3: finally the first node name, whatever the input order", "[preemp
   CHECK(ChooseCandidate({Candidate("only", {pool.Add(1, 1)})}) == 0);
 }
 
-// --- EligibleToPreempt -------------------------------------------------------------------------------
+// --- EligibleToPreempt
+// -------------------------------------------------------------------------------
 
 bool Eligible(const ClusterState& state, const Pod& pod, std::string* reason) {
   PreemptorContext ctx = MakePreemptorContext(state, pod);
@@ -141,8 +144,7 @@ struct TerminatingCase {
   bool eligible;
 };
 
-TEST_CASE("a terminating victim on the nominated node blocks another preemption",
-          "[preemption]") {
+TEST_CASE("a terminating victim on the nominated node blocks another preemption", "[preemption]") {
   const std::vector<TerminatingCase> cases = {
       {"same quota namespace, lower priority",
        MakePod("eq1", "p").Cpu(8000).Priority(10).NominatedTo("n1"),
@@ -234,15 +236,14 @@ TEST_CASE("FindPreemption runs 1.2 on every node and chooses with 1.3", "[preemp
     CHECK(only_n1.chosen.node == "n1");
   }
   SECTION("preemptionPolicy Never finds nothing") {
-    PreemptionPlan never =
-        FindPreemption(state, MakePod("free", "p").Cpu(2000).Priority(10).PreemptionNever(),
-                       MoreImportantPod);
+    PreemptionPlan never = FindPreemption(
+        state, MakePod("free", "p").Cpu(2000).Priority(10).PreemptionNever(), MoreImportantPod);
     CHECK_FALSE(never.found);
     CHECK(never.reason == reasons::kPreemptionPolicyNever);
   }
   SECTION("no candidate") {
-    PreemptionPlan none = FindPreemption(state, MakePod("free", "p").Cpu(2000).Priority(0),
-                                         MoreImportantPod);
+    PreemptionPlan none =
+        FindPreemption(state, MakePod("free", "p").Cpu(2000).Priority(0), MoreImportantPod);
     CHECK_FALSE(none.found);
     CHECK(none.candidates.empty());
     CHECK_FALSE(none.reason.empty());

@@ -50,8 +50,9 @@ TEST_CASE("max exceeded is Unschedulable with the numbers in the reason", "[quot
   state.UpsertPod(MakePod("eq1", "a").Cpu(9000).BoundTo("n1"));
   AdmissionResult r = CheckQuota(state, MakePod("eq1", "p").Cpu(2000));
   CHECK(r.code == FitCode::kUnschedulable);
-  CHECK(r.reason ==
-        "pod eq1/p rejected: ElasticQuota eq1/eq1 would exceed max: cpu used 9 + request 2 > max 10");
+  CHECK(
+      r.reason ==
+      "pod eq1/p rejected: ElasticQuota eq1/eq1 would exceed max: cpu used 9 + request 2 > max 10");
 }
 
 TEST_CASE("max exceeded names every offending dimension", "[quota_admission]") {
@@ -147,7 +148,8 @@ TEST_CASE("a pod's own nomination is not counted twice", "[quota_admission]") {
   CHECK(CheckQuota(state, *state.FindPod(UidOf(p))).ok());
 }
 
-TEST_CASE("a same-namespace nomination of priority >= p's counts against max", "[quota_admission]") {
+TEST_CASE("a same-namespace nomination of priority >= p's counts against max",
+          "[quota_admission]") {
   ClusterState state = StateWithNode();
   state.UpsertQuota(MakeQuota("eq1", CpuList(10000), CpuList(10000)));
   state.UpsertPod(MakePod("eq1", "a").Cpu(6000).BoundTo("n1"));
@@ -264,8 +266,8 @@ TEST_CASE("reservations count until released or expired", "[quota_admission]") {
 
 TEST_CASE("an nvidia.com/gpu quota", "[quota_admission]") {
   ClusterState state = StateWithNode();
-  state.UpsertQuota(MakeQuota("gpu", ResourceList{{"nvidia.com/gpu", 2}},
-                              ResourceList{{"nvidia.com/gpu", 4}}));
+  state.UpsertQuota(
+      MakeQuota("gpu", ResourceList{{"nvidia.com/gpu", 2}}, ResourceList{{"nvidia.com/gpu", 4}}));
   // A second quota's min keeps the aggregate (4 GPUs) out of the way.
   state.UpsertQuota(MakeQuota("other", ResourceList{{"nvidia.com/gpu", 2}}, std::nullopt));
   state.UpsertPod(MakePod("gpu", "a").Cpu(1000).Request("nvidia.com/gpu", 4).BoundTo("n1"));
@@ -285,8 +287,8 @@ TEST_CASE("an accelerator-model quota (nvidia.com/gpu.V100)", "[quota_admission]
       MakePod("ml", "a").Request("nvidia.com/gpu", 1).AcceleratorModel("V100").BoundTo("n1"));
   CHECK(state.quotas().Used("ml").Get("nvidia.com/gpu.V100") == 1);
 
-  AdmissionResult r =
-      CheckQuota(state, MakePod("ml", "v100").Request("nvidia.com/gpu", 1).AcceleratorModel("V100"));
+  AdmissionResult r = CheckQuota(
+      state, MakePod("ml", "v100").Request("nvidia.com/gpu", 1).AcceleratorModel("V100"));
   CHECK(r.code == FitCode::kUnschedulable);
   CHECK_THAT(r.reason, Catch::Contains("nvidia.com/gpu.V100 used 1 + request 1 > max 1"));
   CHECK(CheckQuota(state, MakePod("ml", "t4").Request("nvidia.com/gpu", 1).AcceleratorModel("T4"))
@@ -294,13 +296,14 @@ TEST_CASE("an accelerator-model quota (nvidia.com/gpu.V100)", "[quota_admission]
   CHECK(CheckQuota(state, MakePod("ml", "any").Request("nvidia.com/gpu", 3)).ok());
 }
 
-// --- the two semantics through the state -----------------------------------------------------------
+// --- the two semantics through the state
+// -----------------------------------------------------------
 
 TEST_CASE("scheduler-plugins semantics through CheckQuota", "[quota_admission]") {
   SECTION("a max listing only cpu rejects a memory-requesting pod") {
     ClusterState state = StateWithNode(QuotaSemantics::kSchedulerPlugins);
-    state.UpsertQuota(MakeQuota("eq1", ResourceList{{"cpu", 4000}, {"memory", 8 * kGi}},
-                                CpuList(10000)));
+    state.UpsertQuota(
+        MakeQuota("eq1", ResourceList{{"cpu", 4000}, {"memory", 8 * kGi}}, CpuList(10000)));
     AdmissionResult r = CheckQuota(state, MakePod("eq1", "p").Cpu(100).Memory(kGi));
     CHECK(r.code == FitCode::kUnschedulableAndUnresolvable);
     CHECK_THAT(r.reason, Catch::Contains("memory used 0 + request 1Gi > max 0"));

@@ -22,12 +22,14 @@ constexpr auto kPlugins = QuotaSemantics::kSchedulerPlugins;
 
 std::vector<std::string> Resources(const std::vector<Excess>& excesses) {
   std::vector<std::string> out;
-  for (const auto& e : excesses) out.push_back(e.resource);
+  for (const auto& e : excesses)
+    out.push_back(e.resource);
   return out;
 }
 
 TEST_CASE("DescribeExcesses names every dimension with its numbers", "[quota_semantics]") {
-  std::vector<Excess> excesses = {{"cpu", 9000, 2000, 10000}, {"memory", 3 * kGi, 2 * kGi, 4 * kGi}};
+  std::vector<Excess> excesses = {{"cpu", 9000, 2000, 10000},
+                                  {"memory", 3 * kGi, 2 * kGi, 4 * kGi}};
   CHECK(DescribeExcesses(excesses, "request", "max") ==
         "cpu used 9 + request 2 > max 10; memory used 3Gi + request 2Gi > max 4Gi");
   CHECK(DescribeExcesses({{"cpu", 1500, 500, 1000}}, "request", "min") ==
@@ -40,11 +42,16 @@ TEST_CASE("IsScalarResourceName follows Kubernetes' scalar names", "[quota_seman
     bool scalar;
   };
   const std::vector<Case> cases = {
-      {"nvidia.com/gpu", true},       {"hugepages-2Mi", true},
-      {"attachable-volumes-aws", true}, {"kubernetes.io/batch", true},
-      {"example.com/foo", true},      {"cpu", false},
-      {"memory", false},              {"pods", false},
-      {"requests.cpu", false},        {"storage", false},
+      {"nvidia.com/gpu", true},
+      {"hugepages-2Mi", true},
+      {"attachable-volumes-aws", true},
+      {"kubernetes.io/batch", true},
+      {"example.com/foo", true},
+      {"cpu", false},
+      {"memory", false},
+      {"pods", false},
+      {"requests.cpu", false},
+      {"storage", false},
   };
   for (const auto& c : cases) {
     INFO(c.name);
@@ -94,7 +101,8 @@ TEST_CASE("capacity-extender: an absent max never rejects", "[quota_semantics]")
 
 TEST_CASE("capacity-extender: max is compared per named dimension, strictly greater",
           "[quota_semantics]") {
-  ElasticQuota q = MakeQuota("eq1", std::nullopt, ResourceList{{"cpu", 10000}, {"memory", 4 * kGi}});
+  ElasticQuota q =
+      MakeQuota("eq1", std::nullopt, ResourceList{{"cpu", 10000}, {"memory", 4 * kGi}});
   SECTION("equal to max passes") {
     CHECK(ExceedsMax(kExtender, q, CpuList(8000), CpuList(2000)).empty());
   }
@@ -154,7 +162,8 @@ TEST_CASE("capacity-extender: the aggregated check covers only resources named i
   // eq1 names cpu in min and memory only in max; eq2 names cpu and nvidia.com/gpu in min.
   ElasticQuota eq1 =
       MakeQuota("eq1", CpuList(4000), ResourceList{{"cpu", 8000}, {"memory", 8 * kGi}});
-  ElasticQuota eq2 = MakeQuota("eq2", ResourceList{{"cpu", 2000}, {"nvidia.com/gpu", 2}}, std::nullopt);
+  ElasticQuota eq2 =
+      MakeQuota("eq2", ResourceList{{"cpu", 2000}, {"nvidia.com/gpu", 2}}, std::nullopt);
   AggregateBuilder builder(kExtender);
   builder.AddQuota(eq1, ResourceList{{"cpu", 3000}, {"memory", 6 * kGi}, {"nvidia.com/gpu", 5}});
   builder.AddQuota(eq2, ResourceList{{"cpu", 2000}, {"nvidia.com/gpu", 2}, {"memory", 50 * kGi}});
@@ -179,8 +188,8 @@ TEST_CASE("capacity-extender: the aggregated check covers only resources named i
   SECTION("a resource the pod's own quota does not govern is not compared") {
     // gpu is at its aggregate min, but eq1 does not govern gpu.
     CHECK(ExceedsAggregateMin(kExtender, eq1, totals, ResourceList{{"nvidia.com/gpu", 1}}).empty());
-    CHECK(Resources(ExceedsAggregateMin(kExtender, eq2, totals,
-                                        ResourceList{{"nvidia.com/gpu", 1}})) ==
+    CHECK(Resources(
+              ExceedsAggregateMin(kExtender, eq2, totals, ResourceList{{"nvidia.com/gpu", 1}})) ==
           std::vector<std::string>{"nvidia.com/gpu"});
   }
 }
@@ -199,7 +208,8 @@ TEST_CASE("ApplyUsageDelta counts what AggregateBuilder counts", "[quota_semanti
   CHECK(plugin_totals.used.Get("memory") == kGi);
 }
 
-// --- scheduler-plugins -----------------------------------------------------------------------------
+// --- scheduler-plugins
+// -----------------------------------------------------------------------------
 
 TEST_CASE("scheduler-plugins: the quota request has no pods and drops unknown names",
           "[quota_semantics]") {
@@ -209,19 +219,20 @@ TEST_CASE("scheduler-plugins: the quota request has no pods and drops unknown na
                 .Request("ephemeral-storage", 10)
                 .Request("nvidia.com/gpu", 1)
                 .Request("storage", 5);
-  CHECK(QuotaRequestOf(kPlugins, pod) == ResourceList({{"cpu", 500},
-                                                       {"ephemeral-storage", 10},
-                                                       {"memory", kGi},
-                                                       {"nvidia.com/gpu", 1}}));
+  CHECK(QuotaRequestOf(kPlugins, pod) ==
+        ResourceList(
+            {{"cpu", 500}, {"ephemeral-storage", 10}, {"memory", kGi}, {"nvidia.com/gpu", 1}}));
 }
 
 TEST_CASE("scheduler-plugins: a max listing only cpu rejects memory-requesting pods",
           "[quota_semantics]") {
   ElasticQuota q = MakeQuota("eq1", std::nullopt, CpuList(10000));
-  auto excesses = ExceedsMax(kPlugins, q, ResourceList{}, ResourceList{{"cpu", 100}, {"memory", 1}});
+  auto excesses =
+      ExceedsMax(kPlugins, q, ResourceList{}, ResourceList{{"cpu", 100}, {"memory", 1}});
   CHECK(Resources(excesses) == std::vector<std::string>{"memory"});
   // The same quota in capacity-extender semantics leaves memory unbounded.
-  CHECK(ExceedsMax(kExtender, q, ResourceList{}, ResourceList{{"cpu", 100}, {"memory", 1}}).empty());
+  CHECK(
+      ExceedsMax(kExtender, q, ResourceList{}, ResourceList{{"cpu", 100}, {"memory", 1}}).empty());
 }
 
 TEST_CASE("scheduler-plugins: an absent max is unbounded", "[quota_semantics]") {
@@ -231,11 +242,13 @@ TEST_CASE("scheduler-plugins: an absent max is unbounded", "[quota_semantics]") 
             .empty());
 }
 
-TEST_CASE("scheduler-plugins: scalars absent from max are unbounded, and compared only when "
-          "requested",
-          "[quota_semantics]") {
-  ElasticQuota q = MakeQuota("eq1", std::nullopt,
-                             ResourceList{{"cpu", 10000}, {"memory", 10 * kGi}, {"nvidia.com/gpu", 2}});
+TEST_CASE(
+    "scheduler-plugins: scalars absent from max are unbounded, and compared only when "
+    "requested",
+    "[quota_semantics]") {
+  ElasticQuota q =
+      MakeQuota("eq1", std::nullopt,
+                ResourceList{{"cpu", 10000}, {"memory", 10 * kGi}, {"nvidia.com/gpu", 2}});
   // example.com/fpga is not in max: unbounded.
   CHECK(ExceedsMax(kPlugins, q, ResourceList{}, ResourceList{{"example.com/fpga", 100}}).empty());
   // A quota over its GPU max still admits a pod that requests no GPU.
@@ -248,30 +261,40 @@ TEST_CASE("scheduler-plugins: scalars absent from max are unbounded, and compare
 TEST_CASE("scheduler-plugins: natives are always compared, even for a BestEffort pod",
           "[quota_semantics]") {
   // A quota already over its cpu max (max lowered) rejects every pod.
-  ElasticQuota q = MakeQuota("eq1", std::nullopt, ResourceList{{"cpu", 4000}, {"memory", 10 * kGi}});
+  ElasticQuota q =
+      MakeQuota("eq1", std::nullopt, ResourceList{{"cpu", 4000}, {"memory", 10 * kGi}});
   CHECK(Resources(ExceedsMax(kPlugins, q, CpuList(5000), ResourceList{})) ==
         std::vector<std::string>{"cpu"});
 }
 
 TEST_CASE("scheduler-plugins: pods in max has no effect", "[quota_semantics]") {
-  ElasticQuota q = MakeQuota("eq1", std::nullopt, ResourceList{{"cpu", 10000}, {"memory", 10 * kGi},
-                                                              {"pods", 1}});
+  ElasticQuota q = MakeQuota("eq1", std::nullopt,
+                             ResourceList{{"cpu", 10000}, {"memory", 10 * kGi}, {"pods", 1}});
   Pod pod = MakePod("eq1", "p").Cpu(100);
   ResourceList used;
-  for (int i = 0; i < 5; ++i) used.Add(QuotaRequestOf(kPlugins, pod));
+  for (int i = 0; i < 5; ++i)
+    used.Add(QuotaRequestOf(kPlugins, pod));
   CHECK(ExceedsMax(kPlugins, q, used, QuotaRequestOf(kPlugins, pod)).empty());
 }
 
-TEST_CASE("scheduler-plugins: an absent min means over min", "[quota_semantics]") {
+TEST_CASE("scheduler-plugins: an absent min is 0, so any use is over min", "[quota_semantics]") {
   ElasticQuota q = MakeQuota("eq1", std::nullopt, CpuList(10000));
-  CHECK_FALSE(ExceedsMin(kPlugins, q, ResourceList{}, CpuList(1)).empty());
-  CHECK(IsBorrowing(kPlugins, q, ResourceList{}));
+  CHECK(Resources(ExceedsMin(kPlugins, q, ResourceList{}, CpuList(1))) ==
+        std::vector<std::string>{"cpu"});
+  CHECK(Resources(ExceedsMin(kPlugins, q, ResourceList{}, ResourceList{{"memory", 1}})) ==
+        std::vector<std::string>{"memory"});
+  CHECK(IsBorrowing(kPlugins, q, CpuList(1)));
+  CHECK(IsBorrowing(kPlugins, q, ResourceList{{"nvidia.com/gpu", 1}}));
+  // Nothing used and nothing requested is not over a min of 0 (the reference's min is {0, 0, 0}).
+  CHECK_FALSE(IsBorrowing(kPlugins, q, ResourceList{}));
+  CHECK(ExceedsMin(kPlugins, q, ResourceList{}, ResourceList{}).empty());
 }
 
 TEST_CASE("scheduler-plugins: a present min that omits memory has memory min 0",
           "[quota_semantics]") {
   ElasticQuota q = MakeQuota("eq1", CpuList(4000), std::nullopt);
-  CHECK(Resources(ExceedsMin(kPlugins, q, CpuList(1000), ResourceList{{"cpu", 100}, {"memory", 1}})) ==
+  CHECK(Resources(
+            ExceedsMin(kPlugins, q, CpuList(1000), ResourceList{{"cpu", 100}, {"memory", 1}})) ==
         std::vector<std::string>{"memory"});
   CHECK(ExceedsMin(kPlugins, q, CpuList(1000), CpuList(100)).empty());
 }

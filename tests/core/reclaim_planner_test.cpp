@@ -77,7 +77,8 @@ TEST_CASE("seed 002: a borrower may only preempt lower-priority pods of its name
 TEST_CASE("PlanReclaim: nothing to do", "[reclaim_planner]") {
   ClusterState state = Seed002();
   SECTION("the pod fits now") {
-    ReclaimPlanForPod plan = PlanReclaim(state, MakePod("eq2", "small").Cpu(1000), MoreImportantPod, {});
+    ReclaimPlanForPod plan =
+        PlanReclaim(state, MakePod("eq2", "small").Cpu(1000), MoreImportantPod, {});
     CHECK(plan.decision == ReclaimDecision::kFitsNow);
   }
   SECTION("a namespace without a quota is left to kube-scheduler unless asked") {
@@ -90,13 +91,14 @@ TEST_CASE("PlanReclaim: nothing to do", "[reclaim_planner]") {
           ReclaimDecision::kNoCandidate);
   }
   SECTION("preemptionPolicy Never") {
-    ReclaimPlanForPod plan =
-        PlanReclaim(state, MakePod("eq2", "never").Cpu(5000).PreemptionNever(), MoreImportantPod, {});
+    ReclaimPlanForPod plan = PlanReclaim(state, MakePod("eq2", "never").Cpu(5000).PreemptionNever(),
+                                         MoreImportantPod, {});
     CHECK(plan.decision == ReclaimDecision::kNotEligible);
     CHECK(plan.reason == reasons::kPreemptionPolicyNever);
   }
   SECTION("a request above max can never be helped") {
-    ReclaimPlanForPod plan = PlanReclaim(state, MakePod("eq2", "huge").Cpu(15000), MoreImportantPod, {});
+    ReclaimPlanForPod plan =
+        PlanReclaim(state, MakePod("eq2", "huge").Cpu(15000), MoreImportantPod, {});
     CHECK(plan.decision == ReclaimDecision::kNoCandidate);
     CHECK_THAT(plan.reason, Catch::Contains("request alone exceeds the max"));
   }

@@ -58,9 +58,10 @@ TEST_CASE("a borrowing preemptor takes only lower-priority pods of its own names
   }
 }
 
-TEST_CASE("a preemptor within its min takes pods of borrowing quotas only, until they are back "
-          "at their min",
-          "[victim_selection]") {
+TEST_CASE(
+    "a preemptor within its min takes pods of borrowing quotas only, until they are back "
+    "at their min",
+    "[victim_selection]") {
   ClusterState state;
   state.UpsertNode(MakeNode("n1", 9000));
   state.UpsertQuota(MakeQuota("eq1", CpuList(10000), std::nullopt));
@@ -81,6 +82,14 @@ TEST_CASE("a preemptor within its min takes pods of borrowing quotas only, until
   // Whatever their priority; latest-started first; never eq3 (within min), never eq1's own.
   CHECK(KeysOf(v.victims) == Keys{"eq2/b", "eq2/c"});
 
+  SECTION("its own namespace's lower-priority pods are not victims either") {
+    // eq1/own (priority 0) would make room for 5 cpu with eq2's two borrowed pods.
+    Pod five = MakePod("eq1", "five").Cpu(5000).Priority(10);
+    REQUIRE_FALSE(MakePreemptorContext(state, five).more_than_min);
+    NodeVictims none = Select(state, five, "n1");
+    CHECK_FALSE(none.candidate);
+    CHECK(none.reason == reasons::kDoesNotFitAfterVictims);
+  }
   SECTION("the borrowing quota stops giving victims at its min") {
     // 6 cpu would need eq2/a too, which would take eq2 below its min.
     Pod bigger = MakePod("eq1", "bigger").Cpu(6000).Priority(0);

@@ -45,7 +45,7 @@ TEST_CASE("discovery: the legacy scheduling.sigs.k8s.io group is used when alone
   CHECK(apis.elastic_quota->group == "scheduling.sigs.k8s.io");
 }
 
-TEST_CASE("discovery: with both groups served, scheduling.x-k8s.io wins", "[kube]") {
+TEST_CASE("discovery: with both groups served scheduling.x-k8s.io wins", "[kube]") {
   DiscoveredApis apis = Discover("both");
   REQUIRE(apis.elastic_quota);
   CHECK(apis.elastic_quota->group == "scheduling.x-k8s.io");

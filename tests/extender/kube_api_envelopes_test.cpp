@@ -94,7 +94,7 @@ TEST_CASE("a malformed list is an error with a position", "[kube]") {
   CHECK(status.message().find("at byte") != std::string::npos);
 }
 
-TEST_CASE("watch events of capture 23 give type, object text and resourceVersion", "[kube]") {
+TEST_CASE("watch events of capture 23 give type and object text and resourceVersion", "[kube]") {
   std::vector<std::string> lines = Lines(CaptureBody("23-pods-watch-from-list-rv.response.txt"));
   REQUIRE(lines.size() == 6);
   std::vector<std::string> types;

@@ -40,7 +40,7 @@ struct Cluster {
   std::unique_ptr<RestClient> client;
 };
 
-TEST_CASE("Binder: 201 binds, 409 when already bound, 404 when missing", "[kube]") {
+TEST_CASE("Binder: 201 binds - 409 when already bound - 404 when missing", "[kube]") {
   Cluster cluster;
   Binder binder(cluster.client.get());
   std::string uid = cluster.Uid("p1");
@@ -72,7 +72,7 @@ TEST_CASE("Binder: 201 binds, 409 when already bound, 404 when missing", "[kube]
   CHECK(binder.Bind("ns", "p2", cluster.Uid("p2"), "node-1").ok);  // only one was injected
 }
 
-TEST_CASE("Evictor: 201 evicts; 429 when a disruption budget refuses", "[kube]") {
+TEST_CASE("Evictor: 201 evicts - 429 when a disruption budget refuses", "[kube]") {
   Cluster cluster;
   Evictor evictor(cluster.client.get());
   REQUIRE(cluster.client

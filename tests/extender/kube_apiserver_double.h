@@ -5,6 +5,7 @@
 
 #include <rapidjson/document.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -252,6 +253,9 @@ class ApiServerDouble {
     if (!options_.client_ca.empty()) args.insert(args.end(), {"--client-ca", options_.client_ca});
     pid_ = fork();
     if (pid_ == 0) {
+      // If the test binary dies without running destructors (abort, sanitizer), so does the
+      // double: no orphaned servers.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
       FILE* log = std::fopen(log_file.c_str(), "w");
       if (log != nullptr) {
         dup2(fileno(log), 1);

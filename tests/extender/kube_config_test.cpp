@@ -70,7 +70,7 @@ class CapturedLog {
   std::vector<std::pair<LogSeverity, std::string>> lines_;
 };
 
-TEST_CASE("kubeconfig: current context, server, namespace, token, CA data", "[kube]") {
+TEST_CASE("kubeconfig: current context with server namespace token and CA data", "[kube]") {
   TempDir dir;
   dir.Write("config",
             KubeconfigYaml("    certificate-authority-data: " + std::string(kCaPemBase64) + "\n",
@@ -100,7 +100,8 @@ TEST_CASE("kubeconfig: an explicit context wins over current-context", "[kube]")
   CHECK(config.namespace_name.empty());
 }
 
-TEST_CASE("kubeconfig: files are relative to the kubeconfig; tokenFile wins over token", "[kube]") {
+TEST_CASE("kubeconfig: files are relative to the kubeconfig - tokenFile wins over token",
+          "[kube]") {
   TempDir dir;
   std::filesystem::create_directories(dir.File("certs"));
   dir.Write("certs/ca.pem", kCaPem);
@@ -137,7 +138,7 @@ TEST_CASE("kubeconfig: client certificate and key data are base64", "[kube]") {
   CHECK(!config.token);
 }
 
-TEST_CASE("kubeconfig: insecure-skip-tls-verify only when written, and loudly", "[kube]") {
+TEST_CASE("kubeconfig: insecure-skip-tls-verify only when written - and loudly", "[kube]") {
   TempDir dir;
   CapturedLog log;
   dir.Write("config", KubeconfigYaml("    insecure-skip-tls-verify: true\n", "    token: t\n"));

@@ -122,7 +122,7 @@ std::string Churn(const std::string& ns, const std::string& prefix, int count,
          std::to_string(count) + R"(,"action":")" + action + R"("})";
 }
 
-TEST_CASE("informer: paged initial sync, then 1,000 events in order", "[kube]") {
+TEST_CASE("informer: paged initial sync then 1000 events in order", "[kube]") {
   ApiServerDouble server;
   REQUIRE(server.started());
   server.Control("churn", Churn("pre", "p-", 50));
@@ -248,7 +248,7 @@ TEST_CASE("informer: an API server restart (old resourceVersions gone) converges
   informer.Stop();
 }
 
-TEST_CASE("informer: watches time out and resume; bookmarks advance the resourceVersion",
+TEST_CASE("informer: watches time out and resume - bookmarks advance the resourceVersion",
           "[kube]") {
   ApiServerDouble server;
   REQUIRE(server.started());
@@ -287,7 +287,7 @@ TEST_CASE("informer: the periodic resync relists", "[kube]") {
   informer.Stop();
 }
 
-TEST_CASE("informer: errors back off, recover, and never block Stop", "[kube]") {
+TEST_CASE("informer: errors back off and recover and never block Stop", "[kube]") {
   ApiServerDouble server;
   REQUIRE(server.started());
   auto client = MakeClient(server);

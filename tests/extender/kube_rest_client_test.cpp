@@ -33,7 +33,7 @@ std::string PodJson(const std::string& name) {
          R"(","labels":{"app":"demo"}},"spec":{"containers":[{"name":"c","image":"pause"}]}})";
 }
 
-TEST_CASE("GET, POST and API errors come back as status and body", "[kube]") {
+TEST_CASE("GET and POST results and API errors come back as status and body", "[kube]") {
   ApiServerDouble server;
   REQUIRE(server.started());
   auto client = MakeClient(server.Config());
@@ -80,7 +80,7 @@ TEST_CASE("large bodies arrive chunked and are reassembled", "[kube]") {
   CHECK(page.items.size() == 60);
 }
 
-TEST_CASE("no server: a transport error, not a status", "[kube]") {
+TEST_CASE("no server gives a transport error instead of a status", "[kube]") {
   KubeConfig config;
   config.server = "http://127.0.0.1:1";  // nothing listens on port 1
   RestClientOptions options;
@@ -183,7 +183,7 @@ TEST_CASE("TLS: a client certificate authenticates", "[kube]") {
   CHECK(!RestClient::Create(mismatched, {}, &client).ok());
 }
 
-TEST_CASE("Watch streams one line per event as it happens, then ends normally", "[kube]") {
+TEST_CASE("Watch streams one line per event as it happens then ends normally", "[kube]") {
   ApiServerDouble server;
   REQUIRE(server.started());
   auto client = MakeClient(server.Config());
@@ -254,7 +254,7 @@ TEST_CASE("Watch: a dropped stream is an error and a partial event is never deli
   CHECK(broken == 0);
 }
 
-TEST_CASE("Watch: stop ends an idle stream promptly; the callback can end it too", "[kube]") {
+TEST_CASE("Watch: stop ends an idle stream promptly - the callback can end it too", "[kube]") {
   ApiServerDouble server;
   REQUIRE(server.started());
   auto client = MakeClient(server.Config());

@@ -21,6 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (capext::ApplyExtenderConfigYaml(root, "fuzz.yaml", &config, &diagnostics)) {
     (void)capext::ValidateExtenderConfig(config, &diagnostics);
   }
-  for (const auto& d : diagnostics) (void)capext::FormatDiagnostic(d);
+  for (const auto& d : diagnostics)
+    (void)capext::FormatDiagnostic(d);
   return 0;
 }

@@ -35,11 +35,15 @@ TEST_CASE("scores: the average cpu/memory utilisation after placing the pod, 0..
           "[node_scorer]") {
   // Node 10 cpu / 10Gi; the pod asks for 1 cpu and 1Gi.
   const std::vector<ScoreCase> cases = {
-      {"least-allocated", 0, 0, 9},          {"most-allocated", 0, 0, 1},
-      {"least-allocated", 4000, 4 * kGi, 5}, {"most-allocated", 4000, 4 * kGi, 5},
-      {"least-allocated", 9000, 9 * kGi, 0}, {"most-allocated", 9000, 9 * kGi, 10},
+      {"least-allocated", 0, 0, 9},
+      {"most-allocated", 0, 0, 1},
+      {"least-allocated", 4000, 4 * kGi, 5},
+      {"most-allocated", 4000, 4 * kGi, 5},
+      {"least-allocated", 9000, 9 * kGi, 0},
+      {"most-allocated", 9000, 9 * kGi, 10},
       // Over-committed resources count as full, never beyond.
-      {"most-allocated", 20000, 20 * kGi, 10}, {"least-allocated", 20000, 0, 4},
+      {"most-allocated", 20000, 20 * kGi, 10},
+      {"least-allocated", 20000, 0, 4},
       {"none", 4000, 4 * kGi, 0},
   };
   for (const auto& c : cases) {

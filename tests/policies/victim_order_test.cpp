@@ -43,9 +43,8 @@ TEST_CASE("priority-then-start-time is kube-scheduler's MoreImportantPod", "[vic
        MakePod("ns", "b").Priority(5).Started(2), true},
       {"equal priority: the later start loses", MakePod("ns", "a").Priority(5).Started(2),
        MakePod("ns", "b").Priority(5).Started(1), false},
-      {"no start time: the creation time stands in",
-       MakePod("ns", "a").Priority(5).Created(100), MakePod("ns", "b").Priority(5).Started(200),
-       true},
+      {"no start time: the creation time stands in", MakePod("ns", "a").Priority(5).Created(100),
+       MakePod("ns", "b").Priority(5).Started(200), true},
       {"a request size does not matter", MakePod("ns", "a").Priority(5).Started(1).Cpu(1),
        MakePod("ns", "b").Priority(5).Started(2).Cpu(64000), true},
   };
@@ -81,12 +80,13 @@ TEST_CASE("a victim order is a strict weak ordering usable for sorting", "[victi
                              MakePod("ns", "b").Priority(2).Started(2).Cpu(100),
                              MakePod("ns", "c").Priority(1).Started(1).Cpu(100),
                              MakePod("ns", "d").Priority(1).Started(1).Cpu(100)};
-    for (const auto& p : pods) CHECK_FALSE(order->MoreImportant(p, p));
-    std::stable_sort(pods.begin(), pods.end(), [&](const Pod& x, const Pod& y) {
-      return order->MoreImportant(x, y);
-    });
+    for (const auto& p : pods)
+      CHECK_FALSE(order->MoreImportant(p, p));
+    std::stable_sort(pods.begin(), pods.end(),
+                     [&](const Pod& x, const Pod& y) { return order->MoreImportant(x, y); });
     std::vector<std::string> names;
-    for (const auto& p : pods) names.push_back(p.name);
+    for (const auto& p : pods)
+      names.push_back(p.name);
     CHECK(names == std::vector<std::string>{"b", "c", "d", "a"});
   }
 }

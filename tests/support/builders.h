@@ -139,11 +139,13 @@ inline ElasticQuota MakeQuota(std::string ns, std::optional<ResourceList> min,
   return quota;
 }
 
-inline ResourceList CpuList(int64_t milli) { return ResourceList{{"cpu", milli}}; }
+inline ResourceList CpuList(int64_t milli) {
+  return ResourceList{{"cpu", milli}};
+}
 
-inline PriorityClass MakePriorityClass(std::string name, int32_t value, bool global_default = false,
-                                       PreemptionPolicy policy =
-                                           PreemptionPolicy::kPreemptLowerPriority) {
+inline PriorityClass MakePriorityClass(
+    std::string name, int32_t value, bool global_default = false,
+    PreemptionPolicy policy = PreemptionPolicy::kPreemptLowerPriority) {
   PriorityClass pc;
   pc.name = std::move(name);
   pc.value = value;
@@ -176,12 +178,15 @@ inline NodeSelectorTerm ExpressionsTerm(std::vector<NodeSelectorRequirement> exp
 }
 
 // The uid under which ClusterState keys a pod.
-inline std::string UidOf(const Pod& pod) { return pod.uid.empty() ? pod.Key() : pod.uid; }
+inline std::string UidOf(const Pod& pod) {
+  return pod.uid.empty() ? pod.Key() : pod.uid;
+}
 
 // Names of `pods`, in order ("ns/name").
 inline std::vector<std::string> KeysOf(const std::vector<const Pod*>& pods) {
   std::vector<std::string> out;
-  for (const Pod* pod : pods) out.push_back(pod->Key());
+  for (const Pod* pod : pods)
+    out.push_back(pod->Key());
   return out;
 }
 
