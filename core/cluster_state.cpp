@@ -55,7 +55,7 @@ void ClusterState::ResolvePriority(Pod* pod) const {
       global_default = &pc;
     }
   }
-  const PriorityClass* cls = by_name ? by_name
+  const PriorityClass* cls = by_name                            ? by_name
                              : pod->priority_class_name.empty() ? global_default
                                                                 : nullptr;
   if (pod->spec_priority) {
@@ -71,7 +71,8 @@ void ClusterState::ResolvePriority(Pod* pod) const {
 }
 
 void ClusterState::ResolveAllPriorities() {
-  for (auto& [uid, pod] : pods_) ResolvePriority(&pod);
+  for (auto& [uid, pod] : pods_)
+    ResolvePriority(&pod);
   for (auto* nominations : {&our_nominations_, &status_nominations_}) {
     for (auto& [uid, nomination] : *nominations) {
       if (const Pod* pod = FindPod(uid)) nomination.priority = pod->priority;
@@ -113,8 +114,9 @@ void ClusterState::UpsertPod(Pod pod) {
   if (pod.IsBound() || pod.IsTerminal()) ReleaseNomination(key);
   if (Counts(pod)) AddContribution(pod);
   if (!pod.nominated_node_name.empty() && !pod.IsBound() && !pod.IsTerminal()) {
-    status_nominations_[key] = Nomination{key, pod.ns, pod.nominated_node_name, pod.priority,
-                                          pod.requests, QuotaRequest(pod), false, 0};
+    status_nominations_[key] = Nomination{
+        key,   pod.ns, pod.nominated_node_name, pod.priority, pod.requests, QuotaRequest(pod),
+        false, 0};
   } else {
     status_nominations_.erase(key);
   }
@@ -208,9 +210,10 @@ void ClusterState::UpsertPdb(const PodDisruptionBudget& pdb) {
 
 void ClusterState::DeletePdb(std::string_view ns, std::string_view name) {
   ++version_;
-  pdbs_.erase(std::remove_if(pdbs_.begin(), pdbs_.end(),
-                             [&](const PodDisruptionBudget& p) { return p.ns == ns && p.name == name; }),
-              pdbs_.end());
+  pdbs_.erase(
+      std::remove_if(pdbs_.begin(), pdbs_.end(),
+                     [&](const PodDisruptionBudget& p) { return p.ns == ns && p.name == name; }),
+      pdbs_.end());
 }
 
 // --- reservations and nominations ----------------------------------------------------------------
@@ -227,8 +230,12 @@ void ClusterState::Reserve(std::string_view uid, std::string_view node, int64_t 
     }
     ReleaseReservation(uid);
   }
-  Reservation r{pod->uid.empty() ? KeyOf(*pod) : pod->uid, pod->ns, std::string(node),
-                pod->requests, QuotaRequest(*pod), expires_ms};
+  Reservation r{pod->uid.empty() ? KeyOf(*pod) : pod->uid,
+                pod->ns,
+                std::string(node),
+                pod->requests,
+                QuotaRequest(*pod),
+                expires_ms};
   NodeUsage& usage = node_usage_[r.node];
   usage.requested.Add(r.node_request);
   ++usage.pod_count;
@@ -257,8 +264,8 @@ void ClusterState::Nominate(std::string_view uid, std::string_view node, int64_t
   const Pod* pod = FindPod(uid);
   if (pod == nullptr) return;
   ++version_;
-  Nomination n{KeyOf(*pod), pod->ns, std::string(node), pod->priority, pod->requests,
-               QuotaRequest(*pod), true, expires_ms};
+  Nomination n{KeyOf(*pod),        pod->ns, std::string(node), pod->priority, pod->requests,
+               QuotaRequest(*pod), true,    expires_ms};
   our_nominations_[n.uid] = std::move(n);
 }
 

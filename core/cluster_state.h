@@ -99,7 +99,8 @@ class ClusterState {
   // copying. Cheap when there are none.
   template <typename F>
   void ForEachNomination(F&& f) const {
-    for (const auto& [uid, n] : our_nominations_) f(n);
+    for (const auto& [uid, n] : our_nominations_)
+      f(n);
     for (const auto& [uid, n] : status_nominations_) {
       if (our_nominations_.count(uid) == 0) f(n);
     }
@@ -150,7 +151,7 @@ class ClusterState {
   std::unordered_map<std::string, std::string> uid_by_name_;  // "ns/name" -> uid
   std::map<std::string, PriorityClass, std::less<>> priority_classes_;
   std::vector<PodDisruptionBudget> pdbs_;
-  std::unordered_map<std::string, Reservation> reservations_;  // by uid
+  std::unordered_map<std::string, Reservation> reservations_;       // by uid
   std::map<std::string, Nomination, std::less<>> our_nominations_;  // by uid
   // Pending pods' status.nominatedNodeName, kept in step with the pods.
   std::map<std::string, Nomination, std::less<>> status_nominations_;  // by uid

@@ -76,10 +76,12 @@ NodeFitResult CheckNodeStatic(const Pod& pod, const Node& node) {
   if (node.unschedulable) {
     // kube-scheduler lets a pod tolerating node.kubernetes.io/unschedulable:NoSchedule through.
     Taint unschedulable{"node.kubernetes.io/unschedulable", "", "NoSchedule"};
-    bool tolerated = std::any_of(pod.tolerations.begin(), pod.tolerations.end(),
-                                 [&](const Toleration& t) { return ToleratesTaint(t, unschedulable); });
+    bool tolerated =
+        std::any_of(pod.tolerations.begin(), pod.tolerations.end(),
+                    [&](const Toleration& t) { return ToleratesTaint(t, unschedulable); });
     if (!tolerated) {
-      Fail(&result, FitCode::kUnschedulableAndUnresolvable, std::string(reasons::kNodeUnschedulable));
+      Fail(&result, FitCode::kUnschedulableAndUnresolvable,
+           std::string(reasons::kNodeUnschedulable));
     }
   }
   for (const auto& taint : node.taints) {
@@ -115,7 +117,8 @@ NodeFitResult CheckNodeResources(const Pod& pod, const Node& node, const Resourc
                                  int32_t pod_count) {
   NodeFitResult result;
   if (auto max_pods = node.allocatable.Find(kResourcePods)) {
-    if (pod_count + 1 > *max_pods) Fail(&result, FitCode::kUnschedulable, std::string(reasons::kTooManyPods));
+    if (pod_count + 1 > *max_pods)
+      Fail(&result, FitCode::kUnschedulable, std::string(reasons::kTooManyPods));
   }
   for (const auto& [name, amount] : pod.requests.entries()) {
     if (amount <= 0 || name == kResourcePods) continue;
@@ -150,7 +153,8 @@ NodeFitResult CheckNodeFit(const ClusterState& state, const Pod& pod, const Node
     AddNominationsAgainst(state, pod, node.node.name, &requested, &pod_count);
     resources = CheckNodeResources(pod, node.node, requested, pod_count);
   }
-  for (auto& reason : resources.reasons) Fail(&result, resources.code, std::move(reason));
+  for (auto& reason : resources.reasons)
+    Fail(&result, resources.code, std::move(reason));
   return result;
 }
 

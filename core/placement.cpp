@@ -22,7 +22,8 @@ Feasibility FindFeasibleNodes(const ClusterState& state, const Pod& pod,
     }
   };
   if (nodes.empty()) {
-    for (const auto& [name, node] : state.nodes()) examine(NodeInfo{node, &state.UsageOf(name)});
+    for (const auto& [name, node] : state.nodes())
+      examine(NodeInfo{node, &state.UsageOf(name)});
     return out;
   }
   for (const auto& name : nodes) {
@@ -42,7 +43,8 @@ std::string SummarizeUnschedulable(const Feasibility& f) {
   if (!f.quota.ok()) return f.quota.reason;
   std::map<std::string, int> counts;
   for (const auto& [node, fit] : f.failed) {
-    for (const auto& reason : fit.reasons) ++counts[reason];
+    for (const auto& reason : fit.reasons)
+      ++counts[reason];
   }
   std::string parts;
   for (const auto& [reason, count] : counts) {

@@ -43,7 +43,7 @@ struct Pod {
   std::string nominated_node_name;  // status.nominatedNodeName
   std::string scheduler_name;
   PodPhase phase = PodPhase::kPending;
-  bool terminating = false;             // metadata.deletionTimestamp set
+  bool terminating = false;              // metadata.deletionTimestamp set
   bool unschedulable_condition = false;  // PodScheduled=False, reason Unschedulable
 
   std::optional<int32_t> spec_priority;  // spec.priority as admitted

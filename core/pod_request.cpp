@@ -6,7 +6,8 @@ ResourceList EffectivePodRequest(const std::vector<ContainerRequests>& container
                                  const std::vector<ContainerRequests>& init_containers,
                                  const ResourceList& overhead) {
   ResourceList total;
-  for (const auto& c : containers) total.Add(c.requests);
+  for (const auto& c : containers)
+    total.Add(c.requests);
 
   // Sidecars run for the pod's whole life, so they add to the steady state; an ordinary init
   // container runs alone next to the sidecars started before it.

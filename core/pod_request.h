@@ -12,7 +12,7 @@
 namespace capext {
 
 struct ContainerRequests {
-  ResourceList requests;  // decision units
+  ResourceList requests;     // decision units
   bool restartable = false;  // an init container with restartPolicy: Always (a sidecar)
 };
 

@@ -107,7 +107,8 @@ PreemptionPlan FindPreemption(const ClusterState& state, const Pod& preemptor,
     if (v.candidate) plan.candidates.push_back(std::move(v));
   };
   if (nodes.empty()) {
-    for (const auto& [name, node] : state.nodes()) consider(NodeInfo{node, &state.UsageOf(name)});
+    for (const auto& [name, node] : state.nodes())
+      consider(NodeInfo{node, &state.UsageOf(name)});
   } else {
     std::vector<std::string> sorted = nodes;
     std::sort(sorted.begin(), sorted.end());

@@ -23,9 +23,9 @@ std::size_t ChooseCandidate(const std::vector<NodeVictims>& candidates);
 
 struct PreemptionPlan {
   bool found = false;
-  NodeVictims chosen;                // valid when found
+  NodeVictims chosen;                   // valid when found
   std::vector<NodeVictims> candidates;  // every candidate node, in node-name order
-  std::string reason;                // why nothing was found
+  std::string reason;                   // why nothing was found
 };
 
 // Runs 1.2 on `nodes` (every node of the state when empty) and chooses with 1.3. Nodes the pod

@@ -25,7 +25,7 @@ struct PodDisruptionBudget {
   // nullopt = no selector (matches nothing). Kubernetes' preemption also treats an empty
   // selector as matching nothing; we follow it.
   std::optional<LabelSelector> selector;
-  int32_t disruptions_allowed = 0;      // status.disruptionsAllowed
+  int32_t disruptions_allowed = 0;          // status.disruptionsAllowed
   std::vector<std::string> disrupted_pods;  // status.disruptedPods names (already counted)
 
   bool Selects(const Pod& pod) const {

@@ -23,9 +23,10 @@ bool QuotaBook::UpsertQuota(const ElasticQuota& quota) {
 }
 
 void QuotaBook::DeleteQuota(std::string_view ns, std::string_view name) {
-  duplicates_.erase(std::remove_if(duplicates_.begin(), duplicates_.end(),
-                                   [&](const ElasticQuota& d) { return d.ns == ns && d.name == name; }),
-                    duplicates_.end());
+  duplicates_.erase(
+      std::remove_if(duplicates_.begin(), duplicates_.end(),
+                     [&](const ElasticQuota& d) { return d.ns == ns && d.name == name; }),
+      duplicates_.end());
   auto it = quotas_.find(ns);
   if (it == quotas_.end() || it->second.name != name) return;
   quotas_.erase(it);
@@ -54,11 +55,16 @@ void QuotaBook::ChangeUsage(std::string_view ns, const ResourceList& delta, bool
   auto it = usage_.find(ns);
   if (it == usage_.end()) it = usage_.emplace(std::string(ns), Usage{}).first;
   (reserved ? it->second.reserved : it->second.bound).Add(delta);
-  if (const ElasticQuota* quota = QuotaFor(ns)) ApplyUsageDelta(semantics_, *quota, delta, &totals_);
+  if (const ElasticQuota* quota = QuotaFor(ns))
+    ApplyUsageDelta(semantics_, *quota, delta, &totals_);
 }
 
-void QuotaBook::AddBound(std::string_view ns, const ResourceList& r) { ChangeUsage(ns, r, false); }
-void QuotaBook::AddReserved(std::string_view ns, const ResourceList& r) { ChangeUsage(ns, r, true); }
+void QuotaBook::AddBound(std::string_view ns, const ResourceList& r) {
+  ChangeUsage(ns, r, false);
+}
+void QuotaBook::AddReserved(std::string_view ns, const ResourceList& r) {
+  ChangeUsage(ns, r, true);
+}
 
 void QuotaBook::RemoveBound(std::string_view ns, const ResourceList& r) {
   ResourceList negative;
@@ -90,7 +96,8 @@ ResourceList QuotaBook::Reserved(std::string_view ns) const {
 
 void QuotaBook::RebuildTotals() {
   AggregateBuilder builder(semantics_);
-  for (const auto& [ns, quota] : quotas_) builder.AddQuota(quota, Used(ns));
+  for (const auto& [ns, quota] : quotas_)
+    builder.AddQuota(quota, Used(ns));
   totals_ = std::move(builder).Build();
 }
 

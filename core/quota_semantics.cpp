@@ -131,7 +131,8 @@ std::vector<Excess> ExceedsMin(QuotaSemantics semantics, const ElasticQuota& quo
     AppendIfExceeds(name, used.Get(name), add.Get(name), limit, &out);
   };
   if (quota.min) {
-    for (const auto& entry : quota.min->entries()) check(entry.first);
+    for (const auto& entry : quota.min->entries())
+      check(entry.first);
   }
   if (quota.max) {
     for (const auto& entry : quota.max->entries()) {

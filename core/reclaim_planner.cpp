@@ -11,17 +11,23 @@ namespace capext {
 
 const char* ReclaimDecisionName(ReclaimDecision decision) {
   switch (decision) {
-    case ReclaimDecision::kFitsNow: return "fits-now";
-    case ReclaimDecision::kNotEligible: return "not-eligible";
-    case ReclaimDecision::kInFlight: return "in-flight";
-    case ReclaimDecision::kNoCandidate: return "no-candidate";
-    case ReclaimDecision::kEvict: return "evict";
+    case ReclaimDecision::kFitsNow:
+      return "fits-now";
+    case ReclaimDecision::kNotEligible:
+      return "not-eligible";
+    case ReclaimDecision::kInFlight:
+      return "in-flight";
+    case ReclaimDecision::kNoCandidate:
+      return "no-candidate";
+    case ReclaimDecision::kEvict:
+      return "evict";
   }
   return "unknown";
 }
 
 ReclaimPlanForPod PlanReclaim(const ClusterState& state, const Pod& pod,
-                              const MoreImportantFn& more_important, const ReclaimOptions& options) {
+                              const MoreImportantFn& more_important,
+                              const ReclaimOptions& options) {
   ReclaimPlanForPod plan;
   const std::string self = pod.uid.empty() ? pod.Key() : pod.uid;
   if (state.FindOurNomination(self) != nullptr) {
@@ -74,9 +80,9 @@ ReclaimPlanForPod PlanReclaim(const ClusterState& state, const Pod& pod,
     if (!names.empty()) names += ", ";
     names += fmt::format("{} (priority {})", v->Key(), v->priority);
   }
-  plan.reason = fmt::format("pod {} does not fit ({}); evicting {} on node {} ({} of {} candidate nodes)",
-                            pod.Key(), SummarizeUnschedulable(feasibility), names, plan.node,
-                            1, preemption.candidates.size());
+  plan.reason = fmt::format(
+      "pod {} does not fit ({}); evicting {} on node {} ({} of {} candidate nodes)", pod.Key(),
+      SummarizeUnschedulable(feasibility), names, plan.node, 1, preemption.candidates.size());
   return plan;
 }
 

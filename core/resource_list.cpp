@@ -25,17 +25,20 @@ int64_t SaturatingSub(int64_t a, int64_t b) {
 
 namespace {
 auto LowerBound(std::vector<ResourceList::Entry>& v, std::string_view name) {
-  return std::lower_bound(v.begin(), v.end(), name,
-                          [](const ResourceList::Entry& e, std::string_view n) { return e.first < n; });
+  return std::lower_bound(
+      v.begin(), v.end(), name,
+      [](const ResourceList::Entry& e, std::string_view n) { return e.first < n; });
 }
 auto LowerBound(const std::vector<ResourceList::Entry>& v, std::string_view name) {
-  return std::lower_bound(v.begin(), v.end(), name,
-                          [](const ResourceList::Entry& e, std::string_view n) { return e.first < n; });
+  return std::lower_bound(
+      v.begin(), v.end(), name,
+      [](const ResourceList::Entry& e, std::string_view n) { return e.first < n; });
 }
 }  // namespace
 
 ResourceList::ResourceList(std::initializer_list<Entry> entries) {
-  for (const auto& e : entries) Set(e.first, e.second);
+  for (const auto& e : entries)
+    Set(e.first, e.second);
 }
 
 std::optional<int64_t> ResourceList::Find(std::string_view name) const {
@@ -44,7 +47,9 @@ std::optional<int64_t> ResourceList::Find(std::string_view name) const {
   return std::nullopt;
 }
 
-int64_t ResourceList::Get(std::string_view name) const { return Find(name).value_or(0); }
+int64_t ResourceList::Get(std::string_view name) const {
+  return Find(name).value_or(0);
+}
 
 void ResourceList::Set(std::string_view name, int64_t amount) {
   auto it = LowerBound(entries_, name);
@@ -70,7 +75,8 @@ void ResourceList::AddTo(std::string_view name, int64_t amount) {
 }
 
 void ResourceList::Add(const ResourceList& other) {
-  for (const auto& [name, amount] : other.entries_) AddTo(name, amount);
+  for (const auto& [name, amount] : other.entries_)
+    AddTo(name, amount);
 }
 
 void ResourceList::Subtract(const ResourceList& other) {

@@ -18,9 +18,7 @@ class Status {
   const std::string& message() const { return message_; }
 
   // Returns a copy whose message is "<context>: <message>". REQUIRES: !ok().
-  Status WithContext(const std::string& context) const {
-    return Status(context + ": " + message_);
-  }
+  Status WithContext(const std::string& context) const { return Status(context + ": " + message_); }
 
  private:
   explicit Status(std::string message) : failed_(true), message_(std::move(message)) {}

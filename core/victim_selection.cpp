@@ -99,7 +99,8 @@ void SplitByPdbViolation(const std::vector<PodDisruptionBudget>& pdbs,
                          std::vector<const Pod*>* non_violating) {
   std::vector<int32_t> allowed;
   allowed.reserve(pdbs.size());
-  for (const auto& pdb : pdbs) allowed.push_back(pdb.disruptions_allowed);
+  for (const auto& pdb : pdbs)
+    allowed.push_back(pdb.disruptions_allowed);
   for (const Pod* pod : pods) {
     bool violated = false;
     if (!pod->labels.empty()) {
@@ -146,8 +147,7 @@ NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContex
         take = x->ns == preemptor.ns && x->priority < preemptor.priority;
       } else {
         // Re-evaluated after each removal: a quota stops giving victims once back within min.
-        take = x->ns != preemptor.ns &&
-               IsBorrowing(state.semantics(), *xq, what_if.UsedOf(x->ns));
+        take = x->ns != preemptor.ns && IsBorrowing(state.semantics(), *xq, what_if.UsedOf(x->ns));
       }
     } else {
       take = xq == nullptr && x->priority < preemptor.priority;
@@ -194,7 +194,8 @@ NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContex
   for (const Pod* x : violating) {
     if (!reprieve(x)) ++result.pdb_violations;
   }
-  for (const Pod* x : non_violating) reprieve(x);
+  for (const Pod* x : non_violating)
+    reprieve(x);
 
   std::stable_sort(result.victims.begin(), result.victims.end(),
                    [&](const Pod* a, const Pod* b) { return more_important(*a, *b); });

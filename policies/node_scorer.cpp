@@ -55,7 +55,9 @@ std::unique_ptr<NodeScorer> MakeNodeScorer(std::string_view name) {
   return nullptr;
 }
 
-std::vector<std::string> NodeScorerNames() { return {"least-allocated", "most-allocated", "none"}; }
+std::vector<std::string> NodeScorerNames() {
+  return {"least-allocated", "most-allocated", "none"};
+}
 
 std::string PickNode(const NodeScorer& scorer, const ClusterState& state, const Pod& pod,
                      const std::vector<std::string>& feasible) {

@@ -12,6 +12,8 @@ std::string_view QuotaSemanticsName(QuotaSemantics semantics) {
   return semantics == QuotaSemantics::kSchedulerPlugins ? "scheduler-plugins" : "capacity-extender";
 }
 
-std::vector<std::string> QuotaSemanticsNames() { return {"capacity-extender", "scheduler-plugins"}; }
+std::vector<std::string> QuotaSemanticsNames() {
+  return {"capacity-extender", "scheduler-plugins"};
+}
 
 }  // namespace capext

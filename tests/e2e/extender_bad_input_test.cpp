@@ -184,6 +184,25 @@ TEST_CASE("malformed requests get a 4xx with a JSON error and the server keeps s
     CheckHealthy(server);
   }
 
+  SECTION("deep nesting in fields the extender ignores is ignored, not a crash") {
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    for (const std::string& body :
+         {FilterArgs(PodWith(R"(,"managedFields":)" + deep, "")),
+          FilterArgs(PodWith("", R"(,"affinityX":)" + deep)),
+          R"({"Pod":)" + kPod + R"(,"NodeNames":["n1"],"Unknown":)" + deep + "}"}) {
+      const ClientResponse r = Fetch("127.0.0.1", server.port(), "POST", "/filter", body);
+      INFO("status " << r.status << " body " << r.body.substr(0, 300) << " " << r.error);
+      REQUIRE(r.ok());
+      CHECK(r.status == 200);
+      CheckHealthy(server);
+    }
+    const ClientResponse r = Fetch("127.0.0.1", server.port(), "POST", "/explain",
+                                   PodWith(R"(,"managedFields":)" + deep, ""));
+    INFO("explain: " << r.status << " " << r.body.substr(0, 300) << " " << r.error);
+    REQUIRE(r.ok());
+    CHECK(r.status == 200);
+    CheckHealthy(server);
+  }
   SECTION("a 20 MiB body is over the default 16 MiB limit: 413") {
     std::string body = FilterArgs(kPod);
     body.insert(body.size() - 1, R"(,"padding":")" + std::string(20u << 20, 'x') + "\"");

@@ -487,6 +487,89 @@ TEST_CASE("binding a pod the extender never saw is refused with a reason, not a 
   CHECK(capext::test::Fetch("127.0.0.1", server.process().port(), "GET", "/healthz").status == 200);
 }
 
+// Replaces `"<key>":"<old>"` by `"<key>":"<new>"` once (the pod spec's members in a raw fixture).
+std::string ReplaceOnce(std::string text, const std::string& from, const std::string& to) {
+  const std::size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), to);
+  REQUIRE(text.find(from) == std::string::npos);
+  return text;
+}
+
+TEST_CASE("preempt: victims are the lower-priority pods bound on each node; Never preempts nothing",
+          "[e2e]") {
+  Server server;
+  INFO(server.process().error());
+  REQUIRE(server.started());
+  // The 'nodecache' experiment up to h1's preemption: l1..l4 (low, 3 cpu) fill node-b and
+  // node-a (6 of 8 cpu each).
+  std::map<std::string, std::set<std::string>> bound;
+  for (const char* seq : {"001", "002", "003", "004"}) {
+    const std::string filter = ReadFile(kFixtureDir + "/filter-nodecache-" + seq + ".request.raw.json");
+    const std::string bind = ReadFile(kFixtureDir + "/bind-nodecache-" + seq + ".request.raw.json");
+    REQUIRE(server.Post("/filter", filter).status == 200);
+    const ClientResponse r = server.Post("/bind", bind);
+    INFO(seq << ": " << r.body);
+    REQUIRE(BindError(r) == "");
+    rapidjson::Document b;
+    b.Parse(bind.c_str());
+    bound[Str(b["Node"])].insert(Str(b["PodUID"]));
+  }
+  REQUIRE(bound["node-a"].size() == 2);
+  REQUIRE(bound["node-b"].size() == 2);
+
+  const std::string h1 = ReadFile(kFixtureDir + "/preempt-nodecache-001.request.raw.json");
+  rapidjson::Document request;
+  request.Parse(h1.c_str());
+  REQUIRE_FALSE(request.HasParseError());
+  {
+    // h1 (high, 4 cpu): one 3-cpu low pod per node is enough (reprieve puts the other back).
+    const ClientResponse r = server.Post("/preempt", h1);
+    INFO("h1: " << r.status << " " << r.body);
+    CheckPreemptAnswer(request, r, bound);
+    rapidjson::Document answer;
+    answer.Parse(r.body.c_str());
+    const auto& victims = answer["NodeNameToMetaVictims"];
+    CHECK(victims.MemberCount() == 2);
+    for (auto m = victims.MemberBegin(); m != victims.MemberEnd(); ++m) {
+      INFO("node " << m->name.GetString());
+      CHECK(m->value["Pods"].Size() == 1);
+      CHECK(m->value["NumPDBViolations"].GetInt() == 0);
+    }
+  }
+  {
+    // The same pod as a new pod (preemptionPolicy is immutable: another UID) with
+    // preemptionPolicy Never (PriorityClass high-nonpreempting) never preempts.
+    std::string never = ReplaceOnce(h1, R"("uid":"4a33640a-e138-49da-b013-da23e2f8f578")",
+                                    R"("uid":"e2e-h1-never")");
+    never = ReplaceOnce(never, R"("name":"h1")", R"("name":"h1-never")");
+    never = ReplaceOnce(never, R"("preemptionPolicy":"PreemptLowerPriority")",
+                                    R"("preemptionPolicy":"Never")");
+    never = ReplaceOnce(never, R"("priorityClassName":"high",)",
+                        R"("priorityClassName":"high-nonpreempting",)");
+    const ClientResponse r = server.Post("/preempt", never);
+    INFO("h1 with preemptionPolicy Never: " << r.status << " " << r.body);
+    CheckPreemptAnswer(request, r, bound);
+    rapidjson::Document answer;
+    answer.Parse(r.body.c_str());
+    CHECK(answer["NodeNameToMetaVictims"].ObjectEmpty());
+  }
+  {
+    // A low pod (priority 100) finds no strictly lower-priority victims.
+    std::string low = ReplaceOnce(h1, R"("uid":"4a33640a-e138-49da-b013-da23e2f8f578")",
+                                  R"("uid":"e2e-h1-low")");
+    low = ReplaceOnce(low, R"("name":"h1")", R"("name":"h1-low")");
+    low = ReplaceOnce(low, R"("priority":1000,)", R"("priority":100,)");
+    low = ReplaceOnce(low, R"("priorityClassName":"high",)", R"("priorityClassName":"low",)");
+    const ClientResponse r = server.Post("/preempt", low);
+    INFO("h1 as a low pod: " << r.status << " " << r.body);
+    CheckPreemptAnswer(request, r, bound);
+    rapidjson::Document answer;
+    answer.Parse(r.body.c_str());
+    CHECK(answer["NodeNameToMetaVictims"].ObjectEmpty());
+  }
+}
+
 TEST_CASE("request keys are matched case-insensitively and unknown fields are ignored", "[e2e]") {
   Server server;
   INFO(server.process().error());

@@ -483,6 +483,30 @@ TEST_CASE("seed-002 over HTTP: borrow, then reclaim eq2's guarantee from eq1's J
     CHECK(in_flight);
   }
 
+  {
+    // While reclaim serves job-2, /preempt proposes nothing for it (never preempt twice).
+    const std::string body =
+        R"({"Pod":)" + job2.json +
+        R"(,"NodeNameToVictims":null,"NodeNameToMetaVictims":{"n1":{"Pods":[{"UID":"u-job-a"}],"NumPDBViolations":0},"n2":{"Pods":[{"UID":"u-nb-b"}],"NumPDBViolations":0}}})";
+    const ClientResponse r = ext.Post("/preempt", body);
+    INFO("preempt during reclaim: " << r.status << " " << r.body);
+    REQUIRE(r.status == 200);
+    rapidjson::Document d;
+    d.Parse(r.body.c_str());
+    REQUIRE_FALSE(d.HasParseError());
+    REQUIRE(Get(d, "NodeNameToMetaVictims") != nullptr);
+    REQUIRE(d["NodeNameToMetaVictims"].IsObject());
+    CHECK(d["NodeNameToMetaVictims"].ObjectEmpty());
+  }
+  {
+    // The eviction is counted in /metrics.
+    const ClientResponse m = ext.Get("/metrics");
+    INFO("metrics: " << m.body);
+    REQUIRE(m.status == 200);
+    CHECK(m.body.find("capacity_extender_evictions_total{namespace=\"eq1\"} 1\n") !=
+          std::string::npos);
+  }
+
   // kube-scheduler retries job-2 after the nudge: the filter now passes n2, and binding works.
   std::vector<std::string> passed;
   {
@@ -502,6 +526,13 @@ TEST_CASE("seed-002 over HTTP: borrow, then reclaim eq2's guarantee from eq1's J
   CHECK(node == s.root["expect"][5]["bound"]["eq2/job-2"].as<std::string>());
   CHECK(Bind(ext, job2, node) == "");
   at[job2.Key()] = node;
+  {
+    // The reclaim nudged job-2 once its victim was gone, and completes now that it is bound.
+    const std::string log = ext.process().Log();
+    INFO("log:\n" << log);
+    CHECK_FALSE(LogLines(log, {"requeue nudge", "pod=eq2/job-2"}).empty());
+    CHECK(ext.process().WaitForLog("msg=\"reclaim completed\" pod=eq2/job-2 ", 10000ms));
+  }
   {
     const auto used = UsedCpu(ext);
     CHECK(used.at("eq1") == "6");
@@ -551,6 +582,20 @@ TEST_CASE("seed-002 over HTTP: borrow, then reclaim eq2's guarantee from eq1's J
     CHECK(f.passed.empty());
   }
 
+  {
+    // /explain agrees: reclaim has nothing to evict for job-b2.
+    const ClientResponse r = ext.Post("/explain", jobb2.json);
+    INFO("explain job-b2: " << r.status << " " << r.body);
+    REQUIRE(r.status == 200);
+    rapidjson::Document d;
+    d.Parse(r.body.c_str());
+    REQUIRE_FALSE(d.HasParseError());
+    REQUIRE(Get(d, "reclaim") != nullptr);
+    CHECK(Str(d["reclaim"]["decision"]) != "evict");
+    CHECK(d["reclaim"]["victims"].Empty());
+    CHECK(Str(d["admission"]["reason"]) == "");  // quota admits it: only the nodes are full
+  }
+
   // Event 7: big (eq1, 5 cpu): 6 + 5 > max 10: rejected, the reason says max.
   const ScenarioPod& big = s.Pod("eq1/big");
   {
@@ -566,6 +611,14 @@ TEST_CASE("seed-002 over HTTP: borrow, then reclaim eq2's guarantee from eq1's J
       CHECK(reason.find(wanted) != std::string::npos);
     // A bind that slipped through anyway is refused by the bind-time quota check.
     CHECK(Bind(ext, big, "n2").find("max") != std::string::npos);
+  }
+  // A pod that still cannot fit is never nudged.
+  std::this_thread::sleep_for(300ms);
+  {
+    const std::string log = ext.process().Log();
+    INFO("log:\n" << log);
+    CHECK(LogLines(log, {"requeue nudge", "pod=eq1/job-b2"}).empty());
+    CHECK(LogLines(log, {"requeue nudge", "pod=eq1/big"}).empty());
   }
   // Still serving; then a clean shutdown.
   CHECK(ext.Get("/healthz").status == 200);
