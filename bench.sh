@@ -9,7 +9,8 @@ cd "$(dirname "$0")"
 ./scripts/install-deps.sh
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
 cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-targets=$(cmake --build build-release --target help | sed -n 's/^\(bench_[A-Za-z0-9_]*\):.*/\1/p')
+# One executable per bench/micro/<name>.cpp (bench_tests is the tests of bench/, not a benchmark).
+targets=$(for src in bench/micro/*.cpp; do n=$(basename "$src" .cpp); echo "bench_$n"; done)
 # shellcheck disable=SC2086
 cmake --build build-release -j2 --target $targets
 mkdir -p out/bench

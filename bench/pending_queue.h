@@ -46,7 +46,8 @@ class PendingQueue {
     // kQuotaMax / kQuotaAggregate: where this bucket waits.
     std::string wait_resource;
     int64_t wait_threshold = 0;
-    uint64_t reclaim_failed_epoch = UINT64_MAX;  // see Simulation::TryReclaim
+    uint64_t reclaim_failed_epoch = UINT64_MAX;  // see SimEngine::TryReclaim
+    int64_t reclaim_retry_after_ms = INT64_MIN;  // no reclaim attempt before this time
   };
 
   // Creates an empty bucket and returns its id.

@@ -138,7 +138,7 @@ Status SimEngine::Setup() {
     const int n = nodes_->IndexOf(p.node_name);
     const DenseRequest r = nodes_->MakeRequest(p.requests);
     metrics_->Background(t, r);
-    if (n >= 0) TrackBound(t, p.priority, n, r, +1);
+    if (n >= 0) TrackBound(t, p.priority, n, r, +1, EffectiveStartMs(p));
   }
 
   // Pods and their buckets.
@@ -235,6 +235,7 @@ void SimEngine::ProcessExpiries() {
 }
 
 bool SimEngine::ReclaimPassUseful() const {
+  // The pass would run one interval from now: buckets in their retry delay will be past it.
   for (int b : queue_.parked()) {
     if (queue_.bucket(b).reclaim_failed_epoch != epoch_) return true;
   }

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bench/candidate_order.h"
 #include "bench/dense_nodes.h"
 #include "bench/pending_queue.h"
 #include "bench/sim_metrics.h"
@@ -36,6 +37,7 @@ class SimEngine {
     int bucket = -1;
     int node = -1;
     int64_t queued_ms = 0;  // creation time of the current submission
+    int64_t start_ms = 0;   // EffectiveStartMs while running
     uint32_t generation = 0;  // invalidates a completion when the pod stops early
     Phase phase = Phase::kFuture;
     bool started = false;
@@ -62,11 +64,20 @@ class SimEngine {
     std::map<int32_t, int64_t> bound_by_priority;
     int64_t bound = 0;
   };
-  // One tenant's pods on one node (for reclaim's candidate filter).
+  // One tenant's pods of one priority on one node (for reclaim's candidate filter).
   struct NodeTenantUsage {
     int tenant;
+    int32_t priority;
     int64_t pods = 0;
     std::vector<int64_t> used;
+    std::vector<int64_t> starts;  // EffectiveStartMs of each pod, unordered (a handful)
+    // The largest request per dimension of any pod ever counted here (never decreases).
+    std::vector<int64_t> largest;
+  };
+  // What removing victims must free for the preemptor to pass (sim_reclaim.cpp).
+  struct ReclaimNeed {
+    std::vector<int64_t> quota;  // per dimension, from the quota check with the request alone
+    int64_t quota_pods = 0;
   };
   struct OurNomination {
     int node;
@@ -92,7 +103,7 @@ class SimEngine {
   void Bind(int b, uint32_t id, int n);
   void StopPod(uint32_t id, bool completed);
   void Evict(const std::string& uid, int preemptor_tenant);
-  void TrackBound(int tenant, int32_t priority, int n, const DenseRequest& r, int sign);
+  void TrackBound(int tenant, int32_t priority, int n, const DenseRequest& r, int sign, int64_t start_ms);
   void NodeFreed(int n);
   void UsageDropped(int tenant);
   void NominationReleased(int n);
@@ -101,7 +112,9 @@ class SimEngine {
   // sim_reclaim.cpp
   bool TryReclaim(int b, uint32_t id);
   void ReclaimPass();
-  bool CouldFitWithoutVictims(int n, const DenseRequest& r) const;
+  bool VictimBound(int n, const DenseRequest& r, const ReclaimNeed& need, CandidateKey* bound) const;
+  bool IsVictimEntry(const NodeTenantUsage& u) const;
+  bool ComputeReclaimNeed(const PreemptorContext& ctx, ReclaimNeed* need) const;
 
   const SimulationInput& input_;
   SimulationOptions options_;
@@ -136,6 +149,8 @@ class SimEngine {
   int scratch_bucket_ = -1;
   std::vector<int> feasible_;
   std::vector<int> victim_tenants_;
+  std::vector<char> is_victim_tenant_;  // by tenant index, in step with victim_tenants_
+  bool victims_below_priority_only_ = false;  // victims must have priority < the preemptor's
   std::vector<std::string> candidate_names_;
 };
 

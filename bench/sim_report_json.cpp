@@ -182,6 +182,8 @@ void Engine(Writer& w, const SimulationResult& r) {
   Int(w, "binds", r.binds);
   Int(w, "failed_attempts", r.failed_attempts);
   Int(w, "reclaim_attempts", r.reclaim_attempts);
+  Int(w, "reclaim_nodes_examined", r.reclaim_nodes_examined);
+  Int(w, "reclaim_candidates", r.reclaim_candidates);
   Int(w, "reclaims", r.reclaims);
   Int(w, "evictions", r.evictions);
   Num(w, "end_seconds", static_cast<double>(r.end_ms) / 1000.0);

@@ -102,20 +102,33 @@ int SimEngine::FindNode(int b) {
   return BestOf(b, feasible_);
 }
 
-void SimEngine::TrackBound(int tenant, int32_t priority, int n, const DenseRequest& r, int sign) {
+void SimEngine::TrackBound(int tenant, int32_t priority, int n, const DenseRequest& r, int sign,
+                           int64_t start_ms) {
   TenantState& t = tenants_[tenant];
   auto& count = t.bound_by_priority[priority];
   count += sign;
   if (count == 0) t.bound_by_priority.erase(priority);
   t.bound += sign;
   auto& list = node_tenants_[n];
-  auto it = std::find_if(list.begin(), list.end(), [&](const NodeTenantUsage& u) { return u.tenant == tenant; });
+  auto it = std::find_if(list.begin(), list.end(), [&](const NodeTenantUsage& u) {
+    return u.tenant == tenant && u.priority == priority;
+  });
   if (it == list.end()) {
-    list.push_back(NodeTenantUsage{tenant, 0, std::vector<int64_t>(nodes_->dims().size(), 0)});
+    const std::size_t dims = nodes_->dims().size();
+    list.push_back(NodeTenantUsage{tenant, priority, 0, std::vector<int64_t>(dims, 0), {}, std::vector<int64_t>(dims, 0)});
     it = list.end() - 1;
   }
   it->pods += sign;
-  for (const auto& [d, amount] : r.dims) it->used[d] += sign * amount;
+  for (const auto& [d, amount] : r.dims) {
+    it->used[d] += sign * amount;
+    if (sign > 0) it->largest[d] = std::max(it->largest[d], amount);
+  }
+  if (sign > 0) {
+    it->starts.push_back(start_ms);
+  } else if (auto s = std::find(it->starts.begin(), it->starts.end(), start_ms); s != it->starts.end()) {
+    *s = it->starts.back();
+    it->starts.pop_back();
+  }
   // Entries stay when they drop to zero: a tenant that ran on a node usually comes back.
 }
 
@@ -135,7 +148,8 @@ void SimEngine::Bind(int b, uint32_t id, int n) {
     expiries_.erase(expiries_.find(it->second.expires_ms));
     nominations_.erase(it);
   }
-  TrackBound(info.tenant, scratch_.priority, n, info.request, +1);
+  p.start_ms = now_ != 0 ? now_ : scratch_.creation_ms;  // EffectiveStartMs of the bound pod
+  TrackBound(info.tenant, scratch_.priority, n, info.request, +1, p.start_ms);
   const int64_t arrival = input_.workload.pods[id].arrival_ms;
   metrics_->Started(info.tenant, info.request, now_ - arrival, !p.started);
   if (options_.observer) options_.observer("bind", scratch_.uid, nodes_->name(n), now_);
@@ -158,7 +172,7 @@ void SimEngine::StopPod(uint32_t id, bool completed) {
     options_.observer(completed ? "complete" : "evict", input_.workload.pods[id].name, nodes_->name(n), now_);
   }
   nodes_->Resync(state_, n);
-  TrackBound(info.tenant, info.prototype.priority, n, info.request, -1);
+  TrackBound(info.tenant, info.prototype.priority, n, info.request, -1, p.start_ms);
   metrics_->Stopped(info.tenant, info.request, completed);
   p.node = -1;
   ++p.generation;
@@ -192,6 +206,7 @@ void SimEngine::Evict(const std::string& uid, int preemptor_tenant) {
   const int n = nodes_->IndexOf(pod->node_name);
   const DenseRequest r = nodes_->MakeRequest(pod->requests);
   const int32_t priority = pod->priority;
+  const int64_t start = EffectiveStartMs(*pod);
   if (options_.observer) options_.observer("evict", uid, pod->node_name, now_);
   state_.DeletePod(uid);
   metrics_->Stopped(tenant, r, false);
@@ -199,7 +214,7 @@ void SimEngine::Evict(const std::string& uid, int preemptor_tenant) {
   ++epoch_;
   if (n >= 0) {
     nodes_->Resync(state_, n);
-    TrackBound(tenant, priority, n, r, -1);
+    TrackBound(tenant, priority, n, r, -1, start);
     NodeFreed(n);
   }
   UsageDropped(tenant);

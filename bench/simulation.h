@@ -22,9 +22,11 @@
 // max(100, 10% of nodes) candidate nodes from a rotating offset, like DefaultPreemption.
 // `kAll` examines every node for both (capacity-semantics 4's "every node, not a sample").
 //
-// The reclaim controller runs for a pod whenever its scheduling attempt fails, and every
-// `reclaim_interval_ms` for the pods still parked (if the cluster changed since their last
-// failed attempt). A pod with a reclaim in flight (a nomination) is not served twice.
+// The reclaim controller runs for a pod when its scheduling attempt fails, and every
+// `reclaim_interval_ms` for the pods still parked. A failed reclaim for a group of identical
+// pods is not retried before one interval has passed (the controller's period; kube-scheduler
+// likewise backs failed pods off for 1-10 s) nor before the cluster has changed. A pod with a
+// reclaim in flight (a nomination) is not served twice.
 // Deterministic: no clocks or unseeded randomness in decisions; wall time is only measured.
 // Thread-safety: RunSimulation is reentrant (each call owns its state).
 #pragma once
@@ -65,6 +67,9 @@ struct SimulationOptions {
   std::optional<int64_t> until_ms;  // stop at this time (default: when no event is left)
   int samples = 400;                // timeline points across the expected span
   std::optional<int64_t> sample_interval_ms;
+  // Run 1.2 on every node of the reclaim pool instead of stopping once no remaining node can
+  // beat the best candidate (candidate_order.h). Same decisions, slower; for tests.
+  bool exhaustive_reclaim = false;
   // Called now and then with (arrivals processed, arrivals in the workload).
   std::function<void(int64_t, int64_t)> progress;
   // Called for every decision that changes something, for tests and debugging:
@@ -98,6 +103,8 @@ struct SimulationResult {
   int64_t reclaims = 0;   // reclaim plans executed
   int64_t evictions = 0;
   int64_t reclaim_attempts = 0;
+  int64_t reclaim_nodes_examined = 0;  // nodes handed to 1.2 (SelectVictimsOnNode)
+  int64_t reclaim_candidates = 0;      // of those, nodes where 1.2 found victims
   // Per tenant, at the end: pods never started and still waiting; pods that ran, were evicted
   // and wait again (resubmit_evicted); pods running.
   std::vector<int64_t> pending_at_end, requeued_at_end, running_at_end;

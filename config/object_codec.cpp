@@ -329,6 +329,9 @@ Status DecodeElasticQuota(const rapidjson::Value& object, ElasticQuota* out) {
     CE_RETURN_IF_ERROR(ReadResourceList(*spec, "min", "spec.min", true, &eq.min));
     CE_RETURN_IF_ERROR(ReadResourceList(*spec, "max", "spec.max", true, &eq.max));
   }
+  if (const rapidjson::Value* status = Member(object, "status"); status && status->IsObject()) {
+    CE_RETURN_IF_ERROR(ReadResourceList(*status, "used", "status.used", true, &eq.status_used));
+  }
   *out = std::move(eq);
   return {};
 }

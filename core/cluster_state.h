@@ -34,8 +34,10 @@ struct NodeUsage {
   int32_t pod_count = 0;              // counted pods + reservations
 };
 
+// A view of one node: valid while the ClusterState is not modified (no copy of the Node: this is
+// built for every candidate node of every /filter call).
 struct NodeInfo {
-  Node node;
+  const Node& node;
   const NodeUsage* usage = nullptr;  // never null for a NodeInfo handed out by ClusterState
 };
 

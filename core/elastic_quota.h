@@ -24,6 +24,9 @@ struct ElasticQuota {
   std::optional<ResourceList> min;
   std::optional<ResourceList> max;
   std::string parent;  // kParentQuotaAnnotation's value, empty for a root quota
+  // status.used as last written to the API server (by us or anyone), to decide whether it needs
+  // writing again; nullopt when absent.
+  std::optional<ResourceList> status_used;
   int64_t creation_ms = 0;
   std::string resource_version;
 

@@ -35,7 +35,7 @@ AdmissionResult CheckQuotaWith(QuotaSemantics semantics, const Pod& pod, const E
     if (!alone.empty()) {
       return {FitCode::kUnschedulableAndUnresolvable,
               reasons::QuotaRequestAboveMax(pod_key, quota.Key(),
-                                            DescribeExcesses(alone, "request", "max"))};
+                                            DescribeRequestExcesses(alone, "max"))};
     }
     return {FitCode::kUnschedulable,
             reasons::QuotaMaxExceeded(pod_key, quota.Key(),

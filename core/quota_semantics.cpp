@@ -69,6 +69,17 @@ std::string DescribeExcesses(const std::vector<Excess>& excesses, std::string_vi
   return out;
 }
 
+std::string DescribeRequestExcesses(const std::vector<Excess>& excesses,
+                                    std::string_view limit_word) {
+  std::string out;
+  for (const auto& e : excesses) {
+    if (!out.empty()) out += "; ";
+    out += e.resource + " request " + FormatAmount(e.resource, e.add) + " > " +
+           std::string(limit_word) + " " + FormatAmount(e.resource, e.limit);
+  }
+  return out;
+}
+
 bool IsScalarResourceName(std::string_view name) {
   if (name.starts_with("hugepages-") || name.starts_with("attachable-volumes-")) return true;
   if (name.find("kubernetes.io/") != std::string_view::npos) return true;

@@ -54,6 +54,10 @@ std::vector<Excess> ExceedsMax(QuotaSemantics semantics, const ElasticQuota& quo
 std::vector<Excess> ExceedsMin(QuotaSemantics semantics, const ElasticQuota& quota,
                                const ResourceList& used, const ResourceList& add);
 
+// Renders "cpu request 11 > max 10; ..." for a request compared alone (no usage involved).
+std::string DescribeRequestExcesses(const std::vector<Excess>& excesses,
+                                    std::string_view limit_word);
+
 // True when `quota` is using more than its min (section 0, "borrowing").
 bool IsBorrowing(QuotaSemantics semantics, const ElasticQuota& quota, const ResourceList& used);
 

@@ -157,13 +157,17 @@ class LiveModeImpl final : public LiveMode {
       std::string ns, name;
       std::map<std::string, std::string> used;
     };
+    // Every governed resource (zero included) is written whenever the object's status differs
+    // from the computed usage: also after the quota was re-created or someone else wrote it.
     std::vector<Row> rows = cache_->Read([&](const ClusterState& state) {
       std::vector<Row> out;
       for (const auto& [ns, q] : state.quotas().quotas()) {
-        Row row{ns, q.name, {}};
         const ResourceList used = state.quotas().Used(ns);
+        Row row{ns, q.name, {}};
+        bool differs = !q.status_used.has_value();
         auto add = [&](const std::string& n) {
           row.used[n] = QuantityFromDecisionAmount(n, used.Get(n)).ToString();
+          if (q.status_used && q.status_used->Find(n) != used.Get(n)) differs = true;
         };
         if (q.min)
           for (const auto& e : q.min->entries())
@@ -171,20 +175,18 @@ class LiveModeImpl final : public LiveMode {
         if (q.max)
           for (const auto& e : q.max->entries())
             add(e.first);
-        out.push_back(std::move(row));
+        if (differs) out.push_back(std::move(row));
       }
       return out;
     });
     kube::StatusPatcher patcher(client_.get(), *elastic_quota_);
     for (const auto& row : rows) {
-      const std::string key = row.ns + "/" + row.name;
-      if (written_[key] == row.used) continue;
       kube::ApiWriteResult r = patcher.PatchUsed(row.ns, row.name, row.used);
       if (r.ok) {
-        written_[key] = row.used;
         metrics_->Count("capacity_extender_status_patches_total");
       } else {
-        Log(LogLevel::kWarn, "status.used patch failed", {{"quota", key}, {"error", Describe(r)}});
+        Log(LogLevel::kWarn, "status.used patch failed",
+            {{"quota", row.ns + "/" + row.name}, {"error", Describe(r)}});
       }
     }
   }
@@ -198,7 +200,6 @@ class LiveModeImpl final : public LiveMode {
   std::optional<kube::GroupVersion> elastic_quota_;
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point last_status_{};
-  std::map<std::string, std::map<std::string, std::string>> written_;
   std::condition_variable wake_;
   std::jthread background_;
 };

@@ -3,6 +3,25 @@
 #include <fmt/format.h>
 
 namespace capext {
+namespace {
+
+// A label value as the Prometheus text format requires: backslash, quote and newline escaped.
+std::string EscapeLabel(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\' || c == '"') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 void Metrics::ObserveRequest(const std::string& verb, int status, double seconds) {
   std::lock_guard lock(mutex_);
@@ -23,7 +42,8 @@ void Metrics::CountDecision(const std::string& verb, const std::string& outcome)
 void Metrics::Count(const std::string& name, const std::string& label_name,
                     const std::string& label_value, double amount) {
   std::lock_guard lock(mutex_);
-  std::string labels = label_name.empty() ? "" : fmt::format("{}=\"{}\"", label_name, label_value);
+  std::string labels =
+      label_name.empty() ? "" : fmt::format("{}=\"{}\"", label_name, EscapeLabel(label_value));
   counters_[name][labels] += amount;
 }
 

@@ -51,6 +51,28 @@ std::map<std::string, std::string> ReclaimController::InFlight() const {
   return out;
 }
 
+bool ReclaimController::HasEvictionBudget(const std::vector<Pod>& victims, int64_t now_ms) {
+  while (!recent_evictions_.empty() && recent_evictions_.front() <= now_ms - 1000) {
+    recent_evictions_.pop_front();
+  }
+  if (static_cast<double>(recent_evictions_.size() + victims.size()) >
+      options_.max_evictions_per_second) {
+    return false;
+  }
+  std::map<std::string, int> per_namespace;
+  for (const auto& v : victims)
+    ++per_namespace[v.ns];
+  for (const auto& [ns, count] : per_namespace) {
+    auto& window = recent_by_namespace_[ns];
+    while (!window.empty() && window.front() <= now_ms - 60'000)
+      window.pop_front();
+    if (static_cast<int>(window.size()) + count > options_.max_evictions_per_namespace_per_minute) {
+      return false;
+    }
+  }
+  return true;
+}
+
 bool ReclaimController::TakeEvictionBudget(const std::string& ns, int64_t now_ms) {
   while (!recent_evictions_.empty() && recent_evictions_.front() <= now_ms - 1000) {
     recent_evictions_.pop_front();
@@ -148,14 +170,15 @@ bool ReclaimController::ReclaimFor(const Pod& pod, int64_t now_ms) {
       }
       return false;
     }
-    for (const auto& v : victims) {
-      if (!TakeEvictionBudget(v.ns, now_ms)) {
-        Log(LogLevel::kWarn, "reclaim postponed: eviction rate limit reached",
-            {{"pod", pod.Key()}, {"victim_namespace", v.ns}});
-        metrics_->CountDecision("reclaim", "rate-limited");
-        return false;
-      }
+    // All victims of a plan or none: tokens are only taken when the whole plan fits the budget.
+    if (!HasEvictionBudget(victims, now_ms)) {
+      Log(LogLevel::kWarn, "reclaim postponed: eviction rate limit reached",
+          {{"pod", pod.Key()}, {"victims", names}});
+      metrics_->CountDecision("reclaim", "rate-limited");
+      return false;
     }
+    for (const auto& v : victims)
+      TakeEvictionBudget(v.ns, now_ms);
     Log(LogLevel::kInfo, "reclaim started",
         {{"pod", pod.Key()}, {"node", plan.node}, {"victims", names}, {"reason", plan.reason}});
     bool refused = false;

@@ -87,6 +87,8 @@ class ReclaimController {
     int64_t started_ms = 0;
     bool nudged = false;
   };
+  // True when evicting every one of `victims` now stays within both rate limits.
+  bool HasEvictionBudget(const std::vector<Pod>& victims, int64_t now_ms);
   bool TakeEvictionBudget(const std::string& ns, int64_t now_ms);
   void TrackInFlight(int64_t now_ms);
   bool ReclaimFor(const Pod& pod, int64_t now_ms);

@@ -47,17 +47,29 @@ http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptio
     const auto start = std::chrono::steady_clock::now();
     const uint64_t id = ++g_request_id;
     std::string path = request.target.substr(0, request.target.find('?'));
-    if (!options.path_prefix.empty() && path.starts_with(options.path_prefix)) {
+    // The prefix matches whole path segments only: /scheduler/filter, never /schedulerfilter.
+    if (!options.path_prefix.empty() && path.starts_with(options.path_prefix) &&
+        (path.size() == options.path_prefix.size() || path[options.path_prefix.size()] == '/')) {
       path = path.substr(options.path_prefix.size());
-      if (path.empty() || path[0] != '/') path = "/" + path;
+      if (path.empty()) path = "/";
     }
-    std::string verb = path.size() > 1 ? path.substr(1) : "root";
+    // Metrics label: one of our paths, or "unknown" (a label per scanned path would grow without
+    // bound, and raw paths are not safe label values).
+    static const char* const kKnown[] = {"filter", "prioritize", "preempt", "bind",   "explain",
+                                         "admit",  "quotas",     "healthz", "readyz", "metrics"};
+    std::string verb = "unknown";
+    for (const char* known : kKnown) {
+      if (path.size() > 1 && path.compare(1, std::string::npos, known) == 0) verb = known;
+    }
     auto finish = [metrics, start, id, verb, respond](http::Response response) {
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       metrics->ObserveRequest(verb, response.status, seconds);
-      if (response.status >= 400 || LogEnabled(LogLevel::kDebug)) {
-        Log(response.status >= 500   ? LogLevel::kError
+      // A 503 from /readyz during the first sync is expected (kubelet probes it): debug only.
+      const bool expected = verb == "readyz" && response.status == 503;
+      if ((response.status >= 400 && !expected) || LogEnabled(LogLevel::kDebug)) {
+        Log(expected                 ? LogLevel::kDebug
+            : response.status >= 500 ? LogLevel::kError
             : response.status >= 400 ? LogLevel::kWarn
                                      : LogLevel::kDebug,
             "request",

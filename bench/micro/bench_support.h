@@ -25,6 +25,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <string>
 #include <thread>
 #include <utility>
@@ -34,6 +35,7 @@
 
 #include "core/cluster_state.h"
 #include "core/elastic_quota.h"
+#include "extender/http/server.h"
 
 namespace capext::bench {
 
@@ -431,6 +433,22 @@ class KeepAliveClient {
   std::string buffer_;
   std::size_t body_start_ = 0;
 };
+
+// The real server on 127.0.0.1, a free port, 2 IO threads (the deployment's default). Exits the
+// benchmark when it cannot start.
+inline std::unique_ptr<http::Server> StartLoopbackServer(http::Handler handler) {
+  http::ServerOptions options;
+  options.address = "127.0.0.1";
+  options.port = 0;
+  options.io_threads = 2;
+  std::string error;
+  auto server = http::Server::Start(options, std::move(handler), &error);
+  if (!server) {
+    std::fprintf(stderr, "cannot start the server: %s\n", error.c_str());
+    std::exit(1);
+  }
+  return server;
+}
 
 struct LoadResult {
   std::size_t requests = 0;

@@ -171,17 +171,7 @@ int main(int argc, char** argv) {
   {
     BindCluster cluster(pending, admitted);
     Metrics router_metrics;
-    http::ServerOptions options;
-    options.address = "127.0.0.1";
-    options.port = 0;
-    options.io_threads = 2;
-    std::string error;
-    auto server =
-        http::Server::Start(options, MakeRouter(&cluster.service, &router_metrics, {}), &error);
-    if (!server) {
-      std::fprintf(stderr, "server: %s\n", error.c_str());
-      return 1;
-    }
+    auto server = StartLoopbackServer(MakeRouter(&cluster.service, &router_metrics, {}));
     std::vector<std::string> requests;
     requests.reserve(cluster.bodies.size());
     for (const auto& b : cluster.bodies)

@@ -277,18 +277,9 @@ int main(int argc, char** argv) {
     auto check = [](int status, std::string_view answer) {
       return status == 200 && answer.find(R"("Error":"")") != std::string_view::npos;
     };
-    http::ServerOptions server_options;
-    server_options.address = "127.0.0.1";
-    server_options.port = 0;
-    server_options.io_threads = 2;
-    std::string error;
     LoadResult load;
     {
-      auto server = http::Server::Start(server_options, MakeRouter(&service, &metrics, {}), &error);
-      if (!server) {
-        std::fprintf(stderr, "server: %s\n", error.c_str());
-        return 1;
-      }
+      auto server = StartLoopbackServer(MakeRouter(&service, &metrics, {}));
       RunKeepAliveLoad(
           server->port(), clients, c.requests / 10,
           [&](std::size_t) -> const std::string& { return request; }, check);
@@ -304,12 +295,9 @@ int main(int argc, char** argv) {
     }
     LoadResult ceiling;
     {
-      auto server = http::Server::Start(
-          server_options,
-          [&](http::Request&&, http::Responder respond) {
-            respond({200, "application/json", canned_answer, {}});
-          },
-          &error);
+      auto server = StartLoopbackServer([&](http::Request&&, http::Responder respond) {
+        respond({200, "application/json", canned_answer, {}});
+      });
       ceiling = RunKeepAliveLoad(
           server->port(), clients, c.requests,
           [&](std::size_t) -> const std::string& { return request; }, check);

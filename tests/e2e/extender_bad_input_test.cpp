@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -53,7 +56,11 @@ struct BadCase {
 std::vector<BadCase> Cases() {
   const std::string deep(100000, '[');
   std::vector<BadCase> c = {
-      {"truncated JSON", "POST", "/filter", R"({"Pod":{"metadata":{"name":"x")", 400,
+      {"truncated JSON",
+       "POST",
+       "/filter",
+       R"({"Pod":{"metadata":{"name":"x")",
+       400,
        {"invalid json"}},
       {"empty body", "POST", "/filter", "", 400, {"empty"}},
       {"top level array", "POST", "/filter", "[]", 400, {"object"}},
@@ -63,85 +70,168 @@ std::vector<BadCase> Cases() {
       {"Pod as a string", "POST", "/filter", FilterArgs(R"("a pod")"), 400, {"pod", "object"}},
       {"Pod as a number", "POST", "/filter", FilterArgs("42"), 400, {"pod", "object"}},
       {"Pod as an array", "POST", "/filter", FilterArgs("[{}]"), 400, {"pod", "object"}},
-      {"NodeNames as an object", "POST", "/filter", FilterArgs(kPod, R"({"n1":true})"), 400,
+      {"NodeNames as an object",
+       "POST",
+       "/filter",
+       FilterArgs(kPod, R"({"n1":true})"),
+       400,
        {"nodenames", "array"}},
-      {"NodeNames with numbers", "POST", "/filter", FilterArgs(kPod, "[1,2]"), 400,
+      {"NodeNames with numbers",
+       "POST",
+       "/filter",
+       FilterArgs(kPod, "[1,2]"),
+       400,
        {"nodenames", "string"}},
-      {"Nodes.items not an array", "POST", "/filter",
-       R"({"Pod":)" + kPod + R"(,"Nodes":{"metadata":{},"items":{"a":1}},"NodeNames":null})", 400,
+      {"Nodes.items not an array",
+       "POST",
+       "/filter",
+       R"({"Pod":)" + kPod + R"(,"Nodes":{"metadata":{},"items":{"a":1}},"NodeNames":null})",
+       400,
        {"items", "array"}},
-      {"node item without metadata.name", "POST", "/filter",
-       R"({"Pod":)" + kPod + R"(,"Nodes":{"metadata":{},"items":[{"metadata":{"labels":{}}}]},"NodeNames":null})",
-       400, {"items[0]", "name"}},
-      {"containers as an object", "POST", "/filter",
-       FilterArgs(R"({"metadata":{"name":"p","namespace":"default"},"spec":{"containers":{"name":"c"}}})"),
-       400, {"containers"}},
-      {"requests cpu as an object", "POST", "/filter",
-       FilterArgs(PodWith("", "", R"({"cpu":{"value":1}})")), 400, {"cpu"}},
-      {"priority as the string abc", "POST", "/filter",
-       FilterArgs(PodWith("", R"(,"priority":"abc")")), 400, {"priority"}},
-      {"labels as a list", "POST", "/filter", FilterArgs(PodWith(R"(,"labels":["a","b"])", "")),
-       400, {"labels"}},
-      {"negative quantity", "POST", "/filter", FilterArgs(PodWith("", "", R"({"cpu":"-1"})")),
-       400, {"cpu", "negative"}},
-      {"bad quantity 1Gb", "POST", "/filter",
-       FilterArgs(PodWith("", "", R"({"memory":"1Gb"})")), 400, {"memory", "1gb"}},
-      {"invalid UTF-8 in a string", "POST", "/filter",
+      {"node item without metadata.name",
+       "POST",
+       "/filter",
+       R"({"Pod":)" + kPod +
+           R"(,"Nodes":{"metadata":{},"items":[{"metadata":{"labels":{}}}]},"NodeNames":null})",
+       400,
+       {"items[0]", "name"}},
+      {"containers as an object",
+       "POST",
+       "/filter",
+       FilterArgs(
+           R"({"metadata":{"name":"p","namespace":"default"},"spec":{"containers":{"name":"c"}}})"),
+       400,
+       {"containers"}},
+      {"requests cpu as an object",
+       "POST",
+       "/filter",
+       FilterArgs(PodWith("", "", R"({"cpu":{"value":1}})")),
+       400,
+       {"cpu"}},
+      {"priority as the string abc",
+       "POST",
+       "/filter",
+       FilterArgs(PodWith("", R"(,"priority":"abc")")),
+       400,
+       {"priority"}},
+      {"labels as a list",
+       "POST",
+       "/filter",
+       FilterArgs(PodWith(R"(,"labels":["a","b"])", "")),
+       400,
+       {"labels"}},
+      {"negative quantity",
+       "POST",
+       "/filter",
+       FilterArgs(PodWith("", "", R"({"cpu":"-1"})")),
+       400,
+       {"cpu", "negative"}},
+      {"bad quantity 1Gb",
+       "POST",
+       "/filter",
+       FilterArgs(PodWith("", "", R"({"memory":"1Gb"})")),
+       400,
+       {"memory", "1gb"}},
+      {"invalid UTF-8 in a string",
+       "POST",
+       "/filter",
        FilterArgs(PodWith(std::string(R"(,"labels":{"a":"b)") + "\xff\xfe" + R"("})", "")),
-       400, {"encoding"}},
+       400,
+       {"encoding"}},
       {"100,000 nested [", "POST", "/filter", deep, 400, {"invalid json"}},
-      {"100,000 nested [ inside a node item", "POST", "/filter",
+      {"100,000 nested [ inside a node item",
+       "POST",
+       "/filter",
        R"({"Pod":)" + kPod + R"(,"Nodes":{"items":[{"metadata":{"name":"n1"},"x":)" + deep +
            std::string(100000, ']') + "}]}}",
-       400, {"deep"}},
+       400,
+       {"deep"}},
       {"unknown verb", "POST", "/nope", FilterArgs(kPod), 404, {"/nope"}},
       {"GET on a POST verb", "GET", "/filter", "", 405, {"method"}},
       {"POST on a GET endpoint", "POST", "/quotas", "{}", 405, {"method"}},
-      {"a path prefix that is not configured", "POST", "/scheduler/filter", FilterArgs(kPod), 404,
+      {"a path prefix that is not configured",
+       "POST",
+       "/scheduler/filter",
+       FilterArgs(kPod),
+       404,
        {"/scheduler/filter"}},
-      {"bind without PodName", "POST", "/bind",
-       R"({"PodNamespace":"default","PodUID":"u1","Node":"n1"})", 400, {"podname"}},
-      {"bind without Node", "POST", "/bind",
-       R"({"PodName":"p","PodNamespace":"default","PodUID":"u1"})", 400, {"node"}},
-      {"bind with PodName as a number", "POST", "/bind",
-       R"({"PodName":7,"PodNamespace":"default","PodUID":"u1","Node":"n1"})", 400,
+      {"bind without PodName",
+       "POST",
+       "/bind",
+       R"({"PodNamespace":"default","PodUID":"u1","Node":"n1"})",
+       400,
+       {"podname"}},
+      {"bind without Node",
+       "POST",
+       "/bind",
+       R"({"PodName":"p","PodNamespace":"default","PodUID":"u1"})",
+       400,
+       {"node"}},
+      {"bind with PodName as a number",
+       "POST",
+       "/bind",
+       R"({"PodName":7,"PodNamespace":"default","PodUID":"u1","Node":"n1"})",
+       400,
        {"podname", "string"}},
       {"bind with a top-level array", "POST", "/bind", "[]", 400, {"object"}},
-      {"preempt with NodeNameToMetaVictims as an array", "POST", "/preempt",
+      {"preempt with NodeNameToMetaVictims as an array",
+       "POST",
+       "/preempt",
        R"({"Pod":)" + kPod + R"(,"NodeNameToVictims":null,"NodeNameToMetaVictims":[{"n1":{}}]})",
-       400, {"nodenametometavictims", "object"}},
-      {"preempt with a victim entry as a string", "POST", "/preempt",
-       R"({"Pod":)" + kPod + R"(,"NodeNameToMetaVictims":{"n1":"u-job-a"}})", 400,
+       400,
+       {"nodenametometavictims", "object"}},
+      {"preempt with a victim entry as a string",
+       "POST",
+       "/preempt",
+       R"({"Pod":)" + kPod + R"(,"NodeNameToMetaVictims":{"n1":"u-job-a"}})",
+       400,
        {"nodenametometavictims", "n1"}},
-      {"preempt without Pod", "POST", "/preempt", R"({"NodeNameToMetaVictims":{}})", 400,
-       {"pod"}},
-      {"prioritize with truncated JSON", "POST", "/prioritize", R"({"Pod":)", 400,
+      {"preempt without Pod", "POST", "/preempt", R"({"NodeNameToMetaVictims":{}})", 400, {"pod"}},
+      {"prioritize with truncated JSON",
+       "POST",
+       "/prioritize",
+       R"({"Pod":)",
+       400,
        {"invalid json"}},
-      {"prioritize with NodeNames as a string", "POST", "/prioritize",
-       FilterArgs(kPod, R"("n1")"), 400, {"nodenames"}},
+      {"prioritize with NodeNames as a string",
+       "POST",
+       "/prioritize",
+       FilterArgs(kPod, R"("n1")"),
+       400,
+       {"nodenames"}},
       {"explain with garbage", "POST", "/explain", "garbage!", 400, {"invalid json"}},
       {"explain with an array", "POST", "/explain", "[1,2,3]", 400, {"object"}},
-      {"spec as an array", "POST", "/filter",
-       FilterArgs(R"({"metadata":{"name":"p","namespace":"default"},"spec":[]})"), 400, {"spec"}},
-      {"metadata as a string", "POST", "/filter", FilterArgs(R"({"metadata":"p","spec":{}})"), 400,
+      {"spec as an array",
+       "POST",
+       "/filter",
+       FilterArgs(R"({"metadata":{"name":"p","namespace":"default"},"spec":[]})"),
+       400,
+       {"spec"}},
+      {"metadata as a string",
+       "POST",
+       "/filter",
+       FilterArgs(R"({"metadata":"p","spec":{}})"),
+       400,
        {"metadata"}},
   };
   return c;
 }
 
+// CHECKs only (no REQUIRE), so that one wrong answer does not hide the cases after it.
 void CheckJsonError(const ClientResponse& r, int status, const std::vector<std::string>& hints) {
   INFO("status " << r.status << " body " << r.body.substr(0, 500) << " error " << r.error);
-  REQUIRE(r.ok());
+  CHECK(r.ok());
+  if (!r.ok()) return;
   CHECK(r.status == status);
   CHECK(r.status >= 400);
   CHECK(r.status < 500);
   CHECK(r.Header("content-type").find("application/json") != std::string::npos);
   rapidjson::Document d;
   d.Parse(r.body.c_str());
-  REQUIRE_FALSE(d.HasParseError());
-  REQUIRE(d.IsObject());
-  REQUIRE(d.HasMember("error"));
-  REQUIRE(d["error"].IsString());
+  const bool shaped =
+      !d.HasParseError() && d.IsObject() && d.HasMember("error") && d["error"].IsString();
+  CHECK(shaped);  // {"error": "..."}
+  if (!shaped) return;
   const std::string message = d["error"].GetString();
   CHECK_FALSE(message.empty());
   for (const auto& hint : hints) {
@@ -156,15 +246,15 @@ void CheckHealthy(const ExtenderProcess& server) {
   CHECK(h.status == 200);
 }
 
-TEST_CASE("malformed requests get a 4xx with a JSON error and the server keeps serving",
-          "[e2e]") {
+TEST_CASE("malformed requests get a 4xx with a JSON error and the server keeps serving", "[e2e]") {
   ExtenderProcess server;
   INFO(server.error());
   REQUIRE(server.Start({"--reclaim", "off"}));
 
   // The valid baseline passes, so each failure below is about the one thing broken.
   {
-    const ClientResponse ok = Fetch("127.0.0.1", server.port(), "POST", "/filter", FilterArgs(kPod));
+    const ClientResponse ok =
+        Fetch("127.0.0.1", server.port(), "POST", "/filter", FilterArgs(kPod));
     INFO(ok.body);
     REQUIRE(ok.status == 200);
     rapidjson::Document d;
@@ -234,7 +324,8 @@ TEST_CASE("malformed requests get a 4xx with a JSON error and the server keeps s
     CHECK(reply.rfind("HTTP/1.1 400", 0) == 0);
     CHECK(reply.find(R"({"error":")") != std::string::npos);
     CheckHealthy(server);
-    const std::string reply2 = SendRawBytes("127.0.0.1", server.port(), "POST /filter HTTP/9.9\r\nContent-Length: x\r\n\r\n");
+    const std::string reply2 = SendRawBytes("127.0.0.1", server.port(),
+                                            "POST /filter HTTP/9.9\r\nContent-Length: x\r\n\r\n");
     INFO(reply2);
     CHECK(reply2.rfind("HTTP/1.1 400", 0) == 0);
     CheckHealthy(server);
@@ -258,11 +349,106 @@ TEST_CASE("with --path-prefix /scheduler the verbs answer under the prefix", "[e
   REQUIRE(d.IsObject());
   CHECK(d["NodeNames"].IsArray());
   CHECK(d["NodeNames"].Size() == 2);
-  CHECK(Fetch("127.0.0.1", server.port(), "POST", "/scheduler/prioritize", FilterArgs(kPod))
-            .status == 200);
+  CHECK(
+      Fetch("127.0.0.1", server.port(), "POST", "/scheduler/prioritize", FilterArgs(kPod)).status ==
+      200);
   // A prefix other than the configured one is unknown.
   CheckJsonError(Fetch("127.0.0.1", server.port(), "POST", "/other/filter", FilterArgs(kPod)), 404,
                  {"/other/filter"});
+  CheckHealthy(server);
+  // The prefix is a whole path segment: /schedulerfilter is not /scheduler/filter.
+  // BUG: the router strips the prefix with a plain starts_with, so
+  // POST /schedulerfilter is served as /filter (200) and /scheduler-x/filter is routed as
+  // verb "-x/filter".
+  CheckJsonError(Fetch("127.0.0.1", server.port(), "POST", "/schedulerfilter", FilterArgs(kPod)),
+                 404, {"/schedulerfilter"});
+}
+
+// One sample line of the Prometheus text format: name, optional {label="value",...} with
+// values escaped (\\, \", \n only), a value.
+bool ValidSampleLine(const std::string& line) {
+  static const std::regex sample(
+      R"re(^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\[\\"n])*"(,[a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\[\\"n])*")*\})? ([-+]?[0-9.eE+-]+|NaN|[-+]Inf)( [0-9]+)?$)re");
+  return std::regex_match(line, sample);
+}
+
+TEST_CASE("odd and unknown request paths neither corrupt nor bloat /metrics", "[e2e]") {
+  ExtenderProcess server;
+  INFO(server.error());
+  REQUIRE(server.Start({"--reclaim", "off"}));
+  // A scanner's paths, some with characters that need escaping in a label value.
+  for (const std::string target :
+       {"/nope", "/random-1", "/random-2", "/wp-login.php", R"(/a"b)", R"(/q\x)", "/x%0Ay"}) {
+    const std::string reply =
+        SendRawBytes("127.0.0.1", server.port(),
+                     "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    INFO(target << " -> " << reply);
+    CHECK(reply.rfind("HTTP/1.1 404", 0) == 0);
+  }
+  CHECK(Fetch("127.0.0.1", server.port(), "POST", "/filter", FilterArgs(kPod)).status == 200);
+  const ClientResponse metrics = Fetch("127.0.0.1", server.port(), "GET", "/metrics");
+  REQUIRE(metrics.status == 200);
+  std::istringstream lines(metrics.body);
+  std::string line;
+  std::set<std::string> unknown_verbs;
+  std::vector<std::string> invalid;
+  const std::set<std::string> known = {"filter",  "prioritize", "preempt", "bind",
+                                       "explain", "admit",      "quotas",  "healthz",
+                                       "readyz",  "metrics",    "root"};
+  static const std::regex verb_label(R"re(verb="((?:[^"\\]|\\.)*)")re");
+  int samples = 0;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    ++samples;
+    if (!ValidSampleLine(line)) invalid.push_back(line);
+    std::smatch m;
+    if (line.rfind("capacity_extender_request", 0) == 0 && std::regex_search(line, m, verb_label) &&
+        known.count(m[1].str()) == 0) {
+      unknown_verbs.insert(m[1].str());
+    }
+  }
+  CHECK(samples > 0);
+  {
+    // BUG: the path becomes the verb label unescaped, e.g.
+    // capacity_extender_requests_total{verb="a"b",code="404"} 1 and {verb="q\x",...}, which
+    // makes Prometheus reject the whole scrape.
+    std::string shown;
+    for (std::size_t i = 0; i < invalid.size() && i < 6; ++i)
+      shown += invalid[i] + "\n";
+    INFO(invalid.size() << " invalid sample lines, e.g.:\n" << shown);
+    CHECK(invalid.empty());
+  }
+  {
+    // BUG: every distinct unknown path gets its own series (unbounded
+    // label cardinality: memory and /metrics grow with every scanner request). Unknown paths
+    // must share one catch-all label value at most.
+    std::string shown;
+    for (const auto& v : unknown_verbs)
+      shown += "verb=\"" + v + "\" ";
+    INFO("verb labels of unknown paths: " << shown);
+    CHECK(unknown_verbs.size() <= 1);
+  }
+  CheckHealthy(server);
+}
+
+TEST_CASE("a client that stalls mid-request holds up nobody and is cut off", "[e2e]") {
+  ExtenderProcess server;
+  INFO(server.error());
+  REQUIRE(server.Start({"--reclaim", "off", "--request-timeout", "300ms"}));
+  // Headers promise 1000 bytes of body; only one arrives.
+  capext::test::RawConnection stalled;
+  REQUIRE(stalled.Connect("127.0.0.1", server.port()));
+  REQUIRE(
+      stalled.Write("POST /filter HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                    "application/json\r\nContent-Length: 1000\r\n\r\n{"));
+  // Others are served meanwhile.
+  CheckHealthy(server);
+  CHECK(Fetch("127.0.0.1", server.port(), "POST", "/filter", FilterArgs(kPod)).status == 200);
+  // The stalled request is dropped after the request timeout (bounded wait well above it).
+  const auto result = stalled.ReadUntilClosed(std::chrono::milliseconds(10000));
+  INFO("server sent: " << result.data);
+  CHECK(result.closed_by_peer);
+  CHECK(result.data.find("200 OK") == std::string::npos);
   CheckHealthy(server);
 }
 

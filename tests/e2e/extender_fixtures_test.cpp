@@ -93,10 +93,11 @@ const rapidjson::Value* Get(const rapidjson::Value& object, const char* key) {
 }
 
 struct Fixture {
-  std::string stem;  // e.g. filter-nodecache-001
-  std::string verb;  // filter, prioritize, preempt, bind
-  std::string path;  // from .meta.json, e.g. /filter
-  std::string body;  // exact bytes of .request.raw.json
+  std::string stem;                  // e.g. filter-nodecache-001
+  std::string verb;                  // filter, prioritize, preempt, bind
+  std::string path;                  // from .meta.json, e.g. /filter
+  std::string body;                  // exact bytes of .request.raw.json
+  capext::test::HeaderList headers;  // kube-scheduler's headers (.meta.json), but Host/Length
 };
 
 // Every *.request.raw.json, in capture order (index.tsv) first, then any file the index does
@@ -136,6 +137,13 @@ std::vector<Fixture> LoadFixtures() {
     meta.Parse(ReadFile(kFixtureDir + "/" + stem + ".meta.json").c_str());
     if (!meta.HasParseError() && Get(meta, "path") != nullptr) f.path = Str(*Get(meta, "path"));
     if (f.path.empty()) f.path = "/" + f.verb;
+    if (const auto* headers = Get(meta, "headers"); headers != nullptr && headers->IsObject()) {
+      for (auto h = headers->MemberBegin(); h != headers->MemberEnd(); ++h) {
+        const std::string name = h->name.GetString();
+        if (name == "Host" || name == "Content-Length") continue;
+        f.headers.emplace_back(name, Str(h->value));
+      }
+    }
     out.push_back(std::move(f));
   }
   return out;
@@ -161,14 +169,15 @@ class Server {
   bool started() const { return started_; }
   const ExtenderProcess& process() const { return process_; }
 
-  ClientResponse Post(const std::string& path, const std::string& body) {
+  ClientResponse Post(const std::string& path, const std::string& body,
+                      const capext::test::HeaderList& headers = {}) {
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (!connection_.is_open() && !connection_.Connect("127.0.0.1", process_.port())) {
         ClientResponse r;
         r.error = connection_.error();
         return r;
       }
-      ClientResponse r = connection_.Post(path, body);
+      ClientResponse r = connection_.Send("POST", path, body, headers);
       // A keep-alive connection the server closed between requests: retry once on a new one.
       if (r.ok() || attempt == 1) return r;
     }
@@ -387,7 +396,8 @@ std::string PodUid(const rapidjson::Document& request) {
 
 // Rewrites the top-level keys of a JSON object with `rename` (by exact name) and appends
 // `extra` members (raw JSON snippets keyed by name) to it.
-std::string RewriteTopLevel(const std::string& json, const std::map<std::string, std::string>& rename,
+std::string RewriteTopLevel(const std::string& json,
+                            const std::map<std::string, std::string>& rename,
                             const std::vector<std::pair<std::string, std::string>>& extra = {}) {
   rapidjson::Document doc;
   doc.Parse(json.c_str());
@@ -409,8 +419,9 @@ std::string RewriteTopLevel(const std::string& json, const std::map<std::string,
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 
-TEST_CASE("every captured kube-scheduler request, replayed in capture order, gets a well-formed answer",
-          "[e2e]") {
+TEST_CASE(
+    "every captured kube-scheduler request, replayed in capture order, gets a well-formed answer",
+    "[e2e]") {
   const std::vector<Fixture> fixtures = LoadFixtures();
   REQUIRE(fixtures.size() == CountRawFiles());
   REQUIRE(fixtures.size() >= 100);
@@ -425,16 +436,20 @@ TEST_CASE("every captured kube-scheduler request, replayed in capture order, get
   std::map<std::string, std::string> bound_node;       // uid -> node
   for (const Fixture& f : fixtures) {
     INFO("fixture " << f.stem << " -> POST " << f.path);
-    REQUIRE((f.verb == "filter" || f.verb == "prioritize" || f.verb == "preempt" ||
-             f.verb == "bind"));
+    REQUIRE(
+        (f.verb == "filter" || f.verb == "prioritize" || f.verb == "preempt" || f.verb == "bind"));
     CHECK(f.path == "/" + f.verb);
     rapidjson::Document request;
     request.Parse(f.body.c_str());
     REQUIRE_FALSE(request.HasParseError());
 
-    const ClientResponse response = server.Post(f.path, f.body);
-    INFO("status " << response.status << " body " << response.body.substr(0, 600)
-                   << " error " << response.error);
+    REQUIRE_FALSE(f.headers.empty());
+    const ClientResponse response = server.Post(f.path, f.body, f.headers);
+    INFO("status " << response.status << " body " << response.body.substr(0, 600) << " error "
+                   << response.error);
+    // kube-scheduler sends Accept-Encoding: gzip; an encoded answer would be decoded by Go's
+    // transport, but nothing here needs one.
+    CHECK(response.Header("content-encoding").empty());
     ++replayed[f.verb];
     if (f.verb == "filter") {
       CheckFilterAnswer(request, response);
@@ -505,7 +520,8 @@ TEST_CASE("preempt: victims are the lower-priority pods bound on each node; Neve
   // node-a (6 of 8 cpu each).
   std::map<std::string, std::set<std::string>> bound;
   for (const char* seq : {"001", "002", "003", "004"}) {
-    const std::string filter = ReadFile(kFixtureDir + "/filter-nodecache-" + seq + ".request.raw.json");
+    const std::string filter =
+        ReadFile(kFixtureDir + "/filter-nodecache-" + seq + ".request.raw.json");
     const std::string bind = ReadFile(kFixtureDir + "/bind-nodecache-" + seq + ".request.raw.json");
     REQUIRE(server.Post("/filter", filter).status == 200);
     const ClientResponse r = server.Post("/bind", bind);
@@ -544,7 +560,7 @@ TEST_CASE("preempt: victims are the lower-priority pods bound on each node; Neve
                                     R"("uid":"e2e-h1-never")");
     never = ReplaceOnce(never, R"("name":"h1")", R"("name":"h1-never")");
     never = ReplaceOnce(never, R"("preemptionPolicy":"PreemptLowerPriority")",
-                                    R"("preemptionPolicy":"Never")");
+                        R"("preemptionPolicy":"Never")");
     never = ReplaceOnce(never, R"("priorityClassName":"high",)",
                         R"("priorityClassName":"high-nonpreempting",)");
     const ClientResponse r = server.Post("/preempt", never);
@@ -556,8 +572,8 @@ TEST_CASE("preempt: victims are the lower-priority pods bound on each node; Neve
   }
   {
     // A low pod (priority 100) finds no strictly lower-priority victims.
-    std::string low = ReplaceOnce(h1, R"("uid":"4a33640a-e138-49da-b013-da23e2f8f578")",
-                                  R"("uid":"e2e-h1-low")");
+    std::string low =
+        ReplaceOnce(h1, R"("uid":"4a33640a-e138-49da-b013-da23e2f8f578")", R"("uid":"e2e-h1-low")");
     low = ReplaceOnce(low, R"("name":"h1")", R"("name":"h1-low")");
     low = ReplaceOnce(low, R"("priority":1000,)", R"("priority":100,)");
     low = ReplaceOnce(low, R"("priorityClassName":"high",)", R"("priorityClassName":"low",)");
@@ -597,9 +613,8 @@ TEST_CASE("request keys are matched case-insensitively and unknown fields are ig
     }
   }
   SECTION("filter, full Nodes, lowercase keys") {
-    const std::string body =
-        RewriteTopLevel(full_raw, {{"Pod", "pod"}, {"NodeNames", "nodenames"}, {"Nodes", "nodes"}},
-                        unknown);
+    const std::string body = RewriteTopLevel(
+        full_raw, {{"Pod", "pod"}, {"NodeNames", "nodenames"}, {"Nodes", "nodes"}}, unknown);
     rapidjson::Document original;
     original.Parse(full_raw.c_str());
     const ClientResponse response = server.Post("/filter", body);
@@ -620,11 +635,11 @@ TEST_CASE("request keys are matched case-insensitively and unknown fields are ig
     CHECK(answer.Size() == 2);
   }
   SECTION("preempt with lowercase keys") {
-    const std::string body = RewriteTopLevel(
-        preempt_raw,
-        {{"Pod", "pod"}, {"NodeNameToVictims", "nodeNameToVictims"},
-         {"NodeNameToMetaVictims", "nodenametometavictims"}},
-        unknown);
+    const std::string body = RewriteTopLevel(preempt_raw,
+                                             {{"Pod", "pod"},
+                                              {"NodeNameToVictims", "nodeNameToVictims"},
+                                              {"NodeNameToMetaVictims", "nodenametometavictims"}},
+                                             unknown);
     rapidjson::Document original;
     original.Parse(preempt_raw.c_str());
     const ClientResponse response = server.Post("/preempt", body);
@@ -640,11 +655,12 @@ TEST_CASE("request keys are matched case-insensitively and unknown fields are ig
         RewriteTopLevel(filter_raw, {{"Pod", "pod"}, {"NodeNames", "nodenames"}}, unknown);
     REQUIRE(server.Post("/filter", filter_body).status == 200);
     const std::string bind_raw = ReadFile(kFixtureDir + "/bind-nodecache-001.request.raw.json");
-    const std::string bind_body = RewriteTopLevel(
-        bind_raw,
-        {{"PodName", "podName"}, {"PodNamespace", "podnamespace"}, {"PodUID", "PODUID"},
-         {"Node", "node"}},
-        unknown);
+    const std::string bind_body = RewriteTopLevel(bind_raw,
+                                                  {{"PodName", "podName"},
+                                                   {"PodNamespace", "podnamespace"},
+                                                   {"PodUID", "PODUID"},
+                                                   {"Node", "node"}},
+                                                  unknown);
     const ClientResponse response = server.Post("/bind", bind_body);
     INFO("status " << response.status << " body " << response.body);
     CHECK(BindError(response) == "");

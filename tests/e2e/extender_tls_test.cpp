@@ -122,13 +122,12 @@ void CheckFilterOk(const ClientResponse& r) {
   CHECK(d["NodeNames"].Size() == 2);
 }
 
-TEST_CASE("HTTPS: the verbs and /healthz answer over TLS; plain HTTP to that port fails",
-          "[e2e]") {
+TEST_CASE("HTTPS: the verbs and /healthz answer over TLS; plain HTTP to that port fails", "[e2e]") {
   const Certificates& c = Certs();
   ExtenderProcess server;
   INFO(server.error());
-  REQUIRE(server.Start({"--tls-cert", c.server_cert, "--tls-key", c.server_key, "--reclaim",
-                        "off"}));
+  REQUIRE(
+      server.Start({"--tls-cert", c.server_cert, "--tls-key", c.server_key, "--reclaim", "off"}));
   CHECK(server.Log().find("tls=on") != std::string::npos);
 
   const ClientResponse health = Fetch(kHost, server.port(), "GET", "/healthz", "", Tls(c));
@@ -136,6 +135,13 @@ TEST_CASE("HTTPS: the verbs and /healthz answer over TLS; plain HTTP to that por
   CHECK(health.ok());
   CHECK(health.status == 200);
   CheckFilterOk(Fetch(kHost, server.port(), "POST", "/filter", kFilterBody, Tls(c)));
+
+  // Every endpoint is served over HTTPS.
+  for (const char* path : {"/readyz", "/quotas", "/metrics"}) {
+    const ClientResponse r = Fetch(kHost, server.port(), "GET", path, "", Tls(c));
+    INFO(path << ": " << r.status << " " << r.error);
+    CHECK(r.status == 200);
+  }
 
   // Several requests on one TLS keep-alive connection.
   capext::test::HttpConnection connection(Tls(c));
@@ -159,8 +165,8 @@ TEST_CASE("mutual TLS: a client certificate signed by --client-ca works, none or
   const Certificates& c = Certs();
   ExtenderProcess server;
   INFO(server.error());
-  REQUIRE(server.Start({"--tls-cert", c.server_cert, "--tls-key", c.server_key, "--client-ca",
-                        c.ca, "--reclaim", "off"}));
+  REQUIRE(server.Start({"--tls-cert", c.server_cert, "--tls-key", c.server_key, "--client-ca", c.ca,
+                        "--reclaim", "off"}));
   CHECK(server.Log().find("tls=mutual") != std::string::npos);
 
   const ClientResponse good = Fetch(kHost, server.port(), "GET", "/healthz", "", Tls(c, true));
@@ -192,7 +198,8 @@ std::string Review(const std::string& uid, const std::string& ns, const std::str
          R"(","kind":{"group":"scheduling.x-k8s.io","version":"v1alpha1","kind":"ElasticQuota"},)"
          R"("resource":{"group":"scheduling.x-k8s.io","version":"v1alpha1","resource":"elasticquotas"},)"
          R"("namespace":")" +
-         ns + R"(","name":")" + name + R"(","operation":"CREATE","userInfo":{"username":"admin"},)" +
+         ns + R"(","name":")" + name +
+         R"(","operation":"CREATE","userInfo":{"username":"admin"},)" +
          R"("object":{"apiVersion":"scheduling.x-k8s.io/v1alpha1","kind":"ElasticQuota",)" +
          R"("metadata":{"name":")" + name + R"(","namespace":")" + ns + R"("},"spec":)" + spec +
          R"(},"oldObject":null,"dryRun":false}})";
@@ -247,16 +254,16 @@ TEST_CASE("admission webhook over HTTPS on its own port; /admit over plain HTTP 
   CHECK(*listening == webhook_port);
 
   SECTION("a valid ElasticQuota for a new namespace is allowed") {
-    const AdmitAnswer a = Admit(webhook_port, c,
-                                Review("uid-valid", "team-a", "team-a",
-                                       R"({"min":{"cpu":"1"},"max":{"cpu":"2"}})"));
+    const AdmitAnswer a =
+        Admit(webhook_port, c,
+              Review("uid-valid", "team-a", "team-a", R"({"min":{"cpu":"1"},"max":{"cpu":"2"}})"));
     CHECK(a.allowed);
     CHECK(a.uid == "uid-valid");
   }
   SECTION("min > max is denied with the reason in response.status.message") {
-    const AdmitAnswer a = Admit(webhook_port, c,
-                                Review("uid-minmax", "team-b", "team-b",
-                                       R"({"min":{"cpu":"4"},"max":{"cpu":"2"}})"));
+    const AdmitAnswer a =
+        Admit(webhook_port, c,
+              Review("uid-minmax", "team-b", "team-b", R"({"min":{"cpu":"4"},"max":{"cpu":"2"}})"));
     CHECK_FALSE(a.allowed);
     CHECK(a.uid == "uid-minmax");
     INFO("message: " << a.message);
@@ -266,13 +273,24 @@ TEST_CASE("admission webhook over HTTPS on its own port; /admit over plain HTTP 
     CHECK(a.code >= 400);
   }
   SECTION("a second ElasticQuota in namespace eq1 is denied") {
-    const AdmitAnswer a = Admit(webhook_port, c,
-                                Review("uid-second", "eq1", "eq1-second",
-                                       R"({"min":{"cpu":"1"},"max":{"cpu":"2"}})"));
+    const AdmitAnswer a = Admit(
+        webhook_port, c,
+        Review("uid-second", "eq1", "eq1-second", R"({"min":{"cpu":"1"},"max":{"cpu":"2"}})"));
     CHECK_FALSE(a.allowed);
     INFO("message: " << a.message);
     CHECK(a.message.find("eq1") != std::string::npos);
     CHECK(a.code >= 400);
+  }
+  SECTION("a review that is not JSON is a 400 with a JSON error") {
+    const ClientResponse r =
+        Fetch(kHost, webhook_port, "POST", "/admit", "{not an AdmissionReview", Tls(c));
+    INFO(r.status << " " << r.body << " " << r.error);
+    CHECK(r.status == 400);
+    rapidjson::Document d;
+    d.Parse(r.body.c_str());
+    REQUIRE_FALSE(d.HasParseError());
+    REQUIRE(d.IsObject());
+    CHECK(d.HasMember("error"));
   }
   SECTION("the extender verbs are not served on the webhook port") {
     const ClientResponse r = Fetch(kHost, webhook_port, "POST", "/filter", kFilterBody, Tls(c));
@@ -295,6 +313,16 @@ TEST_CASE("admission webhook over HTTPS on its own port; /admit over plain HTTP 
     CHECK(std::string(d["error"].GetString()).find("HTTPS") != std::string::npos);
   }
   CHECK(Fetch(kHost, server.port(), "GET", "/healthz").status == 200);
+}
+
+TEST_CASE("a key that does not match the certificate stops serve with a clear error", "[e2e]") {
+  const Certificates& c = Certs();
+  ExtenderProcess server;
+  CHECK_FALSE(server.Start({"--tls-cert", c.server_cert, "--tls-key", c.client_key}, 10000ms));
+  INFO(server.error());
+  CHECK(server.exit_status().has_value());
+  CHECK(server.exit_status().value_or(0) != 0);
+  CHECK(server.Log().find("cannot start the extender listener") != std::string::npos);
 }
 
 }  // namespace

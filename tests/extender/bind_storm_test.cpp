@@ -293,7 +293,26 @@ bool IsInFlightRefusal(const std::string& error) {
 TEST_CASE("bind storm: 64 threads, 1000 pods, max fits 100: exactly 100 bound", "[concurrency]") {
   StormCluster cluster;
   cluster.LearnAllPods();
+  // Meanwhile /filter keeps reading the cache, as kube-scheduler's serial loop does.
+  std::atomic<bool> storming{true};
+  std::atomic<int> filter_errors{0}, filters{0};
+  std::thread filter_thread([&] {
+    for (int i = 0; storming.load(); i = (i + 37) % kPods) {
+      std::string body = FilterBody(i);
+      http::Response response = cluster.service.Filter(body);
+      rapidjson::Document doc;
+      doc.Parse(response.body.c_str());
+      const bool ok = response.status == 200 && doc.IsObject() && doc.HasMember("Error") &&
+                      std::string(doc["Error"].GetString()).empty();
+      if (!ok) ++filter_errors;
+      ++filters;
+    }
+  });
   StormResult r = RunStorm([&](int, int pod) { return cluster.BindNow(pod); });
+  storming = false;
+  filter_thread.join();
+  CHECK(filters.load() > 0);
+  CHECK(filter_errors.load() == 0);
 
   CHECK(r.succeeded.size() == 100);
   for (std::size_t k = 0; k < r.order.size(); ++k) {

@@ -24,37 +24,14 @@
 #include <vector>
 
 #include "extender/kube/kube_config.h"
+#include "tests/support/temp_dir.h"
 #include "extender/kube/rest_client.h"
 
 namespace capext::kube::testing {
 
 inline const char* kDoubleScript = CE_SOURCE_DIR "/tests/apiserver_double/apiserver_double.py";
 
-// A fresh directory under $TMPDIR (or /tmp), removed with the object.
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base && *base ? base : "/tmp") + "/kube_test_XXXXXX";
-    std::vector<char> buffer(pattern.begin(), pattern.end());
-    buffer.push_back('\0');
-    if (mkdtemp(buffer.data()) != nullptr) path_ = buffer.data();
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-  void Write(const std::string& name, const std::string& content) const {
-    std::ofstream(File(name), std::ios::binary | std::ios::trunc) << content;
-  }
-
- private:
-  std::string path_;
-};
+using capext::testing::TempDir;
 
 inline std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -117,34 +117,21 @@ void LoadSeed002(Harness& h, bool job2_never_preempts = false) {
     s.UpsertQuota(MakeQuota("eq1", CpuList(6000), CpuList(10000)));
     s.UpsertQuota(MakeQuota("eq2", CpuList(12000), CpuList(14000)));
     const int64_t t0 = kStartMs - 600'000;
-    s.UpsertPod(
-        MakePod("eq1", "job-a").Uid("u-job-a").Cpu(2000).BoundTo("n1").Created(t0).Started(t0));
-    s.UpsertPod(MakePod("eq1", "job-b")
-                    .Uid("u-job-b")
-                    .Cpu(2000)
-                    .BoundTo("n2")
-                    .Created(t0 + 1000)
-                    .Started(t0 + 1000));
-    s.UpsertPod(MakePod("eq2", "job-1")
-                    .Uid("u-job-1")
-                    .Cpu(3000)
-                    .BoundTo("n1")
-                    .Created(t0 + 2000)
-                    .Started(t0 + 2000));
-    s.UpsertPod(MakePod("eq1", "nb-a")
-                    .Uid("u-nb-a")
-                    .Cpu(2000)
-                    .PriorityClassName("priority-class-for-notebook")
-                    .BoundTo("n1")
-                    .Created(t0 + 60'000)
-                    .Started(t0 + 60'000));
-    s.UpsertPod(MakePod("eq1", "nb-b")
-                    .Uid("u-nb-b")
-                    .Cpu(2000)
-                    .PriorityClassName("priority-class-for-notebook")
-                    .BoundTo("n2")
-                    .Created(t0 + 61'000)
-                    .Started(t0 + 61'000));
+    auto running = [&](const char* ns, const char* name, int64_t cpu, const char* node,
+                       int64_t since, const char* priority_class = "") {
+      s.UpsertPod(MakePod(ns, name)
+                      .Uid(std::string("u-") + name)
+                      .Cpu(cpu)
+                      .PriorityClassName(priority_class)
+                      .BoundTo(node)
+                      .Created(t0 + since)
+                      .Started(t0 + since));
+    };
+    running("eq1", "job-a", 2000, "n1", 0);
+    running("eq1", "job-b", 2000, "n2", 1000);
+    running("eq2", "job-1", 3000, "n1", 2000);
+    running("eq1", "nb-a", 2000, "n1", 60'000, "priority-class-for-notebook");
+    running("eq1", "nb-b", 2000, "n2", 61'000, "priority-class-for-notebook");
     auto job2 = MakePod("eq2", "job-2").Uid("u-job-2").Cpu(5000).Created(t0 + 120'000);
     if (job2_never_preempts) job2.PreemptionNever();
     s.UpsertPod(job2);

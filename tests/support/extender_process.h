@@ -1,8 +1,8 @@
-// ExtenderProcess: runs the real `capacity-extender serve` binary for end-to-end tests, header-only.
-// The child listens on 127.0.0.1 with --port 0 (a free port); its stderr (the log) goes to a file
-// in a private temp dir, and Start() reads that file until the `extender listening` line names
-// the port (bounded wait; a child that exits early is reported with its log). Stop() sends
-// SIGTERM to the child's PID and waits, then SIGKILL after a deadline. Every wait is bounded.
+// ExtenderProcess: runs the real `capacity-extender serve` binary for end-to-end tests,
+// header-only. The child listens on 127.0.0.1 with --port 0 (a free port); its stderr (the log)
+// goes to a file in a private temp dir, and Start() reads that file until the `extender listening`
+// line names the port (bounded wait; a child that exits early is reported with its log). Stop()
+// sends SIGTERM to the child's PID and waits, then SIGKILL after a deadline. Every wait is bounded.
 // Thread-safety: one object per thread.
 #pragma once
 
@@ -49,8 +49,8 @@ class ExtenderProcess {
     error_.clear();
     log_path_ = dir_.Write("extender.log", "");
     stdout_path_ = dir_.Write("extender.out", "");
-    std::vector<std::string> argv_storage = {binary, "serve", "--listen-address", "127.0.0.1",
-                                             "--port", "0"};
+    std::vector<std::string> argv_storage = {binary,      "serve",  "--listen-address",
+                                             "127.0.0.1", "--port", "0"};
     argv_storage.insert(argv_storage.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (auto& a : argv_storage)
@@ -137,8 +137,10 @@ class ExtenderProcess {
     int status = 0;
     const pid_t r = waitpid(pid_, &status, WNOHANG);
     if (r == 0) return true;
-    if (r == pid_) Reaped(status);
-    else pid_ = -1;
+    if (r == pid_)
+      Reaped(status);
+    else
+      pid_ = -1;
     return false;
   }
 
@@ -200,8 +202,10 @@ class ExtenderProcess {
   }
 
   void Reaped(int status) {
-    if (WIFEXITED(status)) exit_status_ = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status)) exit_status_ = 128 + WTERMSIG(status);
+    if (WIFEXITED(status))
+      exit_status_ = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+      exit_status_ = 128 + WTERMSIG(status);
     pid_ = -1;
   }
 

@@ -36,6 +36,8 @@ class TempDir {
     return p.string();
   }
   const std::string& path() const { return path_; }
+  // The path of `name` inside the directory (the file need not exist).
+  std::string File(const std::string& name) const { return path_ + "/" + name; }
 
  private:
   std::string path_;
