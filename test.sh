@@ -33,7 +33,7 @@ if ! $quick; then
   cmake --build build-tsan -j2 --target extender_tests
   # Every test of the extender's threaded parts: HTTP server, bind storms, reclaim controller,
   # service verbs, API-server client and informers.
-  TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1" ./build-tsan/tests/extender_tests
+  TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp" ./build-tsan/tests/extender_tests
 
   stage "fuzzing"
   ./scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
