@@ -22,14 +22,16 @@ ctest --test-dir build --output-on-failure -j2 --timeout 300
 
 if ! $quick; then
   stage "ASan+UBSan build and tests"
-  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCE_SANITIZE=address,undefined >/dev/null
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCE_SANITIZE=address,undefined \
+    -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" -DCE_BENCH_PROGRAMS=OFF >/dev/null
   cmake --build build-asan -j2
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp" \
     ctest --test-dir build-asan --output-on-failure -j2 --timeout 600
 
   stage "TSan build and concurrency tests"
-  cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCE_SANITIZE=thread >/dev/null
+  cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCE_SANITIZE=thread \
+    -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" -DCE_BENCH_PROGRAMS=OFF >/dev/null
   cmake --build build-tsan -j2 --target extender_tests
   # Every test of the extender's threaded parts: HTTP server, bind storms, reclaim controller,
   # service verbs, API-server client and informers.

@@ -45,7 +45,7 @@ class LiveEvictor final : public Evictor {
          {"reason", reason},
          {"result", result.ok ? "evicted" : Describe(result)}});
     return EvictOutcome{result.ok, result.refused_by_disruption_budget,
-                        result.ok ? "" : Describe(result)};
+                        result.ok ? "" : Describe(result), result.retry_after_seconds};
   }
 
  private:

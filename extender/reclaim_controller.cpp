@@ -1,5 +1,9 @@
 #include "extender/reclaim_controller.h"
 
+#include <algorithm>
+#include <iterator>
+#include <set>
+
 #include <fmt/format.h>
 
 #include "core/reclaim_planner.h"
@@ -73,6 +77,20 @@ bool ReclaimController::HasEvictionBudget(const std::vector<Pod>& victims, int64
   return true;
 }
 
+void ReclaimController::ReturnEvictionBudget(const std::string& ns, int64_t now_ms) {
+  // Tokens are appended in time order, so the one taken at now_ms is the last such entry.
+  auto give_back = [now_ms](std::deque<int64_t>& window) {
+    for (auto it = window.rbegin(); it != window.rend() && *it >= now_ms; ++it) {
+      if (*it == now_ms) {
+        window.erase(std::next(it).base());
+        return;
+      }
+    }
+  };
+  give_back(recent_evictions_);
+  give_back(recent_by_namespace_[ns]);
+}
+
 bool ReclaimController::TakeEvictionBudget(const std::string& ns, int64_t now_ms) {
   while (!recent_evictions_.empty() && recent_evictions_.front() <= now_ms - 1000) {
     recent_evictions_.pop_front();
@@ -141,7 +159,26 @@ void ReclaimController::MaybeNudge(const Pod& pod, int64_t now_ms) {
 }
 
 bool ReclaimController::ReclaimFor(const Pod& pod, int64_t now_ms) {
+  const std::string pod_uid = pod.uid.empty() ? pod.Key() : pod.uid;
+  if (auto it = refused_.find(pod_uid); it != refused_.end() && now_ms < it->second.until_ms) {
+    return false;  // its last candidates were all refused: wait out the backoff
+  }
   ReclaimOptions plan_options;
+  bool any_refused = false;
+  int max_retry_after_seconds = 0;
+  // Every candidate tried was refused: back off (doubling), or as long as Retry-After says.
+  auto back_off = [&] {
+    if (!any_refused) return false;
+    RefusalBackoff& b = refused_[pod_uid];
+    b.backoff_ms = b.backoff_ms == 0 ? options_.refusal_backoff_ms
+                                     : std::min(b.backoff_ms * 2, options_.max_refusal_backoff_ms);
+    const int64_t wait = std::max(b.backoff_ms, int64_t{max_retry_after_seconds} * 1000);
+    b.until_ms = now_ms + wait;
+    Log(LogLevel::kWarn, "reclaim postponed: every candidate's eviction was refused",
+        {{"pod", pod.Key()}, {"retry_in_ms", std::to_string(wait)}});
+    metrics_->CountDecision("reclaim", "refused");
+    return false;
+  };
   for (int attempt = 0; attempt < options_.max_candidate_attempts; ++attempt) {
     ReclaimPlanForPod plan;
     std::vector<Pod> victims;
@@ -156,7 +193,7 @@ bool ReclaimController::ReclaimFor(const Pod& pod, int64_t now_ms) {
       MaybeNudge(pod, now_ms);
       return false;
     }
-    if (plan.decision != ReclaimDecision::kEvict) return false;
+    if (plan.decision != ReclaimDecision::kEvict) return back_off();
 
     std::string names;
     for (const auto& v : victims)
@@ -182,6 +219,7 @@ bool ReclaimController::ReclaimFor(const Pod& pod, int64_t now_ms) {
     Log(LogLevel::kInfo, "reclaim started",
         {{"pod", pod.Key()}, {"node", plan.node}, {"victims", names}, {"reason", plan.reason}});
     bool refused = false;
+    int retry_after_seconds = 0;
     std::vector<std::string> evicted;
     for (const auto& v : victims) {
       EvictOutcome outcome = evictor_->Evict(v, fmt::format("reclaim for {}", pod.Key()));
@@ -192,16 +230,23 @@ bool ReclaimController::ReclaimFor(const Pod& pod, int64_t now_ms) {
              {"error", outcome.error}});
         metrics_->Count("capacity_extender_evictions_refused_total", "namespace", v.ns);
         refused = true;
+        retry_after_seconds = std::max(retry_after_seconds, outcome.retry_after_seconds);
         break;
       }
       metrics_->Count("capacity_extender_evictions_total", "namespace", v.ns);
       evicted.push_back(v.uid.empty() ? v.Key() : v.uid);
     }
+    // The victims not evicted (the refused one and those after it) give their tokens back.
+    for (std::size_t i = evicted.size(); i < victims.size(); ++i)
+      ReturnEvictionBudget(victims[i].ns, now_ms);
     const std::string uid = pod.uid.empty() ? pod.Key() : pod.uid;
     if (refused && evicted.empty()) {
       plan_options.excluded_nodes.push_back(plan.node);  // try the next candidate
+      max_retry_after_seconds = std::max(max_retry_after_seconds, retry_after_seconds);
+      any_refused = true;
       continue;
     }
+    refused_.erase(uid);
     // Hold the room even after a partial eviction: what was freed belongs to this pod.
     cache_->Write([&](ClusterState& state) {
       state.Nominate(uid, plan.node, now_ms + options_.nomination_ttl_ms);
@@ -212,7 +257,7 @@ bool ReclaimController::ReclaimFor(const Pod& pod, int64_t now_ms) {
     in_flight_[uid] = InFlightReclaim{pod.Key(), plan.node, evicted, now_ms, false};
     return true;
   }
-  return false;
+  return back_off();
 }
 
 int ReclaimController::RunOnce() {
@@ -231,6 +276,11 @@ int ReclaimController::RunOnce() {
     }
     return out;
   });
+  // Backoffs of pods that are no longer pending are forgotten.
+  std::set<std::string> pending_uids;
+  for (const Pod& pod : pending)
+    pending_uids.insert(pod.uid.empty() ? pod.Key() : pod.uid);
+  std::erase_if(refused_, [&](const auto& entry) { return !pending_uids.contains(entry.first); });
   int started = 0;
   for (const Pod& pod : pending) {
     if (options_.mode == ReclaimMode::kOff) {

@@ -31,6 +31,7 @@ struct EvictOutcome {
   bool ok = false;
   bool refused_by_pdb = false;  // 429: try another candidate, or later
   std::string error;
+  int retry_after_seconds = 0;  // the API server's Retry-After for a refusal, when it gave one
 };
 
 // Removes one victim. Embedded: deletes it from the cache. Live: POSTs pods/{name}/eviction.
@@ -61,6 +62,11 @@ struct ReclaimControllerOptions {
   // filter has seen, are considered (a new pod is kube-scheduler's to try first).
   bool require_unschedulable_condition = false;
   int max_candidate_attempts = 3;  // nodes tried per pod when evictions are refused
+  // After every candidate of a pod was refused (a PDB), the pod waits this long before the next
+  // attempt, doubling per consecutive refusal up to the max; a longer Retry-After from the API
+  // server wins. Refused evictions take nothing from the eviction rate limits.
+  int64_t refusal_backoff_ms = 5'000;
+  int64_t max_refusal_backoff_ms = 300'000;
 };
 
 class ReclaimController {
@@ -90,6 +96,8 @@ class ReclaimController {
   // True when evicting every one of `victims` now stays within both rate limits.
   bool HasEvictionBudget(const std::vector<Pod>& victims, int64_t now_ms);
   bool TakeEvictionBudget(const std::string& ns, int64_t now_ms);
+  // Gives back a token taken at `now_ms` for an eviction that did not happen.
+  void ReturnEvictionBudget(const std::string& ns, int64_t now_ms);
   void TrackInFlight(int64_t now_ms);
   bool ReclaimFor(const Pod& pod, int64_t now_ms);
   void MaybeNudge(const Pod& pod, int64_t now_ms);
@@ -107,6 +115,11 @@ class ReclaimController {
   std::map<std::string, std::deque<int64_t>> recent_by_namespace_;  // 60 s windows
   std::map<std::string, int64_t> last_nudge_ms_;
   std::set<std::string> dry_run_logged_;
+  struct RefusalBackoff {
+    int64_t until_ms = 0;
+    int64_t backoff_ms = 0;  // the last wait; the next one doubles it
+  };
+  std::map<std::string, RefusalBackoff> refused_;  // by pod uid: every candidate was refused
 
   std::thread thread_;
   std::mutex stop_mutex_;

@@ -37,7 +37,9 @@ class FakeEvictor final : public Evictor {
   explicit FakeEvictor(SchedulerCache* cache) : cache_(cache) {}
   EvictOutcome Evict(const Pod& victim, const std::string& /*reason*/) override {
     calls.push_back(victim.Key());
-    if (refuse.count(victim.Key()) != 0) return {false, true, "Cannot evict pod: PDB"};
+    if (refuse.count(victim.Key()) != 0) {
+      return {false, true, "Cannot evict pod: PDB", retry_after_seconds};
+    }
     if (delete_victims) {
       cache_->Write([&](ClusterState& state) {
         state.DeletePod(victim.uid);
@@ -48,6 +50,7 @@ class FakeEvictor final : public Evictor {
   }
   std::vector<std::string> calls;
   std::set<std::string> refuse;  // "ns/name" answered with refused_by_pdb
+  int retry_after_seconds = 0;   // the Retry-After of those refusals
   bool delete_victims = true;
 
  private:
@@ -325,6 +328,62 @@ TEST_CASE("reclaim: an eviction refused by a PDB makes reclaim choose another no
     CHECK(h.OurNomination("uid-eq2-p1") == nullptr);
     CHECK(h.Exists("uid-eq1-a3"));
     CHECK(h.Exists("uid-eq1-a4"));
+  }
+}
+
+TEST_CASE("reclaim: a refused eviction takes nothing from the eviction rate limit", "[reclaim]") {
+  ReclaimControllerOptions options;
+  options.max_evictions_per_second = 1;
+  Harness h(options);
+  LoadTwoReclaims(h, 1);
+  h.evictor.refuse.insert("eq1/a4");
+  // a4 (n2) is refused; its token comes back, so a3 (n1) is evicted in the same pass.
+  CHECK(h.controller->RunOnce() == 1);
+  CHECK(h.evictor.calls == std::vector<std::string>{"eq1/a4", "eq1/a3"});
+  REQUIRE(h.OurNomination("uid-eq2-p1") != nullptr);
+  CHECK(h.OurNomination("uid-eq2-p1")->node == "n1");
+}
+
+TEST_CASE("reclaim: a pod whose every candidate was refused backs off before trying again",
+          "[reclaim]") {
+  ReclaimControllerOptions options;
+  options.refusal_backoff_ms = 5'000;
+  options.max_refusal_backoff_ms = 8'000;
+  Harness h(options);
+  LoadTwoReclaims(h, 1);
+  h.evictor.refuse = {"eq1/a3", "eq1/a4"};
+  CHECK(h.controller->RunOnce() == 0);
+  CHECK(h.evictor.calls.size() == 2);
+  CHECK(MetricsContain(
+      h, "capacity_extender_decisions_total{verb=\"reclaim\",outcome=\"refused\"} 1"));
+
+  SECTION("the backoff doubles up to its max, and a success ends it") {
+    h.now += 4'999;
+    CHECK(h.controller->RunOnce() == 0);
+    CHECK(h.evictor.calls.size() == 2);  // still waiting
+    h.now += 1;
+    CHECK(h.controller->RunOnce() == 0);
+    CHECK(h.evictor.calls.size() == 4);  // tried both again, refused again: now 8 s (max)
+    h.now += 7'999;
+    CHECK(h.controller->RunOnce() == 0);
+    CHECK(h.evictor.calls.size() == 4);
+    h.evictor.refuse.clear();
+    h.now += 1;
+    CHECK(h.controller->RunOnce() == 1);
+    CHECK(h.evictor.calls.size() == 5);
+    CHECK(h.OurNomination("uid-eq2-p1") != nullptr);
+  }
+  SECTION("a longer Retry-After from the API server wins") {
+    h.evictor.retry_after_seconds = 30;
+    h.now += 5'000;
+    CHECK(h.controller->RunOnce() == 0);
+    CHECK(h.evictor.calls.size() == 4);
+    h.now += 29'999;
+    CHECK(h.controller->RunOnce() == 0);
+    CHECK(h.evictor.calls.size() == 4);
+    h.now += 1;
+    CHECK(h.controller->RunOnce() == 0);
+    CHECK(h.evictor.calls.size() == 6);
   }
 }
 
