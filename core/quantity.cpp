@@ -31,7 +31,7 @@ constexpr UInt128 Pow10(int n) {
   return result;
 }
 
-constexpr UInt128 kMantissaLimit = Pow10(kMaxDigits);
+[[maybe_unused]] constexpr UInt128 kMantissaLimit = Pow10(kMaxDigits);
 
 int DigitCount(UInt128 v) {
   int n = 1;
