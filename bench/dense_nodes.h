@@ -22,6 +22,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "core/cluster_state.h"
@@ -32,8 +34,11 @@ namespace capext {
 // A pod's request in tracked dimensions: only amounts > 0.
 struct DenseRequest {
   std::vector<std::pair<int, int64_t>> dims;  // (dimension, amount)
-  int64_t cpu = 0;     // for scoring
-  int64_t memory = 0;  // for scoring
+  int64_t cpu = 0;                            // for scoring
+  int64_t memory = 0;                         // for scoring
+  // Some requested amount (other than pods) is negative: `dims` then does not say everything
+  // the pod adds to a node's usage, and Apply cannot be used (Resync instead).
+  bool has_negative = false;
 };
 
 enum class DenseScoring { kLeastAllocated, kMostAllocated, kNone };
@@ -57,6 +62,14 @@ class DenseNodes {
 
   // Re-reads node n's requested resources and pod count from the state.
   void Resync(const ClusterState& state, int n);
+  // What ClusterState does to node n's usage when a pod requesting `r` is bound there (sign
+  // +1) or removed (-1): the same saturating additions, so the mirror stays equal to the state
+  // without re-reading it. REQUIRES: !r.has_negative, and cpu and memory are dimensions
+  // (CanApply); otherwise call Resync.
+  bool CanApply(const DenseRequest& r) const {
+    return !r.has_negative && cpu_dim_ >= 0 && mem_dim_ >= 0;
+  }
+  void Apply(int n, const DenseRequest& r, int sign);
 
   // Static class of pods accepting `gpu_models` (empty = any) given as a prototype pod.
   int StaticClassFor(const Pod& prototype, const std::string& key);
@@ -68,16 +81,31 @@ class DenseNodes {
   // Resources and pod count against the mirror (nominations ignored).
   bool Fits(const DenseRequest& r, int n) const {
     if (pod_slots_[n] < 1) return false;
-    const int64_t* free = &free_[static_cast<std::size_t>(n) * stride_];
     for (const auto& [d, amount] : r.dims) {
-      if (amount > free[d]) return false;
+      if (amount > free_[Cell(n, d)]) return false;
     }
     return true;
   }
   // Fits with every pod and nomination removed: allocatable covers the request.
   bool FitsAllocatable(const DenseRequest& r, int n) const;
-  int64_t Free(int n, int d) const { return free_[static_cast<std::size_t>(n) * stride_ + d]; }
+  int64_t Free(int n, int d) const { return free_[Cell(n, d)]; }
   int64_t PodSlots(int n) const { return pod_slots_[n]; }
+
+  // Score memoised per request shape: requests of equal cpu and memory score alike, and a
+  // node's score only changes when its usage does (every change goes through Resync or Apply,
+  // which invalidate the node's entries). ShapeOf returns -1 past kMaxShapes shapes; -1 is
+  // accepted by CachedScore (computed every time).
+  static constexpr int kMaxShapes = 256;
+  int ShapeOf(DenseScoring scoring, const DenseRequest& r);
+  int CachedScore(DenseScoring scoring, const DenseRequest& r, int shape, int n) {
+    if (shape < 0) return Score(scoring, r, n);
+    ScoreMemo& m = score_memo_[static_cast<std::size_t>(shape)][n];
+    if (m.version != versions_[n]) {
+      m.score = Score(scoring, r, n);
+      m.version = versions_[n];
+    }
+    return m.score;
+  }
 
   int Score(DenseScoring scoring, const DenseRequest& r, int n) const {
     if (scoring == DenseScoring::kNone) return 0;
@@ -93,7 +121,8 @@ class DenseNodes {
       ++counted;
     }
     const int64_t permille = counted == 2 ? total / 2 : total;  // counted 0 leaves total 0
-    if (scoring == DenseScoring::kLeastAllocated) return static_cast<int>((1000 - permille) * kMaxNodeScore / 1000);
+    if (scoring == DenseScoring::kLeastAllocated)
+      return static_cast<int>((1000 - permille) * kMaxNodeScore / 1000);
     return static_cast<int>(permille * kMaxNodeScore / 1000);
   }
 
@@ -102,45 +131,86 @@ class DenseNodes {
   // nominations is decided by `exact(n)` instead of the mirror. Returns how many nodes were
   // examined (size() when the scan went all the way round).
   template <typename Exact>
-  int Scan(const DenseRequest& r, int static_class, int start, std::size_t limit, std::vector<int>* out,
-           Exact&& exact) const {
+  int Scan(const DenseRequest& r, int static_class, int start, std::size_t limit,
+           std::vector<int>* out, Exact&& exact) const {
     const int total = size();
-    const uint8_t* mask = static_masks_[static_class].empty() ? nullptr : static_masks_[static_class].data();
+    const uint8_t* mask =
+        static_masks_[static_class].empty() ? nullptr : static_masks_[static_class].data();
     const auto* dims = r.dims.data();
     const std::size_t count = r.dims.size();
-    for (int i = 0; i < total; ++i) {
-      int n = start + i;
-      if (n >= total) n -= total;
-      if (mask != nullptr && mask[n] == 0) continue;
-      bool fits;
-      if (nominations_[n] != 0) {
-        fits = exact(n);
-      } else {
-        fits = pod_slots_[n] >= 1;
-        const int64_t* free = &free_[static_cast<std::size_t>(n) * stride_];
-        for (std::size_t k = 0; fits && k < count; ++k) fits = dims[k].second <= free[dims[k].first];
+    // Two plain ranges instead of a wrapping index: [start, total), then [0, start).
+    int examined = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+      const int begin = pass == 0 ? start : 0;
+      const int end = pass == 0 ? total : start;
+      for (int n = begin; n < end; ++n) {
+        ++examined;
+        if (mask != nullptr && mask[n] == 0) continue;
+        bool fits;
+        if (nominations_[n] != 0) {
+          fits = exact(n);
+        } else {
+          fits = pod_slots_[n] >= 1;
+          for (std::size_t k = 0; fits && k < count; ++k)
+            fits = dims[k].second <= free_[Cell(n, dims[k].first)];
+        }
+        if (!fits) continue;
+        out->push_back(n);
+        if (out->size() >= limit) return examined;
       }
-      if (!fits) continue;
-      out->push_back(n);
-      if (out->size() >= limit) return i + 1;
     }
     return total;
   }
 
-  void AddNomination(int n, int delta) { nominations_[n] += delta; }
+  // Scan (the same nodes appended, the same count returned), and also the best node by score
+  // among those appended (highest CachedScore, the first in name order on a tie; -1 when none):
+  // the choice of kube-scheduler's selectHost with a name tie-break, made in the same pass.
+  // REQUIRES: out->size() < limit.
+  template <typename Exact>
+  int ScanBest(const DenseRequest& r, int static_class, int shape, DenseScoring scoring, int start,
+               std::size_t limit, std::vector<int>* out, Exact&& exact, int* best) {
+    if (limit <= out->size()) {
+      *best = -1;
+      return 0;
+    }
+    auto call = [](void* f, int n) {
+      return (*static_cast<std::remove_reference_t<Exact>*>(f))(n);
+    };
+    return ScanBestBlocks(r, static_class, shape, scoring, start, limit, out, best, call,
+                          const_cast<void*>(static_cast<const void*>(&exact)));
+  }
+
+  void AddNomination(int n, int delta) {
+    const bool before = nominations_[n] != 0;
+    nominations_[n] += delta;
+    nominated_nodes_ += static_cast<int>(nominations_[n] != 0) - static_cast<int>(before);
+  }
+  int64_t Requested(int n, int d) const { return requested_[Cell(n, d)]; }
   int NominationCount(int n) const { return nominations_[n]; }
 
   // Cluster totals of allocatable per dimension name (for reports).
   int64_t TotalAllocatable(std::string_view resource) const;
 
  private:
+  // ScanBest's work: fit decided a block of nodes at a time without branches (most of a
+  // decision's time is this scan); a block holding a nominated node is redone node by node,
+  // asking exact(exact_context, n) for the nominated ones.
+  int ScanBestBlocks(const DenseRequest& r, int static_class, int shape, DenseScoring scoring,
+                     int start, std::size_t limit, std::vector<int>* out, int* best,
+                     bool (*exact)(void*, int), void* exact_context);
+  void Invalidate(int n);
+
   std::vector<std::string> names_;
   std::vector<const Node*> nodes_;  // owned by the state
   std::map<std::string, int, std::less<>> index_;
   std::vector<std::string> dims_;
-  std::size_t stride_ = 1;
-  std::vector<int64_t> alloc_;  // n * stride_ + d
-  std::vector<int64_t> free_;   // n * stride_ + d
+  // Per dimension a column of every node (Cell): a scan reads the request's columns in order.
+  std::size_t Cell(int n, int d) const {
+    return static_cast<std::size_t>(d) * names_.size() + static_cast<std::size_t>(n);
+  }
+  std::vector<int64_t> alloc_;
+  std::vector<int64_t> requested_;  // the state's usage.requested
+  std::vector<int64_t> free_;
   std::vector<int64_t> pod_slots_;  // max pods - pod count (large when unlimited)
   std::vector<int64_t> max_pods_;
   // What scoring reads, one record per node (one cache line).
@@ -171,7 +241,17 @@ class DenseNodes {
     return q;
   }
   std::vector<ScoreInputs> score_inputs_;
+  int cpu_dim_ = -1, mem_dim_ = -1;
+  // Per node, a number that changes with every change of its usage (never 0).
+  std::vector<uint32_t> versions_;
+  struct ScoreMemo {
+    uint32_t version = 0;  // versions_ when computed; 0 = never
+    int32_t score = 0;
+  };
+  std::vector<std::vector<ScoreMemo>> score_memo_;  // by shape, then node
+  std::map<std::tuple<DenseScoring, int64_t, int64_t>, int> shape_by_key_;
   std::vector<int> nominations_;
+  int nominated_nodes_ = 0;  // nodes with nominations_ != 0
   std::map<std::string, int> static_class_by_key_;
   std::vector<std::vector<uint8_t>> static_masks_;  // empty = every node passes
 };

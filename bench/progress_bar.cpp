@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -10,11 +11,25 @@
 
 namespace capext {
 
-ProgressBar::ProgressBar(std::string label, int slots) : ProgressBar(std::move(label), slots, isatty(2) != 0) {}
+namespace {
 
-ProgressBar::ProgressBar(std::string label, int slots, bool enabled)
+// "45s", "3m07s", "2h05m".
+std::string EtaText(double seconds) {
+  const int64_t s = static_cast<int64_t>(seconds + 0.5);
+  if (s < 60) return fmt::format("{}s", s);
+  if (s < 3600) return fmt::format("{}m{:02}s", s / 60, s % 60);
+  return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);
+}
+
+}  // namespace
+
+ProgressBar::ProgressBar(std::string label, int slots)
+    : ProgressBar(std::move(label), slots, isatty(2) != 0) {}
+
+ProgressBar::ProgressBar(std::string label, int slots, bool enabled, std::FILE* out)
     : label_(std::move(label)),
       enabled_(enabled),
+      out_(out),
       done_(static_cast<std::size_t>(slots), 0),
       total_(static_cast<std::size_t>(slots), 0),
       start_(std::chrono::steady_clock::now()),
@@ -26,6 +41,11 @@ void ProgressBar::Update(int slot, int64_t done, int64_t total) {
   done_[slot] = done;
   total_[slot] = total;
   Draw(false);
+}
+
+void ProgressBar::SetTotal(int slot, int64_t total) {
+  std::lock_guard<std::mutex> lock(mu_);
+  total_[slot] = total;
 }
 
 void ProgressBar::Draw(bool force) {
@@ -46,19 +66,23 @@ void ProgressBar::Draw(bool force) {
   const int filled = static_cast<int>(fraction * kWidth);
   std::string bar(static_cast<std::size_t>(filled), '#');
   bar.append(static_cast<std::size_t>(kWidth - filled), '-');
-  std::fprintf(stderr, "\r%s [%s] %3d%%  %s/%s pods  %s pods/s  ETA %s   ", label_.c_str(), bar.c_str(),
-               static_cast<int>(fraction * 100), FormatNumber(static_cast<double>(done)).c_str(),
-               FormatNumber(static_cast<double>(total)).c_str(), FormatNumber(rate).c_str(),
-               fmt::format("{:.0f}s", eta).c_str());
-  std::fflush(stderr);
+  const std::string line = fmt::format(
+      "{} [{}] {:3}%  {}/{} pods  {} pods/s  ETA {}", label_, bar, static_cast<int>(fraction * 100),
+      FormatNumber(static_cast<double>(done)), FormatNumber(static_cast<double>(total)),
+      FormatNumber(rate), rate > 0 ? EtaText(eta) : std::string("?"));
+  // Pad over the rest of a longer previous line.
+  const std::size_t pad = drawn_width_ > line.size() ? drawn_width_ - line.size() : 0;
+  std::fprintf(out_, "\r%s%*s", line.c_str(), static_cast<int>(pad), "");
+  drawn_width_ = std::max(drawn_width_, line.size());
+  std::fflush(out_);
 }
 
 void ProgressBar::Finish() {
   if (!enabled_) return;
   std::lock_guard<std::mutex> lock(mu_);
   if (drawn_) {
-    std::fprintf(stderr, "\r%*s\r", 100, "");
-    std::fflush(stderr);
+    std::fprintf(out_, "\r%*s\r", static_cast<int>(drawn_width_), "");
+    std::fflush(out_);
   }
 }
 

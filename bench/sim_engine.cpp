@@ -51,16 +51,18 @@ Status SimEngine::Setup() {
 
   // Cluster objects: priority classes first so priorities resolve, then nodes, quotas, PDBs,
   // and the snapshot's bound pods.
-  for (const auto& pc : input_.background.priority_classes) state_.UpsertPriorityClass(pc);
-  for (const auto& node : input_.nodes) state_.UpsertNode(node);
+  for (const auto& pc : input_.background.priority_classes)
+    state_.UpsertPriorityClass(pc);
+  for (const auto& node : input_.nodes)
+    state_.UpsertNode(node);
   if (setup.quotas) {
     for (const auto& [tenant, quota] : input_.plan.tenants) {
       state_.UpsertQuota(ElasticQuotaFor(tenant, quota, setup.max_equals_min));
     }
   }
-  for (const auto& pdb : input_.background.pdbs) state_.UpsertPdb(pdb);
+  for (const auto& pdb : input_.background.pdbs)
+    state_.UpsertPdb(pdb);
   int64_t skipped_pending = 0;
-  std::vector<const Pod*> background;
   for (const auto& pod : input_.background.pods) {
     if (!pod.IsBound() || pod.IsTerminal()) {
       ++skipped_pending;
@@ -69,16 +71,20 @@ Status SimEngine::Setup() {
     state_.UpsertPod(pod);
   }
   if (skipped_pending > 0) {
-    out_->notes.push_back(fmt::format(
-        "{} pending or terminal pods of the cluster snapshot ignored (the workload supplies pending pods)",
-        skipped_pending));
+    out_->notes.push_back(
+        fmt::format("{} pending or terminal pods of the cluster snapshot ignored (the workload "
+                    "supplies pending pods)",
+                    skipped_pending));
   }
 
   // Tenants: every namespace of the plan, the workload and the snapshot's pods, in name order.
   std::set<std::string> names;
-  for (const auto& [t, q] : input_.plan.tenants) names.insert(t);
-  for (const auto& p : input_.workload.pods) names.insert(p.tenant);
-  for (const auto& [uid, p] : state_.pods()) names.insert(p.ns);
+  for (const auto& [t, q] : input_.plan.tenants)
+    names.insert(t);
+  for (const auto& p : input_.workload.pods)
+    names.insert(p.tenant);
+  for (const auto& [uid, p] : state_.pods())
+    names.insert(p.ns);
   for (const auto& n : names) {
     TenantState t;
     t.name = n;
@@ -89,19 +95,29 @@ Status SimEngine::Setup() {
   // Dimensions: cpu, memory and everything requested, in name order.
   std::set<std::string> dims = {std::string(kResourceCPU), std::string(kResourceMemory)};
   for (const auto& p : input_.workload.pods) {
-    for (const auto& e : p.requests.entries()) dims.insert(e.first);
+    for (const auto& e : p.requests.entries())
+      dims.insert(e.first);
   }
   for (const auto& [uid, p] : state_.pods()) {
-    for (const auto& e : p.requests.entries()) dims.insert(e.first);
+    for (const auto& e : p.requests.entries())
+      dims.insert(e.first);
   }
   dims.erase(std::string(kResourcePods));
   nodes_ = std::make_unique<DenseNodes>(state_, std::vector<std::string>(dims.begin(), dims.end()));
   node_tenants_.resize(static_cast<std::size_t>(nodes_->size()));
-  num_to_find_ = options_.sampling == NodeSampling::kAll
-                     ? static_cast<std::size_t>(nodes_->size())
-                     : NumFeasibleNodesToFind(nodes_->size(), options_.percentage_of_nodes_to_score);
-  num_candidates_ = options_.sampling == NodeSampling::kAll ? static_cast<std::size_t>(nodes_->size())
-                                                             : NumPreemptionCandidates(nodes_->size());
+  tenant_totals_width_ = 1 + nodes_->dims().size();
+  if (const std::size_t cells =
+          static_cast<std::size_t>(nodes_->size()) * tenants_.size() * tenant_totals_width_;
+      cells <= (std::size_t{1} << 22)) {
+    tenant_totals_.assign(cells, 0);
+  }
+  num_to_find_ =
+      options_.sampling == NodeSampling::kAll
+          ? static_cast<std::size_t>(nodes_->size())
+          : NumFeasibleNodesToFind(nodes_->size(), options_.percentage_of_nodes_to_score);
+  num_candidates_ = options_.sampling == NodeSampling::kAll
+                        ? static_cast<std::size_t>(nodes_->size())
+                        : NumPreemptionCandidates(nodes_->size());
   reclaim_ = true;  // every policy runs the reclaim controller and kube-scheduler's preemption
 
   out_->dims = nodes_->dims();
@@ -119,24 +135,34 @@ Status SimEngine::Setup() {
     if (it == input_.plan.tenants.end()) continue;
     min_per_dim[t].assign(out_->dims.size(), 0);
     if (!it->second.min) continue;
-    for (std::size_t d = 0; d < out_->dims.size(); ++d) min_per_dim[t][d] = it->second.min->Get(out_->dims[d]);
+    for (std::size_t d = 0; d < out_->dims.size(); ++d)
+      min_per_dim[t][d] = it->second.min->Get(out_->dims[d]);
   }
   int64_t horizon = 1;
-  for (const auto& p : input_.workload.pods) horizon = std::max(horizon, p.arrival_ms + p.duration_ms);
+  for (const auto& p : input_.workload.pods)
+    horizon = std::max(horizon, p.arrival_ms + p.duration_ms);
   if (options_.until_ms) horizon = *options_.until_ms;
   int64_t interval = options_.sample_interval_ms.value_or(
       (horizon + std::max(1, options_.samples) - 1) / std::max(1, options_.samples));
   if (!options_.sample_interval_ms && interval >= 1000) interval = (interval + 999) / 1000 * 1000;
-  metrics_ = std::make_unique<SimMetrics>(std::move(min_per_dim), out_->dims.size(),
-                                          nodes_->DimOf(kResourceCPU), nodes_->DimOf(kResourceMemory),
-                                          out_->gpu_resource.empty() ? -1 : nodes_->DimOf(out_->gpu_resource),
-                                          interval);
+  metrics_ = std::make_unique<SimMetrics>(
+      std::move(min_per_dim), out_->dims.size(), nodes_->DimOf(kResourceCPU),
+      nodes_->DimOf(kResourceMemory),
+      out_->gpu_resource.empty() ? -1 : nodes_->DimOf(out_->gpu_resource), interval);
 
   // The snapshot's bound pods count from the start.
-  for (const auto& [uid, p] : state_.pods()) {
+  std::vector<const Pod*> background;
+  for (const auto& [uid, p] : state_.pods())
+    background.push_back(&p);
+  std::sort(background.begin(), background.end(),
+            [](const Pod* a, const Pod* b) { return a->uid < b->uid; });
+  for (const Pod* pod : background) {
+    const Pod& p = *pod;
     const int t = TenantIndex(p.ns);
     const int n = nodes_->IndexOf(p.node_name);
-    const DenseRequest r = nodes_->MakeRequest(p.requests);
+    background_requests_.push_back(nodes_->MakeRequest(p.requests));
+    const DenseRequest& r = background_requests_.back();
+    background_request_of_[p.uid.empty() ? p.Key() : p.uid] = &r;
     metrics_->Background(t, r);
     if (n >= 0) TrackBound(t, p.priority, n, r, +1, EffectiveStartMs(p));
   }
@@ -164,9 +190,11 @@ int SimEngine::BucketFor(const WorkloadPod& wp, int tenant) {
     priority = *it->second.priority;
   }
   std::string key = fmt::format("{}\x1f{}\x1f", tenant, priority);
-  for (const auto& [name, amount] : wp.requests.entries()) key += fmt::format("{}={};", name, amount);
+  for (const auto& [name, amount] : wp.requests.entries())
+    key += fmt::format("{}={};", name, amount);
   key += '\x1f';
-  for (const auto& m : wp.gpu_models) key += m + "|";
+  for (const auto& m : wp.gpu_models)
+    key += m + "|";
   auto [it, inserted] = bucket_by_key_.emplace(key, static_cast<int>(buckets_.size()));
   if (!inserted) return it->second;
 
@@ -184,9 +212,11 @@ int SimEngine::BucketFor(const WorkloadPod& wp, int tenant) {
     proto.required_affinity.push_back(std::move(term));
   }
   std::string static_key;
-  for (const auto& m : wp.gpu_models) static_key += m + "|";
+  for (const auto& m : wp.gpu_models)
+    static_key += m + "|";
   info.static_class = nodes_->StaticClassFor(proto, static_key);
   info.request = nodes_->MakeRequest(wp.requests);
+  info.shape = nodes_->ShapeOf(scoring_, info.request);
   if (const ElasticQuota* q = tenants_[tenant].quota) {
     info.never_fits_quota =
         !ExceedsMax(state_.semantics(), *q, ResourceList{}, state_.QuotaRequest(proto)).empty();
@@ -261,7 +291,8 @@ void SimEngine::Run() {
     while (!completions_.empty() && completions_.top().t == t) {
       const Completion c = completions_.top();
       completions_.pop();
-      if (pods_[c.pod].generation != c.generation || pods_[c.pod].phase != Phase::kRunning) continue;
+      if (pods_[c.pod].generation != c.generation || pods_[c.pod].phase != Phase::kRunning)
+        continue;
       StopPod(c.pod, true);
       pods_[c.pod].phase = Phase::kDone;
     }
@@ -296,7 +327,8 @@ void SimEngine::Collect() {
   out_->nodes = nodes_->size();
   out_->allocatable_cpu = nodes_->TotalAllocatable(kResourceCPU);
   out_->allocatable_memory = nodes_->TotalAllocatable(kResourceMemory);
-  out_->allocatable_gpu = out_->gpu_resource.empty() ? 0 : nodes_->TotalAllocatable(out_->gpu_resource);
+  out_->allocatable_gpu =
+      out_->gpu_resource.empty() ? 0 : nodes_->TotalAllocatable(out_->gpu_resource);
   const SimPolicySetup setup = SetupFor(options_.policy);
   for (const auto& t : tenants_) {
     TenantPlanView v;
@@ -323,7 +355,8 @@ void SimEngine::Collect() {
     if (p.phase == Phase::kPending) ++(p.started ? out_->requeued_at_end : out_->pending_at_end)[t];
     if (p.phase == Phase::kRunning) ++out_->running_at_end[t];
   }
-  for (const auto& note : input_.workload.notes) out_->notes.push_back(note);
+  for (const auto& note : input_.workload.notes)
+    out_->notes.push_back(note);
   out_->metrics = std::move(*metrics_);
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <queue>
@@ -36,8 +37,8 @@ class SimEngine {
   struct SimPod {
     int bucket = -1;
     int node = -1;
-    int64_t queued_ms = 0;  // creation time of the current submission
-    int64_t start_ms = 0;   // EffectiveStartMs while running
+    int64_t queued_ms = 0;    // creation time of the current submission
+    int64_t start_ms = 0;     // EffectiveStartMs while running
     uint32_t generation = 0;  // invalidates a completion when the pod stops early
     Phase phase = Phase::kFuture;
     bool started = false;
@@ -49,6 +50,7 @@ class SimEngine {
     DenseRequest request;
     int tenant = 0;
     int static_class = 0;
+    int shape = -1;                 // DenseNodes::ShapeOf the request, for memoised scores
     bool never_fits_quota = false;  // request alone exceeds the quota's max
     bool never_fits_nodes = false;  // no node could hold it even empty
   };
@@ -66,13 +68,21 @@ class SimEngine {
   };
   // One tenant's pods of one priority on one node (for reclaim's candidate filter).
   struct NodeTenantUsage {
+    static constexpr std::size_t kInlineDims = 4;
+    NodeTenantUsage(int t, int32_t p, std::size_t dims) : tenant(t), priority(p), inline_used{} {
+      if (dims > kInlineDims) heap_used.assign(dims, 0);
+    }
     int tenant;
     int32_t priority;
     int64_t pods = 0;
-    std::vector<int64_t> used;
-    std::vector<int64_t> starts;  // EffectiveStartMs of each pod, unordered (a handful)
-    // The largest request per dimension of any pod ever counted here (never decreases).
-    std::vector<int64_t> largest;
+    // What the pods request per dimension: in the entry itself for a few dimensions (one cache
+    // line with tenant and priority), else on the heap.
+    int64_t inline_used[kInlineDims];
+    std::vector<int64_t> heap_used;
+    int64_t* used() { return heap_used.empty() ? inline_used : heap_used.data(); }
+    const int64_t* used() const { return heap_used.empty() ? inline_used : heap_used.data(); }
+    // Each pod's EffectiveStartMs and request, unordered (a handful per entry).
+    std::vector<std::pair<int64_t, const DenseRequest*>> members;
   };
   // What removing victims must free for the preemptor to pass (sim_reclaim.cpp).
   struct ReclaimNeed {
@@ -99,11 +109,13 @@ class SimEngine {
   void FillScratch(int b, uint32_t id);
   int FindNode(int b);
   bool FitsNow(int b, int n);
-  int BestOf(int b, const std::vector<int>& feasible) const;
+  int BestOf(int b, const std::vector<int>& feasible);
   void Bind(int b, uint32_t id, int n);
   void StopPod(uint32_t id, bool completed);
   void Evict(const std::string& uid, int preemptor_tenant);
-  void TrackBound(int tenant, int32_t priority, int n, const DenseRequest& r, int sign, int64_t start_ms);
+  // `r` must outlive the pod's stay (a bucket's request, or one in background_requests_).
+  void TrackBound(int tenant, int32_t priority, int n, const DenseRequest& r, int sign,
+                  int64_t start_ms);
   void NodeFreed(int n);
   void UsageDropped(int tenant);
   void NominationReleased(int n);
@@ -112,7 +124,9 @@ class SimEngine {
   // sim_reclaim.cpp
   bool TryReclaim(int b, uint32_t id);
   void ReclaimPass();
-  bool VictimBound(int n, const DenseRequest& r, const ReclaimNeed& need, CandidateKey* bound) const;
+  // refine = false: the priority part only (cheap); true: also victim count and start.
+  bool VictimBound(int n, const DenseRequest& r, const ReclaimNeed& need, bool refine,
+                   CandidateKey* bound) const;
   bool IsVictimEntry(const NodeTenantUsage& u) const;
   bool ComputeReclaimNeed(const PreemptorContext& ctx, ReclaimNeed* need) const;
 
@@ -138,7 +152,13 @@ class SimEngine {
   std::unordered_map<std::string, int> bucket_by_key_;
   PendingQueue queue_;
   std::vector<std::vector<NodeTenantUsage>> node_tenants_;
-  std::map<std::string, OurNomination> nominations_;  // by uid
+  // Per node and tenant, pods then request per dimension (all priorities together): a compact
+  // necessary condition for VictimBound. Empty when nodes x tenants is too large to keep.
+  std::vector<int64_t> tenant_totals_;
+  std::size_t tenant_totals_width_ = 0;           // 1 + dimensions
+  std::deque<DenseRequest> background_requests_;  // stable addresses for the snapshot's pods
+  std::unordered_map<std::string, const DenseRequest*> background_request_of_;  // by uid
+  std::map<std::string, OurNomination> nominations_;                            // by uid
   std::multiset<int64_t> expiries_;  // of the nominations in force
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
   int64_t now_ = 0;
@@ -149,7 +169,7 @@ class SimEngine {
   int scratch_bucket_ = -1;
   std::vector<int> feasible_;
   std::vector<int> victim_tenants_;
-  std::vector<char> is_victim_tenant_;  // by tenant index, in step with victim_tenants_
+  std::vector<char> is_victim_tenant_;        // by tenant index, in step with victim_tenants_
   bool victims_below_priority_only_ = false;  // victims must have priority < the preemptor's
   std::vector<std::string> candidate_names_;
 };

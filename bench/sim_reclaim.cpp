@@ -44,41 +44,88 @@ bool SimEngine::ComputeReclaimNeed(const PreemptorContext& ctx, ReclaimNeed* nee
       // Other resources: not tracked per node; 1.2 decides.
     }
   };
-  auto over_max = ExceedsMax(state_.semantics(), *ctx.quota, book.Used(ctx.pod->ns), ctx.quota_request);
+  auto over_max =
+      ExceedsMax(state_.semantics(), *ctx.quota, book.Used(ctx.pod->ns), ctx.quota_request);
   if (!over_max.empty() && !ctx.more_than_min) return false;
   add(over_max);
   add(ExceedsAggregateMin(state_.semantics(), *ctx.quota, book.totals(), ctx.quota_request));
   return true;
 }
 
-// A bound on what 1.2 can find on node n. The victims are among the pods 1.2 may take there and
-// must free what node fit (nominations ignored) and the quota check need. So: the smallest
-// priority P such that those pods of priority <= P free enough bounds the most important
-// victim's priority from below; if that priority is exactly P, the victims all have priority
-// <= P, so their number is at least what the largest such pods would need, and the start
-// criterion is at most the latest start among the candidates of priority P. False when no P
-// works: 1.2 removes at most those pods, so the node has no candidate.
-bool SimEngine::VictimBound(int n, const DenseRequest& r, const ReclaimNeed& need, CandidateKey* bound) const {
+// A bound on 1.3's key for whatever 1.2 finds on node n. The victims are among the pods 1.2 may
+// take there and must free what node fit (nominations ignored: they only add) and the quota
+// check need. Hence, with P the smallest priority such that those pods of priority <= P free
+// enough: the most important victim has priority >= P. If it is exactly P, every victim has
+// priority <= P, so there are at least as many victims as the largest such pods would need; a
+// single victim must cover the whole need alone, so its start is at most the latest start of
+// such pods of priority P (with no such pod, at least two victims); several victims of priority
+// P have their earliest start at most the latest start among priority P. False when no P works:
+// 1.2 removes at most those pods, so the node has no candidate.
+bool SimEngine::VictimBound(int n, const DenseRequest& r, const ReclaimNeed& need, bool refine,
+                            CandidateKey* bound) const {
   thread_local std::vector<const NodeTenantUsage*> entries;
-  thread_local std::vector<int64_t> freed;
+  thread_local std::vector<int64_t> freed, largest, needed;
+  const std::size_t dims = nodes_->dims().size();
+  // What the victims must free, per dimension and in pods.
+  needed.assign(need.quota.begin(), need.quota.end());
+  for (const auto& [d, amount] : r.dims)
+    needed[d] = std::max(needed[d], amount - nodes_->Free(n, d));
+  const int64_t needed_pods = std::max<int64_t>(need.quota_pods, 1 - nodes_->PodSlots(n));
+  freed.assign(dims, 0);
+  int64_t pods = 0;
+  // First, whether every pod of the victim tenants together would do, whatever its priority (a
+  // superset of the candidates, from one compact row per tenant).
+  if (!tenant_totals_.empty()) {
+    const int64_t* row =
+        &tenant_totals_[static_cast<std::size_t>(n) * tenants_.size() * tenant_totals_width_];
+    for (int t : victim_tenants_) {
+      const int64_t* totals = row + static_cast<std::size_t>(t) * tenant_totals_width_;
+      pods += totals[0];
+      for (std::size_t d = 0; d < dims; ++d)
+        freed[d] += totals[1 + d];
+    }
+    if (pods < needed_pods) return false;
+    for (std::size_t d = 0; d < dims; ++d) {
+      if (freed[d] < needed[d]) return false;
+    }
+    freed.assign(dims, 0);
+    pods = 0;
+  }
+  // Then, whether all the candidates together would do (most nodes fail here).
   entries.clear();
   for (const NodeTenantUsage& u : node_tenants_[n]) {
-    if (IsVictimEntry(u)) entries.push_back(&u);
+    if (!IsVictimEntry(u)) continue;
+    entries.push_back(&u);
+    pods += u.pods;
+    for (std::size_t d = 0; d < dims; ++d)
+      freed[d] += u.used()[d];
   }
-  if (entries.empty()) return false;
-  std::sort(entries.begin(), entries.end(),
-            [](const NodeTenantUsage* a, const NodeTenantUsage* b) { return a->priority < b->priority; });
-  thread_local std::vector<int64_t> largest;
-  freed.assign(nodes_->dims().size(), 0);
-  largest.assign(nodes_->dims().size(), 0);
-  int64_t pods = 0;
+  if (entries.empty() || pods < needed_pods) return false;
+  for (std::size_t d = 0; d < dims; ++d) {
+    if (freed[d] < needed[d]) return false;
+  }
+  std::sort(entries.begin(), entries.end(), [](const NodeTenantUsage* a, const NodeTenantUsage* b) {
+    return a->priority < b->priority;
+  });
+  freed.assign(dims, 0);
+  largest.assign(dims, 0);
+  pods = 0;
   auto enough = [&] {
-    if (pods < need.quota_pods || nodes_->PodSlots(n) + pods < 1) return false;
-    for (const auto& [d, amount] : r.dims) {
-      if (nodes_->Free(n, d) + freed[d] < amount) return false;
+    if (pods < needed_pods) return false;
+    for (std::size_t d = 0; d < dims; ++d) {
+      if (freed[d] < needed[d]) return false;
     }
-    for (std::size_t d = 0; d < freed.size(); ++d) {
-      if (freed[d] < need.quota[d]) return false;
+    return true;
+  };
+  auto covers = [&](const DenseRequest& pod) {
+    if (needed_pods > 1) return false;
+    for (std::size_t d = 0; d < dims; ++d) {
+      if (needed[d] <= 0) continue;
+      int64_t amount = 0;
+      for (const auto& [pd, a] : pod.dims) {
+        if (static_cast<std::size_t>(pd) == d) amount = a;
+      }
+      if (amount < needed[d]) return false;
     }
     return true;
   };
@@ -86,25 +133,45 @@ bool SimEngine::VictimBound(int n, const DenseRequest& r, const ReclaimNeed& nee
   std::size_t i = 0;
   while (i < entries.size()) {
     const int32_t priority = entries[i]->priority;
-    int64_t latest = INT64_MIN;
+    const std::size_t level_begin = i;
     for (; i < entries.size() && entries[i]->priority == priority; ++i) {
       const NodeTenantUsage& u = *entries[i];
       pods += u.pods;
-      for (std::size_t d = 0; d < freed.size(); ++d) {
-        freed[d] += u.used[d];
-        largest[d] = std::max(largest[d], u.largest[d]);
+      for (std::size_t d = 0; d < dims; ++d)
+        freed[d] += u.used()[d];
+      if (!refine) continue;
+      for (const auto& member : u.members) {
+        for (const auto& [d, amount] : member.second->dims)
+          largest[d] = std::max(largest[d], amount);
       }
-      for (int64_t start : u.starts) latest = std::max(latest, start);
     }
     if (!enough()) continue;
-    // Fewest victims: each frees at most `largest` in a dimension and one pod slot.
-    int64_t count = std::max<int64_t>({1, need.quota_pods, 1 - nodes_->PodSlots(n)});
-    auto at_least = [&](int64_t amount, int64_t per_pod) {
-      if (amount > 0 && per_pod > 0) count = std::max(count, (amount + per_pod - 1) / per_pod);
-    };
-    for (const auto& [d, amount] : r.dims) at_least(amount - nodes_->Free(n, d), largest[d]);
-    for (std::size_t d = 0; d < freed.size(); ++d) at_least(need.quota[d], largest[d]);
-    *bound = LowerBoundKey(nodes_->name(n), priority, latest, static_cast<std::size_t>(count), lowest);
+    if (!refine) {
+      // The cheap bound: priority only (one victim, the best possible start).
+      *bound = LowerBoundKey(nodes_->name(n), priority, INT64_MAX, 1, lowest);
+      return true;
+    }
+    int64_t count = std::max<int64_t>(1, needed_pods);
+    for (std::size_t d = 0; d < dims; ++d) {
+      if (needed[d] > 0 && largest[d] > 0)
+        count = std::max(count, (needed[d] + largest[d] - 1) / largest[d]);
+    }
+    int64_t latest = INT64_MIN, latest_single = INT64_MIN;
+    for (std::size_t k = level_begin; k < i; ++k) {
+      for (const auto& [start, request] : entries[k]->members) {
+        latest = std::max(latest, start);
+        if (count == 1 && covers(*request)) latest_single = std::max(latest_single, start);
+      }
+    }
+    if (count == 1) {
+      if (latest_single != INT64_MIN) {
+        latest = latest_single;
+      } else {
+        count = 2;
+      }
+    }
+    *bound =
+        LowerBoundKey(nodes_->name(n), priority, latest, static_cast<std::size_t>(count), lowest);
     return true;
   }
   return false;
@@ -145,9 +212,15 @@ bool SimEngine::TryReclaim(int b, uint32_t id) {
     } else {
       take = ts.quota == nullptr;
     }
-    if (take && victims_below_priority_only_ &&
-        (ts.bound_by_priority.empty() || ts.bound_by_priority.begin()->first >= scratch_.priority)) {
-      take = false;
+    if (take && victims_below_priority_only_) {
+      // The lowest priority with pods bound (bound_by_priority keeps entries at zero).
+      bool below = false;
+      for (const auto& [priority, count] : ts.bound_by_priority) {
+        if (count == 0) continue;
+        below = priority < scratch_.priority;
+        break;
+      }
+      if (!below) take = false;
     }
     if (take) {
       victim_tenants_.push_back(static_cast<int>(t));
@@ -170,9 +243,10 @@ bool SimEngine::TryReclaim(int b, uint32_t id) {
   for (int i = 0; i < total; ++i) {
     int n = preempt_offset_ + i;
     if (n >= total) n -= total;
-    if (!nodes_->StaticOk(info.static_class, n) || !nodes_->FitsAllocatable(info.request, n)) continue;
+    if (!nodes_->StaticOk(info.static_class, n) || !nodes_->FitsAllocatable(info.request, n))
+      continue;
     CandidateKey bound;
-    if (!VictimBound(n, info.request, need, &bound)) continue;
+    if (!VictimBound(n, info.request, need, /*refine=*/false, &bound)) continue;
     pool.push_back({std::move(bound), n});
     if (pool.size() >= num_candidates_) {
       processed = i + 1;
@@ -184,22 +258,44 @@ bool SimEngine::TryReclaim(int b, uint32_t id) {
 
   // 1.2 on the pool's nodes, most promising first, until no remaining node can beat the best
   // candidate (its bound is not before the best key): the choice 1.3 makes over the whole pool.
-  std::sort(pool.begin(), pool.end(), [](const PoolNode& a, const PoolNode& b) { return Before(a.bound, b.bound); });
+  // Nodes are grouped by the priority part of their bound; a group's bounds are refined (victim
+  // count, start) only when the group is reached.
+  std::sort(pool.begin(), pool.end(),
+            [](const PoolNode& a, const PoolNode& b) { return Before(a.bound, b.bound); });
   std::vector<NodeVictims> candidates;
   std::size_t best = 0;
   CandidateKey best_key;
-  for (const PoolNode& entry : pool) {
-    if (!candidates.empty() && !options_.exhaustive_reclaim && !Before(entry.bound, best_key)) break;
-    ++out_->reclaim_nodes_examined;
-    NodeVictims v = SelectVictimsOnNode(
-        state_, ctx, NodeInfo{nodes_->node(entry.node), &state_.UsageOf(nodes_->name(entry.node))}, more_important_);
-    if (!v.candidate) continue;
-    CandidateKey key = KeyOf(v);
-    candidates.push_back(std::move(v));
-    if (candidates.size() == 1 || Before(key, best_key)) {
-      best = candidates.size() - 1;
-      best_key = std::move(key);
+  auto beaten = [&](const CandidateKey& bound) {
+    return !candidates.empty() && !options_.exhaustive_reclaim && !Before(bound, best_key);
+  };
+  for (std::size_t group = 0; group < pool.size();) {
+    if (beaten(pool[group].bound)) break;
+    std::size_t end = group;
+    while (end < pool.size() &&
+           pool[end].bound.highest_priority == pool[group].bound.highest_priority)
+      ++end;
+    for (std::size_t k = group; k < end; ++k)
+      VictimBound(pool[k].node, info.request, need, /*refine=*/true, &pool[k].bound);
+    std::sort(pool.begin() + static_cast<std::ptrdiff_t>(group),
+              pool.begin() + static_cast<std::ptrdiff_t>(end),
+              [](const PoolNode& a, const PoolNode& b) { return Before(a.bound, b.bound); });
+    for (std::size_t k = group; k < end; ++k) {
+      const PoolNode& entry = pool[k];
+      if (beaten(entry.bound)) break;
+      ++out_->reclaim_nodes_examined;
+      NodeVictims v = SelectVictimsOnNode(
+          state_, ctx,
+          NodeInfo{nodes_->node(entry.node), &state_.UsageOf(nodes_->name(entry.node))},
+          more_important_);
+      if (!v.candidate) continue;
+      CandidateKey key = KeyOf(v);
+      candidates.push_back(std::move(v));
+      if (candidates.size() == 1 || Before(key, best_key)) {
+        best = candidates.size() - 1;
+        best_key = std::move(key);
+      }
     }
+    group = end;
   }
   out_->reclaim_candidates += static_cast<int64_t>(candidates.size());
   if (candidates.empty()) return fail();
@@ -210,9 +306,11 @@ bool SimEngine::TryReclaim(int b, uint32_t id) {
   // Execute: evict, then hold the node for the preemptor.
   const std::string node = chosen.node;
   std::vector<std::string> victims;
-  for (const Pod* v : chosen.victims) victims.push_back(v->uid.empty() ? v->Key() : v->uid);
+  for (const Pod* v : chosen.victims)
+    victims.push_back(v->uid.empty() ? v->Key() : v->uid);
   const std::string uid = scratch_.uid;
-  for (const auto& v : victims) Evict(v, info.tenant);
+  for (const auto& v : victims)
+    Evict(v, info.tenant);
   FillScratch(b, id);
   if (state_.FindPod(uid) == nullptr) state_.UpsertPod(scratch_);
   const int64_t expires = now_ + options_.nomination_ttl_ms;

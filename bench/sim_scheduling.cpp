@@ -10,7 +10,8 @@ namespace capext {
 
 void SimEngine::Schedule() {
   int b = 0;
-  while (queue_.Top(&b)) TryFirst(b);
+  while (queue_.Top(&b))
+    TryFirst(b);
 }
 
 void SimEngine::FillScratch(int b, uint32_t id) {
@@ -61,12 +62,14 @@ bool SimEngine::FitsNow(int b, int n) {
   return CheckNodeResources(scratch_, nodes_->node(n), requested, count).ok();
 }
 
-int SimEngine::BestOf(int b, const std::vector<int>& feasible) const {
-  const DenseRequest& r = buckets_[b].request;
+int SimEngine::BestOf(int b, const std::vector<int>& feasible) {
+  // kube-scheduler's selectHost with a name tie-break: the highest score, the first node by
+  // name among equals.
+  const BucketInfo& info = buckets_[b];
   int best = -1;
   int best_score = -1;
   for (int n : feasible) {
-    const int s = nodes_->Score(scoring_, r, n);
+    const int s = nodes_->CachedScore(scoring_, info.request, info.shape, n);
     if (s > best_score || (s == best_score && n < best)) {
       best = n;
       best_score = s;
@@ -93,41 +96,52 @@ int SimEngine::FindNode(int b) {
   }
   const int total = nodes_->size();
   const BucketInfo& info = buckets_[b];
-  const std::size_t limit = options_.sampling == NodeSampling::kKubeScheduler ? num_to_find_ : SIZE_MAX;
-  const int processed = nodes_->Scan(info.request, info.static_class, start_index_, limit, &feasible_,
-                                     [&](int n) { return FitsNow(b, n); });
+  const std::size_t limit =
+      options_.sampling == NodeSampling::kKubeScheduler ? num_to_find_ : SIZE_MAX;
+  int best = -1;
+  const int processed = nodes_->ScanBest(
+      info.request, info.static_class, info.shape, scoring_, start_index_, limit, &feasible_,
+      [&](int n) { return FitsNow(b, n); }, &best);
   if (total > 0) start_index_ = (start_index_ + processed) % total;
   const bool complete = processed == total;
-  if (complete || qb.wake_list_valid) queue_.SetWakeList(b, complete, complete ? feasible_ : std::vector<int>());
-  return BestOf(b, feasible_);
+  if (complete || qb.wake_list_valid)
+    queue_.SetWakeList(b, complete, complete ? feasible_ : std::vector<int>());
+  return best;
 }
 
 void SimEngine::TrackBound(int tenant, int32_t priority, int n, const DenseRequest& r, int sign,
                            int64_t start_ms) {
   TenantState& t = tenants_[tenant];
-  auto& count = t.bound_by_priority[priority];
-  count += sign;
-  if (count == 0) t.bound_by_priority.erase(priority);
+  // Entries stay at zero (no erase and re-insert as pods come and go); readers skip them.
+  t.bound_by_priority[priority] += sign;
   t.bound += sign;
   auto& list = node_tenants_[n];
   auto it = std::find_if(list.begin(), list.end(), [&](const NodeTenantUsage& u) {
     return u.tenant == tenant && u.priority == priority;
   });
   if (it == list.end()) {
-    const std::size_t dims = nodes_->dims().size();
-    list.push_back(NodeTenantUsage{tenant, priority, 0, std::vector<int64_t>(dims, 0), {}, std::vector<int64_t>(dims, 0)});
+    list.emplace_back(tenant, priority, nodes_->dims().size());
     it = list.end() - 1;
   }
   it->pods += sign;
-  for (const auto& [d, amount] : r.dims) {
-    it->used[d] += sign * amount;
-    if (sign > 0) it->largest[d] = std::max(it->largest[d], amount);
+  int64_t* used = it->used();
+  for (const auto& [d, amount] : r.dims)
+    used[d] += sign * amount;
+  if (!tenant_totals_.empty()) {
+    int64_t* totals = &tenant_totals_[(static_cast<std::size_t>(n) * tenants_.size() +
+                                       static_cast<std::size_t>(tenant)) *
+                                      tenant_totals_width_];
+    totals[0] += sign;
+    for (const auto& [d, amount] : r.dims)
+      totals[1 + d] += sign * amount;
   }
+  const std::pair<int64_t, const DenseRequest*> member{start_ms, &r};
   if (sign > 0) {
-    it->starts.push_back(start_ms);
-  } else if (auto s = std::find(it->starts.begin(), it->starts.end(), start_ms); s != it->starts.end()) {
-    *s = it->starts.back();
-    it->starts.pop_back();
+    it->members.push_back(member);
+  } else if (auto m = std::find(it->members.begin(), it->members.end(), member);
+             m != it->members.end()) {
+    *m = it->members.back();
+    it->members.pop_back();
   }
   // Entries stay when they drop to zero: a tenant that ran on a node usually comes back.
 }
@@ -140,7 +154,11 @@ void SimEngine::Bind(int b, uint32_t id, int n) {
   bound.phase = PodPhase::kRunning;
   bound.start_ms = now_;
   state_.UpsertPod(std::move(bound));  // also ends our nomination for it, if any
-  nodes_->Resync(state_, n);
+  if (nodes_->CanApply(info.request)) {
+    nodes_->Apply(n, info.request, +1);
+  } else {
+    nodes_->Resync(state_, n);
+  }
   int released = -1;
   if (auto it = nominations_.find(scratch_.uid); it != nominations_.end()) {
     released = it->second.node;
@@ -169,9 +187,14 @@ void SimEngine::StopPod(uint32_t id, bool completed) {
   state_.DeletePod(input_.workload.pods[id].name);
   const int n = p.node;
   if (options_.observer) {
-    options_.observer(completed ? "complete" : "evict", input_.workload.pods[id].name, nodes_->name(n), now_);
+    options_.observer(completed ? "complete" : "evict", input_.workload.pods[id].name,
+                      nodes_->name(n), now_);
   }
-  nodes_->Resync(state_, n);
+  if (nodes_->CanApply(info.request)) {
+    nodes_->Apply(n, info.request, -1);
+  } else {
+    nodes_->Resync(state_, n);
+  }
   TrackBound(info.tenant, info.prototype.priority, n, info.request, -1, p.start_ms);
   metrics_->Stopped(info.tenant, info.request, completed);
   p.node = -1;
@@ -204,7 +227,7 @@ void SimEngine::Evict(const std::string& uid, int preemptor_tenant) {
   if (pod == nullptr) return;
   const int tenant = TenantIndex(pod->ns);
   const int n = nodes_->IndexOf(pod->node_name);
-  const DenseRequest r = nodes_->MakeRequest(pod->requests);
+  const DenseRequest& r = *background_request_of_.at(uid);
   const int32_t priority = pod->priority;
   const int64_t start = EffectiveStartMs(*pod);
   if (options_.observer) options_.observer("evict", uid, pod->node_name, now_);
@@ -248,12 +271,14 @@ void SimEngine::ParkForQuota(int b) {
   const NominatedSums sums = ComputeNominatedSums(state_, scratch_);
   auto over_max = ExceedsMax(state_.semantics(), q, book.Used(q.ns), sums.in_eq);
   if (!over_max.empty()) {
-    queue_.ParkForQuota(b, true, over_max[0].resource, SaturatingSub(over_max[0].limit, over_max[0].add));
+    queue_.ParkForQuota(b, true, over_max[0].resource,
+                        SaturatingSub(over_max[0].limit, over_max[0].add));
     return;
   }
   auto over_min = ExceedsAggregateMin(state_.semantics(), q, book.totals(), sums.all);
   if (!over_min.empty()) {
-    queue_.ParkForQuota(b, false, over_min[0].resource, SaturatingSub(over_min[0].limit, over_min[0].add));
+    queue_.ParkForQuota(b, false, over_min[0].resource,
+                        SaturatingSub(over_min[0].limit, over_min[0].add));
     return;
   }
   // Not reached (the check just failed); wait for any drop of the cluster-wide usage.

@@ -13,6 +13,10 @@ constexpr double kLeft = 70, kRight = 18, kTop = 36, kAxisBottom = 46;
 constexpr double kLegendRow = 18;
 constexpr double kCharWidth = 6.6;  // approximate width of one 11px sans-serif character
 
+// NiceTicks(0, hi) extended by one step when the data goes above the last tick, so the top of
+// the axis is labelled.
+std::vector<double> YTicks(double hi, int target);
+
 std::vector<double> NiceTicks(double lo, double hi, int target) {
   std::vector<double> ticks;
   if (!(hi > lo)) hi = lo + 1;
@@ -26,6 +30,13 @@ std::vector<double> NiceTicks(double lo, double hi, int target) {
   for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
     ticks.push_back(std::abs(v) < step * 1e-9 ? 0.0 : v);
   }
+  return ticks;
+}
+
+std::vector<double> YTicks(double hi, int target) {
+  std::vector<double> ticks = NiceTicks(0, hi, target);
+  if (ticks.size() >= 2 && ticks.back() < hi * (1 - 1e-9))
+    ticks.push_back(ticks.back() + (ticks[1] - ticks[0]));
   return ticks;
 }
 
@@ -54,8 +65,10 @@ struct Legend {
         x = 0;
         y += kLegendRow;
       }
-      out += fmt::format("<g transform=\"translate({:.1f},{:.1f})\">{}<text x=\"28\" y=\"4\" font-size=\"11\">{}</text></g>",
-                         left + x, top + y, swatch, EscapeHtml(label));
+      out += fmt::format(
+          "<g transform=\"translate({:.1f},{:.1f})\">{}<text x=\"28\" y=\"4\" "
+          "font-size=\"11\">{}</text></g>",
+          left + x, top + y, swatch, EscapeHtml(label));
       x += w;
     }
     return out;
@@ -63,32 +76,46 @@ struct Legend {
 };
 
 std::string LineSwatch(const ChartSeries& s) {
-  return fmt::format("<line x1=\"0\" y1=\"0\" x2=\"22\" y2=\"0\" stroke=\"{}\" stroke-width=\"{:.1f}\"{}/>",
-                     s.color, std::max(2.0, s.width),
-                     s.dash.empty() ? "" : fmt::format(" stroke-dasharray=\"{}\"", s.dash));
+  return fmt::format(
+      "<line x1=\"0\" y1=\"0\" x2=\"22\" y2=\"0\" stroke=\"{}\" stroke-width=\"{:.1f}\"{}/>",
+      s.color, std::max(2.0, s.width),
+      s.dash.empty() ? "" : fmt::format(" stroke-dasharray=\"{}\"", s.dash));
 }
 
 std::string Frame(int width, int height, const std::string& title) {
+  // Over the plot when it fits, else from the left edge, smaller if need be (narrow charts).
+  constexpr double kTitleCharWidth = 8.2;  // approximate, 14px bold sans-serif
+  const double title_width = kTitleCharWidth * static_cast<double>(title.size());
+  const double x = kLeft + title_width <= width - 8 ? kLeft : 10;
+  const int font = x + title_width <= width - 8 ? 14 : 12;
   return fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} "
+      "{1}\" "
       "font-family=\"sans-serif\" role=\"img\" aria-label=\"{2}\">"
       "<rect width=\"{0}\" height=\"{1}\" fill=\"#ffffff\"/>"
-      "<text x=\"{3}\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{2}</text>",
-      width, height, EscapeHtml(title), kLeft);
+      "<text x=\"{3}\" y=\"20\" font-size=\"{4}\" font-weight=\"bold\">{2}</text>",
+      width, height, EscapeHtml(title), x, font);
 }
 
 std::string YAxis(double top, double bottom, double right, const std::vector<double>& ticks,
-                  const std::function<double(double)>& to_y, bool percent, const std::string& label) {
+                  const std::function<double(double)>& to_y, bool percent,
+                  const std::string& label) {
   std::string out;
   for (double t : ticks) {
     const double y = to_y(t);
-    out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#e3e3e3\"/>", kLeft, y, right, y);
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{}</text>", kLeft - 6,
-                       y + 4, percent ? FormatNumber(t * 100) + "%" : FormatNumber(t));
+    out += fmt::format(
+        "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#e3e3e3\"/>", kLeft,
+        y, right, y);
+    out += fmt::format(
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{}</text>", kLeft - 6,
+        y + 4, percent ? FormatNumber(t * 100) + "%" : FormatNumber(t));
   }
-  out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#333\"/>", kLeft, top, bottom);
   out += fmt::format(
-      "<text transform=\"translate(16,{:.1f}) rotate(-90)\" font-size=\"12\" text-anchor=\"middle\">{}</text>",
+      "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#333\"/>", kLeft,
+      top, bottom);
+  out += fmt::format(
+      "<text transform=\"translate(16,{:.1f}) rotate(-90)\" font-size=\"12\" "
+      "text-anchor=\"middle\">{}</text>",
       (top + bottom) / 2, EscapeHtml(label));
   return out;
 }
@@ -96,20 +123,35 @@ std::string YAxis(double top, double bottom, double right, const std::vector<dou
 }  // namespace
 
 const std::string& ChartColor(std::size_t i) {
-  static const std::vector<std::string> kPalette = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                                                    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+  static const std::vector<std::string> kPalette = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+                                                    "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                                                    "#bcbd22", "#17becf"};
   return kPalette[i % kPalette.size()];
+}
+
+const std::string& ChartDash(std::size_t i) {
+  static const std::vector<std::string> kDashes = {"", "7 4", "2 3", "9 3 2 3", "4 2", "12 3"};
+  return kDashes[i % kDashes.size()];
 }
 
 std::string EscapeHtml(std::string_view text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -128,7 +170,8 @@ std::string FormatNumber(double v) {
     s = fmt::format("{:.2f}", v);
   }
   if (s.find('.') != std::string::npos) {
-    while (s.back() == '0') s.pop_back();
+    while (s.back() == '0')
+      s.pop_back();
     if (s.back() == '.') s.pop_back();
   }
   if (s == "-0") s = "0";
@@ -139,7 +182,8 @@ std::string FormatNumber(double v) {
 
 std::string RenderLineChart(const LineChart& c) {
   Legend legend;
-  for (const auto& s : c.series) legend.items.emplace_back(s.label, LineSwatch(s));
+  for (const auto& s : c.series)
+    legend.items.emplace_back(s.label, LineSwatch(s));
   const double plot_right = c.width - kRight;
   const double plot_width = plot_right - kLeft;
   const int rows = legend.Rows(plot_width);
@@ -179,7 +223,7 @@ std::string RenderLineChart(const LineChart& c) {
     x_ticks = NiceTicks(x_lo, x_hi, 6);
     to_x = [=](double x) { return kLeft + (x - x_lo) / (x_hi - x_lo) * plot_width; };
   }
-  std::vector<double> y_ticks = NiceTicks(0, y_hi, 5);
+  std::vector<double> y_ticks = YTicks(y_hi, 5);
   const double y_top = std::max(y_hi, y_ticks.empty() ? y_hi : y_ticks.back());
   auto to_y = [=](double y) { return bottom - y / y_top * (bottom - kTop); };
 
@@ -187,14 +231,19 @@ std::string RenderLineChart(const LineChart& c) {
   out += YAxis(kTop, bottom, plot_right, y_ticks, to_y, c.y_percent, c.y_label);
   for (double t : x_ticks) {
     const double x = to_x(t);
-    out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#333\"/>", x, bottom, bottom + 4);
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"middle\">{}</text>", x,
-                       bottom + 16, FormatNumber(t));
+    out += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#333\"/>", x,
+        bottom, bottom + 4);
+    out += fmt::format(
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"middle\">{}</text>", x,
+        bottom + 16, FormatNumber(t));
   }
-  out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#333\"/>", kLeft, bottom,
-                     plot_right, bottom);
-  out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"12\" text-anchor=\"middle\">{}</text>",
-                     kLeft + plot_width / 2, bottom + 34, EscapeHtml(c.x_label));
+  out +=
+      fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#333\"/>",
+                  kLeft, bottom, plot_right, bottom);
+  out += fmt::format(
+      "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"12\" text-anchor=\"middle\">{}</text>",
+      kLeft + plot_width / 2, bottom + 34, EscapeHtml(c.x_label));
   for (const auto& s : c.series) {
     if (s.points.empty()) continue;
     std::string d;
@@ -212,7 +261,15 @@ std::string RenderLineChart(const LineChart& c) {
       last_y = y;
     }
     (void)last_y;
-    out += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{:.1f}\"{}/>", d, s.color, s.width,
+    if (s.points.size() == 1) {
+      // One point has no line to draw: a dot.
+      out += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\"/>",
+                         to_x(std::clamp(s.points[0].first, x_lo, x_hi)),
+                         to_y(std::min(s.points[0].second, y_top)), s.color);
+      continue;
+    }
+    out += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{:.1f}\"{}/>", d,
+                       s.color, s.width,
                        s.dash.empty() ? "" : fmt::format(" stroke-dasharray=\"{}\"", s.dash));
   }
   out += legend.Render(kLeft, c.height - 4, plot_width);
@@ -223,8 +280,10 @@ std::string RenderLineChart(const LineChart& c) {
 std::string RenderBarChart(const BarChart& c) {
   Legend legend;
   for (std::size_t s = 0; s < c.series_labels.size(); ++s) {
-    legend.items.emplace_back(c.series_labels[s],
-                              fmt::format("<rect x=\"0\" y=\"-6\" width=\"22\" height=\"12\" fill=\"{}\"/>", ChartColor(s)));
+    legend.items.emplace_back(
+        c.series_labels[s],
+        fmt::format("<rect x=\"0\" y=\"-6\" width=\"22\" height=\"12\" fill=\"{}\"/>",
+                    ChartColor(s)));
   }
   const double plot_right = c.width - kRight;
   const double plot_width = plot_right - kLeft;
@@ -233,16 +292,18 @@ std::string RenderBarChart(const BarChart& c) {
   const double bottom = c.height - kAxisBottom;
   double y_hi = 0;
   for (const auto& series : c.values) {
-    for (double v : series) y_hi = std::max(y_hi, v);
+    for (double v : series)
+      y_hi = std::max(y_hi, v);
   }
   if (y_hi <= 0) y_hi = 1;
-  std::vector<double> y_ticks = NiceTicks(0, y_hi, 5);
+  std::vector<double> y_ticks = YTicks(y_hi, 5);
   const double y_top = std::max(y_hi, y_ticks.back());
   auto to_y = [=](double y) { return bottom - y / y_top * (bottom - kTop); };
   std::string out = Frame(c.width, height, c.title);
   out += YAxis(kTop, bottom, plot_right, y_ticks, to_y, false, c.y_label);
-  out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#333\"/>", kLeft, bottom,
-                     plot_right, bottom);
+  out +=
+      fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#333\"/>",
+                  kLeft, bottom, plot_right, bottom);
   const std::size_t groups = c.categories.size();
   const std::size_t bars = std::max<std::size_t>(1, c.series_labels.size());
   const double group_width = plot_width / static_cast<double>(std::max<std::size_t>(1, groups));
@@ -252,13 +313,24 @@ std::string RenderBarChart(const BarChart& c) {
     for (std::size_t s = 0; s < c.values.size() && s < bars; ++s) {
       const double v = g < c.values[s].size() ? c.values[s][g] : 0;
       const double y = to_y(v);
+      const double bx = gx + bar_width * static_cast<double>(s);
       out += fmt::format(
-          "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"><title>{} / {}: {}</title></rect>",
-          gx + bar_width * static_cast<double>(s), y, std::max(1.0, bar_width - 1), bottom - y, ChartColor(s),
+          "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+          "fill=\"{}\"><title>{} / {}: {}</title></rect>",
+          bx, y, std::max(1.0, bar_width - 1), bottom - y, ChartColor(s),
           EscapeHtml(c.categories[g]), EscapeHtml(c.series_labels[s]), FormatNumber(v));
+      // The value over the bar when it fits (so a zero reads as 0, not as a missing bar).
+      const std::string text = FormatNumber(v);
+      if (5.5 * static_cast<double>(text.size()) <= bar_width + 2) {
+        out += fmt::format(
+            "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"9\" text-anchor=\"middle\" "
+            "fill=\"#444\">{}</text>",
+            bx + bar_width / 2 - 0.5, y - 3, text);
+      }
     }
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"middle\">{}</text>",
-                       gx + group_width * 0.4, bottom + 16, EscapeHtml(c.categories[g]));
+    out += fmt::format(
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"middle\">{}</text>",
+        gx + group_width * 0.4, bottom + 16, EscapeHtml(c.categories[g]));
   }
   out += legend.Render(kLeft, c.height - 4, plot_width);
   out += "</svg>";

@@ -3,12 +3,16 @@
 //     sampling) run --repeat times; decisions = scheduling attempts (bind or fail), over the
 //     event loop's wall time and over its thread CPU time (what a loaded machine leaves).
 //  2. a 1,000,000-pod synthetic trace on 5,000 nodes: generation + simulation + reports in
-//     memory, wall time (target < 60 s) - skipped with --quick unless --million-pods is given.
+//     memory, wall time (target < 60 s) and peak RSS - skipped with --quick unless
+//     --million-pods is given.
 //  3. the Alibaba trace (8,152 pods, 1,523 nodes) with bench/examples/alibaba-quotas.yaml, when
 //     ../shared/data is there: wall time of the acceptance run.
-// Prints the numbers and writes out/bench/sim_bench.json (or --json FILE). Medians over repeats.
+// Prints the numbers and writes out/bench/sim_bench.json (or --json FILE). Medians over repeats;
+// run it from the repository root (the trace part reads bench/examples/ and ../shared/).
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -23,6 +27,17 @@
 namespace capext::bench {
 namespace {
 
+// Peak resident set size of the process so far (VmHWM), in bytes; 0 when unknown.
+std::size_t PeakResidentBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0)
+      return static_cast<std::size_t>(std::atoll(line.c_str() + 6)) * 1024;
+  }
+  return 0;
+}
+
 double Median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -36,14 +51,16 @@ SimulationInput Synthetic(int nodes, int64_t pods, uint64_t seed) {
   o.pods = pods;
   o.seed = seed;
   int64_t cpu = 0;
-  for (const auto& n : in.nodes) cpu += n.allocatable.Get("cpu");
+  for (const auto& n : in.nodes)
+    cpu += n.allocatable.Get("cpu");
   in.workload = GenerateSyntheticWorkload(o, cpu);
   in.plan = SyntheticQuotaPlan({"tenant-0", "tenant-1", "tenant-2", "tenant-3"}, in.nodes);
   return in;
 }
 
 // Simulates, then renders every report in memory (what `run` does besides writing files).
-SimulationResult RunAndReport(const SimulationInput& in, SimPolicy policy, std::size_t* report_bytes) {
+SimulationResult RunAndReport(const SimulationInput& in, SimPolicy policy,
+                              std::size_t* report_bytes) {
   SimulationOptions o;
   o.policy = policy;
   SimulationResult r;
@@ -51,8 +68,10 @@ SimulationResult RunAndReport(const SimulationInput& in, SimPolicy policy, std::
     std::fprintf(stderr, "simulation failed: %s\n", s.message().c_str());
     std::exit(1);
   }
-  ReportContext context{in.workload.source, static_cast<int64_t>(in.workload.pods.size()), {}, false};
-  *report_bytes = ReportJson(r, context).size() + TimelineCsv(r).size() + ReportHtml(r, context).size();
+  ReportContext context{
+      in.workload.source, static_cast<int64_t>(in.workload.pods.size()), {}, false};
+  *report_bytes =
+      ReportJson(r, context).size() + TimelineCsv(r).size() + ReportHtml(r, context).size();
   return r;
 }
 
@@ -94,9 +113,10 @@ int main(int argc, char** argv) {
     cpu_s.push_back(r.engine_cpu_seconds);
     wall_rate.push_back(static_cast<double>(r.decisions) / r.engine_seconds);
     cpu_rate.push_back(static_cast<double>(r.decisions) / r.engine_cpu_seconds);
-    std::printf("  run %d: %lld decisions, %.2f s wall (%.0f/s), %.2f s CPU (%.0f/s), %lld reclaims\n", i + 1,
-                static_cast<long long>(r.decisions), r.engine_seconds, wall_rate.back(), r.engine_cpu_seconds,
-                cpu_rate.back(), static_cast<long long>(r.reclaims));
+    std::printf(
+        "  run %d: %lld decisions, %.2f s wall (%.0f/s), %.2f s CPU (%.0f/s), %lld reclaims\n",
+        i + 1, static_cast<long long>(r.decisions), r.engine_seconds, wall_rate.back(),
+        r.engine_cpu_seconds, cpu_rate.back(), static_cast<long long>(r.reclaims));
   }
   report.Number("decisions.nodes", nodes);
   report.Number("decisions.pods", static_cast<double>(pods));
@@ -117,10 +137,12 @@ int main(int argc, char** argv) {
     const SimulationResult r = RunAndReport(big, SimPolicy::kCapacity, &bytes);
     const double wall = total.WallMicros() / 1e6;
     const double cpu = total.CpuMicros() / 1e6;
-    std::printf("  %.1f s wall (%.1f s CPU): generate %.1f s, engine %.1f s (%lld decisions, %lld reclaims), "
-                "reports %.1f MB\n",
-                wall, cpu, generate_s, r.engine_seconds, static_cast<long long>(r.decisions),
-                static_cast<long long>(r.reclaims), static_cast<double>(bytes) / 1e6);
+    std::printf(
+        "  %.1f s wall (%.1f s CPU): generate %.1f s, engine %.1f s (%lld decisions, %lld "
+        "reclaims), "
+        "reports %.1f MB\n",
+        wall, cpu, generate_s, r.engine_seconds, static_cast<long long>(r.decisions),
+        static_cast<long long>(r.reclaims), static_cast<double>(bytes) / 1e6);
     report.Number("million.pods", static_cast<double>(million));
     report.Number("million.wall_seconds", wall);
     report.Number("million.cpu_seconds", cpu);
@@ -129,6 +151,8 @@ int main(int argc, char** argv) {
     report.Number("million.decisions", static_cast<double>(r.decisions));
     report.Number("million.reclaims", static_cast<double>(r.reclaims));
     report.Number("million.rss_bytes", static_cast<double>(ResidentBytes()));
+    report.Number("million.peak_rss_bytes", static_cast<double>(PeakResidentBytes()));
+    std::printf("  peak RSS %.0f MB\n", static_cast<double>(PeakResidentBytes()) / 1e6);
     report.Target("million_pods_wall_seconds", wall, "<=", 60, "s");
   }
 
@@ -136,10 +160,11 @@ int main(int argc, char** argv) {
   const std::string data = shared + "/data/alibaba-gpu-v2023/";
   SimCliConfig config;
   bool help = false;
-  Status parsed = ParseSimFlags({"--trace", data + "openb_pod_list_default.csv", "--nodes",
-                                 data + "openb_node_list_all_node.csv", "--tenants", "qos", "--quotas",
-                                 "bench/examples/alibaba-quotas.yaml", "--out", "unused"},
-                                false, &config, &help);
+  Status parsed =
+      ParseSimFlags({"--trace", data + "openb_pod_list_default.csv", "--nodes",
+                     data + "openb_node_list_all_node.csv", "--tenants", "qos", "--quotas",
+                     "bench/examples/alibaba-quotas.yaml", "--out", "unused"},
+                    false, &config, &help);
   SimulationInput trace;
   if (parsed.ok() && LoadSimInput(config, &trace).ok()) {
     std::vector<double> walls;
@@ -156,6 +181,9 @@ int main(int argc, char** argv) {
     report.Note("trace", "skipped: run from the repository root with ../shared/data present");
     std::printf("Alibaba trace: skipped (no %s)\n", data.c_str());
   }
+  report.Number("process.peak_rss_bytes", static_cast<double>(PeakResidentBytes()));
+  std::printf("peak RSS of the whole benchmark: %.0f MB\n",
+              static_cast<double>(PeakResidentBytes()) / 1e6);
   report.Write(args.Str("--json", ""));
   return 0;
 }
