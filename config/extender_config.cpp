@@ -11,6 +11,7 @@
 #include "config/extender_config_yaml.h"
 #include "config/name_suggestion.h"
 #include "config/snapshot.h"
+#include "config/yaml_load_all.h"
 
 namespace capext {
 namespace {
@@ -48,7 +49,7 @@ bool LoadExtenderConfigFile(const std::string& path, ExtenderConfig* config,
   }
   std::vector<YAML::Node> documents;
   try {
-    documents = YAML::LoadAll(text);
+    documents = LoadAllYamlDocuments(text);
   } catch (const YAML::Exception& e) {
     diagnostics->push_back({path, e.mark.line + 1, "", fmt::format("invalid YAML: {}", e.msg)});
     return false;

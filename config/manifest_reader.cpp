@@ -13,6 +13,7 @@
 #include "config/snapshot.h"
 #include "config/yaml_fields.h"
 #include "config/yaml_json.h"
+#include "config/yaml_load_all.h"
 
 namespace capext {
 namespace {
@@ -229,7 +230,7 @@ void ReadManifestFile(const std::string& path, bool force_config, ManifestSet* s
   const bool lenient = !force_config && !HasManifestExtension(path);
   std::vector<YAML::Node> documents;
   try {
-    documents = YAML::LoadAll(text);
+    documents = LoadAllYamlDocuments(text);
   } catch (const YAML::Exception& e) {
     if (lenient) {
       report.entries.push_back({path, 0, Severity::kNote, "", "", "skipped: not YAML"});

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "config/yaml_load_all.h"
+
 namespace capext {
 namespace {
 
@@ -94,7 +96,7 @@ Status ParseYamlDocuments(const std::string& text, std::vector<rapidjson::Docume
                           std::vector<std::size_t>* positions) {
   std::vector<YAML::Node> docs;
   try {
-    docs = YAML::LoadAll(text);
+    docs = LoadAllYamlDocuments(text);
   } catch (const YAML::Exception& e) {
     return Status::Error(fmt::format("line {}: {}", e.mark.line + 1, e.msg));
   }

@@ -9,31 +9,142 @@ const NodeUsage kNoUsage;
 
 ClusterState::ClusterState(QuotaSemantics semantics) : book_(semantics) {}
 
+ClusterState::ClusterState(const ClusterState& other)
+    : book_(other.book_),
+      nodes_(other.nodes_),
+      records_(other.records_),
+      free_records_(other.free_records_),
+      record_index_(other.record_index_),
+      pods_(other.pods_),
+      priority_classes_(other.priority_classes_),
+      pdbs_(other.pdbs_),
+      reservations_(other.reservations_),
+      our_nominations_(other.our_nominations_),
+      status_nominations_(other.status_nominations_),
+      version_(other.version_) {
+  for (NodeRecord& record : records_) {
+    if (record.node != nullptr) record.node = &nodes_.find(record.name)->second;
+    for (const Pod*& pod : record.usage.pods)
+      pod = &pods_.find(KeyOf(*pod))->second;
+  }
+  for (const auto& [key, pod] : other.pods_) {
+    if (other.pods_by_name_.Find(pod.ns, pod.name) == &pod) {
+      pods_by_name_.Put(&pods_.find(key)->second);
+    }
+  }
+}
+
+ClusterState& ClusterState::operator=(const ClusterState& other) {
+  if (this != &other) *this = ClusterState(other);
+  return *this;
+}
+
 // --- nodes -------------------------------------------------------------------------------------
 
 void ClusterState::UpsertNode(Node node) {
   ++version_;
+  node.allocatable.ShrinkToFit();
   std::string name = node.name;
-  nodes_[name] = std::move(node);
+  auto it = nodes_.find(name);
+  if (it == nodes_.end()) {
+    it = nodes_.emplace(std::move(name), std::move(node)).first;
+  } else {
+    it->second = std::move(node);
+  }
+  NodeRecord& record = RecordFor(it->first);
+  record.node = &it->second;
+  RefreshFit(record);
 }
 
 void ClusterState::DeleteNode(std::string_view name) {
   ++version_;
   auto it = nodes_.find(name);
-  if (it != nodes_.end()) nodes_.erase(it);
+  if (it == nodes_.end()) return;
+  if (NodeRecord* record = FindRecord(name)) {
+    record->node = nullptr;
+    RefreshFit(*record);
+    MaybeDropRecord(*record);
+  }
+  nodes_.erase(it);
   // Pods bound to a deleted node keep counting until they are deleted themselves (the API
   // server's pod garbage collector does that), exactly as their quota sees them.
 }
 
 std::optional<NodeInfo> ClusterState::FindNode(std::string_view name) const {
-  auto it = nodes_.find(name);
-  if (it == nodes_.end()) return std::nullopt;
-  return NodeInfo{it->second, &UsageOf(name)};
+  const NodeRecord* record = FindNodeRecord(name);
+  if (record == nullptr || record->node == nullptr) return std::nullopt;
+  return NodeInfo{*record->node, &record->usage};
+}
+
+const NodeRecord* ClusterState::FindNodeRecord(std::string_view name) const {
+  const int64_t id = record_index_.Find(name);
+  return id < 0 ? nullptr : &records_[static_cast<std::size_t>(id)];
+}
+
+NodeRecord* ClusterState::FindRecord(std::string_view name) {
+  return const_cast<NodeRecord*>(FindNodeRecord(name));
+}
+
+NodeRecord& ClusterState::RecordFor(std::string_view name) {
+  if (NodeRecord* found = FindRecord(name)) return *found;
+  uint32_t id;
+  if (!free_records_.empty()) {
+    id = free_records_.back();
+    free_records_.pop_back();
+  } else {
+    id = static_cast<uint32_t>(records_.size());
+    records_.emplace_back();
+  }
+  NodeRecord& record = records_[id];
+  record.name = std::string(name);
+  record_index_.Insert(record.name, id);
+  return record;
+}
+
+void ClusterState::MaybeDropRecord(NodeRecord& record) {
+  if (record.node != nullptr || !record.usage.pods.empty() || record.usage.pod_count != 0 ||
+      record.fit.nominations != 0) {
+    return;
+  }
+  for (const auto& [resource, amount] : record.usage.requested.entries()) {
+    if (amount != 0) return;
+  }
+  const int64_t id = record_index_.Find(record.name);
+  if (id < 0) return;
+  record_index_.Erase(record.name);
+  record = NodeRecord{};
+  free_records_.push_back(static_cast<uint32_t>(id));
+}
+
+void ClusterState::RefreshFit(NodeRecord& record) {
+  NodeFitSummary& fit = record.fit;
+  if (record.node == nullptr) {
+    fit.free_cpu = fit.free_memory = fit.free_ephemeral_storage = 0;
+    fit.free_pods = std::numeric_limits<int64_t>::max();
+    fit.static_checks = false;
+    return;
+  }
+  const Node& node = *record.node;
+  const ResourceList& requested = record.usage.requested;
+  fit.free_cpu = SaturatingSub(node.allocatable.Get(kResourceCPU), requested.Get(kResourceCPU));
+  fit.free_memory =
+      SaturatingSub(node.allocatable.Get(kResourceMemory), requested.Get(kResourceMemory));
+  fit.free_ephemeral_storage = SaturatingSub(node.allocatable.Get(kResourceEphemeralStorage),
+                                             requested.Get(kResourceEphemeralStorage));
+  if (auto max_pods = node.allocatable.Find(kResourcePods)) {
+    fit.free_pods = SaturatingSub(*max_pods, record.usage.pod_count);
+  } else {
+    fit.free_pods = std::numeric_limits<int64_t>::max();
+  }
+  fit.static_checks = node.unschedulable;
+  for (const auto& taint : node.taints) {
+    if (taint.effect == "NoSchedule" || taint.effect == "NoExecute") fit.static_checks = true;
+  }
 }
 
 const NodeUsage& ClusterState::UsageOf(std::string_view node) const {
-  auto it = node_usage_.find(std::string(node));
-  return it == node_usage_.end() ? kNoUsage : it->second;
+  const NodeRecord* record = FindNodeRecord(node);
+  return record == nullptr ? kNoUsage : record->usage;
 }
 
 // --- pods --------------------------------------------------------------------------------------
@@ -81,22 +192,24 @@ void ClusterState::ResolveAllPriorities() {
 }
 
 void ClusterState::AddContribution(const Pod& pod) {
-  NodeUsage& usage = node_usage_[pod.node_name];
-  usage.pod_uids.push_back(KeyOf(pod));
+  NodeRecord& record = RecordFor(pod.node_name);
+  NodeUsage& usage = record.usage;
+  usage.pods.push_back(&pod);
   usage.requested.Add(pod.requests);
   ++usage.pod_count;
+  RefreshFit(record);
   book_.AddBound(pod.ns, QuotaRequest(pod));
 }
 
 void ClusterState::RemoveContribution(const Pod& pod) {
-  auto it = node_usage_.find(pod.node_name);
-  if (it != node_usage_.end()) {
-    NodeUsage& usage = it->second;
-    const std::string key = KeyOf(pod);
-    auto pos = std::find(usage.pod_uids.begin(), usage.pod_uids.end(), key);
-    if (pos != usage.pod_uids.end()) usage.pod_uids.erase(pos);
+  if (NodeRecord* record = FindRecord(pod.node_name)) {
+    NodeUsage& usage = record->usage;
+    auto pos = std::find(usage.pods.begin(), usage.pods.end(), &pod);
+    if (pos != usage.pods.end()) usage.pods.erase(pos);
     usage.requested.Subtract(pod.requests);
     --usage.pod_count;
+    RefreshFit(*record);
+    MaybeDropRecord(*record);
   }
   book_.RemoveBound(pod.ns, QuotaRequest(pod));
 }
@@ -104,6 +217,15 @@ void ClusterState::RemoveContribution(const Pod& pod) {
 void ClusterState::UpsertPod(Pod pod) {
   ++version_;
   ResolvePriority(&pod);
+  pod.requests.ShrinkToFit();
+  if (pod.IsBound() || pod.IsTerminal()) {
+    // Scheduling constraints matter only while a pod waits for a node: a bound pod never goes
+    // back to pending (a re-created pod is a new pod), so they are not kept.
+    pod.node_selector = Labels();
+    std::vector<Toleration>().swap(pod.tolerations);
+    std::vector<NodeSelectorTerm>().swap(pod.required_affinity);
+    std::string().swap(pod.scheduler_name);
+  }
   const std::string key = KeyOf(pod);
   auto it = pods_.find(key);
   if (it != pods_.end()) {
@@ -112,49 +234,49 @@ void ClusterState::UpsertPod(Pod pod) {
   // A reservation turns into ordinary usage once the pod is seen bound (or ends with the pod).
   if (Counts(pod) || pod.IsTerminal()) ReleaseReservation(key);
   if (pod.IsBound() || pod.IsTerminal()) ReleaseNomination(key);
-  if (Counts(pod)) AddContribution(pod);
   if (!pod.nominated_node_name.empty() && !pod.IsBound() && !pod.IsTerminal()) {
-    status_nominations_[key] = Nomination{
-        key,   pod.ns, pod.nominated_node_name, pod.priority, pod.requests, QuotaRequest(pod),
-        false, 0};
+    PutNomination(status_nominations_,
+                  Nomination{key, pod.ns, pod.nominated_node_name, pod.priority, pod.requests,
+                             QuotaRequest(pod), false, 0});
   } else {
-    status_nominations_.erase(key);
+    EraseNomination(status_nominations_, key);
   }
-  uid_by_name_[pod.ns + "/" + pod.name] = key;
-  pods_[key] = std::move(pod);
+  Pod& stored = it != pods_.end() ? it->second : pods_[key];
+  if (it != pods_.end()) ForgetName(stored);
+  stored = std::move(pod);
+  // The latest pod upserted under a name is the one found by it.
+  pods_by_name_.Put(&stored);
+  // The node usage points at the stored pod (its address is stable: unordered_map nodes).
+  if (Counts(stored)) AddContribution(stored);
 }
 
 void ClusterState::DeletePod(std::string_view uid) {
   ++version_;
-  auto it = pods_.find(std::string(uid));
+  auto it = pods_.find(uid);
   if (it == pods_.end()) return;
   if (Counts(it->second)) RemoveContribution(it->second);
   ReleaseReservation(uid);
   ReleaseNomination(uid);
-  status_nominations_.erase(std::string(uid));
-  uid_by_name_.erase(it->second.ns + "/" + it->second.name);
+  EraseNomination(status_nominations_, uid);
+  ForgetName(it->second);
   pods_.erase(it);
 }
 
 const Pod* ClusterState::FindPod(std::string_view uid) const {
-  auto it = pods_.find(std::string(uid));
+  auto it = pods_.find(uid);
   return it == pods_.end() ? nullptr : &it->second;
 }
 
 const Pod* ClusterState::FindPodByName(std::string_view ns, std::string_view name) const {
-  std::string key(ns);
-  key += '/';
-  key += name;
-  auto it = uid_by_name_.find(key);
-  return it == uid_by_name_.end() ? nullptr : FindPod(it->second);
+  return pods_by_name_.Find(ns, name);
+}
+
+void ClusterState::ForgetName(const Pod& pod) {
+  pods_by_name_.Erase(&pod);
 }
 
 std::vector<const Pod*> ClusterState::PodsOnNode(std::string_view node) const {
-  std::vector<const Pod*> out;
-  for (const auto& uid : UsageOf(node).pod_uids) {
-    if (const Pod* pod = FindPod(uid)) out.push_back(pod);
-  }
-  return out;
+  return UsageOf(node).pods;
 }
 
 std::vector<const Pod*> ClusterState::PendingPods() const {
@@ -236,9 +358,10 @@ void ClusterState::Reserve(std::string_view uid, std::string_view node, int64_t 
                 pod->requests,
                 QuotaRequest(*pod),
                 expires_ms};
-  NodeUsage& usage = node_usage_[r.node];
-  usage.requested.Add(r.node_request);
-  ++usage.pod_count;
+  NodeRecord& record = RecordFor(r.node);
+  record.usage.requested.Add(r.node_request);
+  ++record.usage.pod_count;
+  RefreshFit(record);
   book_.AddReserved(r.ns, r.quota_request);
   reservations_.emplace(r.uid, std::move(r));
 }
@@ -248,11 +371,13 @@ void ClusterState::ReleaseReservation(std::string_view uid) {
   if (it == reservations_.end()) return;
   ++version_;
   const Reservation& r = it->second;
-  NodeUsage& usage = node_usage_[r.node];
-  usage.requested.Subtract(r.node_request);
-  --usage.pod_count;
+  NodeRecord& record = RecordFor(r.node);
+  record.usage.requested.Subtract(r.node_request);
+  --record.usage.pod_count;
+  RefreshFit(record);
   book_.RemoveReserved(r.ns, r.quota_request);
   reservations_.erase(it);
+  MaybeDropRecord(record);
 }
 
 const Reservation* ClusterState::FindReservation(std::string_view uid) const {
@@ -264,16 +389,38 @@ void ClusterState::Nominate(std::string_view uid, std::string_view node, int64_t
   const Pod* pod = FindPod(uid);
   if (pod == nullptr) return;
   ++version_;
-  Nomination n{KeyOf(*pod),        pod->ns, std::string(node), pod->priority, pod->requests,
-               QuotaRequest(*pod), true,    expires_ms};
-  our_nominations_[n.uid] = std::move(n);
+  PutNomination(our_nominations_, Nomination{KeyOf(*pod), pod->ns, std::string(node), pod->priority,
+                                             pod->requests, QuotaRequest(*pod), true, expires_ms});
 }
 
 void ClusterState::ReleaseNomination(std::string_view uid) {
-  auto it = our_nominations_.find(uid);
-  if (it == our_nominations_.end()) return;
+  if (our_nominations_.find(uid) == our_nominations_.end()) return;
   ++version_;
-  our_nominations_.erase(it);
+  EraseNomination(our_nominations_, uid);
+}
+
+void ClusterState::PutNomination(NominationMap& map, Nomination nomination) {
+  auto it = map.find(nomination.uid);
+  if (it != map.end()) {
+    if (it->second.node == nomination.node) {
+      it->second = std::move(nomination);
+      return;
+    }
+    EraseNomination(map, nomination.uid);
+  }
+  ++RecordFor(nomination.node).fit.nominations;
+  std::string uid = nomination.uid;
+  map.emplace(std::move(uid), std::move(nomination));
+}
+
+void ClusterState::EraseNomination(NominationMap& map, std::string_view uid) {
+  auto it = map.find(uid);
+  if (it == map.end()) return;
+  if (NodeRecord* record = FindRecord(it->second.node)) {
+    --record->fit.nominations;
+    MaybeDropRecord(*record);
+  }
+  map.erase(it);
 }
 
 const Nomination* ClusterState::FindOurNomination(std::string_view uid) const {

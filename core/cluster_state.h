@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -20,8 +21,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/name_index.h"
 #include "core/node.h"
 #include "core/pod.h"
+#include "core/pod_name_index.h"
 #include "core/priority_class.h"
 #include "core/quota_book.h"
 
@@ -29,9 +32,31 @@ namespace capext {
 
 // What is bound (or reserved) on one node.
 struct NodeUsage {
-  std::vector<std::string> pod_uids;  // counted pods, in arrival order
-  ResourceList requested;             // their requests + reservations on this node
-  int32_t pod_count = 0;              // counted pods + reservations
+  std::vector<const Pod*> pods;  // counted pods, in arrival order (owned by the ClusterState)
+  ResourceList requested;        // their requests + reservations on this node
+  int32_t pod_count = 0;         // counted pods + reservations
+};
+
+// Kept per node so that a node fit can be decided for most nodes without any ResourceList
+// lookup (see NodeFitScreen in node_fit.h): the room left for the resources nearly every pod
+// requests, and whether anything else on the node needs the full check.
+struct NodeFitSummary {
+  int64_t free_cpu = 0;  // allocatable - requested, saturating
+  int64_t free_memory = 0;
+  int64_t free_ephemeral_storage = 0;
+  int64_t free_pods = std::numeric_limits<int64_t>::max();  // unlimited without "pods"
+  bool static_checks = false;  // spec.unschedulable, or a NoSchedule/NoExecute taint
+  int32_t nominations = 0;     // nominations naming the node (an upper bound: ours + status)
+};
+
+// Everything the state knows under one node name: the Node (nullptr while only pods,
+// reservations or nominations name it), its usage and its fit summary (first: what /filter reads
+// for most nodes is on one cache line).
+struct NodeRecord {
+  NodeFitSummary fit;
+  const Node* node = nullptr;
+  NodeUsage usage;
+  std::string name;
 };
 
 // A view of one node: valid while the ClusterState is not modified (no copy of the Node: this is
@@ -63,16 +88,32 @@ struct Nomination {
   int64_t expires_ms = 0;
 };
 
+// Transparent hashing for maps keyed by std::string, so lookups by string_view allocate nothing.
+struct StringKeyHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return HashName(s); }
+};
+
 class ClusterState {
  public:
+  // Pods by uid ("namespace/name" for a pod without one).
+  using PodMap = std::unordered_map<std::string, Pod, StringKeyHash, std::equal_to<>>;
+
   explicit ClusterState(QuotaSemantics semantics = QuotaSemantics::kCapacityExtender);
+  // Copies re-point the node records at the copy's own nodes and pods.
+  ClusterState(const ClusterState& other);
+  ClusterState& operator=(const ClusterState& other);
+  ClusterState(ClusterState&&) = default;
+  ClusterState& operator=(ClusterState&&) = default;
 
   QuotaSemantics semantics() const { return book_.semantics(); }
 
   // --- objects -----------------------------------------------------------------------------
   void UpsertNode(Node node);
   void DeleteNode(std::string_view name);
-  // A pod without a uid is keyed by "namespace/name".
+  // A pod without a uid is keyed by "namespace/name". Bound and terminal pods are kept without
+  // their scheduling constraints (node_selector, tolerations, required_affinity, scheduler_name):
+  // no decision reads them once a pod has a node.
   void UpsertPod(Pod pod);
   void DeletePod(std::string_view uid);
   // Returns false when another quota already governs the namespace (the new one is ignored).
@@ -117,9 +158,11 @@ class ClusterState {
   const Pod* FindPod(std::string_view uid) const;
   const Pod* FindPodByName(std::string_view ns, std::string_view name) const;
   std::optional<NodeInfo> FindNode(std::string_view name) const;
+  // The record of `name` (a hash lookup, no allocation), or nullptr when nothing names it.
+  const NodeRecord* FindNodeRecord(std::string_view name) const;
   const std::map<std::string, Node, std::less<>>& nodes() const { return nodes_; }
   const NodeUsage& UsageOf(std::string_view node) const;
-  const std::unordered_map<std::string, Pod>& pods() const { return pods_; }
+  const PodMap& pods() const { return pods_; }
   const QuotaBook& quotas() const { return book_; }
   const std::map<std::string, PriorityClass, std::less<>>& priority_classes() const {
     return priority_classes_;
@@ -145,18 +188,36 @@ class ClusterState {
   void ResolvePriority(Pod* pod) const;
   void ResolveAllPriorities();
   std::string KeyOf(const Pod& pod) const;
+  // Drops `pod` from the by-name index when it is the pod found under its name.
+  void ForgetName(const Pod& pod);
+
+  // Node records: found or created by name; dropped once nothing names them any more.
+  NodeRecord* FindRecord(std::string_view name);
+  NodeRecord& RecordFor(std::string_view name);
+  void MaybeDropRecord(NodeRecord& record);
+  void RefreshFit(NodeRecord& record);
+  // Every change of the nomination maps goes through these (they keep the per-node counts).
+  using NominationMap = std::map<std::string, Nomination, std::less<>>;
+  void PutNomination(NominationMap& map, Nomination nomination);
+  void EraseNomination(NominationMap& map, std::string_view uid);
 
   QuotaBook book_;
   std::map<std::string, Node, std::less<>> nodes_;
-  std::unordered_map<std::string, NodeUsage> node_usage_;  // by node name, also for unknown nodes
-  std::unordered_map<std::string, Pod> pods_;              // by uid
-  std::unordered_map<std::string, std::string> uid_by_name_;  // "ns/name" -> uid
+  // One record per node name (nodes, and names only pods or nominations mention), found through
+  // a flat hash index; freed slots are reused. References into records_ are valid until the next
+  // change of the state (as every view handed out).
+  std::vector<NodeRecord> records_;
+  std::vector<uint32_t> free_records_;
+  NameIndex record_index_;
+  PodMap pods_;
+  // The pods by namespace and name (the latest upserted one when two share a name).
+  PodNameIndex pods_by_name_;
   std::map<std::string, PriorityClass, std::less<>> priority_classes_;
   std::vector<PodDisruptionBudget> pdbs_;
-  std::unordered_map<std::string, Reservation> reservations_;       // by uid
-  std::map<std::string, Nomination, std::less<>> our_nominations_;  // by uid
+  std::unordered_map<std::string, Reservation> reservations_;  // by uid
+  NominationMap our_nominations_;                              // by uid
   // Pending pods' status.nominatedNodeName, kept in step with the pods.
-  std::map<std::string, Nomination, std::less<>> status_nominations_;  // by uid
+  NominationMap status_nominations_;  // by uid
   uint64_t version_ = 0;
 };
 

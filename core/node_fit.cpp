@@ -8,12 +8,12 @@
 namespace capext {
 namespace {
 
-bool ParseInt(const std::string& text, int64_t* out) {
+bool ParseInt(std::string_view text, int64_t* out) {
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
   return ec == std::errc() && ptr == text.data() + text.size();
 }
 
-bool RequirementMatches(const NodeSelectorRequirement& req, bool has, const std::string& value) {
+bool RequirementMatches(const NodeSelectorRequirement& req, bool has, std::string_view value) {
   auto in_values = [&] {
     return std::find(req.values.begin(), req.values.end(), value) != req.values.end();
   };
@@ -39,7 +39,7 @@ bool TermMatches(const NodeSelectorTerm& term, const Node& node) {
   for (const auto& req : term.match_expressions) {
     auto it = node.labels.find(req.key);
     const bool has = it != node.labels.end();
-    if (!RequirementMatches(req, has, has ? it->second : std::string())) return false;
+    if (!RequirementMatches(req, has, has ? it->second : std::string_view())) return false;
   }
   for (const auto& req : term.match_fields) {
     if (req.key != "metadata.name") return false;
@@ -132,8 +132,21 @@ NodeFitResult CheckNodeResources(const Pod& pod, const Node& node, const Resourc
   return result;
 }
 
+bool FitsNodeResources(const Pod& pod, const Node& node, const ResourceList& requested,
+                       int32_t pod_count) {
+  if (auto max_pods = node.allocatable.Find(kResourcePods)) {
+    if (pod_count + 1 > *max_pods) return false;
+  }
+  for (const auto& [name, amount] : pod.requests.entries()) {
+    if (amount <= 0 || name == kResourcePods) continue;
+    if (amount > SaturatingSub(node.allocatable.Get(name), requested.Get(name))) return false;
+  }
+  return true;
+}
+
 void AddNominationsAgainst(const ClusterState& state, const Pod& pod, const std::string& node,
                            ResourceList* requested, int32_t* pod_count) {
+  if (!state.HasNominations()) return;
   const std::string self = pod.uid.empty() ? pod.Key() : pod.uid;
   state.ForEachNomination([&](const Nomination& n) {
     if (n.node != node || n.uid == self || n.priority < pod.priority) return;
@@ -156,6 +169,26 @@ NodeFitResult CheckNodeFit(const ClusterState& state, const Pod& pod, const Node
   for (auto& reason : resources.reasons)
     Fail(&result, resources.code, std::move(reason));
   return result;
+}
+
+NodeFitScreen::NodeFitScreen(const ClusterState& state, const Pod& pod) : state_(state), pod_(pod) {
+  full_check_ = !pod.node_selector.empty() || !pod.required_affinity.empty();
+  for (const auto& [name, amount] : pod.requests.entries()) {
+    if (amount <= 0 || name == kResourcePods) continue;
+    if (name == kResourceCPU) {
+      cpu_ = amount;
+    } else if (name == kResourceMemory) {
+      memory_ = amount;
+    } else if (name == kResourceEphemeralStorage) {
+      ephemeral_storage_ = amount;
+    } else {
+      full_check_ = true;
+    }
+  }
+}
+
+NodeFitResult NodeFitScreen::Check(const NodeRecord& record) const {
+  return CheckNodeFit(state_, pod_, NodeInfo{*record.node, &record.usage});
 }
 
 }  // namespace capext

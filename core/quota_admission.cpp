@@ -28,25 +28,31 @@ AdmissionResult CheckQuotaWith(QuotaSemantics semantics, const Pod& pod, const E
                                const ResourceList& used, const AggregateTotals& totals,
                                const ResourceList& in_eq, const ResourceList& all,
                                const ResourceList& request) {
-  const std::string pod_key = pod.Key();
   auto over_max = ExceedsMax(semantics, quota, used, in_eq);
   if (!over_max.empty()) {
     auto alone = ExceedsMax(semantics, quota, ResourceList{}, request);
     if (!alone.empty()) {
       return {FitCode::kUnschedulableAndUnresolvable,
-              reasons::QuotaRequestAboveMax(pod_key, quota.Key(),
+              reasons::QuotaRequestAboveMax(pod.Key(), quota.Key(),
                                             DescribeRequestExcesses(alone, "max"))};
     }
     return {FitCode::kUnschedulable,
-            reasons::QuotaMaxExceeded(pod_key, quota.Key(),
+            reasons::QuotaMaxExceeded(pod.Key(), quota.Key(),
                                       DescribeExcesses(over_max, "request", "max"))};
   }
   auto over_min = ExceedsAggregateMin(semantics, quota, totals, all);
   if (!over_min.empty()) {
     return {FitCode::kUnschedulable,
-            reasons::AggregateMinExceeded(pod_key, DescribeExcesses(over_min, "request", "min"))};
+            reasons::AggregateMinExceeded(pod.Key(), DescribeExcesses(over_min, "request", "min"))};
   }
   return {};
+}
+
+bool QuotaCheckPasses(QuotaSemantics semantics, const ElasticQuota& quota, const ResourceList& used,
+                      const AggregateTotals& totals, const ResourceList& in_eq,
+                      const ResourceList& all) {
+  return ExceedsMax(semantics, quota, used, in_eq).empty() &&
+         ExceedsAggregateMin(semantics, quota, totals, all).empty();
 }
 
 AdmissionResult CheckQuota(const ClusterState& state, const Pod& pod) {

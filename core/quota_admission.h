@@ -39,4 +39,9 @@ AdmissionResult CheckQuotaWith(QuotaSemantics semantics, const Pod& pod, const E
                                const ResourceList& in_eq, const ResourceList& all,
                                const ResourceList& request);
 
+// CheckQuotaWith(...).ok(), without building the reason (for what-if loops).
+bool QuotaCheckPasses(QuotaSemantics semantics, const ElasticQuota& quota, const ResourceList& used,
+                      const AggregateTotals& totals, const ResourceList& in_eq,
+                      const ResourceList& all);
+
 }  // namespace capext

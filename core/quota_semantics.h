@@ -45,6 +45,22 @@ bool IsScalarResourceName(std::string_view name);
 // the reference counts, without pods.
 ResourceList QuotaRequestOf(QuotaSemantics semantics, const Pod& pod);
 
+// Calls f(std::string_view name, int64_t amount) for every entry of QuotaRequestOf(semantics,
+// pod), without building the list in the common case (kCapacityExtender, no accelerator model).
+template <typename F>
+void ForEachQuotaRequestEntry(QuotaSemantics semantics, const Pod& pod, F&& f) {
+  if (semantics == QuotaSemantics::kCapacityExtender && pod.accelerator_model.empty()) {
+    for (const auto& [name, amount] : pod.requests.entries()) {
+      if (name != kResourcePods) f(std::string_view(name), amount);
+    }
+    f(kResourcePods, int64_t{1});
+    return;
+  }
+  const ResourceList list = QuotaRequestOf(semantics, pod);
+  for (const auto& [name, amount] : list.entries())
+    f(std::string_view(name), amount);
+}
+
 // used + add against max (1.1 step 1). Empty when within max.
 std::vector<Excess> ExceedsMax(QuotaSemantics semantics, const ElasticQuota& quota,
                                const ResourceList& used, const ResourceList& add);

@@ -44,6 +44,8 @@ class ResourceList {
   void MaxWith(const ResourceList& other);   // per name maximum (absent = 0)
 
   const std::vector<Entry>& entries() const { return entries_; }
+  // Releases spare capacity (for lists kept long, such as a stored pod's requests).
+  void ShrinkToFit() { entries_.shrink_to_fit(); }
   bool empty() const { return entries_.empty(); }
   std::size_t size() const { return entries_.size(); }
 

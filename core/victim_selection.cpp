@@ -1,81 +1,185 @@
 #include "core/victim_selection.h"
 
 #include <algorithm>
+#include <deque>
+#include <optional>
+#include <string_view>
+
+#include "core/name_index.h"
 
 #include "core/node_fit.h"
 #include "core/reasons.h"
 
 namespace capext {
+
+// Per preemptor: each namespace met resolved once (its quota, usage and governed resources), and
+// the buffers of the what-if reused from node to node (their capacity stays: no allocation per
+// node once warm).
+struct VictimSelectionScratch {
+  struct Namespace {
+    const ElasticQuota* quota = nullptr;
+    ResourceList used;                  // QuotaBook::Used, before any change
+    std::vector<std::string> governed;  // kCapacityExtender: the names in min or max
+  };
+  NameIndex namespace_index;
+  std::deque<Namespace> namespaces;  // by namespace_index id (stable addresses)
+  AggregateTotals totals;            // the state's totals; `used` is reset for every node
+  bool totals_ready = false;
+  // What the cached parts were learnt from: a change of the state forgets them.
+  const ClusterState* state = nullptr;
+  uint64_t version = 0;
+
+  // The what-if of the current node.
+  // The node's requested amount of each resource the preemptor asks for (the only ones node fit
+  // reads), with its allocatable.
+  struct Tracked {
+    std::string_view name;
+    int64_t need = 0;
+    int64_t allocatable = 0;
+    int64_t requested = 0;
+  };
+  std::vector<Tracked> tracked;
+  std::vector<std::pair<const Namespace*, ResourceList>> used;  // namespaces changed so far
+  std::size_t used_count = 0;
+  std::vector<const Pod*> pods, potential, ordered, violating, non_violating;
+
+  // Forgets what was learnt from another state or an earlier version of it.
+  void Bind(const ClusterState& s) {
+    if (state == &s && version == s.version()) return;
+    namespace_index = NameIndex();
+    namespaces.clear();
+    totals_ready = false;
+    state = &s;
+    version = s.version();
+  }
+
+  const Namespace& NamespaceOf(const ClusterState& s, const std::string& ns) {
+    const int64_t id = namespace_index.Find(ns);
+    if (id >= 0) return namespaces[static_cast<std::size_t>(id)];
+    Namespace& info = namespaces.emplace_back();
+    info.quota = s.quotas().QuotaFor(ns);
+    if (info.quota != nullptr) {
+      info.used = s.quotas().Used(ns);
+      for (const auto* list : {&info.quota->min, &info.quota->max}) {
+        if (!list->has_value()) continue;
+        for (const auto& [name, amount] : (*list)->entries()) {
+          if (Governs(s.semantics(), *info.quota, name) &&
+              std::find(info.governed.begin(), info.governed.end(), name) == info.governed.end()) {
+            info.governed.push_back(name);
+          }
+        }
+      }
+    }
+    namespace_index.Insert(ns, static_cast<uint32_t>(namespaces.size() - 1));
+    return info;
+  }
+};
+
 namespace {
 
+bool Contains(const std::vector<std::string>& names, std::string_view name) {
+  for (const auto& n : names) {
+    if (n.size() == name.size() && n == name) return true;
+  }
+  return false;
+}
+
 // A private copy of what removing or restoring pods changes: the node's requested resources and
-// pod count, the usage of every quota touched, and the cluster-wide totals.
+// pod count, the usage of every quota touched, and the cluster-wide totals. Lives in the scratch
+// buffers; nothing is allocated per change.
 class WhatIf {
  public:
-  WhatIf(const ClusterState& state, const PreemptorContext& preemptor, const NodeInfo& node)
-      : state_(state), totals_(state.quotas().totals()) {
-    requested_ = node.usage->requested;
+  WhatIf(const ClusterState& state, const PreemptorContext& preemptor, const NodeInfo& node,
+         VictimSelectionScratch& scratch)
+      : state_(state), preemptor_(*preemptor.pod), node_(node.node), s_(scratch) {
+    if (!s_.totals_ready) {
+      s_.totals = state.quotas().totals();
+      s_.totals_ready = true;
+    } else {
+      s_.totals.used = state.quotas().totals().used;
+    }
+    s_.used_count = 0;
     pod_count_ = node.usage->pod_count;
-    AddNominationsAgainst(state, *preemptor.pod, node.node.name, &requested_, &pod_count_);
+    const ResourceList* requested = &node.usage->requested;
+    ResourceList with_nominations;
+    if (state.HasNominations()) {
+      with_nominations = *requested;
+      AddNominationsAgainst(state, preemptor_, node.node.name, &with_nominations, &pod_count_);
+      requested = &with_nominations;
+    }
+    s_.tracked.clear();
+    for (const auto& [name, amount] : preemptor_.requests.entries()) {
+      if (amount <= 0 || name == kResourcePods) continue;
+      s_.tracked.push_back({name, amount, node_.allocatable.Get(name), requested->Get(name)});
+    }
+    max_pods_ = node_.allocatable.Find(kResourcePods);
   }
 
-  void Remove(const Pod& pod) { Change(pod, -1); }
-  void Restore(const Pod& pod) { Change(pod, +1); }
+  // `ns` is the pod's namespace (NamespaceOf(pod.ns)).
+  void Remove(const Pod& pod, const VictimSelectionScratch::Namespace& ns) { Change(pod, ns, -1); }
+  void Restore(const Pod& pod, const VictimSelectionScratch::Namespace& ns) { Change(pod, ns, +1); }
+
+  // FitsNodeResources(preemptor, node, requested with every change, pod count).
+  bool Fits() const {
+    if (max_pods_ && pod_count_ + 1 > *max_pods_) return false;
+    for (const auto& t : s_.tracked) {
+      if (t.need > SaturatingSub(t.allocatable, t.requested)) return false;
+    }
+    return true;
+  }
 
   // The usage of `ns`'s quota with every change applied.
-  ResourceList UsedOf(const std::string& ns) const {
-    for (const auto& [name, used] : used_) {
-      if (name == ns) return used;
+  const ResourceList& UsedOf(const VictimSelectionScratch::Namespace& ns) const {
+    for (std::size_t i = 0; i < s_.used_count; ++i) {
+      if (s_.used[i].first == &ns) return s_.used[i].second;
     }
-    return state_.quotas().Used(ns);
+    return ns.used;
   }
-  const AggregateTotals& totals() const { return totals_; }
-  const ResourceList& requested() const { return requested_; }
-  int32_t pod_count() const { return pod_count_; }
+  const AggregateTotals& totals() const { return s_.totals; }
 
  private:
-  void Change(const Pod& pod, int sign) {
-    ResourceList node_delta;
-    if (sign > 0) {
-      node_delta = pod.requests;
-    } else {
-      node_delta.Subtract(pod.requests);
+  // The same arithmetic as adding a delta list built from ±request (saturating, per name).
+  void Change(const Pod& pod, const VictimSelectionScratch::Namespace& ns, int sign) {
+    for (auto& t : s_.tracked) {
+      const int64_t amount = pod.requests.Get(t.name);
+      t.requested = SaturatingAdd(t.requested, sign > 0 ? amount : SaturatingSub(0, amount));
     }
-    requested_.Add(node_delta);
     pod_count_ += sign;
-    const ElasticQuota* quota = state_.quotas().QuotaFor(pod.ns);
-    if (quota == nullptr) return;
-    ResourceList delta;
-    if (sign > 0) {
-      delta = state_.QuotaRequest(pod);
-    } else {
-      delta.Subtract(state_.QuotaRequest(pod));
-    }
+    if (ns.quota == nullptr) return;
     ResourceList* used = nullptr;
-    for (auto& [name, u] : used_) {
-      if (name == pod.ns) used = &u;
+    for (std::size_t i = 0; i < s_.used_count; ++i) {
+      if (s_.used[i].first == &ns) used = &s_.used[i].second;
     }
     if (used == nullptr) {
-      used_.emplace_back(pod.ns, state_.quotas().Used(pod.ns));
-      used = &used_.back().second;
+      if (s_.used_count == s_.used.size()) s_.used.emplace_back();
+      s_.used[s_.used_count].first = &ns;
+      s_.used[s_.used_count].second = ns.used;
+      used = &s_.used[s_.used_count++].second;
     }
-    used->Add(delta);
-    ApplyUsageDelta(state_.semantics(), *quota, delta, &totals_);
+    const QuotaSemantics semantics = state_.semantics();
+    ForEachQuotaRequestEntry(semantics, pod, [&](std::string_view name, int64_t amount) {
+      const int64_t delta = sign > 0 ? amount : SaturatingSub(0, amount);
+      used->AddTo(name, delta);
+      if (semantics == QuotaSemantics::kSchedulerPlugins || Contains(ns.governed, name)) {
+        s_.totals.used.AddTo(name, delta);
+      }
+    });
   }
 
   const ClusterState& state_;
-  ResourceList requested_;
+  const Pod& preemptor_;
+  const Node& node_;
+  VictimSelectionScratch& s_;
   int32_t pod_count_ = 0;
-  std::vector<std::pair<std::string, ResourceList>> used_;  // few quotas per node
-  AggregateTotals totals_;
+  std::optional<int64_t> max_pods_;
 };
 
 bool QuotaFails(const ClusterState& state, const PreemptorContext& p, const WhatIf& what_if,
-                const ResourceList& in_eq, const ResourceList& all) {
+                const VictimSelectionScratch::Namespace& own, const ResourceList& in_eq,
+                const ResourceList& all) {
   if (p.quota == nullptr) return false;
-  return !CheckQuotaWith(state.semantics(), *p.pod, *p.quota, what_if.UsedOf(p.pod->ns),
-                         what_if.totals(), in_eq, all, p.quota_request)
-              .ok();
+  return !QuotaCheckPasses(state.semantics(), *p.quota, what_if.UsedOf(own), what_if.totals(),
+                           in_eq, all);
 }
 
 }  // namespace
@@ -86,6 +190,7 @@ PreemptorContext MakePreemptorContext(const ClusterState& state, const Pod& pree
   ctx.quota = state.quotas().QuotaFor(preemptor.ns);
   ctx.quota_request = state.QuotaRequest(preemptor);
   ctx.sums = ComputeNominatedSums(state, preemptor);
+  ctx.scratch = std::make_shared<VictimSelectionScratch>();
   if (ctx.quota != nullptr) {
     ctx.more_than_min = !ExceedsMin(state.semantics(), *ctx.quota,
                                     state.quotas().Used(preemptor.ns), ctx.sums.in_eq)
@@ -97,6 +202,10 @@ PreemptorContext MakePreemptorContext(const ClusterState& state, const Pod& pree
 void SplitByPdbViolation(const std::vector<PodDisruptionBudget>& pdbs,
                          const std::vector<const Pod*>& pods, std::vector<const Pod*>* violating,
                          std::vector<const Pod*>* non_violating) {
+  if (pdbs.empty()) {
+    non_violating->insert(non_violating->end(), pods.begin(), pods.end());
+    return;
+  }
   std::vector<int32_t> allowed;
   allowed.reserve(pdbs.size());
   for (const auto& pdb : pdbs)
@@ -123,7 +232,6 @@ NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContex
   NodeVictims result;
   result.node = node.node.name;
   const Pod& preemptor = *p.pod;
-  const QuotaBook& book = state.quotas();
 
   NodeFitResult fixed = CheckNodeStatic(preemptor, node.node);
   if (!fixed.ok()) {
@@ -131,30 +239,39 @@ NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContex
     return result;
   }
 
-  std::vector<const Pod*> pods = state.PodsOnNode(node.node.name);
+  std::shared_ptr<VictimSelectionScratch> own_scratch;
+  if (p.scratch == nullptr) own_scratch = std::make_shared<VictimSelectionScratch>();
+  VictimSelectionScratch& s = p.scratch != nullptr ? *p.scratch : *own_scratch;
+  s.Bind(state);
+
+  std::vector<const Pod*>& pods = s.pods;
+  pods.assign(node.usage->pods.begin(), node.usage->pods.end());
   // Least important first.
   std::stable_sort(pods.begin(), pods.end(),
                    [&](const Pod* a, const Pod* b) { return more_important(*b, *a); });
 
-  WhatIf what_if(state, p, node);
-  std::vector<const Pod*> potential;
+  const VictimSelectionScratch::Namespace& own = s.NamespaceOf(state, preemptor.ns);
+  WhatIf what_if(state, p, node, s);
+  std::vector<const Pod*>& potential = s.potential;
+  potential.clear();
   for (const Pod* x : pods) {
-    const ElasticQuota* xq = book.QuotaFor(x->ns);
+    const VictimSelectionScratch::Namespace& xns = s.NamespaceOf(state, x->ns);
+    const bool same_namespace = &xns == &own;  // one entry per namespace name
     bool take = false;
     if (p.quota != nullptr) {
-      if (xq == nullptr) continue;  // pods of namespaces without a quota are never victims
+      if (xns.quota == nullptr) continue;  // pods of namespaces without a quota are never victims
       if (p.more_than_min) {
-        take = x->ns == preemptor.ns && x->priority < preemptor.priority;
+        take = same_namespace && x->priority < preemptor.priority;
       } else {
         // Re-evaluated after each removal: a quota stops giving victims once back within min.
-        take = x->ns != preemptor.ns && IsBorrowing(state.semantics(), *xq, what_if.UsedOf(x->ns));
+        take = !same_namespace && IsBorrowing(state.semantics(), *xns.quota, what_if.UsedOf(xns));
       }
     } else {
-      take = xq == nullptr && x->priority < preemptor.priority;
+      take = xns.quota == nullptr && x->priority < preemptor.priority;
     }
     if (take) {
       potential.push_back(x);
-      what_if.Remove(*x);
+      what_if.Remove(*x, xns);
     }
   }
   if (potential.empty()) {
@@ -162,39 +279,41 @@ NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContex
     return result;
   }
 
-  auto fits = [&] {
-    return CheckNodeResources(preemptor, node.node, what_if.requested(), what_if.pod_count()).ok();
-  };
+  auto fits = [&] { return what_if.Fits(); };
   if (!fits()) {
     result.reason = std::string(reasons::kDoesNotFitAfterVictims);
     return result;
   }
-  if (QuotaFails(state, p, what_if, p.quota_request, p.quota_request)) {
+  if (QuotaFails(state, p, what_if, own, p.quota_request, p.quota_request)) {
     result.reason = std::string(reasons::kQuotaFailsAfterVictims);
     return result;
   }
 
   // Reprieve: most important first, PDB-protected pods first; put each back unless the
   // preemptor then no longer fits the node or its quota (with the nominated sums).
-  std::vector<const Pod*> ordered = potential;
+  std::vector<const Pod*>& ordered = s.ordered;
+  ordered.assign(potential.begin(), potential.end());
   std::stable_sort(ordered.begin(), ordered.end(),
                    [&](const Pod* a, const Pod* b) { return more_important(*a, *b); });
-  std::vector<const Pod*> violating, non_violating;
-  SplitByPdbViolation(state.pdbs(), ordered, &violating, &non_violating);
+  s.violating.clear();
+  s.non_violating.clear();
+  SplitByPdbViolation(state.pdbs(), ordered, &s.violating, &s.non_violating);
 
+  result.victims.reserve(potential.size());
   auto reprieve = [&](const Pod* x) {
-    what_if.Restore(*x);
-    if (!fits() || QuotaFails(state, p, what_if, p.sums.in_eq, p.sums.all)) {
-      what_if.Remove(*x);
+    const VictimSelectionScratch::Namespace& xns = s.NamespaceOf(state, x->ns);
+    what_if.Restore(*x, xns);
+    if (!fits() || QuotaFails(state, p, what_if, own, p.sums.in_eq, p.sums.all)) {
+      what_if.Remove(*x, xns);
       result.victims.push_back(x);
       return false;
     }
     return true;
   };
-  for (const Pod* x : violating) {
+  for (const Pod* x : s.violating) {
     if (!reprieve(x)) ++result.pdb_violations;
   }
-  for (const Pod* x : non_violating)
+  for (const Pod* x : s.non_violating)
     reprieve(x);
 
   std::stable_sort(result.victims.begin(), result.victims.end(),

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,13 +27,21 @@ struct NodeVictims {
   std::string reason;  // why the node is not a candidate
 };
 
+// What SelectVictimsOnNode learns once and reuses across the nodes of one preemptor (the quota
+// and usage of each namespace it meets, buffers). Defined in victim_selection.cpp.
+struct VictimSelectionScratch;
+
 // Everything about the preemptor that does not depend on the node; compute it once.
+// Thread-safety: one thread at a time per context (and its copies: they share `scratch`).
 struct PreemptorContext {
   const Pod* pod = nullptr;
   const ElasticQuota* quota = nullptr;  // the preemptor's namespace quota, or nullptr
   ResourceList quota_request;           // request(p) as the quota counts it
   NominatedSums sums;                   // inEQ / all
   bool more_than_min = false;           // used(q) + inEQ exceeds min(q), before any removal
+  // Set by MakePreemptorContext; valid while the state is not modified. Without it,
+  // SelectVictimsOnNode builds its own per call (same results, slower).
+  std::shared_ptr<VictimSelectionScratch> scratch;
 };
 
 PreemptorContext MakePreemptorContext(const ClusterState& state, const Pod& preemptor);

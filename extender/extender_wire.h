@@ -10,6 +10,7 @@
 #include <rapidjson/writer.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/object_codec.h"
@@ -19,25 +20,32 @@ namespace capext {
 
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
-// Parses a request body in place (the body must outlive the document). Validates UTF-8 and never
-// recurses (deeply nested input cannot exhaust the stack). Errors say where and what.
+// Parses a request body in place (the body must outlive the document). Rejects invalid UTF-8
+// anywhere in the body; any depth of nesting parses without exhausting the stack. Errors say where
+// and what.
 Status ParseRequestBody(std::string& body, rapidjson::Document* doc);
 
-// ExtenderArgs (filter, prioritize).
+// ExtenderArgs (filter, prioritize). The names point into the parsed document (and so into the
+// request body): they are valid as long as both are.
 struct ExtenderArgs {
   Pod pod;
   bool node_names_mode = false;                  // NodeNames given: answer NodeNames
-  std::vector<std::string> node_names;           // the candidate names, in request order
+  std::vector<std::string_view> node_names;      // the candidate names, in request order
   const rapidjson::Value* node_items = nullptr;  // Nodes.items (full mode), else nullptr
 };
 Status DecodeExtenderArgs(const rapidjson::Document& doc, const DecodeOptions& options,
                           ExtenderArgs* out);
+// ParseRequestBody + DecodeExtenderArgs in one, the verbs' fast path: a NodeNames array of plain
+// strings is read straight into out->node_names, without DOM values of its own (the document
+// then holds an empty array there). Same results and errors as the two calls.
+Status ParseExtenderArgs(std::string& body, const DecodeOptions& options, rapidjson::Document* doc,
+                         ExtenderArgs* out);
 
 // ExtenderPreemptionArgs: the pod and the proposed node names (from NodeNameToVictims or
-// NodeNameToMetaVictims, whichever is set).
+// NodeNameToMetaVictims, whichever is set), pointing into the parsed document.
 struct ExtenderPreemptionArgs {
   Pod pod;
-  std::vector<std::string> node_names;
+  std::vector<std::string_view> node_names;
 };
 Status DecodeExtenderPreemptionArgs(const rapidjson::Document& doc, const DecodeOptions& options,
                                     ExtenderPreemptionArgs* out);
@@ -55,6 +63,30 @@ Status DecodeExtenderBindingArgs(const rapidjson::Document& doc, ExtenderBinding
 std::string ErrorJson(const std::string& message);
 
 // Writes `value` (a DOM subtree) refusing to go deeper than `max_depth` (returns false then).
-bool WriteBounded(const rapidjson::Value& value, JsonWriter* writer, int max_depth = 64);
+// `Writer` is a rapidjson::Writer (JsonWriter, JsonOut).
+template <typename Writer>
+bool WriteBounded(const rapidjson::Value& value, Writer* writer, int max_depth = 64) {
+  if (max_depth < 0) return false;
+  switch (value.GetType()) {
+    case rapidjson::kObjectType:
+      writer->StartObject();
+      for (auto m = value.MemberBegin(); m != value.MemberEnd(); ++m) {
+        writer->Key(m->name.GetString(), m->name.GetStringLength());
+        if (!WriteBounded(m->value, writer, max_depth - 1)) return false;
+      }
+      writer->EndObject();
+      return true;
+    case rapidjson::kArrayType:
+      writer->StartArray();
+      for (const auto& v : value.GetArray()) {
+        if (!WriteBounded(v, writer, max_depth - 1)) return false;
+      }
+      writer->EndArray();
+      return true;
+    default:
+      value.Accept(*writer);
+      return true;
+  }
+}
 
 }  // namespace capext

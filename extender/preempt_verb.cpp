@@ -2,10 +2,13 @@
 // state of that node (any pod bound there may be named); nodes where 1.2 finds none are dropped;
 // always answered as NodeNameToMetaVictims. A pod our reclaim controller already serves gets no
 // candidates, so the two never preempt twice for one pod.
+// The answer is written while the state is read (victims are pods of the state), straight into
+// the response body.
 #include <fmt/format.h>
 
 #include "core/preemption.h"
 #include "extender/extender_service.h"
+#include "extender/json_out.h"
 #include "extender/log.h"
 
 namespace capext {
@@ -18,66 +21,54 @@ http::Response ExtenderService::Preempt(std::string& body) {
   if (!s.ok()) return {400, "application/json", ErrorJson("preempt: " + s.message()), {}};
   LearnPod(args.pod);
 
-  struct Candidate {
-    std::string node;
-    std::vector<std::string> uids;
-    int32_t pdb_violations;
-  };
   std::string skipped;
-  std::vector<Candidate> candidates = cache_->Read([&](const ClusterState& state) {
-    std::vector<Candidate> out;
+  std::size_t candidates = 0;
+  JsonOut w;
+  w.StartObject();
+  w.Key("NodeNameToMetaVictims");
+  w.StartObject();
+  cache_->Read([&](const ClusterState& state) {
     const Pod* pod = state.FindPod(CacheKey(args.pod));
     if (pod == nullptr) pod = &args.pod;
     if (state.FindOurNomination(CacheKey(*pod)) != nullptr) {
       skipped = "reclaim already serves this pod";
-      return out;
+      return 0;
     }
     PreemptorContext ctx = MakePreemptorContext(state, *pod);
-    if (!EligibleToPreempt(state, ctx, &skipped)) return out;
+    if (!EligibleToPreempt(state, ctx, &skipped)) return 0;
     const MoreImportantFn more_important = order_->AsFunction();
-    for (const auto& name : args.node_names) {
+    for (const std::string_view name : args.node_names) {
       auto info = state.FindNode(name);
       if (!info) continue;
       NodeVictims v = SelectVictimsOnNode(state, ctx, *info, more_important);
       if (!v.candidate) continue;
-      Candidate c{name, {}, v.pdb_violations};
-      for (const Pod* victim : v.victims)
-        c.uids.push_back(victim->uid);
-      out.push_back(std::move(c));
-    }
-    return out;
-  });
-
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  w.StartObject();
-  w.Key("NodeNameToMetaVictims");
-  w.StartObject();
-  for (const auto& c : candidates) {
-    w.Key(c.node.c_str(), static_cast<rapidjson::SizeType>(c.node.size()));
-    w.StartObject();
-    w.Key("Pods");
-    w.StartArray();
-    for (const auto& uid : c.uids) {
+      ++candidates;
+      w.KeyText(name);
       w.StartObject();
-      w.Key("UID");
-      w.String(uid.c_str(), static_cast<rapidjson::SizeType>(uid.size()));
+      w.Key("Pods");
+      w.StartArray();
+      for (const Pod* victim : v.victims) {
+        w.StartObject();
+        w.Key("UID");
+        w.Text(victim->uid);
+        w.EndObject();
+      }
+      w.EndArray();
+      w.Key("NumPDBViolations");
+      w.Int(v.pdb_violations);
       w.EndObject();
     }
-    w.EndArray();
-    w.Key("NumPDBViolations");
-    w.Int(c.pdb_violations);
-    w.EndObject();
-  }
+    return 0;
+  });
   w.EndObject();
   w.EndObject();
-  metrics_->CountDecision("preempt", candidates.empty() ? "no-candidate" : "victims");
+  metrics_->CountDecision("preempt", candidates == 0 ? "no-candidate" : "victims");
   Log(LogLevel::kInfo, "preempt",
       {{"pod", args.pod.Key()},
        {"proposed", std::to_string(args.node_names.size())},
-       {"candidates", std::to_string(candidates.size())},
+       {"candidates", std::to_string(candidates)},
        {"note", skipped}});
-  return {200, "application/json", std::string(buffer.GetString(), buffer.GetSize()), {}};
+  return {200, "application/json", w.Take(), {}};
 }
 
 }  // namespace capext

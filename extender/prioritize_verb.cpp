@@ -7,8 +7,7 @@ namespace capext {
 http::Response ExtenderService::Prioritize(std::string& body) {
   rapidjson::Document doc;
   ExtenderArgs args;
-  Status s = ParseRequestBody(body, &doc);
-  if (s.ok()) s = DecodeExtenderArgs(doc, cache_->decode_options(), &args);
+  Status s = ParseExtenderArgs(body, cache_->decode_options(), &doc, &args);
   if (!s.ok()) return {400, "application/json", ErrorJson("prioritize: " + s.message()), {}};
 
   std::vector<int> scores(args.node_names.size(), 0);
@@ -26,7 +25,7 @@ http::Response ExtenderService::Prioritize(std::string& body) {
   for (std::size_t i = 0; i < args.node_names.size(); ++i) {
     w.StartObject();
     w.Key("Host");
-    w.String(args.node_names[i].c_str(),
+    w.String(args.node_names[i].data(),
              static_cast<rapidjson::SizeType>(args.node_names[i].size()));
     w.Key("Score");
     w.Int(scores[i]);

@@ -16,7 +16,15 @@ for t in $targets; do
   mkdir -p "$corpus"
   seeds="tests/fuzz/seeds/${t#fuzz_}"
   echo "fuzzing $t for ${seconds}s"
-  ./build-fuzz/tests/$t -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 "$corpus" $( [ -d "$seeds" ] && echo "$seeds" ) 2>&1 | tail -4
+  log="build-fuzz/$t.log"
+  if ! ./build-fuzz/tests/$t -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -artifact_prefix=build-fuzz/ -print_final_stats=1 "$corpus" \
+    $( [ -d "$seeds" ] && echo "$seeds" ) >"$log" 2>&1; then
+    # The crash report (stack, input bytes, artifact path) is what a reader needs; print it whole.
+    grep -v '^#[0-9]' "$log" | tail -80
+    echo "fuzzing: $t failed (full log: $log)"
+    exit 1
+  fi
+  tail -4 "$log"
 done
 echo "fuzzing: no crash"

@@ -295,6 +295,78 @@ TEST_CASE("a pod without a uid is keyed by namespace/name", "[cluster_state]") {
   CHECK(state.UsageOf("n1").pod_count == 0);
 }
 
+TEST_CASE("node records: a name is known while anything refers to it", "[cluster_state]") {
+  ClusterState state;
+  state.UpsertNode(MakeNode("n1", 4000));
+  Pod pod = MakePod("ns", "p").Cpu(1000).BoundTo("n1");
+  state.UpsertPod(pod);
+  REQUIRE(state.FindNodeRecord("n1") != nullptr);
+  CHECK(state.FindNodeRecord("n1")->fit.free_cpu == 3000);
+  CHECK(state.FindNodeRecord("n1")->fit.free_pods == 109);
+
+  // The node goes first: its pods keep counting under its name until they go too.
+  state.DeleteNode("n1");
+  CHECK_FALSE(state.FindNode("n1").has_value());
+  REQUIRE(state.FindNodeRecord("n1") != nullptr);
+  CHECK(state.FindNodeRecord("n1")->node == nullptr);
+  CHECK(KeysOf(state.PodsOnNode("n1")) == std::vector<std::string>{"ns/p"});
+  state.DeletePod(UidOf(pod));
+  CHECK(state.FindNodeRecord("n1") == nullptr);
+  CHECK(state.UsageOf("n1").pod_count == 0);
+
+  // Nominations and reservations name nodes too; the slot is reused afterwards.
+  state.UpsertPod(MakePod("ns", "q").Cpu(500).NominatedTo("n9"));
+  REQUIRE(state.FindNodeRecord("n9") != nullptr);
+  CHECK(state.FindNodeRecord("n9")->fit.nominations == 1);
+  state.UpsertPod(MakePod("ns", "q").Cpu(500));
+  CHECK(state.FindNodeRecord("n9") == nullptr);
+  state.UpsertNode(MakeNode("n2", 2000));
+  state.Reserve(UidOf(MakePod("ns", "q")), "n2", 1000);
+  CHECK(state.FindNodeRecord("n2")->fit.free_cpu == 1500);
+  state.ReleaseReservation(UidOf(MakePod("ns", "q")));
+  CHECK(state.FindNodeRecord("n2")->fit.free_cpu == 2000);
+}
+
+TEST_CASE("a copy of the state has its own nodes and pods", "[cluster_state]") {
+  ClusterState state;
+  state.UpsertNode(MakeNode("n1", 4000));
+  state.UpsertPod(MakePod("ns", "a").Cpu(1000).BoundTo("n1"));
+  ClusterState copy = state;
+  state.DeletePod(UidOf(MakePod("ns", "a")));
+  state.DeleteNode("n1");
+  REQUIRE(copy.FindNode("n1").has_value());
+  CHECK(&copy.FindNode("n1")->node == &copy.nodes().at("n1"));
+  const std::vector<const Pod*> pods = copy.PodsOnNode("n1");
+  REQUIRE(pods.size() == 1);
+  CHECK(pods[0] == copy.FindPod(UidOf(MakePod("ns", "a"))));
+  CHECK(copy.FindNodeRecord("n1")->fit.free_cpu == 3000);
+  CHECK(state.FindNodeRecord("n1") == nullptr);
+  CHECK(copy.FindPodByName("ns", "a") == pods[0]);
+  CHECK(state.FindPodByName("ns", "a") == nullptr);
+}
+
+TEST_CASE("pods by name: the latest upserted pod of a name, until it goes", "[cluster_state]") {
+  ClusterState state;
+  // A pod re-created under the same name gets a new uid; both exist for a while.
+  state.UpsertPod(MakePod("ns", "web").Uid("old").BoundTo("n1"));
+  state.UpsertPod(MakePod("ns", "web").Uid("new"));
+  REQUIRE(state.FindPodByName("ns", "web") != nullptr);
+  CHECK(state.FindPodByName("ns", "web")->uid == "new");
+  state.DeletePod("old");  // the old pod going does not hide the new one
+  REQUIRE(state.FindPodByName("ns", "web") != nullptr);
+  CHECK(state.FindPodByName("ns", "web")->uid == "new");
+  for (int i = 0; i < 200; ++i)
+    state.UpsertPod(MakePod("ns" + std::to_string(i % 7), "p" + std::to_string(i)));
+  for (int i = 0; i < 200; i += 2)
+    state.DeletePod(UidOf(MakePod("ns" + std::to_string(i % 7), "p" + std::to_string(i))));
+  for (int i = 0; i < 200; ++i) {
+    const Pod* p = state.FindPodByName("ns" + std::to_string(i % 7), "p" + std::to_string(i));
+    CHECK((p != nullptr) == (i % 2 == 1));
+  }
+  state.DeletePod("new");
+  CHECK(state.FindPodByName("ns", "web") == nullptr);
+}
+
 TEST_CASE("the version increases on every change", "[cluster_state]") {
   ClusterState state;
   uint64_t v = state.version();

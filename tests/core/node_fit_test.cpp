@@ -3,6 +3,8 @@
 #include "core/node_fit.h"
 
 #include <catch2/catch.hpp>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -351,6 +353,103 @@ TEST_CASE("FindFeasibleNodes and SummarizeUnschedulable", "[node_fit]") {
     CHECK(rejected.failed.empty());
     CHECK(SummarizeUnschedulable(rejected) == rejected.quota.reason);
   }
+}
+
+// --- NodeFitScreen: the same answers as CheckNodeFit, from the per-node summary -----------------
+
+// Every node of `state` for every pod of `pods`: the screen agrees with CheckNodeFit, reasons
+// included.
+void ExpectScreenAgrees(const ClusterState& state, const std::vector<Pod>& pods) {
+  for (const Pod& pod : pods) {
+    const NodeFitScreen screen(state, pod);
+    for (const auto& [name, node] : state.nodes()) {
+      INFO("pod " << pod.Key() << " on " << name);
+      const NodeRecord* record = state.FindNodeRecord(name);
+      REQUIRE(record != nullptr);
+      REQUIRE(record->node == &node);
+      const NodeFitResult expected = CheckNodeFit(state, pod, *state.FindNode(name));
+      CHECK(screen.Fits(*record) == expected.ok());
+      const NodeFitResult got = screen.Check(*record);
+      CHECK(got.code == expected.code);
+      CHECK(got.reasons == expected.reasons);
+    }
+  }
+}
+
+TEST_CASE("NodeFitScreen agrees with CheckNodeFit through changes of the state", "[node_fit]") {
+  std::mt19937 random(20240611);
+  auto pick = [&](int n) { return static_cast<int>(random() % static_cast<unsigned>(n)); };
+  ClusterState state;
+  std::vector<std::string> names;
+  for (int i = 0; i < 12; ++i) {
+    Node node = MakeNode("n" + std::to_string(i), 4000 + 1000 * pick(5), (8 + pick(8)) * kGi,
+                         i % 4 == 3 ? std::nullopt : std::optional<int64_t>(3 + pick(4)));
+    if (i % 5 == 1) node.taints.push_back({"dedicated", "gpu", "NoSchedule"});
+    if (i % 5 == 2) node.taints.push_back({"soft", "", "PreferNoSchedule"});
+    if (i % 7 == 3) node.unschedulable = true;
+    if (i % 3 == 0) node.allocatable.Set("ephemeral-storage", 100 * kGi);
+    if (i % 4 == 0) node.allocatable.Set("nvidia.com/gpu", 2);
+    names.push_back(node.name);
+    state.UpsertNode(std::move(node));
+  }
+  std::vector<Pod> probes = {
+      MakePod("a", "small").Cpu(500).Memory(kGi).Priority(0),
+      MakePod("a", "big").Cpu(3000).Memory(6 * kGi).Priority(5),
+      MakePod("a", "disk").Cpu(100).Request("ephemeral-storage", 60 * kGi).Priority(0),
+      MakePod("a", "gpu").Cpu(100).Request("nvidia.com/gpu", 1).Priority(0),
+      MakePod("a", "selector").Cpu(100).NodeSelector("kubernetes.io/hostname", "n2").Priority(0),
+      MakePod("a", "tolerant")
+          .Cpu(100)
+          .Tolerate({"dedicated", "Exists", "", ""})
+          .Tolerate({"node.kubernetes.io/unschedulable", "Exists", "", "NoSchedule"})
+          .Priority(0),
+      MakePod("a", "high").Cpu(1500).Priority(100),
+      MakePod("a", "nothing").Priority(0),
+  };
+  ExpectScreenAgrees(state, probes);
+
+  std::vector<std::string> bound;
+  for (int step = 0; step < 300; ++step) {
+    const int action = pick(10);
+    const std::string node = names[static_cast<std::size_t>(pick(12))];
+    const std::string id = "p" + std::to_string(step);
+    if (action <= 3) {  // a bound pod
+      state.UpsertPod(
+          MakePod("b", id).Cpu(250 * (1 + pick(6))).Memory(kGi * pick(3)).BoundTo(node));
+      bound.push_back(UidOf(MakePod("b", id)));
+    } else if (action == 4 && !bound.empty()) {  // a pod goes away
+      const std::size_t k = static_cast<std::size_t>(pick(static_cast<int>(bound.size())));
+      state.DeletePod(bound[k]);
+      bound.erase(bound.begin() + static_cast<std::ptrdiff_t>(k));
+    } else if (action == 5) {  // a status nomination
+      state.UpsertPod(MakePod("c", id).Cpu(1000).Priority(pick(3) * 50).NominatedTo(node));
+    } else if (action == 6) {  // a reservation, sometimes released again
+      state.UpsertPod(MakePod("d", id).Cpu(500).Memory(kGi));
+      state.Reserve(UidOf(MakePod("d", id)), node, 1000);
+      if (pick(2) == 0) state.ReleaseReservation(UidOf(MakePod("d", id)));
+    } else if (action == 7) {  // our nomination, moved or expired
+      state.UpsertPod(MakePod("e", id).Cpu(750).Priority(10));
+      state.Nominate(UidOf(MakePod("e", id)), node, 500 + step);
+      if (pick(2) == 0) state.Nominate(UidOf(MakePod("e", id)), names[0], 500 + step);
+      state.Expire(step);
+    } else if (action == 8) {  // the node changes or goes
+      if (pick(3) == 0) {
+        state.DeleteNode(node);
+      } else {
+        Node changed = MakeNode(node, 3000 + 1000 * pick(6), 16 * kGi, 2 + pick(6));
+        if (pick(2) == 0) changed.taints.push_back({"dedicated", "gpu", "NoExecute"});
+        state.UpsertNode(std::move(changed));
+      }
+    } else if (!bound.empty()) {  // a bound pod terminates
+      const std::size_t k = static_cast<std::size_t>(pick(static_cast<int>(bound.size())));
+      Pod done = *state.FindPod(bound[k]);
+      done.phase = PodPhase::kSucceeded;
+      state.UpsertPod(done);
+      bound.erase(bound.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+    if (step % 10 == 9) ExpectScreenAgrees(state, probes);
+  }
+  ExpectScreenAgrees(state, probes);
 }
 
 }  // namespace
