@@ -166,9 +166,6 @@ int DenseNodes::ScanBestBlocks(const DenseRequest& r, int static_class, int shap
   // Highest score first, then the lowest index: the largest ((score + 1) << 32 | ~index). A
   // negative score never wins (as in the plain loop, which starts from score -1); key 0 = none.
   uint64_t best_key = 0;
-  ScoreMemo* memo =
-      shape >= 0 ? score_memo_[static_cast<std::size_t>(shape)].data() : nullptr;  // CachedScore
-  const uint32_t* versions = versions_.data();
   constexpr int kBlock = 64;
   int examined = 0;
   for (int pass = 0; pass < 2; ++pass) {
@@ -195,17 +192,7 @@ int DenseNodes::ScanBestBlocks(const DenseRequest& r, int static_class, int shap
         found[count_found++] = n0 + std::countr_zero(bits);
       for (std::size_t i = 0; i < count_found; ++i) {
         const int n = found[i];
-        int score;
-        if (memo != nullptr) {
-          ScoreMemo& m = memo[n];
-          if (m.version != versions[n]) {
-            m.score = Score(scoring, r, n);
-            m.version = versions[n];
-          }
-          score = m.score;
-        } else {
-          score = Score(scoring, r, n);
-        }
+        const int score = CachedScore(scoring, r, shape, n);
         const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(score) + 1) << 32) |
                              static_cast<uint32_t>(~static_cast<uint32_t>(n));
         best_key = std::max(best_key, score >= 0 ? key : 0);

@@ -70,6 +70,15 @@ class DenseNodes {
     return !r.has_negative && cpu_dim_ >= 0 && mem_dim_ >= 0;
   }
   void Apply(int n, const DenseRequest& r, int sign);
+  // Apply when it can, else Resync: node n after a pod requesting `r` was bound there (+1) or
+  // removed (-1) in `state`.
+  void PodChanged(const ClusterState& state, int n, const DenseRequest& r, int sign) {
+    if (CanApply(r)) {
+      Apply(n, r, sign);
+    } else {
+      Resync(state, n);
+    }
+  }
 
   // Static class of pods accepting `gpu_models` (empty = any) given as a prototype pod.
   int StaticClassFor(const Pod& prototype, const std::string& key);

@@ -154,11 +154,7 @@ void SimEngine::Bind(int b, uint32_t id, int n) {
   bound.phase = PodPhase::kRunning;
   bound.start_ms = now_;
   state_.UpsertPod(std::move(bound));  // also ends our nomination for it, if any
-  if (nodes_->CanApply(info.request)) {
-    nodes_->Apply(n, info.request, +1);
-  } else {
-    nodes_->Resync(state_, n);
-  }
+  nodes_->PodChanged(state_, n, info.request, +1);
   int released = -1;
   if (auto it = nominations_.find(scratch_.uid); it != nominations_.end()) {
     released = it->second.node;
@@ -190,11 +186,7 @@ void SimEngine::StopPod(uint32_t id, bool completed) {
     options_.observer(completed ? "complete" : "evict", input_.workload.pods[id].name,
                       nodes_->name(n), now_);
   }
-  if (nodes_->CanApply(info.request)) {
-    nodes_->Apply(n, info.request, -1);
-  } else {
-    nodes_->Resync(state_, n);
-  }
+  nodes_->PodChanged(state_, n, info.request, -1);
   TrackBound(info.tenant, info.prototype.priority, n, info.request, -1, p.start_ms);
   metrics_->Stopped(info.tenant, info.request, completed);
   p.node = -1;

@@ -109,11 +109,10 @@ void ClusterState::MaybeDropRecord(NodeRecord& record) {
   for (const auto& [resource, amount] : record.usage.requested.entries()) {
     if (amount != 0) return;
   }
-  const int64_t id = record_index_.Find(record.name);
-  if (id < 0) return;
+  const auto id = static_cast<uint32_t>(&record - records_.data());
   record_index_.Erase(record.name);
   record = NodeRecord{};
-  free_records_.push_back(static_cast<uint32_t>(id));
+  free_records_.push_back(id);
 }
 
 void ClusterState::RefreshFit(NodeRecord& record) {

@@ -194,6 +194,7 @@ class ClusterState {
   // Node records: found or created by name; dropped once nothing names them any more.
   NodeRecord* FindRecord(std::string_view name);
   NodeRecord& RecordFor(std::string_view name);
+  // REQUIRES: `record` is in use (found by FindRecord or made by RecordFor).
   void MaybeDropRecord(NodeRecord& record);
   void RefreshFit(NodeRecord& record);
   // Every change of the nomination maps goes through these (they keep the per-node counts).

@@ -132,18 +132,6 @@ NodeFitResult CheckNodeResources(const Pod& pod, const Node& node, const Resourc
   return result;
 }
 
-bool FitsNodeResources(const Pod& pod, const Node& node, const ResourceList& requested,
-                       int32_t pod_count) {
-  if (auto max_pods = node.allocatable.Find(kResourcePods)) {
-    if (pod_count + 1 > *max_pods) return false;
-  }
-  for (const auto& [name, amount] : pod.requests.entries()) {
-    if (amount <= 0 || name == kResourcePods) continue;
-    if (amount > SaturatingSub(node.allocatable.Get(name), requested.Get(name))) return false;
-  }
-  return true;
-}
-
 void AddNominationsAgainst(const ClusterState& state, const Pod& pod, const std::string& node,
                            ResourceList* requested, int32_t* pod_count) {
   if (!state.HasNominations()) return;

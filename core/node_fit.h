@@ -34,10 +34,6 @@ NodeFitResult CheckNodeStatic(const Pod& pod, const Node& node);
 NodeFitResult CheckNodeResources(const Pod& pod, const Node& node, const ResourceList& requested,
                                  int32_t pod_count);
 
-// CheckNodeResources(...).ok(), without building reasons (for what-if loops).
-bool FitsNodeResources(const Pod& pod, const Node& node, const ResourceList& requested,
-                       int32_t pod_count);
-
 // The nominations on `node` that hold room against `pod` (other pods, priority >= pod's).
 void AddNominationsAgainst(const ClusterState& state, const Pod& pod, const std::string& node,
                            ResourceList* requested, int32_t* pod_count);

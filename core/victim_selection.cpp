@@ -6,7 +6,6 @@
 #include <string_view>
 
 #include "core/name_index.h"
-
 #include "core/node_fit.h"
 #include "core/reasons.h"
 
@@ -119,7 +118,8 @@ class WhatIf {
   void Remove(const Pod& pod, const VictimSelectionScratch::Namespace& ns) { Change(pod, ns, -1); }
   void Restore(const Pod& pod, const VictimSelectionScratch::Namespace& ns) { Change(pod, ns, +1); }
 
-  // FitsNodeResources(preemptor, node, requested with every change, pod count).
+  // CheckNodeResources(preemptor, node, requested with every change, pod count).ok(), on the
+  // tracked resources only (the others are not requested, so they cannot fail).
   bool Fits() const {
     if (max_pods_ && pod_count_ + 1 > *max_pods_) return false;
     for (const auto& t : s_.tracked) {

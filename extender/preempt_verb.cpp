@@ -32,10 +32,10 @@ http::Response ExtenderService::Preempt(std::string& body) {
     if (pod == nullptr) pod = &args.pod;
     if (state.FindOurNomination(CacheKey(*pod)) != nullptr) {
       skipped = "reclaim already serves this pod";
-      return 0;
+      return;
     }
     PreemptorContext ctx = MakePreemptorContext(state, *pod);
-    if (!EligibleToPreempt(state, ctx, &skipped)) return 0;
+    if (!EligibleToPreempt(state, ctx, &skipped)) return;
     const MoreImportantFn more_important = order_->AsFunction();
     for (const std::string_view name : args.node_names) {
       auto info = state.FindNode(name);
@@ -58,7 +58,6 @@ http::Response ExtenderService::Preempt(std::string& body) {
       w.Int(v.pdb_violations);
       w.EndObject();
     }
-    return 0;
   });
   w.EndObject();
   w.EndObject();
