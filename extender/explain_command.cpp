@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "config/snapshot.h"
-#include "extender/cluster_source.h"
+#include "extender/embedded/cluster_source.h"
 #include "extender/commands.h"
 #include "extender/explain.h"
 #include "policies/quota_semantics_names.h"

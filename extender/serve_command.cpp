@@ -6,14 +6,14 @@
 #include <fmt/format.h>
 
 #include "config/extender_config.h"
-#include "extender/cluster_source.h"
+#include "extender/embedded/cluster_source.h"
 #include "extender/commands.h"
-#include "extender/embedded_binder.h"
-#include "extender/embedded_evictor.h"
-#include "extender/live_mode.h"
+#include "extender/embedded/embedded_binder.h"
+#include "extender/embedded/embedded_evictor.h"
+#include "extender/live/live_mode.h"
 #include "extender/log.h"
-#include "extender/reclaim_controller.h"
-#include "extender/router.h"
+#include "extender/reclaim/reclaim_controller.h"
+#include "extender/http/router.h"
 #include "policies/quota_semantics_names.h"
 
 namespace capext {

@@ -16,11 +16,11 @@
 #include <vector>
 
 #include "bench/micro/bench_support.h"
-#include "extender/embedded_binder.h"
-#include "extender/extender_service.h"
+#include "extender/embedded/embedded_binder.h"
+#include "extender/verbs/extender_service.h"
 #include "extender/http/server.h"
 #include "extender/log.h"
-#include "extender/router.h"
+#include "extender/http/router.h"
 
 namespace capext::bench {
 namespace {

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "bench/micro/bench_support.h"
-#include "extender/embedded_binder.h"
-#include "extender/extender_service.h"
+#include "extender/embedded/embedded_binder.h"
+#include "extender/verbs/extender_service.h"
 #include "extender/log.h"
 
 constexpr const char* kUsage =

@@ -17,12 +17,12 @@
 #include <vector>
 
 #include "bench/micro/bench_support.h"
-#include "bench/sim_cli.h"
-#include "bench/sim_report_html.h"
-#include "bench/sim_report_json.h"
-#include "bench/sim_timeline_csv.h"
-#include "bench/simulation.h"
-#include "bench/synthetic_workload.h"
+#include "bench/sim/sim_cli.h"
+#include "bench/report/sim_report_html.h"
+#include "bench/report/sim_report_json.h"
+#include "bench/report/sim_timeline_csv.h"
+#include "bench/sim/simulation.h"
+#include "bench/sim/synthetic_workload.h"
 
 namespace capext::bench {
 namespace {

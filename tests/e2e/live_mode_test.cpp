@@ -1,6 +1,6 @@
 // End to end, live mode: the real `capacity-extender serve --kubeconfig F` against the API-server
 // TEST DOUBLE (tests/apiserver_double/apiserver_double.py, started through
-// tests/extender/kube_apiserver_double.h). Every case starts its own double on 127.0.0.1 (bearer
+// tests/support/apiserver_double_process.h). Every case starts its own double on 127.0.0.1 (bearer
 // token; HTTPS with certificate-authority-data in the first case), pre-loads the seed-002 cluster
 // (../shared/scenarios/seed-002-borrow-and-reclaim.yaml: nodes n1, n2, a tainted master, the
 // NoteBook PriorityClass, eq1 {min cpu 6, max 10}, eq2 {min 12, max 14}, and the bound running
@@ -40,7 +40,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "tests/extender/kube_apiserver_double.h"
+#include "tests/support/apiserver_double_process.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "extender/extender_wire.h"
+#include "extender/wire/extender_wire.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (int verb = 0; verb < 3; ++verb) {

@@ -1,0 +1,51 @@
+#include "bench/sim/candidate_order.h"
+
+#include <algorithm>
+
+namespace capext {
+
+CandidateKey KeyOf(const NodeVictims& c) {
+  CandidateKey k;
+  k.pdb_violations = c.pdb_violations;
+  k.victims = c.victims.size();
+  k.node = c.node;
+  for (const Pod* v : c.victims) {
+    k.highest_priority = std::max(k.highest_priority, v->priority);
+    k.priority_sum += static_cast<int64_t>(v->priority) + (int64_t{1} << 31);
+  }
+  for (const Pod* v : c.victims) {
+    if (v->priority == k.highest_priority) {
+      k.earliest_start_of_highest = std::min(k.earliest_start_of_highest, EffectiveStartMs(*v));
+    }
+  }
+  return k;
+}
+
+bool Before(const CandidateKey& a, const CandidateKey& b) {
+  if (a.pdb_violations != b.pdb_violations) return a.pdb_violations < b.pdb_violations;
+  if (a.highest_priority != b.highest_priority) return a.highest_priority < b.highest_priority;
+  if (a.priority_sum != b.priority_sum) return a.priority_sum < b.priority_sum;
+  if (a.victims != b.victims) return a.victims < b.victims;
+  if (a.earliest_start_of_highest != b.earliest_start_of_highest) {
+    return a.earliest_start_of_highest > b.earliest_start_of_highest;
+  }
+  return a.node < b.node;
+}
+
+CandidateKey LowerBoundKey(const std::string& node, int32_t min_highest_priority, int64_t latest_start,
+                           std::size_t min_victims, int32_t lowest_priority) {
+  CandidateKey k;
+  k.pdb_violations = 0;
+  k.highest_priority = min_highest_priority;
+  // Each victim adds priority + 2^31 >= 0: the most important at least min_highest_priority, the
+  // others at least lowest_priority.
+  const std::size_t victims = std::max<std::size_t>(1, min_victims);
+  k.priority_sum = static_cast<int64_t>(min_highest_priority) + (int64_t{1} << 31) +
+                   static_cast<int64_t>(victims - 1) * (static_cast<int64_t>(lowest_priority) + (int64_t{1} << 31));
+  k.victims = victims;
+  k.earliest_start_of_highest = latest_start;
+  k.node = node;
+  return k;
+}
+
+}  // namespace capext

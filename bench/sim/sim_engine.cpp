@@ -1,0 +1,383 @@
+#include "bench/sim/sim_engine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "bench/sim/trace_reader.h"
+#include "bench/sim/workload.h"
+#include "core/quota_semantics.h"
+
+namespace capext {
+namespace {
+
+// kube-scheduler's numFeasibleNodesToFind (schedule_one.go).
+std::size_t NumFeasibleNodesToFind(std::size_t nodes, int percentage) {
+  constexpr std::size_t kMinFeasible = 100;
+  if (nodes < kMinFeasible) return nodes;
+  int64_t pct = percentage;
+  if (pct <= 0) pct = std::max<int64_t>(5, 50 - static_cast<int64_t>(nodes) / 125);
+  const std::size_t n = nodes * static_cast<std::size_t>(std::min<int64_t>(pct, 100)) / 100;
+  return std::max(n, kMinFeasible);
+}
+
+// DefaultPreemption's candidate count: max(100, 10% of nodes), at most every node.
+std::size_t NumPreemptionCandidates(std::size_t nodes) {
+  return std::min(nodes, std::max<std::size_t>(100, nodes / 10));
+}
+
+}  // namespace
+
+SimEngine::SimEngine(const SimulationInput& input, const SimulationOptions& options,
+                     SimulationResult* out)
+    : input_(input), options_(options), out_(out), state_(SetupFor(options.policy).semantics) {}
+
+int SimEngine::TenantIndex(const std::string& name) const {
+  auto it = std::lower_bound(tenants_.begin(), tenants_.end(), name,
+                             [](const TenantState& t, const std::string& n) { return t.name < n; });
+  return it != tenants_.end() && it->name == name ? static_cast<int>(it - tenants_.begin()) : -1;
+}
+
+Status SimEngine::Setup() {
+  auto scoring = DenseScoringFromName(options_.scoring);
+  if (!scoring) return Status::Error("unknown --scoring '" + options_.scoring + "'");
+  scoring_ = *scoring;
+  victim_order_ = MakeVictimOrder(kPriorityThenStartTime);
+  more_important_ = victim_order_->AsFunction();
+  const SimPolicySetup setup = SetupFor(options_.policy);
+
+  // Cluster objects: priority classes first so priorities resolve, then nodes, quotas, PDBs,
+  // and the snapshot's bound pods.
+  for (const auto& pc : input_.background.priority_classes)
+    state_.UpsertPriorityClass(pc);
+  for (const auto& node : input_.nodes)
+    state_.UpsertNode(node);
+  if (setup.quotas) {
+    for (const auto& [tenant, quota] : input_.plan.tenants) {
+      state_.UpsertQuota(ElasticQuotaFor(tenant, quota, setup.max_equals_min));
+    }
+  }
+  for (const auto& pdb : input_.background.pdbs)
+    state_.UpsertPdb(pdb);
+  int64_t skipped_pending = 0;
+  for (const auto& pod : input_.background.pods) {
+    if (!pod.IsBound() || pod.IsTerminal()) {
+      ++skipped_pending;
+      continue;
+    }
+    state_.UpsertPod(pod);
+  }
+  if (skipped_pending > 0) {
+    out_->notes.push_back(
+        fmt::format("{} pending or terminal pods of the cluster snapshot ignored (the workload "
+                    "supplies pending pods)",
+                    skipped_pending));
+  }
+
+  // Tenants: every namespace of the plan, the workload and the snapshot's pods, in name order.
+  std::set<std::string> names;
+  for (const auto& [t, q] : input_.plan.tenants)
+    names.insert(t);
+  for (const auto& p : input_.workload.pods)
+    names.insert(p.tenant);
+  for (const auto& [uid, p] : state_.pods())
+    names.insert(p.ns);
+  for (const auto& n : names) {
+    TenantState t;
+    t.name = n;
+    t.quota = state_.quotas().QuotaFor(n);
+    tenants_.push_back(std::move(t));
+  }
+
+  // Dimensions: cpu, memory and everything requested, in name order.
+  std::set<std::string> dims = {std::string(kResourceCPU), std::string(kResourceMemory)};
+  for (const auto& p : input_.workload.pods) {
+    for (const auto& e : p.requests.entries())
+      dims.insert(e.first);
+  }
+  for (const auto& [uid, p] : state_.pods()) {
+    for (const auto& e : p.requests.entries())
+      dims.insert(e.first);
+  }
+  dims.erase(std::string(kResourcePods));
+  nodes_ = std::make_unique<DenseNodes>(state_, std::vector<std::string>(dims.begin(), dims.end()));
+  node_tenants_.resize(static_cast<std::size_t>(nodes_->size()));
+  tenant_totals_width_ = 1 + nodes_->dims().size();
+  if (const std::size_t cells =
+          static_cast<std::size_t>(nodes_->size()) * tenants_.size() * tenant_totals_width_;
+      cells <= (std::size_t{1} << 22)) {
+    tenant_totals_.assign(cells, 0);
+  }
+  num_to_find_ =
+      options_.sampling == NodeSampling::kAll
+          ? static_cast<std::size_t>(nodes_->size())
+          : NumFeasibleNodesToFind(nodes_->size(), options_.percentage_of_nodes_to_score);
+  num_candidates_ = options_.sampling == NodeSampling::kAll
+                        ? static_cast<std::size_t>(nodes_->size())
+                        : NumPreemptionCandidates(nodes_->size());
+  reclaim_ = true;  // every policy runs the reclaim controller and kube-scheduler's preemption
+
+  out_->dims = nodes_->dims();
+  if (nodes_->DimOf(kGpuMilliResource) >= 0) {
+    out_->gpu_resource = kGpuMilliResource;
+    out_->gpu_scale = 1000;
+  } else if (nodes_->DimOf(kGpuResource) >= 0) {
+    out_->gpu_resource = kGpuResource;
+  }
+
+  // Metrics: the plan's min per tenant and dimension (what "guarantee" means in the report).
+  std::vector<std::vector<int64_t>> min_per_dim(tenants_.size());
+  for (std::size_t t = 0; t < tenants_.size(); ++t) {
+    auto it = input_.plan.tenants.find(tenants_[t].name);
+    if (it == input_.plan.tenants.end()) continue;
+    min_per_dim[t].assign(out_->dims.size(), 0);
+    if (!it->second.min) continue;
+    for (std::size_t d = 0; d < out_->dims.size(); ++d)
+      min_per_dim[t][d] = it->second.min->Get(out_->dims[d]);
+  }
+  int64_t horizon = 1;
+  for (const auto& p : input_.workload.pods)
+    horizon = std::max(horizon, p.arrival_ms + p.duration_ms);
+  if (options_.until_ms) horizon = *options_.until_ms;
+  int64_t interval = options_.sample_interval_ms.value_or(
+      (horizon + std::max(1, options_.samples) - 1) / std::max(1, options_.samples));
+  if (!options_.sample_interval_ms && interval >= 1000) interval = (interval + 999) / 1000 * 1000;
+  metrics_ = std::make_unique<SimMetrics>(
+      std::move(min_per_dim), out_->dims.size(), nodes_->DimOf(kResourceCPU),
+      nodes_->DimOf(kResourceMemory),
+      out_->gpu_resource.empty() ? -1 : nodes_->DimOf(out_->gpu_resource), interval);
+
+  // The snapshot's bound pods count from the start.
+  std::vector<const Pod*> background;
+  for (const auto& [uid, p] : state_.pods())
+    background.push_back(&p);
+  std::sort(background.begin(), background.end(),
+            [](const Pod* a, const Pod* b) { return a->uid < b->uid; });
+  for (const Pod* pod : background) {
+    const Pod& p = *pod;
+    const int t = TenantIndex(p.ns);
+    const int n = nodes_->IndexOf(p.node_name);
+    background_requests_.push_back(nodes_->MakeRequest(p.requests));
+    const DenseRequest& r = background_requests_.back();
+    background_request_of_[p.uid.empty() ? p.Key() : p.uid] = &r;
+    metrics_->Background(t, r);
+    if (n >= 0) TrackBound(t, p.priority, n, r, +1, EffectiveStartMs(p));
+  }
+
+  // Pods and their buckets.
+  pods_.resize(input_.workload.pods.size());
+  pod_by_uid_.reserve(input_.workload.pods.size());
+  for (std::size_t i = 0; i < input_.workload.pods.size(); ++i) {
+    const WorkloadPod& wp = input_.workload.pods[i];
+    if (!pod_by_uid_.emplace(wp.name, static_cast<uint32_t>(i)).second) {
+      return Status::Error("workload: pod name '" + wp.name + "' appears twice");
+    }
+    pods_[i].bucket = BucketFor(wp, TenantIndex(wp.tenant));
+    pods_[i].queued_ms = wp.arrival_ms;
+  }
+  return {};
+}
+
+int SimEngine::BucketFor(const WorkloadPod& wp, int tenant) {
+  int32_t priority = 0;
+  if (wp.priority) {
+    priority = *wp.priority;
+  } else if (auto it = input_.plan.tenants.find(wp.tenant);
+             it != input_.plan.tenants.end() && it->second.priority) {
+    priority = *it->second.priority;
+  }
+  std::string key = fmt::format("{}\x1f{}\x1f", tenant, priority);
+  for (const auto& [name, amount] : wp.requests.entries())
+    key += fmt::format("{}={};", name, amount);
+  key += '\x1f';
+  for (const auto& m : wp.gpu_models)
+    key += m + "|";
+  auto [it, inserted] = bucket_by_key_.emplace(key, static_cast<int>(buckets_.size()));
+  if (!inserted) return it->second;
+
+  BucketInfo info;
+  info.tenant = tenant;
+  Pod& proto = info.prototype;
+  proto.ns = wp.tenant;
+  proto.spec_priority = priority;
+  proto.priority = priority;
+  proto.phase = PodPhase::kPending;
+  proto.requests = wp.requests;
+  if (!wp.gpu_models.empty()) {
+    NodeSelectorTerm term;
+    term.match_expressions.push_back({kGpuModelLabel, "In", wp.gpu_models});
+    proto.required_affinity.push_back(std::move(term));
+  }
+  std::string static_key;
+  for (const auto& m : wp.gpu_models)
+    static_key += m + "|";
+  info.static_class = nodes_->StaticClassFor(proto, static_key);
+  info.request = nodes_->MakeRequest(wp.requests);
+  info.shape = nodes_->ShapeOf(scoring_, info.request);
+  if (const ElasticQuota* q = tenants_[tenant].quota) {
+    info.never_fits_quota =
+        !ExceedsMax(state_.semantics(), *q, ResourceList{}, state_.QuotaRequest(proto)).empty();
+  }
+  info.never_fits_nodes = true;
+  for (int n = 0; n < nodes_->size() && info.never_fits_nodes; ++n) {
+    if (nodes_->StaticOk(info.static_class, n) && nodes_->FitsAllocatable(info.request, n)) {
+      info.never_fits_nodes = false;
+    }
+  }
+  buckets_.push_back(std::move(info));
+  const int b = queue_.AddBucket(tenant, priority);
+  (void)b;
+  return it->second;
+}
+
+void SimEngine::Submit(uint32_t id, bool resubmission) {
+  SimPod& p = pods_[id];
+  const BucketInfo& info = buckets_[p.bucket];
+  metrics_->Submitted(info.tenant, info.request, resubmission);
+  if (info.never_fits_quota || info.never_fits_nodes) {
+    // Unresolvable: nothing can ever help (capacity-semantics 1.1, and node fit's
+    // UnschedulableAndUnresolvable): counted as rejected, never queued.
+    ++out_->decisions;
+    metrics_->Rejected(info.tenant, info.request, info.never_fits_quota);
+    if (options_.observer) options_.observer("reject", input_.workload.pods[id].name, "", now_);
+    p.phase = Phase::kDone;
+    return;
+  }
+  p.phase = Phase::kPending;
+  queue_.Add(p.bucket, p.queued_ms, id);
+}
+
+void SimEngine::ProcessExpiries() {
+  if (expiries_.empty() || *expiries_.begin() > now_) return;
+  for (const std::string& uid : state_.Expire(now_)) {
+    auto it = nominations_.find(uid);
+    if (it == nominations_.end() || it->second.expires_ms > now_) continue;
+    const int n = it->second.node;
+    expiries_.erase(expiries_.find(it->second.expires_ms));
+    nominations_.erase(it);
+    nodes_->AddNomination(n, -1);
+    ++epoch_;
+    NominationReleased(n);
+  }
+}
+
+bool SimEngine::ReclaimPassUseful() const {
+  // The pass would run one interval from now: buckets in their retry delay will be past it.
+  for (int b : queue_.parked()) {
+    if (queue_.bucket(b).reclaim_failed_epoch != epoch_) return true;
+  }
+  return false;
+}
+
+void SimEngine::Run() {
+  const auto& wl = input_.workload.pods;
+  const int64_t total = static_cast<int64_t>(wl.size());
+  std::size_t next_arrival = 0;
+  int64_t last_progress = -1;
+  while (true) {
+    int64_t t = INT64_MAX;
+    if (next_arrival < wl.size()) t = wl[next_arrival].arrival_ms;
+    if (!completions_.empty()) t = std::min(t, completions_.top().t);
+    if (!expiries_.empty()) t = std::min(t, *expiries_.begin());
+    t = std::min(t, next_reclaim_ms_);
+    if (t == INT64_MAX) break;
+    if (options_.until_ms && t > *options_.until_ms) break;
+    metrics_->AdvanceTo(t);
+    now_ = t;
+
+    while (!completions_.empty() && completions_.top().t == t) {
+      const Completion c = completions_.top();
+      completions_.pop();
+      if (pods_[c.pod].generation != c.generation || pods_[c.pod].phase != Phase::kRunning)
+        continue;
+      StopPod(c.pod, true);
+      pods_[c.pod].phase = Phase::kDone;
+    }
+    ProcessExpiries();
+    while (next_arrival < wl.size() && wl[next_arrival].arrival_ms == t) {
+      Submit(static_cast<uint32_t>(next_arrival), false);
+      ++next_arrival;
+    }
+    if (t >= next_reclaim_ms_) {
+      next_reclaim_ms_ = INT64_MAX;
+      ReclaimPass();
+    }
+    Schedule();
+    if (reclaim_ && next_reclaim_ms_ == INT64_MAX && ReclaimPassUseful()) {
+      next_reclaim_ms_ = now_ + std::max<int64_t>(1, options_.reclaim_interval_ms);
+    }
+    if (options_.progress && static_cast<int64_t>(next_arrival) != last_progress &&
+        (next_arrival % 4096 == 0 || next_arrival == wl.size())) {
+      last_progress = static_cast<int64_t>(next_arrival);
+      options_.progress(last_progress, total);
+    }
+  }
+  const int64_t end = options_.until_ms ? *options_.until_ms : now_;
+  metrics_->Finish(std::max(end, now_));
+  out_->end_ms = std::max(end, now_);
+}
+
+void SimEngine::Collect() {
+  out_->policy = std::string(SimPolicyName(options_.policy));
+  out_->scoring = options_.scoring;
+  out_->sampling = options_.sampling == NodeSampling::kAll ? "all" : "kube-scheduler";
+  out_->nodes = nodes_->size();
+  out_->allocatable_cpu = nodes_->TotalAllocatable(kResourceCPU);
+  out_->allocatable_memory = nodes_->TotalAllocatable(kResourceMemory);
+  out_->allocatable_gpu =
+      out_->gpu_resource.empty() ? 0 : nodes_->TotalAllocatable(out_->gpu_resource);
+  const SimPolicySetup setup = SetupFor(options_.policy);
+  for (const auto& t : tenants_) {
+    TenantPlanView v;
+    v.name = t.name;
+    auto it = input_.plan.tenants.find(t.name);
+    v.in_plan = it != input_.plan.tenants.end();
+    v.enforced = t.quota != nullptr;
+    if (t.quota != nullptr) {
+      v.min = t.quota->min;
+      v.max = t.quota->max;
+    } else if (v.in_plan) {
+      v.min = it->second.min;
+      v.max = setup.max_equals_min ? it->second.min : it->second.max;
+    }
+    if (v.in_plan) v.priority = it->second.priority;
+    out_->tenants.push_back(std::move(v));
+  }
+  const std::size_t n = tenants_.size();
+  out_->pending_at_end.assign(n, 0);
+  out_->requeued_at_end.assign(n, 0);
+  out_->running_at_end.assign(n, 0);
+  for (const SimPod& p : pods_) {
+    const int t = buckets_[p.bucket].tenant;
+    if (p.phase == Phase::kPending) ++(p.started ? out_->requeued_at_end : out_->pending_at_end)[t];
+    if (p.phase == Phase::kRunning) ++out_->running_at_end[t];
+  }
+  for (const auto& note : input_.workload.notes)
+    out_->notes.push_back(note);
+  out_->metrics = std::move(*metrics_);
+}
+
+Status RunSimulation(const SimulationInput& input, const SimulationOptions& options,
+                     SimulationResult* out) {
+  *out = SimulationResult{};
+  SimEngine engine(input, options, out);
+  if (Status s = engine.Setup(); !s.ok()) return s;
+  auto thread_cpu = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+  };
+  const auto start = std::chrono::steady_clock::now();
+  const double cpu_start = thread_cpu();
+  engine.Run();
+  out->engine_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out->engine_cpu_seconds = thread_cpu() - cpu_start;
+  engine.Collect();
+  return {};
+}
+
+}  // namespace capext

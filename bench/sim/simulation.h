@@ -1,0 +1,121 @@
+// The discrete-event simulation behind `capacity-sim run` and `compare`: a workload's pods
+// arrive, wait in kube-scheduler's queue, are filtered (quota check of capacity-semantics 1.1 +
+// node fit), scored and bound; they complete after their duration; pods that fit nowhere get the
+// reclaim controller's plan (1.2 on the candidate nodes, 1.3 to choose), whose victims are
+// evicted at once and whose node is nominated for the preemptor. Every decision is made by the
+// production core (core/) on a ClusterState; the engine only decides when to ask.
+//
+// Event order at one instant: completions, then nomination expiries, then arrivals (in name
+// order), then a reclaim-controller pass if one is due, then scheduling until the queue is
+// quiet (pending pods in priority, creation-time, name order; see pending_queue.h for which
+// pods are retried when).
+//
+// Evictions: an evicted pod counts as evicted (TenantCounters::evictions_suffered, and in `run`
+// since it started) and is NOT resubmitted, as a bare pod would not be; with
+// `resubmit_evicted` it goes back to the queue at once as if its controller re-created it
+// (creation time = eviction time, full duration again).
+//
+// Node sampling (`NodeSampling::kKubeScheduler`, the default) is kube-scheduler's: nodes are
+// examined from a rotating start index (name order) until numFeasibleNodesToFind feasible nodes
+// are found (percentageOfNodesToScore; 0 = adaptive 50 - nodes/125, at least 5%, at least 100
+// nodes), the best score wins, ties to the first name; reclaim examines at most
+// max(100, 10% of nodes) candidate nodes from a rotating offset, like DefaultPreemption.
+// `kAll` examines every node for both (capacity-semantics 4's "every node, not a sample").
+//
+// The reclaim controller runs for a pod when its scheduling attempt fails, and every
+// `reclaim_interval_ms` for the pods still parked. A failed reclaim for a group of identical
+// pods is not retried before one interval has passed (the controller's period; kube-scheduler
+// likewise backs failed pods off for 1-10 s) nor before the cluster has changed. A pod with a
+// reclaim in flight (a nomination) is not served twice.
+// Deterministic: no clocks or unseeded randomness in decisions; wall time is only measured.
+// Thread-safety: RunSimulation is reentrant (each call owns its state).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/sim/quota_plan.h"
+#include "bench/sim/sim_metrics.h"
+#include "bench/sim/sim_policy.h"
+#include "bench/sim/workload.h"
+#include "config/snapshot.h"
+
+namespace capext {
+
+enum class NodeSampling { kKubeScheduler, kAll };
+
+struct SimulationInput {
+  std::vector<Node> nodes;
+  // From --cluster: bound pods (running throughout, may be evicted), priority classes, PDBs.
+  // Its pending pods are ignored (the workload supplies pending pods).
+  Snapshot background;
+  QuotaPlan plan;
+  Workload workload;
+};
+
+struct SimulationOptions {
+  SimPolicy policy = SimPolicy::kCapacity;
+  std::string scoring = "least-allocated";
+  NodeSampling sampling = NodeSampling::kKubeScheduler;
+  int percentage_of_nodes_to_score = 0;  // 0 = kube-scheduler's adaptive default
+  bool resubmit_evicted = false;
+  int64_t nomination_ttl_ms = 120'000;
+  int64_t reclaim_interval_ms = 10'000;
+  std::optional<int64_t> until_ms;  // stop at this time (default: when no event is left)
+  int samples = 400;                // timeline points across the expected span
+  std::optional<int64_t> sample_interval_ms;
+  // Run 1.2 on every node of the reclaim pool instead of stopping once no remaining node can
+  // beat the best candidate (candidate_order.h). Same decisions, slower; for tests.
+  bool exhaustive_reclaim = false;
+  // Called now and then with (arrivals processed, arrivals in the workload).
+  std::function<void(int64_t, int64_t)> progress;
+  // Called for every decision that changes something, for tests and debugging:
+  // ("bind", pod, node, t_ms), ("evict", victim, node, t_ms), ("reject", pod, "", t_ms),
+  // ("complete", pod, node, t_ms).
+  std::function<void(const char*, const std::string&, const std::string&, int64_t)> observer;
+};
+
+struct TenantPlanView {
+  std::string name;
+  bool in_plan = false;   // the quota plan names it
+  bool enforced = false;  // this policy created an ElasticQuota for it
+  std::optional<ResourceList> min, max;  // as enforced (static: max = min); else as planned
+  std::optional<int32_t> priority;
+};
+
+struct SimulationResult {
+  std::string policy;
+  std::string scoring;
+  std::string sampling;
+  std::vector<TenantPlanView> tenants;
+  std::vector<std::string> dims;  // resource dimensions of SimMetrics vectors
+  std::string gpu_resource;       // the dimension reported as "gpu" ("" when none)
+  int64_t gpu_scale = 1;          // gpu units per GPU (1000 for alibaba.com/gpu-milli)
+  int nodes = 0;
+  int64_t allocatable_cpu = 0, allocatable_memory = 0, allocatable_gpu = 0;
+  int64_t end_ms = 0;
+  int64_t decisions = 0;  // scheduling attempts: bind or fail
+  int64_t binds = 0;
+  int64_t failed_attempts = 0;
+  int64_t reclaims = 0;   // reclaim plans executed
+  int64_t evictions = 0;
+  int64_t reclaim_attempts = 0;
+  int64_t reclaim_nodes_examined = 0;  // nodes handed to 1.2 (SelectVictimsOnNode)
+  int64_t reclaim_candidates = 0;      // of those, nodes where 1.2 found victims
+  // Per tenant, at the end: pods never started and still waiting; pods that ran, were evicted
+  // and wait again (resubmit_evicted); pods running.
+  std::vector<int64_t> pending_at_end, requeued_at_end, running_at_end;
+  std::vector<std::string> notes;
+  SimMetrics metrics{{}, 0, -1, -1, -1, 1};
+  double engine_seconds = 0;      // wall time of the event loop; never part of report.json's body
+  double engine_cpu_seconds = 0;  // CPU time of the thread running it (what a busy machine leaves)
+};
+
+// Runs one policy on the input. Fails on an unknown scoring name.
+Status RunSimulation(const SimulationInput& input, const SimulationOptions& options,
+                     SimulationResult* out);
+
+}  // namespace capext

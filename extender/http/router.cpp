@@ -1,0 +1,135 @@
+#include "extender/http/router.h"
+
+#include <atomic>
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "config/admission_review.h"
+#include "extender/log.h"
+
+namespace capext {
+namespace {
+
+std::atomic<uint64_t> g_request_id{0};
+
+http::Response JsonError(int status, const std::string& message) {
+  return {status, "application/json", ErrorJson(message), {}};
+}
+
+http::Response Admit(ExtenderService* service, const http::Request& request) {
+  if (!request.tls) {
+    return JsonError(403,
+                     "admission webhook requests must arrive over HTTPS (configure "
+                     "webhookPort with webhookTLSCertFile/webhookTLSKeyFile)");
+  }
+  AdmissionClusterView view = service->cache().Read([](const ClusterState& state) {
+    AdmissionClusterView v;
+    for (const auto& [ns, q] : state.quotas().quotas())
+      v.existing_quotas.push_back(q);
+    for (const auto& [name, node] : state.nodes())
+      v.total_allocatable.Add(node.allocatable);
+    return v;
+  });
+  std::string response;
+  AdmissionDecision decision;
+  Status s = ReviewElasticQuotaAdmission(request.body, view, &response, &decision);
+  if (!s.ok()) return JsonError(400, "admit: " + s.message());
+  Log(LogLevel::kInfo, "admission review",
+      {{"allowed", decision.allowed ? "true" : "false"}, {"message", decision.message}});
+  return {200, "application/json", std::move(response), {}};
+}
+
+}  // namespace
+
+http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptions options) {
+  return [service, metrics, options](http::Request&& request, http::Responder respond) {
+    const auto start = std::chrono::steady_clock::now();
+    const uint64_t id = ++g_request_id;
+    std::string path = request.target.substr(0, request.target.find('?'));
+    // The prefix matches whole path segments only: /scheduler/filter, never /schedulerfilter.
+    if (!options.path_prefix.empty() && path.starts_with(options.path_prefix) &&
+        (path.size() == options.path_prefix.size() || path[options.path_prefix.size()] == '/')) {
+      path = path.substr(options.path_prefix.size());
+      if (path.empty()) path = "/";
+    }
+    // Metrics label: one of our paths, or "unknown" (a label per scanned path would grow without
+    // bound, and raw paths are not safe label values).
+    static const char* const kKnown[] = {"filter", "prioritize", "preempt", "bind",   "explain",
+                                         "admit",  "quotas",     "healthz", "readyz", "metrics"};
+    std::string verb = "unknown";
+    for (const char* known : kKnown) {
+      if (path.size() > 1 && path.compare(1, std::string::npos, known) == 0) verb = known;
+    }
+    auto finish = [metrics, start, id, verb, respond](http::Response response) {
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      metrics->ObserveRequest(verb, response.status, seconds);
+      // A 503 from /readyz during the first sync is expected (kubelet probes it): debug only.
+      const bool expected = verb == "readyz" && response.status == 503;
+      if ((response.status >= 400 && !expected) || LogEnabled(LogLevel::kDebug)) {
+        Log(expected                 ? LogLevel::kDebug
+            : response.status >= 500 ? LogLevel::kError
+            : response.status >= 400 ? LogLevel::kWarn
+                                     : LogLevel::kDebug,
+            "request",
+            {{"id", std::to_string(id)},
+             {"verb", verb},
+             {"status", std::to_string(response.status)},
+             {"duration_us", std::to_string(static_cast<int64_t>(seconds * 1e6))},
+             {"error", response.status >= 400 ? response.body : ""}});
+      }
+      respond(std::move(response));
+    };
+
+    const bool webhook = options.listener == Listener::kWebhook;
+    const bool get = request.method == "GET" || request.method == "HEAD";
+    const bool post = request.method == "POST";
+    auto method_not_allowed = [&](const char* allowed) {
+      http::Response r = JsonError(
+          405, fmt::format("{} {}: method not allowed (use {})", request.method, path, allowed));
+      r.headers.emplace_back("Allow", allowed);
+      finish(std::move(r));
+    };
+
+    if (path == "/healthz") {
+      if (!get) return method_not_allowed("GET");
+      return finish({200, "application/json", R"({"status":"ok"})", {}});
+    }
+    if (path == "/readyz") {
+      if (!get) return method_not_allowed("GET");
+      if (service->cache().ready())
+        return finish({200, "application/json", R"({"status":"ready"})", {}});
+      return finish(JsonError(503, "cluster cache not synced yet"));
+    }
+    if (path == "/metrics") {
+      if (!get) return method_not_allowed("GET");
+      return finish(
+          {200, "text/plain; version=0.0.4", metrics->Render() + service->QuotaGauges(), {}});
+    }
+    if (path == "/admit") {
+      if (!post) return method_not_allowed("POST");
+      return finish(Admit(service, request));
+    }
+    if (!webhook) {
+      if (path == "/quotas") {
+        if (!get) return method_not_allowed("GET");
+        return finish(service->Quotas());
+      }
+      if (path == "/filter" || path == "/prioritize" || path == "/preempt" || path == "/bind" ||
+          path == "/explain") {
+        if (!post) return method_not_allowed("POST");
+        if (path == "/filter") return finish(service->Filter(request.body));
+        if (path == "/prioritize") return finish(service->Prioritize(request.body));
+        if (path == "/preempt") return finish(service->Preempt(request.body));
+        if (path == "/explain") return finish(service->Explain(request.body));
+        return service->Bind(request.body, finish);
+      }
+    }
+    finish(JsonError(404, fmt::format("unknown path {} (verbs: POST filter, prioritize, preempt, "
+                                      "bind, explain, admit; GET quotas, healthz, readyz, metrics)",
+                                      path)));
+  };
+}
+
+}  // namespace capext

@@ -1,0 +1,162 @@
+#include "extender/live/cache_sink.h"
+
+#include <set>
+
+#include "config/object_codec.h"
+#include "extender/log.h"
+
+namespace capext {
+namespace {
+
+bool Decode(const std::string& resource, const std::string& text, const DecodeOptions& options,
+            KubeObject* out) {
+  rapidjson::Document doc;
+  doc.Parse(text.data(), text.size());
+  if (doc.HasParseError() || !doc.IsObject()) {
+    Log(LogLevel::kWarn, "watch object is not JSON; skipped", {{"resource", resource}});
+    return false;
+  }
+  static const std::map<std::string, std::string> kKinds = {
+      {"pods", "Pod"},
+      {"nodes", "Node"},
+      {"elasticquotas", "ElasticQuota"},
+      {"priorityclasses", "PriorityClass"},
+      {"poddisruptionbudgets", "PodDisruptionBudget"}};
+  auto kind_it = kKinds.find(resource);
+  if (kind_it == kKinds.end()) return false;
+  bool skipped = false;
+  std::string kind;
+  Status s = DecodeKubeObject(doc, options, kind_it->second, out, &skipped, &kind);
+  if (!s.ok() || skipped) {
+    Log(LogLevel::kWarn, "cannot decode object; skipped",
+        {{"resource", resource},
+         {"object", DescribeObject(doc, kind_it->second)},
+         {"error", s.ok() ? "unexpected kind " + kind : s.message()}});
+    return false;
+  }
+  return true;
+}
+
+std::string PodKey(const Pod& p) {
+  return p.uid.empty() ? p.Key() : p.uid;
+}
+
+void Upsert(ClusterState& state, KubeObject&& obj) {
+  std::visit(
+      [&](auto&& o) {
+        using T = std::decay_t<decltype(o)>;
+        if constexpr (std::is_same_v<T, Pod>) state.UpsertPod(std::move(o));
+        if constexpr (std::is_same_v<T, Node>) state.UpsertNode(std::move(o));
+        if constexpr (std::is_same_v<T, ElasticQuota>) {
+          if (!state.UpsertQuota(o)) {
+            Log(LogLevel::kWarn, "second ElasticQuota in a namespace is ignored",
+                {{"quota", o.Key()}});
+          }
+        }
+        if constexpr (std::is_same_v<T, PriorityClass>) state.UpsertPriorityClass(o);
+        if constexpr (std::is_same_v<T, PodDisruptionBudget>) state.UpsertPdb(o);
+      },
+      std::move(obj));
+}
+
+void Remove(ClusterState& state, const KubeObject& obj) {
+  std::visit(
+      [&](const auto& o) {
+        using T = std::decay_t<decltype(o)>;
+        if constexpr (std::is_same_v<T, Pod>) state.DeletePod(PodKey(o));
+        if constexpr (std::is_same_v<T, Node>) state.DeleteNode(o.name);
+        if constexpr (std::is_same_v<T, ElasticQuota>) state.DeleteQuota(o.ns, o.name);
+        if constexpr (std::is_same_v<T, PriorityClass>) state.DeletePriorityClass(o.name);
+        if constexpr (std::is_same_v<T, PodDisruptionBudget>) state.DeletePdb(o.ns, o.name);
+      },
+      obj);
+}
+
+}  // namespace
+
+void CacheSink::Replace(const std::string& resource, std::vector<std::string> objects_json) {
+  std::vector<KubeObject> objects;
+  objects.reserve(objects_json.size());
+  for (const auto& text : objects_json) {
+    KubeObject obj;
+    if (Decode(resource, text, cache_->decode_options(), &obj)) objects.push_back(std::move(obj));
+  }
+  cache_->Write([&](ClusterState& state) {
+    // Remove what the list no longer has, then apply every listed object.
+    std::set<std::string> keep;
+    for (const auto& obj : objects) {
+      std::visit(
+          [&](const auto& o) {
+            using T = std::decay_t<decltype(o)>;
+            if constexpr (std::is_same_v<T, Pod>) keep.insert(PodKey(o));
+            if constexpr (std::is_same_v<T, Node> || std::is_same_v<T, PriorityClass>)
+              keep.insert(o.name);
+            if constexpr (std::is_same_v<T, ElasticQuota> ||
+                          std::is_same_v<T, PodDisruptionBudget>) {
+              keep.insert(o.ns + "/" + o.name);
+            }
+          },
+          obj);
+    }
+    if (resource == "pods") {
+      std::vector<std::string> gone;
+      for (const auto& [uid, pod] : state.pods()) {
+        if (!keep.count(uid)) gone.push_back(uid);
+      }
+      for (const auto& uid : gone)
+        state.DeletePod(uid);
+    } else if (resource == "nodes") {
+      std::vector<std::string> gone;
+      for (const auto& [name, node] : state.nodes()) {
+        if (!keep.count(name)) gone.push_back(name);
+      }
+      for (const auto& name : gone)
+        state.DeleteNode(name);
+    } else if (resource == "elasticquotas") {
+      std::vector<std::pair<std::string, std::string>> gone;
+      for (const auto& [ns, q] : state.quotas().quotas()) {
+        if (!keep.count(ns + "/" + q.name)) gone.emplace_back(ns, q.name);
+      }
+      for (const auto& d : state.quotas().duplicates()) {
+        if (!keep.count(d.ns + "/" + d.name)) gone.emplace_back(d.ns, d.name);
+      }
+      for (const auto& [ns, name] : gone)
+        state.DeleteQuota(ns, name);
+    } else if (resource == "priorityclasses") {
+      std::vector<std::string> gone;
+      for (const auto& [name, pc] : state.priority_classes()) {
+        if (!keep.count(name)) gone.push_back(name);
+      }
+      for (const auto& name : gone)
+        state.DeletePriorityClass(name);
+    } else if (resource == "poddisruptionbudgets") {
+      std::vector<std::pair<std::string, std::string>> gone;
+      for (const auto& pdb : state.pdbs()) {
+        if (!keep.count(pdb.ns + "/" + pdb.name)) gone.emplace_back(pdb.ns, pdb.name);
+      }
+      for (const auto& [ns, name] : gone)
+        state.DeletePdb(ns, name);
+    }
+    for (auto& obj : objects)
+      Upsert(state, std::move(obj));
+    return 0;
+  });
+  metrics_->Count("capacity_extender_informer_lists_total", "resource", resource);
+}
+
+void CacheSink::Apply(const std::string& resource, kube::WatchEventType type,
+                      std::string object_json) {
+  KubeObject obj;
+  if (!Decode(resource, object_json, cache_->decode_options(), &obj)) return;
+  cache_->Write([&](ClusterState& state) {
+    if (type == kube::WatchEventType::kDeleted) {
+      Remove(state, obj);
+    } else {
+      Upsert(state, std::move(obj));
+    }
+    return 0;
+  });
+  metrics_->Count("capacity_extender_informer_events_total", "resource", resource);
+}
+
+}  // namespace capext

@@ -1,0 +1,34 @@
+// LiveMode: the extender's truth from a real API server (product.md "Live mode"). Connects with
+// --kubeconfig or in-cluster config, discovers the ElasticQuota group, mirrors pods, nodes,
+// elasticquotas, priorityclasses and poddisruptionbudgets into the SchedulerCache through one
+// writer (list + watch, resume, relist on 410, backoff, periodic resync), marks the cache ready
+// once every informer listed once, and writes ElasticQuota status.used back (merge patch on the
+// status subresource, only when it changed, at most once per interval per quota).
+// Thread-safety: Start/Stop from the main thread; the binder/evictor/nudger are thread-safe.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "config/extender_config.h"
+#include "extender/metrics.h"
+#include "extender/pod_binder.h"
+#include "extender/reclaim/reclaim_controller.h"
+#include "extender/scheduler_cache.h"
+
+namespace capext {
+
+class LiveMode {
+ public:
+  static bool InClusterAvailable();
+  // Returns nullptr with *error when the connection cannot be configured or discovery fails.
+  static std::unique_ptr<LiveMode> Start(const ExtenderConfig& config, SchedulerCache* cache,
+                                         Metrics* metrics, std::string* error);
+  virtual ~LiveMode() = default;
+  virtual void Stop() = 0;
+  virtual std::unique_ptr<PodBinder> MakeBinder() = 0;
+  virtual std::unique_ptr<Evictor> MakeEvictor() = 0;
+  virtual std::unique_ptr<RequeueNudger> MakeNudger() = 0;
+};
+
+}  // namespace capext

@@ -1,0 +1,138 @@
+// GET /quotas and the quota gauges of /metrics: every quota with min, max, used, reserved,
+// borrowed (used above min) and lendable (min not used), for the resources it governs.
+#include <fmt/format.h>
+
+#include "core/quantity.h"
+#include "extender/verbs/extender_service.h"
+
+namespace capext {
+namespace {
+
+// The resources a quota shows: those it governs (names in min or max), plus cpu/memory/
+// ephemeral-storage under the reference semantics, which always compares them.
+std::vector<std::string> ShownResources(QuotaSemantics semantics, const ElasticQuota& q) {
+  std::vector<std::string> names;
+  auto add = [&](const std::string& n) {
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  };
+  if (q.min)
+    for (const auto& e : q.min->entries())
+      add(e.first);
+  if (q.max)
+    for (const auto& e : q.max->entries())
+      add(e.first);
+  if (semantics == QuotaSemantics::kSchedulerPlugins) {
+    for (auto n : {kResourceCPU, kResourceMemory, kResourceEphemeralStorage})
+      add(std::string(n));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void WriteList(JsonWriter& w, const char* key, const std::vector<std::string>& names,
+               const std::function<std::optional<int64_t>(const std::string&)>& amount) {
+  w.Key(key);
+  w.StartObject();
+  for (const auto& n : names) {
+    auto a = amount(n);
+    if (!a) continue;
+    const std::string text = QuantityFromDecisionAmount(n, *a).ToString();
+    w.Key(n.c_str(), static_cast<rapidjson::SizeType>(n.size()));
+    w.String(text.c_str(), static_cast<rapidjson::SizeType>(text.size()));
+  }
+  w.EndObject();
+}
+
+}  // namespace
+
+http::Response ExtenderService::Quotas() const {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  cache_->Read([&](const ClusterState& state) {
+    const QuotaBook& book = state.quotas();
+    w.StartObject();
+    w.Key("quotaSemantics");
+    w.String(state.semantics() == QuotaSemantics::kSchedulerPlugins ? "scheduler-plugins"
+                                                                    : "capacity-extender");
+    w.Key("quotas");
+    w.StartArray();
+    for (const auto& [ns, q] : book.quotas()) {
+      const auto names = ShownResources(state.semantics(), q);
+      const ResourceList used = book.Used(ns);
+      const ResourceList reserved = book.Reserved(ns);
+      auto min_of = [&](const std::string& n) { return q.min ? q.min->Get(n) : 0; };
+      w.StartObject();
+      w.Key("namespace");
+      w.String(ns.c_str());
+      w.Key("name");
+      w.String(q.name.c_str());
+      WriteList(w, "min", names, [&](const std::string& n) -> std::optional<int64_t> {
+        return q.min ? q.min->Find(n) : std::nullopt;
+      });
+      WriteList(w, "max", names, [&](const std::string& n) -> std::optional<int64_t> {
+        return q.max ? q.max->Find(n) : std::nullopt;
+      });
+      WriteList(w, "used", names, [&](const std::string& n) { return used.Get(n); });
+      WriteList(w, "reserved", names, [&](const std::string& n) { return reserved.Get(n); });
+      WriteList(w, "borrowed", names, [&](const std::string& n) {
+        return std::max<int64_t>(0, used.Get(n) - min_of(n));
+      });
+      WriteList(w, "lendable", names, [&](const std::string& n) {
+        return std::max<int64_t>(0, min_of(n) - used.Get(n));
+      });
+      w.Key("borrowing");
+      w.Bool(IsBorrowing(state.semantics(), q, used));
+      w.EndObject();
+    }
+    w.EndArray();
+    w.Key("duplicates");
+    w.StartArray();
+    for (const auto& d : book.duplicates()) {
+      const std::string key = d.Key();
+      w.String(key.c_str());
+    }
+    w.EndArray();
+    w.EndObject();
+    return 0;
+  });
+  return {200, "application/json", std::string(buffer.GetString(), buffer.GetSize()), {}};
+}
+
+std::string ExtenderService::QuotaGauges() const {
+  std::string out;
+  out += "# HELP capacity_extender_quota_used Usage of each ElasticQuota (bound + reserved).\n";
+  out += "# TYPE capacity_extender_quota_used gauge\n";
+  std::string min_lines, max_lines;
+  cache_->Read([&](const ClusterState& state) {
+    const QuotaBook& book = state.quotas();
+    for (const auto& [ns, q] : book.quotas()) {
+      const ResourceList used = book.Used(ns);
+      for (const auto& n : ShownResources(state.semantics(), q)) {
+        out += fmt::format("capacity_extender_quota_used{{namespace=\"{}\",resource=\"{}\"}} {}\n",
+                           ns, n, used.Get(n));
+        if (q.min && q.min->Has(n)) {
+          min_lines +=
+              fmt::format("capacity_extender_quota_min{{namespace=\"{}\",resource=\"{}\"}} {}\n",
+                          ns, n, q.min->Get(n));
+        }
+        if (q.max && q.max->Has(n)) {
+          max_lines +=
+              fmt::format("capacity_extender_quota_max{{namespace=\"{}\",resource=\"{}\"}} {}\n",
+                          ns, n, q.max->Get(n));
+        }
+      }
+    }
+    return 0;
+  });
+  out +=
+      "# HELP capacity_extender_quota_min Guaranteed amount (spec.min), decision units (cpu in "
+      "millicores).\n";
+  out += "# TYPE capacity_extender_quota_min gauge\n" + min_lines;
+  out +=
+      "# HELP capacity_extender_quota_max Ceiling (spec.max), decision units (cpu in "
+      "millicores).\n";
+  out += "# TYPE capacity_extender_quota_max gauge\n" + max_lines;
+  return out;
+}
+
+}  // namespace capext

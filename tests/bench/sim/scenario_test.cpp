@@ -1,0 +1,266 @@
+// The scenario runner: file loading and its errors, durations, pass/fail reporting, the exit codes
+// of `capacity-sim scenario`, and determinism (the same file twice gives byte-identical output).
+#include "bench/sim/scenario.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/sim/sim_commands.h"
+
+namespace capext {
+namespace {
+
+const std::string kSeed002 =
+    std::string(CE_SHARED_DIR) + "/scenarios/seed-002-borrow-and-reclaim.yaml";
+
+std::string WriteTempFile(const std::string& name, const std::string& text) {
+  const std::string path = std::string(CE_BINARY_DIR) + "/scenario_test_" + name + ".yaml";
+  std::ofstream out(path);
+  out << text;
+  return path;
+}
+
+Scenario MustLoad(const std::string& path) {
+  Scenario scenario;
+  Status s = LoadScenarioFile(path, &scenario);
+  INFO(s.message());
+  REQUIRE(s.ok());
+  return scenario;
+}
+
+std::string Run(const Scenario& scenario, ScenarioReport* report = nullptr) {
+  std::ostringstream out;
+  ScenarioReport r = RunScenario(scenario, out);
+  if (report) *report = r;
+  return out.str();
+}
+
+// Runs `capacity-sim scenario ARGS...` in-process, capturing stdout.
+int RunCommand(const std::vector<std::string>& args, std::string* output) {
+  std::ostringstream captured;
+  std::streambuf* old = std::cout.rdbuf(captured.rdbuf());
+  const int code = RunScenarioCommand(args);
+  std::cout.rdbuf(old);
+  *output = captured.str();
+  return code;
+}
+
+// Two nodes of 4 cpu; eq1 {min 4, max 4}.
+const char* const kSmallCluster = R"(
+cluster:
+  - {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}}
+  - {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}}
+  - {apiVersion: scheduling.x-k8s.io/v1alpha1, kind: ElasticQuota, metadata: {name: eq1, namespace: eq1},
+     spec: {min: {cpu: "4"}, max: {cpu: "4"}}}
+)";
+
+std::string PodYaml(const std::string& name, const std::string& cpu) {
+  return "{apiVersion: v1, kind: Pod, metadata: {name: " + name +
+         ", namespace: eq1}, spec: {containers: [{name: c, resources: {requests: {cpu: \"" + cpu +
+         "\"}}}]}}";
+}
+
+TEST_CASE("ParseDurationMs", "[scenario]") {
+  struct Case {
+    std::string text;
+    bool ok;
+    int64_t ms;
+  };
+  const std::vector<Case> cases = {
+      {"30s", true, 30000}, {"2m", true, 120000}, {"1h30m", true, 5400000},
+      {"500ms", true, 500}, {"0s", true, 0},      {"1m30s250ms", true, 90250},
+      {"", false, 0},       {"30", false, 0},     {"1.5s", false, 0},
+      {"-1s", false, 0},    {"5d", false, 0},     {"s", false, 0},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text);
+    int64_t ms = -7;
+    CHECK(ParseDurationMs(c.text, &ms) == c.ok);
+    if (c.ok) CHECK(ms == c.ms);
+  }
+}
+
+TEST_CASE("the seed scenario loads and passes", "[scenario]") {
+  Scenario scenario = MustLoad(kSeed002);
+  CHECK(scenario.name == "seed-002-borrow-and-reclaim");
+  CHECK(scenario.quota_semantics == "capacity-extender");
+  CHECK(scenario.cluster.nodes.size() == 3);
+  CHECK(scenario.cluster.quotas.size() == 2);
+  REQUIRE(scenario.events.size() == 8);
+  CHECK(scenario.events[0].kind == ScenarioEvent::Kind::kCreate);
+  CHECK(scenario.events[0].pod.Key() == "eq1/job-a");
+  CHECK(scenario.expect.size() == 8);
+  CHECK(scenario.expect.at(5).evicted == std::vector<std::string>{"eq1/job-b"});
+
+  ScenarioReport report;
+  std::string output = Run(scenario, &report);
+  CHECK(report.passed == 8);
+  CHECK(report.failed == 0);
+  CHECK_THAT(output, Catch::Contains("PASS seed-002-borrow-and-reclaim event 5 (create eq2/job-2): "
+                                     "eq2/job-2 bound to n2, eq1/job-b evicted"));
+}
+
+TEST_CASE("running the same file twice gives byte-identical output", "[scenario]") {
+  std::vector<std::string> files = {kSeed002};
+  const std::filesystem::path own = std::filesystem::path(CE_SOURCE_DIR) / "tests" / "scenarios";
+  if (std::filesystem::exists(own)) {
+    for (const auto& entry : std::filesystem::directory_iterator(own)) {
+      if (entry.path().extension() == ".yaml") files.push_back(entry.path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& path : files) {
+    INFO(path);
+    std::string first = Run(MustLoad(path));
+    std::string second = Run(MustLoad(path));
+    CHECK_FALSE(first.empty());
+    CHECK(first == second);
+  }
+}
+
+TEST_CASE("a broken expectation is reported as FAIL with what happened", "[scenario]") {
+  const std::string path =
+      WriteTempFile("failing", std::string("name: failing\n") + kSmallCluster +
+                                   "events:\n  - create: " + PodYaml("a", "3") +
+                                   "\n  - create: " + PodYaml("b", "2") + R"(
+expect:
+  0: {bound: {eq1/a: n2}}
+  1: {bound: {eq1/b: n1}, evicted: [eq1/a]}
+)");
+  ScenarioReport report;
+  std::string output = Run(MustLoad(path), &report);
+  CHECK(report.passed == 0);
+  CHECK(report.failed == 2);
+  // a lands on n1 (least-allocated, then the first name).
+  CHECK_THAT(output, Catch::Contains("FAIL failing event 0 (create eq1/a): eq1/a bound to n2 -- "
+                                     "eq1/a is bound to n1"));
+  // b would take eq1 to 5 > max 4.
+  CHECK_THAT(output, Catch::Contains("eq1/b is pending: pod eq1/b rejected: ElasticQuota eq1/eq1 "
+                                     "would exceed max: cpu used 3 + request 2 > max 4"));
+  CHECK_THAT(output, Catch::Contains("eq1/a was not evicted"));
+}
+
+TEST_CASE("delete and advance events", "[scenario]") {
+  const std::string path =
+      WriteTempFile("delete_advance", std::string("name: delete-advance\n") + kSmallCluster +
+                                          "events:\n  - create: " + PodYaml("a", "3") +
+                                          "\n  - create: " + PodYaml("b", "2") + R"(
+  - advance: 10m
+  - delete: eq1/a
+  - delete: eq1/missing
+expect:
+  1: {pending: {eq1/b: "exceed max"}}
+  2: {pending: {eq1/b: "cpu used 3 + request 2 > max 4"}}
+  3: {bound: {eq1/b: n1}}
+  4: {untouched: [eq1/b]}
+)");
+  Scenario scenario = MustLoad(path);
+  REQUIRE(scenario.events.size() == 5);
+  CHECK(scenario.events[2].kind == ScenarioEvent::Kind::kAdvance);
+  CHECK(scenario.events[2].advance_ms == 600000);
+  CHECK(scenario.events[3].kind == ScenarioEvent::Kind::kDelete);
+  CHECK(scenario.events[3].target == "eq1/a");
+  ScenarioReport report;
+  std::string output = Run(scenario, &report);
+  INFO(output);
+  CHECK(report.passed == 4);
+  CHECK(report.failed == 0);
+}
+
+TEST_CASE("the quotaSemantics of a scenario is honoured", "[scenario]") {
+  // A max listing only cpu: scheduler-plugins rejects a memory-requesting pod.
+  const std::string body = std::string(kSmallCluster) + R"(events:
+  - create: {apiVersion: v1, kind: Pod, metadata: {name: m, namespace: eq1},
+             spec: {containers: [{name: c, resources: {requests: {cpu: "1", memory: 1Mi}}}]}}
+)";
+  Scenario extender = MustLoad(WriteTempFile(
+      "semantics_extender", "name: s\n" + body + "expect:\n  0: {bound: {eq1/m: n1}}\n"));
+  ScenarioReport r1;
+  Run(extender, &r1);
+  CHECK(r1.passed == 1);
+
+  Scenario plugins = MustLoad(WriteTempFile(
+      "semantics_plugins",
+      "name: s\nquotaSemantics: scheduler-plugins\n" + body +
+          "expect:\n  0: {pending: {eq1/m: \"memory request 1Mi > max 0\"}}\n"));
+  CHECK(plugins.quota_semantics == "scheduler-plugins");
+  ScenarioReport r2;
+  std::string output = Run(plugins, &r2);
+  INFO(output);
+  CHECK(r2.passed == 1);
+
+  Scenario unknown =
+      MustLoad(WriteTempFile("semantics_unknown", "name: s\nquotaSemantics: lax\n" + body));
+  ScenarioReport r3;
+  CHECK_THAT(Run(unknown, &r3), Catch::Contains("FAIL s: unknown quotaSemantics or scoring"));
+  CHECK(r3.failed == 1);
+}
+
+TEST_CASE("scenario file errors", "[scenario]") {
+  struct Case {
+    std::string description;
+    std::string text;
+    std::string want;
+  };
+  const std::vector<Case> cases = {
+      {"two documents", "name: a\n---\nname: b\n", "expected one YAML document"},
+      {"cluster not a list", "name: a\ncluster: {}\n", "cluster: expected a list of objects"},
+      {"a bad cluster object",
+       "name: a\ncluster:\n  - {kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "
+       "x}}}\n",
+       "cluster[0] (Node n1): status.allocatable.cpu"},
+      {"an event of no known kind", "name: a\nevents:\n  - sleep: 1s\n",
+       "events[0]: expected one of create, delete, advance"},
+      {"a bad pod in an event",
+       "name: a\nevents:\n  - create: {metadata: {name: p}, spec: {priority: high}}\n",
+       "events[0].create: spec.priority: expected integer"},
+      {"a bad duration", "name: a\nevents:\n  - advance: soon\n",
+       "events[0].advance: expected a duration such as 30s"},
+      {"an expectation for a missing event",
+       "name: a\nevents:\n  - advance: 1s\nexpect:\n  1: {bound: {}}\n",
+       "expect.1: not an event index"},
+      {"an unknown expectation", "name: a\nevents:\n  - advance: 1s\nexpect:\n  0: {running: []}\n",
+       "expect.0.running: unknown expectation (bound, evicted, untouched, pending)"},
+      {"evicted not a list", "name: a\nevents:\n  - advance: 1s\nexpect:\n  0: {evicted: eq1/a}\n",
+       "expect.0.evicted: expected a list of namespace/name"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.description);
+    const std::string path = WriteTempFile("error", c.text);
+    Scenario scenario;
+    Status s = LoadScenarioFile(path, &scenario);
+    REQUIRE_FALSE(s.ok());
+    CHECK_THAT(s.message(), Catch::Contains(c.want));
+    CHECK_THAT(s.message(), Catch::Contains(path));
+  }
+}
+
+TEST_CASE("capacity-sim scenario exit codes and summary", "[scenario]") {
+  std::string output;
+  CHECK(RunCommand({kSeed002}, &output) == 0);
+  CHECK_THAT(output, Catch::EndsWith("8 passed, 0 failed\n"));
+
+  const std::string failing =
+      WriteTempFile("exit_failing", std::string("name: f\n") + kSmallCluster +
+                                        "events:\n  - create: " + PodYaml("a", "1") +
+                                        "\nexpect:\n  0: {bound: {eq1/a: n9}}\n");
+  CHECK(RunCommand({kSeed002, failing}, &output) == 1);
+  CHECK_THAT(output, Catch::EndsWith("8 passed, 1 failed\n"));
+
+  CHECK(RunCommand({kSeed002, "/nonexistent/scenario.yaml"}, &output) == 2);
+  CHECK_THAT(output, Catch::Contains("ERROR /nonexistent/scenario.yaml: cannot open"));
+  CHECK_THAT(output, Catch::EndsWith("8 passed, 0 failed\n"));
+
+  CHECK(RunCommand({}, &output) == 2);
+  CHECK(RunCommand({"--help"}, &output) == 0);
+  CHECK_THAT(output, Catch::StartsWith("usage: capacity-sim scenario FILE..."));
+}
+
+}  // namespace
+}  // namespace capext

@@ -1,0 +1,369 @@
+// Informer and InformerSet against the API-server double: initial sync, ordered events,
+// resumption after dropped streams, relists on 410, restarts, bookmarks, resyncs, backoff, stop.
+#include "extender/kube/informer.h"
+
+#include <rapidjson/document.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "extender/kube/api_discovery.h"
+#include "extender/kube/informer_set.h"
+#include "tests/support/apiserver_double_process.h"
+
+namespace capext::kube {
+namespace {
+
+using testing::ApiServerDouble;
+using testing::Eventually;
+using Clock = std::chrono::steady_clock;
+
+// Records what informers deliver: namespace/name -> resourceVersion per resource, plus the
+// resourceVersion of every Apply in arrival order.
+class RecordingSink : public InformerSink {
+ public:
+  void Replace(const std::string& resource, std::vector<std::string> objects_json) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& objects = objects_[resource];
+    objects.clear();
+    for (const auto& json : objects_json) {
+      auto [key, rv, kind] = Identify(json);
+      objects[key] = rv;
+      if (kind.empty()) ++objects_without_kind_;
+    }
+    ++replaces_[resource];
+  }
+  void Apply(const std::string& resource, WatchEventType type, std::string object_json) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto [key, rv, kind] = Identify(object_json);
+    if (kind.empty()) ++objects_without_kind_;
+    if (type == WatchEventType::kDeleted) {
+      objects_[resource].erase(key);
+    } else {
+      objects_[resource][key] = rv;
+    }
+    applied_[resource].push_back(std::stol(rv));
+  }
+
+  std::map<std::string, std::string> Objects(const std::string& resource) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return objects_[resource];
+  }
+  std::vector<long> Applied(const std::string& resource) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return applied_[resource];
+  }
+  int Replaces(const std::string& resource) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return replaces_[resource];
+  }
+  int ObjectsWithoutKind() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return objects_without_kind_;
+  }
+
+ private:
+  static std::tuple<std::string, std::string, std::string> Identify(const std::string& json) {
+    rapidjson::Document document;
+    document.Parse(json.c_str());
+    REQUIRE(!document.HasParseError());
+    const auto& meta = document["metadata"];
+    std::string key = meta.HasMember("namespace") ? std::string(meta["namespace"].GetString()) +
+                                                        "/" + meta["name"].GetString()
+                                                  : std::string(meta["name"].GetString());
+    std::string kind = document.HasMember("kind") ? document["kind"].GetString() : "";
+    return {key, meta["resourceVersion"].GetString(), kind};
+  }
+
+  std::mutex mutex_;
+  std::map<std::string, std::map<std::string, std::string>> objects_;
+  std::map<std::string, std::vector<long>> applied_;
+  std::map<std::string, int> replaces_;
+  int objects_without_kind_ = 0;
+};
+
+InformerOptions PodOptions() {
+  InformerOptions options;
+  options.resource = "pods";
+  options.path = "/api/v1/pods";
+  options.backoff_initial = std::chrono::milliseconds(20);
+  options.backoff_max = std::chrono::milliseconds(200);
+  options.seed = 42;
+  return options;
+}
+
+std::unique_ptr<RestClient> MakeClient(ApiServerDouble& server) {
+  std::unique_ptr<RestClient> client;
+  REQUIRE(RestClient::Create(server.Config(), {}, &client).ok());
+  return client;
+}
+
+bool StrictlyIncreasing(const std::vector<long>& values) {
+  for (size_t i = 1; i < values.size(); ++i) {
+    if (values[i] <= values[i - 1]) return false;
+  }
+  return true;
+}
+
+std::vector<long> Range(long first, long last) {
+  std::vector<long> out;
+  for (long v = first; v <= last; ++v)
+    out.push_back(v);
+  return out;
+}
+
+std::string Churn(const std::string& ns, const std::string& prefix, int count,
+                  const std::string& action = "create") {
+  return R"({"resource":"pods","namespace":")" + ns + R"(","prefix":")" + prefix + R"(","count":)" +
+         std::to_string(count) + R"(,"action":")" + action + R"("})";
+}
+
+TEST_CASE("informer: paged initial sync then 1000 events in order", "[kube]") {
+  ApiServerDouble server;
+  REQUIRE(server.started());
+  server.Control("churn", Churn("pre", "p-", 50));
+  auto client = MakeClient(server);
+  RecordingSink sink;
+  InformerOptions options = PodOptions();
+  options.page_size = 7;  // 8 pages
+  Informer informer(client.get(), options, &sink);
+  informer.Start();
+  REQUIRE(Eventually([&] { return informer.HasSynced(); }));
+  CHECK(sink.Objects("pods") == server.Objects("pods"));
+  CHECK(sink.Replaces("pods") == 1);
+  CHECK(server.CountRequests("GET", "/api/v1/pods") >= 8);
+
+  long before = server.ResourceVersion();
+  server.Control("churn", Churn("load", "e-", 1000));
+  REQUIRE(Eventually([&] { return sink.Applied("pods").size() >= 1000; }));
+  CHECK(sink.Applied("pods") == Range(before + 1, before + 1000));
+  CHECK(sink.Objects("pods") == server.Objects("pods"));
+  CHECK(sink.ObjectsWithoutKind() == 0);
+  CHECK(informer.Stats().events == 1000);
+  CHECK(informer.Stats().resource_version == std::to_string(before + 1000));
+  informer.Stop();
+}
+
+TEST_CASE("informer: a stream dropped mid-event resumes without loss or duplication", "[kube]") {
+  ApiServerDouble server;
+  REQUIRE(server.started());
+  server.Control("churn", Churn("ns", "base-", 20));
+  auto client = MakeClient(server);
+  RecordingSink sink;
+  Informer informer(client.get(), PodOptions(), &sink);
+  informer.Start();
+  REQUIRE(Eventually([&] { return informer.HasSynced(); }));
+
+  long before = server.ResourceVersion();
+  // Every open watch sends 137 more events, then half of the next one, then the connection
+  // breaks; the informer must re-watch from the last resourceVersion it saw.
+  server.Control("drop_watches", R"({"after_events":137,"partial":true})");
+  server.Control("churn", Churn("ns", "d-", 500));
+  server.Control("churn", Churn("ns", "d-", 500, "relabel"));
+  server.Control("churn", Churn("ns", "base-", 20, "delete"));  // MODIFIED + DELETED each
+  long after = server.ResourceVersion();
+  REQUIRE(Eventually([&] { return sink.Applied("pods").size() >= size_t(after - before); }));
+  CHECK(sink.Applied("pods") == Range(before + 1, after));
+  CHECK(sink.Objects("pods") == server.Objects("pods"));
+  CHECK(sink.Replaces("pods") == 1);  // resumed, never relisted
+  CHECK(informer.Stats().watches >= 2);
+
+  // An idle watch dropped outright is resumed as well.
+  server.Control("drop_watches", R"({"after_events":0})");
+  server.Control("churn", Churn("ns", "late-", 3));
+  REQUIRE(Eventually([&] { return sink.Objects("pods") == server.Objects("pods"); }));
+  CHECK(StrictlyIncreasing(sink.Applied("pods")));
+  informer.Stop();
+}
+
+TEST_CASE("informer: a watch from a compacted resourceVersion gets 410 and relists", "[kube]") {
+  ApiServerDouble server;
+  REQUIRE(server.started());
+  server.Control("churn", Churn("ns", "a-", 5));
+  auto client = MakeClient(server);
+  RecordingSink sink;
+  Informer informer(client.get(), PodOptions(), &sink);
+  informer.Start();
+  REQUIRE(Eventually([&] { return informer.HasSynced(); }));
+
+  // Hold the informer's next watch request in the double while objects change and history is
+  // compacted: when it arrives its resourceVersion is too old (ERROR event, code 410).
+  server.Control("delay", R"({"ms":1500,"count":1,"path_prefix":"/api/v1/pods","method":"GET"})");
+  server.Control("drop_watches", R"({"after_events":0})");
+  server.Control("churn", Churn("ns", "b-", 10));
+  server.Control("churn", Churn("ns", "a-", 5, "delete"));
+  server.Control("compact");
+  REQUIRE(Eventually([&] { return informer.Stats().relists_expired >= 1; }));
+  REQUIRE(Eventually([&] { return sink.Objects("pods") == server.Objects("pods"); }));
+  CHECK(sink.Replaces("pods") >= 2);
+  // Live again after the relist.
+  server.Control("churn", Churn("ns", "c-", 4));
+  CHECK(Eventually([&] { return sink.Objects("pods") == server.Objects("pods"); }));
+  informer.Stop();
+}
+
+TEST_CASE("informer: an expired continue token restarts the list", "[kube]") {
+  ApiServerDouble server;
+  REQUIRE(server.started());
+  server.Control("churn", Churn("ns", "a-", 20));
+  auto client = MakeClient(server);
+  RecordingSink sink;
+  InformerOptions options = PodOptions();
+  options.page_size = 5;
+  // The first two pages are held 700 ms each; between them the history is compacted.
+  server.Control("delay", R"({"ms":700,"count":2,"path_prefix":"/api/v1/pods","method":"GET"})");
+  Informer informer(client.get(), options, &sink);
+  informer.Start();
+  REQUIRE(Eventually([&] { return server.CountRequests("GET", "/api/v1/pods") >= 1; }));
+  server.Control("churn", Churn("ns", "z-", 3));
+  server.Control("compact");
+  REQUIRE(Eventually([&] { return informer.HasSynced(); }));
+  CHECK(sink.Objects("pods") == server.Objects("pods"));
+  CHECK(sink.Objects("pods").size() == 23);
+  CHECK(sink.Replaces("pods") == 1);  // the torn list never reached the sink
+  informer.Stop();
+}
+
+TEST_CASE("informer: an API server restart (old resourceVersions gone) converges", "[kube]") {
+  ApiServerDouble server;
+  REQUIRE(server.started());
+  server.Control("churn", Churn("ns", "old-", 30));
+  auto client = MakeClient(server);
+  RecordingSink sink;
+  Informer informer(client.get(), PodOptions(), &sink);
+  informer.Start();
+  REQUIRE(Eventually([&] { return informer.HasSynced(); }));
+
+  server.Control("restart", R"({"bump":5})");
+  server.Control("churn", Churn("ns", "old-", 30, "delete"));
+  server.Control("churn", Churn("ns", "new-", 12));
+  REQUIRE(Eventually([&] { return sink.Objects("pods") == server.Objects("pods"); }));
+  CHECK(sink.Objects("pods").size() == 12);
+  CHECK(informer.Stats().relists_expired >= 1);
+  CHECK(sink.ObjectsWithoutKind() == 0);
+  informer.Stop();
+}
+
+TEST_CASE("informer: watches time out and resume - bookmarks advance the resourceVersion",
+          "[kube]") {
+  ApiServerDouble server;
+  REQUIRE(server.started());
+  auto client = MakeClient(server);
+  RecordingSink sink;
+  InformerOptions options = PodOptions();
+  options.watch_timeout_min = std::chrono::seconds(1);
+  options.watch_timeout_max = std::chrono::seconds(1);
+  Informer informer(client.get(), options, &sink);
+  informer.Start();
+  REQUIRE(Eventually([&] { return informer.HasSynced(); }));
+  // A write to another resource moves the global resourceVersion; only a BOOKMARK can tell the
+  // pod informer about it.
+  REQUIRE(client->Post("/api/v1/nodes", R"({"metadata":{"name":"n1"}})").status == 201);
+  std::string target = std::to_string(server.ResourceVersion());
+  REQUIRE(Eventually([&] { return informer.Stats().resource_version == target; }));
+  CHECK(informer.Stats().bookmarks >= 1);
+  CHECK(Eventually([&] { return informer.Stats().watches >= 3; }));
+  CHECK(sink.Replaces("pods") == 1);
+  informer.Stop();
+}
+
+TEST_CASE("informer: the periodic resync relists", "[kube]") {
+  ApiServerDouble server;
+  REQUIRE(server.started());
+  server.Control("churn", Churn("ns", "r-", 3));
+  auto client = MakeClient(server);
+  RecordingSink sink;
+  InformerOptions options = PodOptions();
+  options.resync_period = std::chrono::milliseconds(700);
+  Informer informer(client.get(), options, &sink);
+  informer.Start();
+  REQUIRE(Eventually([&] { return informer.Stats().resyncs >= 2; }));
+  CHECK(sink.Replaces("pods") >= 3);
+  CHECK(sink.Objects("pods") == server.Objects("pods"));
+  informer.Stop();
+}
+
+TEST_CASE("informer: errors back off and recover and never block Stop", "[kube]") {
+  ApiServerDouble server;
+  REQUIRE(server.started());
+  auto client = MakeClient(server);
+  RecordingSink sink;
+  InformerOptions options = PodOptions();
+  Informer informer(client.get(), options, &sink);
+  informer.Start();
+  REQUIRE(Eventually([&] { return informer.HasSynced(); }));
+
+  server.Control("token", R"({"token":"someone-else"})");
+  server.Control("drop_watches", R"({"after_events":0})");
+  REQUIRE(Eventually([&] { return informer.Stats().errors >= 3; }));
+  server.Control("token", R"({"token":"test-token"})");
+  server.Control("churn", Churn("ns", "x-", 5));
+  REQUIRE(Eventually([&] { return sink.Objects("pods") == server.Objects("pods"); }));
+
+  // Stop while a watch with a 5-minute timeout is open: prompt.
+  auto started = Clock::now();
+  informer.Stop();
+  CHECK(Clock::now() - started < std::chrono::seconds(3));
+
+  // Stop during a long backoff: prompt too.
+  InformerOptions slow = PodOptions();
+  slow.backoff_initial = std::chrono::seconds(30);
+  slow.backoff_max = std::chrono::seconds(30);
+  server.Control("token", R"({"token":"someone-else"})");
+  Informer failing(client.get(), slow, &sink);
+  failing.Start();
+  REQUIRE(Eventually([&] { return failing.Stats().errors >= 1; }));
+  started = Clock::now();
+  failing.Stop();
+  CHECK(Clock::now() - started < std::chrono::seconds(3));
+  CHECK(!failing.HasSynced());
+}
+
+TEST_CASE("InformerSet: live mode syncs every resource once", "[kube]") {
+  ApiServerDouble server;
+  REQUIRE(server.started());
+  auto client = MakeClient(server);
+  REQUIRE(client->Post("/api/v1/nodes", R"({"metadata":{"name":"n1"}})").status == 201);
+  REQUIRE(client
+              ->Post("/apis/scheduling.k8s.io/v1/priorityclasses",
+                     R"({"metadata":{"name":"high"},"value":1000})")
+              .status == 201);
+  REQUIRE(client
+              ->Post("/apis/policy/v1/namespaces/ns/poddisruptionbudgets",
+                     R"({"metadata":{"name":"pdb"},"spec":{"minAvailable":1}})")
+              .status == 201);
+  REQUIRE(client
+              ->Post("/apis/scheduling.x-k8s.io/v1alpha1/namespaces/ns/elasticquotas",
+                     R"({"metadata":{"name":"eq"},"spec":{"min":{"cpu":"1"}}})")
+              .status == 201);
+  server.Control("churn", Churn("ns", "p-", 2));
+
+  DiscoveredApis apis;
+  REQUIRE(DiscoverApis(client.get(), &apis).ok());
+  RecordingSink sink;
+  InformerSet set(client.get(), &sink, apis);
+  InformerOptions base = PodOptions();
+  for (auto& options : LiveModeInformers(apis, base))
+    set.Add(options);
+  CHECK(set.UnsyncedResources().size() == 5);
+  CHECK(!set.HasSynced());
+  set.Start();
+  REQUIRE(set.WaitForSync(std::chrono::seconds(20)));
+  CHECK(set.UnsyncedResources().empty());
+  CHECK(set.apis().elastic_quota->ToString() == "scheduling.x-k8s.io/v1alpha1");
+  CHECK(sink.Objects("nodes").count("n1") == 1);
+  CHECK(sink.Objects("priorityclasses").count("high") == 1);
+  CHECK(sink.Objects("poddisruptionbudgets").count("ns/pdb") == 1);
+  CHECK(sink.Objects("elasticquotas").count("ns/eq") == 1);
+  CHECK(sink.Objects("pods").size() == 2);
+  set.Stop();
+
+  CHECK(LiveModeInformers(DiscoveredApis{}).size() == 4);  // no ElasticQuota group served
+}
+
+}  // namespace
+}  // namespace capext::kube
