@@ -5,6 +5,8 @@
 // Thread-safety: a value type.
 #pragma once
 
+#include "policies/policies.h"
+
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -37,10 +39,10 @@ struct ExtenderConfig {
   std::chrono::milliseconds resync_period{600000};  // resyncPeriod / --resync-period
   bool ignore_not_ready = false;                    // ignoreNotReady / --ignore-not-ready
 
-  // Policies (names from the policies/ registries).
-  std::string quota_semantics = "capacity-extender";      // quotaSemantics / --quota-semantics
-  std::string victim_order = "priority-then-start-time";  // victimOrder / --victim-order
-  std::string scoring = "least-allocated";                // scoring / --scoring
+  // Policies (names from the policies/ tables; the defaults are their first entries).
+  std::string quota_semantics{QuotaSemanticsPolicies().default_entry().name};  // quotaSemantics
+  std::string victim_order{VictimOrderPolicies().default_entry().name};        // victimOrder
+  std::string scoring{NodeScoringPolicies().default_entry().name};             // scoring
   std::string gpu_model_annotation;  // gpuModelAnnotation / --gpu-model-annotation ("" = off)
 
   // Accounting and reclaim.

@@ -6,9 +6,7 @@
 
 #include "config/extender_config.h"
 #include "config/name_suggestion.h"
-#include "policies/node_scorer.h"
-#include "policies/quota_semantics_names.h"
-#include "policies/victim_order.h"
+#include "policies/policies.h"
 
 namespace capext {
 namespace {
@@ -46,9 +44,11 @@ bool ValidateExtenderConfig(const ExtenderConfig& c, std::vector<ConfigDiagnosti
   const std::size_t before = diagnostics->size();
   Checker check(diagnostics);
 
-  check.OneOf("quotaSemantics", c.quota_semantics, QuotaSemanticsNames(), "quota semantics");
-  check.OneOf("victimOrder", c.victim_order, VictimOrderNames(), "victim order");
-  check.OneOf("scoring", c.scoring, NodeScorerNames(), "scoring");
+  check.OneOf("quotaSemantics", c.quota_semantics, QuotaSemanticsPolicies().Names(),
+              QuotaSemanticsPolicies().what());
+  check.OneOf("victimOrder", c.victim_order, VictimOrderPolicies().Names(),
+              VictimOrderPolicies().what());
+  check.OneOf("scoring", c.scoring, NodeScoringPolicies().Names(), NodeScoringPolicies().what());
   check.OneOf("reclaim", c.reclaim, {"on", "dry-run", "off"}, "reclaim mode");
   check.OneOf("logFormat", c.log_format, {"logfmt", "json"}, "log format");
   check.OneOf("logLevel", c.log_level, {"debug", "info", "warn", "error"}, "log level");

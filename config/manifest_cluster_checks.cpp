@@ -19,7 +19,7 @@ void CheckNodes(const std::vector<QuotaSetMember>& quotas, const ClusterInputs& 
     if (member.located == nullptr || !member.quota.min) continue;
     for (const auto& [resource, amount] : member.quota.min->entries()) {
       if (amount <= 0 || total.Get(resource) > 0) continue;
-      const std::string field = "spec.min." + resource;
+      const std::string field = fmt::format("spec.min.{}", resource);
       report->entries.push_back(
           {member.located->file, member.located->checked.LineOf(field), Severity::kWarning,
            DescribeQuota(member.quota), field,
@@ -40,19 +40,20 @@ void CheckNodes(const std::vector<QuotaSetMember>& quotas, const ClusterInputs& 
 // 0, so every pod of a quota namespace that requests it fails the aggregated check.
 void CheckPodRequests(const std::vector<QuotaSetMember>& quotas, const ClusterInputs& cluster,
                       ValidateReport* report) {
-  std::set<std::string> namespaces, named_in_min;
+  std::set<std::string> namespaces;
+  std::set<ResourceName> named_in_min;
   for (const auto& member : quotas) {
     namespaces.insert(member.quota.ns);
     if (!member.quota.min) continue;
     for (const auto& entry : member.quota.min->entries())
       named_in_min.insert(entry.first);
   }
-  std::map<std::string, const LocatedPod*> first_requester;
+  std::map<ResourceName, const LocatedPod*> first_requester;
   for (const auto& located : cluster.pods) {
     const Pod& pod = located.pod;
     if (pod.IsTerminal() || !namespaces.contains(pod.ns)) continue;
     for (const auto& [resource, amount] : pod.requests.entries()) {
-      if (amount > 0 && resource != "pods" && !named_in_min.contains(resource)) {
+      if (amount > 0 && resource != kPodsName && !named_in_min.contains(resource)) {
         first_requester.emplace(resource, &located);
       }
     }

@@ -48,7 +48,12 @@ Status ReadResourceList(const rapidjson::Value& object, std::string_view name,
     if (!allow_negative && q.IsNegative()) {
       return Status::Error(fmt::format("{}: negative quantity \"{}\"", field, q.ToString()));
     }
-    list.Set(m->name.GetString(), DecisionAmount(m->name.GetString(), q));
+    ResourceName resource;
+    if (!ResourceName::TryIntern(m->name.GetString(), &resource)) {
+      return Status::Invalid(fmt::format("{}: too many distinct resource names (more than {})",
+                                         field, ResourceName::kMaxResourceNames));
+    }
+    list.Set(resource, DecisionAmount(resource, q));
   }
   *out = std::move(list);
   return {};

@@ -96,7 +96,8 @@ std::vector<QuotaSetProblem> CheckQuotaHierarchy(const std::vector<ElasticQuota>
           parts.push_back(fmt::format("{} {}", quotas[k].Key(), FormatAmount(resource, m)));
       }
       problems.push_back(
-          {parent, kids.size() == 1 ? std::optional(kids[0]) : std::nullopt, "spec.min." + resource,
+          {parent, kids.size() == 1 ? std::optional(kids[0]) : std::nullopt,
+           "spec.min." + std::string(resource.str()),
            fmt::format("the children's min {} sums to {} ({}), more than this parent's min {} {}",
                        resource, FormatAmount(resource, total), fmt::join(parts, ", "), resource,
                        FormatAmount(resource, parent_min))});
@@ -106,7 +107,7 @@ std::vector<QuotaSetProblem> CheckQuotaHierarchy(const std::vector<ElasticQuota>
       for (const auto& [resource, child_max] : quotas[k].max->entries()) {
         const std::optional<int64_t> parent_max = p.max->Find(resource);
         if (!parent_max || child_max <= *parent_max) continue;
-        problems.push_back({k, parent, "spec.max." + resource,
+        problems.push_back({k, parent, "spec.max." + std::string(resource.str()),
                             fmt::format("max {} {} exceeds the parent {}'s max {} {}", resource,
                                         FormatAmount(resource, child_max), p.Key(), resource,
                                         FormatAmount(resource, *parent_max))});

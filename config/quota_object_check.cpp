@@ -1,6 +1,7 @@
 #include "config/quota_object_check.h"
 
 #include <fmt/format.h>
+#include <tuple>
 
 #include "config/object_codec.h"
 #include "config/quota_resource_checks.h"
@@ -56,11 +57,19 @@ bool IsDnsSubdomain(std::string_view s) {
   }
 }
 
-ResourceList ToResourceList(const QuantityMap& quantities) {
-  ResourceList list;
-  for (const auto& [name, q] : quantities)
-    list.Set(name, DecisionAmount(name, q));
-  return list;
+// The quantities in decision units. False (with the names left out) when the process-wide table
+// of resource names is full (ResourceName::kMaxResourceNames distinct names).
+bool ToResourceList(const QuantityMap& quantities, ResourceList* out) {
+  bool complete = true;
+  for (const auto& [name, q] : quantities) {
+    ResourceName resource;
+    if (!ResourceName::TryIntern(name, &resource)) {
+      complete = false;
+      continue;
+    }
+    out->Set(resource, DecisionAmount(resource, q));
+  }
+  return complete;
 }
 
 class ObjectChecker {
@@ -90,8 +99,14 @@ class ObjectChecker {
       Error(out_->line, "kind", "missing");
     if (!out_->field_lines.contains("metadata")) Metadata({"metadata", out_->line, YAML::Node()});
     if (!has_spec) Warning(out_->line, "spec", "no min and no max: this quota limits nothing");
-    if (min) out_->quota.min = ToResourceList(*min);
-    if (max) out_->quota.max = ToResourceList(*max);
+    for (auto [list, field, into] : {std::tuple{&min, "spec.min", &out_->quota.min},
+                                     std::tuple{&max, "spec.max", &out_->quota.max}}) {
+      if (!*list) continue;
+      into->emplace();
+      if (!ToResourceList(**list, &**into)) {
+        Error(out_->line, field, "too many distinct resource names across the checked objects");
+      }
+    }
     CompareMinWithMax(min, max, *out_, findings_);
   }
 

@@ -33,7 +33,7 @@ std::vector<MinsAboveAllocatable> CheckMinsFitAllocatable(const std::vector<Elas
     const int64_t available = allocatable.Get(resource);
     if (sum <= available) continue;
     messages.push_back(
-        {resource,
+        {std::string(resource.str()),
          fmt::format(
              "the ElasticQuotas' min {} sums to {}, more than the cluster's allocatable {}: the "
              "guarantees cannot all be met at once",

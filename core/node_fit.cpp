@@ -48,21 +48,31 @@ bool TermMatches(const NodeSelectorTerm& term, const Node& node) {
   return true;
 }
 
-void Fail(NodeFitResult* result, FitCode code, std::string reason) {
-  if (result->code != FitCode::kUnschedulableAndUnresolvable) result->code = code;
-  result->reasons.push_back(std::move(reason));
-}
+// Collects failed checks: the worst code and the reasons joined by ", ".
+class Failures {
+ public:
+  void Add(bool unresolvable, std::string_view reason) {
+    unresolvable_ = unresolvable_ || unresolvable;
+    if (!reasons_.empty()) reasons_ += ", ";
+    reasons_ += reason;
+    failed_ = true;
+  }
+  void Add(const Status& s) {
+    if (!s.ok()) Add(s.IsUnresolvable(), s.message());
+  }
+  Status Result() && {
+    if (!failed_) return {};
+    return unresolvable_ ? Status::Unresolvable(std::move(reasons_))
+                         : Status::Unschedulable(std::move(reasons_));
+  }
+
+ private:
+  bool failed_ = false;
+  bool unresolvable_ = false;
+  std::string reasons_;
+};
 
 }  // namespace
-
-std::string NodeFitResult::Reason() const {
-  std::string out;
-  for (const auto& r : reasons) {
-    if (!out.empty()) out += ", ";
-    out += r;
-  }
-  return out;
-}
 
 bool ToleratesTaint(const Toleration& toleration, const Taint& taint) {
   if (!toleration.effect.empty() && toleration.effect != taint.effect) return false;
@@ -71,26 +81,22 @@ bool ToleratesTaint(const Toleration& toleration, const Taint& taint) {
   return toleration.op == "Exists";
 }
 
-NodeFitResult CheckNodeStatic(const Pod& pod, const Node& node) {
-  NodeFitResult result;
+Status CheckNodeStatic(const Pod& pod, const Node& node) {
+  Failures result;
   if (node.unschedulable) {
     // kube-scheduler lets a pod tolerating node.kubernetes.io/unschedulable:NoSchedule through.
     Taint unschedulable{"node.kubernetes.io/unschedulable", "", "NoSchedule"};
     bool tolerated =
         std::any_of(pod.tolerations.begin(), pod.tolerations.end(),
                     [&](const Toleration& t) { return ToleratesTaint(t, unschedulable); });
-    if (!tolerated) {
-      Fail(&result, FitCode::kUnschedulableAndUnresolvable,
-           std::string(reasons::kNodeUnschedulable));
-    }
+    if (!tolerated) result.Add(true, reasons::kNodeUnschedulable);
   }
   for (const auto& taint : node.taints) {
     if (taint.effect != "NoSchedule" && taint.effect != "NoExecute") continue;
     bool tolerated = std::any_of(pod.tolerations.begin(), pod.tolerations.end(),
                                  [&](const Toleration& t) { return ToleratesTaint(t, taint); });
     if (!tolerated) {
-      Fail(&result, FitCode::kUnschedulableAndUnresolvable,
-           reasons::UntoleratedTaint(taint.key, taint.value));
+      result.Add(true, reasons::UntoleratedTaint(taint.key, taint.value));
       break;  // kube-scheduler reports the first untolerated taint
     }
   }
@@ -106,36 +112,30 @@ NodeFitResult CheckNodeStatic(const Pod& pod, const Node& node) {
     selector_ok = std::any_of(pod.required_affinity.begin(), pod.required_affinity.end(),
                               [&](const NodeSelectorTerm& t) { return TermMatches(t, node); });
   }
-  if (!selector_ok) {
-    Fail(&result, FitCode::kUnschedulableAndUnresolvable,
-         std::string(reasons::kNodeAffinityMismatch));
-  }
-  return result;
+  if (!selector_ok) result.Add(true, reasons::kNodeAffinityMismatch);
+  return std::move(result).Result();
 }
 
-NodeFitResult CheckNodeResources(const Pod& pod, const Node& node, const ResourceList& requested,
-                                 int32_t pod_count) {
-  NodeFitResult result;
-  if (auto max_pods = node.allocatable.Find(kResourcePods)) {
-    if (pod_count + 1 > *max_pods)
-      Fail(&result, FitCode::kUnschedulable, std::string(reasons::kTooManyPods));
+Status CheckNodeResources(const Pod& pod, const Node& node, const ResourceList& requested,
+                          int32_t pod_count) {
+  Failures result;
+  if (auto max_pods = node.allocatable.Find(kPodsName)) {
+    if (pod_count + 1 > *max_pods) result.Add(false, reasons::kTooManyPods);
   }
   for (const auto& [name, amount] : pod.requests.entries()) {
-    if (amount <= 0 || name == kResourcePods) continue;
+    if (amount <= 0 || name == kPodsName) continue;
     const int64_t allocatable = node.allocatable.Get(name);
     if (amount > SaturatingSub(allocatable, requested.Get(name))) {
-      Fail(&result,
-           amount > allocatable ? FitCode::kUnschedulableAndUnresolvable : FitCode::kUnschedulable,
-           reasons::InsufficientResource(name));
+      result.Add(amount > allocatable, reasons::InsufficientResource(name));
     }
   }
-  return result;
+  return std::move(result).Result();
 }
 
-void AddNominationsAgainst(const ClusterState& state, const Pod& pod, const std::string& node,
-                           ResourceList* requested, int32_t* pod_count) {
+void AddNominationsAgainst(const ClusterState& state, const NormalizedPod& pod,
+                           std::string_view node, ResourceList* requested, int32_t* pod_count) {
   if (!state.HasNominations()) return;
-  const std::string self = pod.uid.empty() ? pod.Key() : pod.uid;
+  const std::string& self = pod.store_key();
   state.ForEachNomination([&](const Nomination& n) {
     if (n.node != node || n.uid == self || n.priority < pod.priority) return;
     requested->Add(n.node_request);
@@ -143,31 +143,31 @@ void AddNominationsAgainst(const ClusterState& state, const Pod& pod, const std:
   });
 }
 
-NodeFitResult CheckNodeFit(const ClusterState& state, const Pod& pod, const NodeInfo& node) {
-  NodeFitResult result = CheckNodeStatic(pod, node.node);
-  NodeFitResult resources;
-  if (!state.HasNominations()) {  // the common case: no copy of the node's usage
-    resources = CheckNodeResources(pod, node.node, node.usage->requested, node.usage->pod_count);
+Status CheckNodeFit(const ClusterState& state, const NormalizedPod& pod, const NodeInfo& node) {
+  Failures result;
+  result.Add(CheckNodeStatic(pod, node.node));
+  if (!state.HasNominations()) {
+    // The common case: no copy of the node's usage.
+    result.Add(CheckNodeResources(pod, node.node, node.usage->requested, node.usage->pod_count));
   } else {
     ResourceList requested = node.usage->requested;
     int32_t pod_count = node.usage->pod_count;
     AddNominationsAgainst(state, pod, node.node.name, &requested, &pod_count);
-    resources = CheckNodeResources(pod, node.node, requested, pod_count);
+    result.Add(CheckNodeResources(pod, node.node, requested, pod_count));
   }
-  for (auto& reason : resources.reasons)
-    Fail(&result, resources.code, std::move(reason));
-  return result;
+  return std::move(result).Result();
 }
 
-NodeFitScreen::NodeFitScreen(const ClusterState& state, const Pod& pod) : state_(state), pod_(pod) {
+NodeFitScreen::NodeFitScreen(const ClusterState& state, const NormalizedPod& pod)
+    : state_(state), pod_(pod) {
   full_check_ = !pod.node_selector.empty() || !pod.required_affinity.empty();
   for (const auto& [name, amount] : pod.requests.entries()) {
-    if (amount <= 0 || name == kResourcePods) continue;
-    if (name == kResourceCPU) {
+    if (amount <= 0 || name == kPodsName) continue;
+    if (name == kCpuName) {
       cpu_ = amount;
-    } else if (name == kResourceMemory) {
+    } else if (name == kMemoryName) {
       memory_ = amount;
-    } else if (name == kResourceEphemeralStorage) {
+    } else if (name == kEphemeralStorageName) {
       ephemeral_storage_ = amount;
     } else {
       full_check_ = true;
@@ -175,7 +175,7 @@ NodeFitScreen::NodeFitScreen(const ClusterState& state, const Pod& pod) : state_
   }
 }
 
-NodeFitResult NodeFitScreen::Check(const NodeRecord& record) const {
+Status NodeFitScreen::Check(const NodeRecord& record) const {
   return CheckNodeFit(state_, pod_, NodeInfo{*record.node, &record.usage});
 }
 

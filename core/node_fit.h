@@ -14,32 +14,27 @@
 #include <vector>
 
 #include "core/cluster_state.h"
-#include "core/quota_admission.h"
+#include "core/status.h"
 
 namespace capext {
 
-struct NodeFitResult {
-  FitCode code = FitCode::kPass;
-  std::vector<std::string> reasons;  // one per failed check
-  bool ok() const { return code == FitCode::kPass; }
-  std::string Reason() const;  // reasons joined with ", "
-};
-
 bool ToleratesTaint(const Toleration& toleration, const Taint& taint);
 
+// The result of a node check: ok, or Unschedulable / UnschedulableAndUnresolvable (when any
+// failed check is unresolvable) with every failed check's reason joined by ", ".
 // Taints, unschedulable, nodeSelector and required node affinity.
-NodeFitResult CheckNodeStatic(const Pod& pod, const Node& node);
+Status CheckNodeStatic(const Pod& pod, const Node& node);
 
 // Resources and pod count against `requested` / `pod_count` already on the node.
-NodeFitResult CheckNodeResources(const Pod& pod, const Node& node, const ResourceList& requested,
-                                 int32_t pod_count);
+Status CheckNodeResources(const Pod& pod, const Node& node, const ResourceList& requested,
+                          int32_t pod_count);
 
 // The nominations on `node` that hold room against `pod` (other pods, priority >= pod's).
-void AddNominationsAgainst(const ClusterState& state, const Pod& pod, const std::string& node,
-                           ResourceList* requested, int32_t* pod_count);
+void AddNominationsAgainst(const ClusterState& state, const NormalizedPod& pod,
+                           std::string_view node, ResourceList* requested, int32_t* pod_count);
 
 // Both, against the state's usage and nominations.
-NodeFitResult CheckNodeFit(const ClusterState& state, const Pod& pod, const NodeInfo& node);
+Status CheckNodeFit(const ClusterState& state, const NormalizedPod& pod, const NodeInfo& node);
 
 // CheckNodeFit for one pod on many nodes, at the cost of a few comparisons per node: a node is
 // decided from its NodeFitSummary when neither the pod (nodeSelector, required affinity,
@@ -48,7 +43,9 @@ NodeFitResult CheckNodeFit(const ClusterState& state, const Pod& pod, const Node
 // Thread-safety: as CheckNodeFit; valid while the state and the pod are not modified.
 class NodeFitScreen {
  public:
-  NodeFitScreen(const ClusterState& state, const Pod& pod);
+  // Keeps references to both: they must outlive the screen (a temporary pod cannot).
+  NodeFitScreen(const ClusterState& state, const NormalizedPod& pod);
+  NodeFitScreen(const ClusterState& state, NormalizedPod&& pod) = delete;
 
   // True when CheckNodeFit(state, pod, record) passes. REQUIRES: record.node != nullptr.
   bool Fits(const NodeRecord& record) const {
@@ -58,11 +55,11 @@ class NodeFitScreen {
            ephemeral_storage_ <= fit.free_ephemeral_storage;
   }
   // CheckNodeFit(state, pod, record), with every reason. REQUIRES: record.node != nullptr.
-  NodeFitResult Check(const NodeRecord& record) const;
+  Status Check(const NodeRecord& record) const;
 
  private:
   const ClusterState& state_;
-  const Pod& pod_;
+  const NormalizedPod& pod_;
   bool full_check_ = false;  // the pod needs more than the summary can answer
   int64_t cpu_ = 0;          // the pod's requests (0 when not requested or <= 0)
   int64_t memory_ = 0;

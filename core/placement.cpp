@@ -4,47 +4,47 @@
 
 #include <fmt/format.h>
 
-#include "core/reasons.h"
-
 namespace capext {
 
-Feasibility FindFeasibleNodes(const ClusterState& state, const Pod& pod,
-                              const std::vector<std::string>& nodes) {
+PodFilter::PodFilter(const ClusterState& state, const NormalizedPod& pod)
+    : state_(state), pod_(pod), quota_(CheckQuota(state, pod)), screen_(state, pod) {}
+
+Status PodFilter::CheckNode(std::string_view node) const {
+  if (!quota_.ok()) return quota_;
+  const NodeRecord* record = state_.FindNodeRecord(node);
+  if (record == nullptr || record->node == nullptr || screen_.Fits(*record)) return {};
+  return screen_.Check(*record);
+}
+
+Feasibility FindFeasibleNodes(const ClusterState& state, const NormalizedPod& pod) {
   Feasibility out;
-  out.quota = CheckQuota(state, pod);
+  const PodFilter filter(state, pod);
+  out.quota = filter.quota();
   if (!out.quota.ok()) return out;
-  auto examine = [&](const NodeInfo& info) {
-    NodeFitResult fit = CheckNodeFit(state, pod, info);
-    if (fit.ok()) {
-      out.feasible.push_back(info.node.name);
+  for (const auto& [name, node] : state.nodes()) {
+    Status s = filter.CheckNode(name);
+    if (s.ok()) {
+      out.feasible.push_back(name);
     } else {
-      out.failed.emplace_back(info.node.name, std::move(fit));
-    }
-  };
-  if (nodes.empty()) {
-    for (const auto& [name, node] : state.nodes())
-      examine(NodeInfo{node, &state.UsageOf(name)});
-    return out;
-  }
-  for (const auto& name : nodes) {
-    if (auto info = state.FindNode(name)) {
-      examine(*info);
-    } else {
-      NodeFitResult missing;
-      missing.code = FitCode::kUnschedulableAndUnresolvable;
-      missing.reasons.emplace_back(reasons::kNodeNotFound);
-      out.failed.emplace_back(name, std::move(missing));
+      out.failed.emplace_back(name, std::move(s));
     }
   }
   return out;
 }
 
 std::string SummarizeUnschedulable(const Feasibility& f) {
-  if (!f.quota.ok()) return f.quota.reason;
+  if (!f.quota.ok()) return f.quota.message();
+  // kube-scheduler counts each failed check of each node ("2 Insufficient cpu"): split the
+  // joined reasons back into checks.
   std::map<std::string, int> counts;
-  for (const auto& [node, fit] : f.failed) {
-    for (const auto& reason : fit.reasons)
-      ++counts[reason];
+  for (const auto& [node, status] : f.failed) {
+    std::string_view rest = status.message();
+    while (!rest.empty()) {
+      const std::size_t comma = rest.find(", ");
+      ++counts[std::string(rest.substr(0, comma))];
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 2);
+    }
   }
   std::string parts;
   for (const auto& [reason, count] : counts) {

@@ -1,9 +1,16 @@
-// Placement feasibility: the quota check of 1.1 once per pod, then node fit per node, and the
-// kube-scheduler style summary of why a pod fits nowhere.
-// Thread-safety: pure; the caller keeps `state` still for the duration of a call.
+// Placement: "where does this pod fit?" — the one filter decision every path asks (/filter,
+// the /bind check, explain, the reclaim controller's "fits now", the simulator):
+//   1. the quota check of capacity-semantics 1.1, once per pod; when it fails, every node fails
+//      with its reason (and its code: a request above max is unresolvable everywhere);
+//   2. node fit against our state per node (usage, reservations, nominations of priority >=
+//      the pod's), which holds what kube-scheduler does not know.
+// A node the state does not know passes: kube-scheduler already vetted it against its own
+// cache, and we hold nothing against it.
+// Thread-safety: pure; the caller keeps `state` (and the pod) still while a PodFilter lives.
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -12,16 +19,44 @@
 
 namespace capext {
 
-struct Feasibility {
-  AdmissionResult quota;              // when !quota.ok(), no node was examined
-  std::vector<std::string> feasible;  // node names, in the order examined
-  std::vector<std::pair<std::string, NodeFitResult>> failed;
+class PodFilter {
+ public:
+  // Keeps references to both: they must outlive the filter (a temporary pod cannot).
+  PodFilter(const ClusterState& state, const NormalizedPod& pod);
+  PodFilter(const ClusterState& state, NormalizedPod&& pod) = delete;
+
+  // The quota verdict, computed once.
+  const Status& quota() const { return quota_; }
+  // The verdict for one node (see the file comment).
+  Status CheckNode(std::string_view node) const;
+  // CheckNode(record.name).ok(), without building reasons: a few comparisons for most nodes.
+  bool Passes(const NodeRecord& record) const {
+    return quota_.ok() && (record.node == nullptr || screen_.Fits(record));
+  }
+  const NormalizedPod& pod() const { return pod_; }
+  const ClusterState& state() const { return state_; }
+
+ private:
+  const ClusterState& state_;
+  const NormalizedPod& pod_;
+  Status quota_;
+  NodeFitScreen screen_;
 };
 
-// `nodes` empty = every node of the state, in name order. Unknown names fail with
-// reasons::kNodeNotFound.
-Feasibility FindFeasibleNodes(const ClusterState& state, const Pod& pod,
-                              const std::vector<std::string>& nodes = {});
+// The bind check (capacity-semantics 2): exactly /filter's verdict for that one node.
+inline Status CheckBind(const ClusterState& state, const NormalizedPod& pod,
+                        std::string_view node) {
+  return PodFilter(state, pod).CheckNode(node);
+}
+
+struct Feasibility {
+  Status quota;                       // when !quota.ok(), no node was examined
+  std::vector<std::string> feasible;  // node names, in name order
+  std::vector<std::pair<std::string, Status>> failed;
+};
+
+// Every node of the state, in name order.
+Feasibility FindFeasibleNodes(const ClusterState& state, const NormalizedPod& pod);
 
 // "0/3 nodes are available: 2 Insufficient cpu, 1 node(s) had untolerated taint {k: v}." or the
 // quota reason when the quota rejected the pod.

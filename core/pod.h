@@ -1,5 +1,10 @@
-// Pod: what scheduling decisions need to know about a v1 Pod.
-// Thread-safety: a value type.
+// Pod: what scheduling decisions need to know about a v1 Pod, as decoded from the wire or a file
+// (a "raw" pod). NormalizedPod: the same pod once normalised on entry (PodNormalizer), the only
+// form any decision accepts: priority and preemption policy resolved from spec.priority or the
+// PriorityClass, the request as its quota counts it (pods: 1, GPU-model mapping, the quota
+// semantics), and the key it is filed under. A raw wire pod cannot reach a decision: decision
+// functions take `const NormalizedPod&`, which only the normaliser makes.
+// Thread-safety: value types.
 #pragma once
 
 #include <cstdint>
@@ -41,7 +46,8 @@ struct Pod {
   std::string ns;
   // The effective request as kube-scheduler computes it for node fit (EffectivePodRequest).
   ResourceList requests;
-  // Resolved by ClusterState from spec.priority / the priority classes (see ResolvePriority).
+  // Resolved by normalisation from spec.priority / the priority classes; 0 and
+  // PreemptLowerPriority in a raw pod.
   int32_t priority = 0;
   PreemptionPolicy preemption_policy = PreemptionPolicy::kPreemptLowerPriority;
   int64_t creation_ms = 0;  // metadata.creationTimestamp, Unix milliseconds; 0 = unknown
@@ -71,7 +77,39 @@ struct Pod {
 
   bool IsBound() const { return !node_name.empty(); }
   bool IsTerminal() const { return phase == PodPhase::kSucceeded || phase == PodPhase::kFailed; }
+  // "namespace/name" (Kubernetes' namespace key), for messages.
   std::string Key() const { return ns + "/" + name; }
+};
+
+// The key a pod is filed under in the cluster state: its uid, else "namespace/name" (pods of
+// snapshots and tests may lack a uid; API objects never do).
+inline std::string StoreKeyOf(const Pod& pod) {
+  return pod.uid.empty() ? pod.Key() : pod.uid;
+}
+
+// A Pod after normalisation (see the file comment). Made only by PodNormalizer; read as a Pod.
+class NormalizedPod : public Pod {
+ public:
+  // StoreKeyOf(*this), without a copy.
+  const std::string& store_key() const { return uid.empty() ? fallback_key_ : uid; }
+  // What the pod adds to its quota's usage (QuotaRequestOf under the state's semantics).
+  const ResourceList& quota_request() const { return quota_request_; }
+
+  // Gives the pod another identity, keeping everything normalisation derived from the rest (a
+  // simulator stamps one normalised prototype per pod of a group of identical pods).
+  void SetIdentity(std::string new_uid, std::string new_name, int64_t new_creation_ms) {
+    uid = std::move(new_uid);
+    name = std::move(new_name);
+    creation_ms = new_creation_ms;
+    fallback_key_ = uid.empty() ? Key() : std::string();
+  }
+
+ private:
+  friend class PodNormalizer;
+  explicit NormalizedPod(Pod&& raw) : Pod(std::move(raw)) {}
+
+  std::string fallback_key_;  // "namespace/name" for a pod without a uid, else empty
+  ResourceList quota_request_;
 };
 
 // The start time used to order pods of equal priority: status.startTime, else creation time.

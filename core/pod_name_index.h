@@ -15,17 +15,17 @@ namespace capext {
 
 class PodNameIndex {
  public:
-  const Pod* Find(std::string_view ns, std::string_view name) const {
+  const NormalizedPod* Find(std::string_view ns, std::string_view name) const {
     if (slots_.empty()) return nullptr;
     for (std::size_t i = Hash(ns, name) & mask_;; i = (i + 1) & mask_) {
-      const Pod* p = slots_[i];
+      const NormalizedPod* p = slots_[i];
       if (p == nullptr) return nullptr;
       if (p->ns == ns && p->name == name) return p;
     }
   }
 
   // Makes `pod` the one found under its namespace and name (replacing another pod there).
-  void Put(const Pod* pod) {
+  void Put(const NormalizedPod* pod) {
     if ((size_ + 1) * 4 > slots_.size() * 3) Grow();
     std::size_t i = Hash(pod->ns, pod->name) & mask_;
     for (; slots_[i] != nullptr; i = (i + 1) & mask_) {
@@ -39,7 +39,7 @@ class PodNameIndex {
   }
 
   // Removes `pod` if it is the one found under its name.
-  void Erase(const Pod* pod) {
+  void Erase(const NormalizedPod* pod) {
     if (slots_.empty()) return;
     std::size_t i = Hash(pod->ns, pod->name) & mask_;
     for (;; i = (i + 1) & mask_) {
@@ -48,7 +48,7 @@ class PodNameIndex {
     }
     // Backward-shift deletion (see NameIndex::Erase).
     for (std::size_t j = (i + 1) & mask_;; j = (j + 1) & mask_) {
-      const Pod* p = slots_[j];
+      const NormalizedPod* p = slots_[j];
       if (p == nullptr) break;
       const std::size_t home = Hash(p->ns, p->name) & mask_;
       const bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
@@ -68,10 +68,10 @@ class PodNameIndex {
   }
 
   void Grow() {
-    std::vector<const Pod*> old = std::move(slots_);
+    std::vector<const NormalizedPod*> old = std::move(slots_);
     slots_.assign(old.empty() ? 16 : old.size() * 2, nullptr);
     mask_ = slots_.size() - 1;
-    for (const Pod* p : old) {
+    for (const NormalizedPod* p : old) {
       if (p == nullptr) continue;
       std::size_t i = Hash(p->ns, p->name) & mask_;
       while (slots_[i] != nullptr)
@@ -80,7 +80,7 @@ class PodNameIndex {
     }
   }
 
-  std::vector<const Pod*> slots_;  // power-of-two size, at most 3/4 full
+  std::vector<const NormalizedPod*> slots_;  // power-of-two size, at most 3/4 full
   std::size_t mask_ = 0;
   std::size_t size_ = 0;
 };

@@ -4,19 +4,22 @@
 
 namespace capext {
 
-NominatedSums ComputeNominatedSums(const ClusterState& state, const Pod& pod) {
-  const QuotaBook& book = state.quotas();
+NominatedSums ComputeNominatedSums(const ClusterState& state, const NormalizedPod& pod) {
   NominatedSums sums;
-  sums.in_eq = state.QuotaRequest(pod);
+  sums.in_eq = pod.quota_request();
+  if (!state.HasNominations()) {
+    sums.all = sums.in_eq;
+    return sums;
+  }
   ResourceList others;
-  const std::string self = pod.uid.empty() ? pod.Key() : pod.uid;
+  const std::string& self = pod.store_key();
   state.ForEachNomination([&](const Nomination& n) {
     if (n.uid == self) return;
-    const ElasticQuota* quota = book.QuotaFor(n.ns);
+    const ElasticQuota* quota = state.QuotaFor(n.ns);
     if (quota == nullptr) return;
     if (n.ns == pod.ns) {
       if (n.priority >= pod.priority) sums.in_eq.Add(n.quota_request);
-    } else if (!IsBorrowing(book.semantics(), *quota, book.Used(n.ns))) {
+    } else if (!IsBorrowing(state.semantics(), *quota, state.Used(n.ns))) {
       others.Add(n.quota_request);
     }
   });
@@ -24,26 +27,24 @@ NominatedSums ComputeNominatedSums(const ClusterState& state, const Pod& pod) {
   return sums;
 }
 
-AdmissionResult CheckQuotaWith(QuotaSemantics semantics, const Pod& pod, const ElasticQuota& quota,
-                               const ResourceList& used, const AggregateTotals& totals,
-                               const ResourceList& in_eq, const ResourceList& all,
-                               const ResourceList& request) {
-  auto over_max = ExceedsMax(semantics, quota, used, in_eq);
+Status CheckQuotaWith(QuotaSemantics semantics, const NormalizedPod& pod, const ElasticQuota& quota,
+                      const ResourceList& used, const AggregateTotals& totals,
+                      const NominatedSums& sums) {
+  const ResourceList& request = pod.quota_request();
+  auto over_max = ExceedsMax(semantics, quota, used, sums.in_eq);
   if (!over_max.empty()) {
     auto alone = ExceedsMax(semantics, quota, ResourceList{}, request);
     if (!alone.empty()) {
-      return {FitCode::kUnschedulableAndUnresolvable,
-              reasons::QuotaRequestAboveMax(pod.Key(), quota.Key(),
-                                            DescribeRequestExcesses(alone, "max"))};
+      return Status::Unresolvable(reasons::QuotaRequestAboveMax(
+          pod.Key(), quota.Key(), DescribeRequestExcesses(alone, "max")));
     }
-    return {FitCode::kUnschedulable,
-            reasons::QuotaMaxExceeded(pod.Key(), quota.Key(),
-                                      DescribeExcesses(over_max, "request", "max"))};
+    return Status::Unschedulable(reasons::QuotaMaxExceeded(
+        pod.Key(), quota.Key(), DescribeExcesses(over_max, request, "max")));
   }
-  auto over_min = ExceedsAggregateMin(semantics, quota, totals, all);
+  auto over_min = ExceedsAggregateMin(semantics, quota, totals, sums.all);
   if (!over_min.empty()) {
-    return {FitCode::kUnschedulable,
-            reasons::AggregateMinExceeded(pod.Key(), DescribeExcesses(over_min, "request", "min"))};
+    return Status::Unschedulable(
+        reasons::AggregateMinExceeded(pod.Key(), DescribeExcesses(over_min, request, "min")));
   }
   return {};
 }
@@ -55,13 +56,11 @@ bool QuotaCheckPasses(QuotaSemantics semantics, const ElasticQuota& quota, const
          ExceedsAggregateMin(semantics, quota, totals, all).empty();
 }
 
-AdmissionResult CheckQuota(const ClusterState& state, const Pod& pod) {
-  const QuotaBook& book = state.quotas();
-  const ElasticQuota* quota = book.QuotaFor(pod.ns);
+Status CheckQuota(const ClusterState& state, const NormalizedPod& pod) {
+  const ElasticQuota* quota = state.QuotaFor(pod.ns);
   if (quota == nullptr) return {};
-  NominatedSums sums = ComputeNominatedSums(state, pod);
-  return CheckQuotaWith(book.semantics(), pod, *quota, book.Used(pod.ns), book.totals(), sums.in_eq,
-                        sums.all, state.QuotaRequest(pod));
+  const NominatedSums sums = ComputeNominatedSums(state, pod);
+  return CheckQuotaWith(state.semantics(), pod, *quota, state.Used(pod.ns), state.totals(), sums);
 }
 
 }  // namespace capext

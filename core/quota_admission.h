@@ -5,39 +5,30 @@
 //                                            request(p) alone exceeds max(q));
 //   2. Σused + all exceeds Σmin            -> Unschedulable;
 //   3. otherwise pass. A namespace without a quota always passes.
+// Reasons name every term: "cpu used 0 + nominated 2 + request 3 > max 4".
 // Thread-safety: pure functions over a ClusterState the caller keeps still.
 #pragma once
 
-#include <string>
-
 #include "core/cluster_state.h"
+#include "core/status.h"
 
 namespace capext {
-
-enum class FitCode { kPass, kUnschedulable, kUnschedulableAndUnresolvable };
-
-struct AdmissionResult {
-  FitCode code = FitCode::kPass;
-  std::string reason;  // empty on pass
-  bool ok() const { return code == FitCode::kPass; }
-};
 
 // The nominated sums of 1.1 for `pod`, each including the pod's own quota request.
 struct NominatedSums {
   ResourceList in_eq;
   ResourceList all;
 };
-NominatedSums ComputeNominatedSums(const ClusterState& state, const Pod& pod);
+NominatedSums ComputeNominatedSums(const ClusterState& state, const NormalizedPod& pod);
 
 // 1.1 against the state's usage (bound + reserved) and nominations.
-AdmissionResult CheckQuota(const ClusterState& state, const Pod& pod);
+Status CheckQuota(const ClusterState& state, const NormalizedPod& pod);
 
-// 1.1 with explicit inputs, for what-if evaluation (victim selection, reservations).
-// `used` is the usage of the pod's quota, `totals` the cluster-wide sums.
-AdmissionResult CheckQuotaWith(QuotaSemantics semantics, const Pod& pod, const ElasticQuota& quota,
-                               const ResourceList& used, const AggregateTotals& totals,
-                               const ResourceList& in_eq, const ResourceList& all,
-                               const ResourceList& request);
+// 1.1 with explicit inputs, for what-if evaluation. `used` is the usage of the pod's quota,
+// `totals` the cluster-wide sums; `sums` as ComputeNominatedSums.
+Status CheckQuotaWith(QuotaSemantics semantics, const NormalizedPod& pod, const ElasticQuota& quota,
+                      const ResourceList& used, const AggregateTotals& totals,
+                      const NominatedSums& sums);
 
 // CheckQuotaWith(...).ok(), without building the reason (for what-if loops).
 bool QuotaCheckPasses(QuotaSemantics semantics, const ElasticQuota& quota, const ResourceList& used,

@@ -4,22 +4,23 @@
 #include <array>
 #include <limits>
 
+#include <fmt/format.h>
+
 namespace capext {
 namespace {
 
 constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
-constexpr std::array<std::string_view, 3> kReferenceNatives = {kResourceCPU, kResourceMemory,
-                                                               kResourceEphemeralStorage};
+constexpr std::array<ResourceName, 3> kReferenceNatives = {kCpuName, kMemoryName,
+                                                           kEphemeralStorageName};
 
-bool IsReferenceNative(std::string_view name) {
-  return std::find(kReferenceNatives.begin(), kReferenceNatives.end(), name) !=
-         kReferenceNatives.end();
+bool IsReferenceNative(ResourceName name) {
+  return name == kCpuName || name == kMemoryName || name == kEphemeralStorageName;
 }
 
-void AppendIfExceeds(std::string_view resource, int64_t used, int64_t add, int64_t limit,
+void AppendIfExceeds(ResourceName resource, int64_t used, int64_t add, int64_t limit,
                      std::vector<Excess>* out) {
   if (limit == kUnbounded) return;
-  if (SaturatingAdd(used, add) > limit) out->push_back({std::string(resource), used, add, limit});
+  if (SaturatingAdd(used, add) > limit) out->push_back({resource, used, add, limit});
 }
 
 // The reference's exceeds(x1, x2, limit, bound): natives always; scalars named in x1 only,
@@ -49,18 +50,22 @@ std::vector<Excess> ReferenceExceeds(const ResourceList& x1, const ResourceList&
 
 }  // namespace
 
-std::string DescribeExcesses(const std::vector<Excess>& excesses, std::string_view add_word,
+std::string DescribeExcesses(const std::vector<Excess>& excesses, const ResourceList& request,
                              std::string_view limit_word) {
   std::string out;
   for (const auto& e : excesses) {
     if (!out.empty()) out += "; ";
-    out += e.resource;
+    const int64_t own = request.Get(e.resource);
+    const int64_t nominated = SaturatingSub(e.add, own);
+    out += e.resource.str();
     out += " used ";
     out += FormatAmount(e.resource, e.used);
-    out += " + ";
-    out += add_word;
-    out += ' ';
-    out += FormatAmount(e.resource, e.add);
+    if (nominated != 0) {
+      out += " + nominated ";
+      out += FormatAmount(e.resource, nominated);
+    }
+    out += " + request ";
+    out += FormatAmount(e.resource, own);
     out += " > ";
     out += limit_word;
     out += ' ';
@@ -74,8 +79,8 @@ std::string DescribeRequestExcesses(const std::vector<Excess>& excesses,
   std::string out;
   for (const auto& e : excesses) {
     if (!out.empty()) out += "; ";
-    out += e.resource + " request " + FormatAmount(e.resource, e.add) + " > " +
-           std::string(limit_word) + " " + FormatAmount(e.resource, e.limit);
+    out += fmt::format("{} request {} > {} {}", e.resource, FormatAmount(e.resource, e.add),
+                       limit_word, FormatAmount(e.resource, e.limit));
   }
   return out;
 }
@@ -96,18 +101,25 @@ ResourceList QuotaRequestOf(QuotaSemantics semantics, const Pod& pod) {
     return out;
   }
   out = pod.requests;
-  out.Set(kResourcePods, 1);
+  out.Set(kPodsName, 1);
   if (!pod.accelerator_model.empty()) {
     for (const auto& [name, amount] : pod.requests.entries()) {
-      if (name.find('/') != std::string::npos && name.find("kubernetes.io/") == std::string::npos) {
-        out.Set(name + "." + pod.accelerator_model, amount);
+      const std::string_view text = name.str();
+      if (text.find('/') == std::string_view::npos ||
+          text.find("kubernetes.io/") != std::string_view::npos) {
+        continue;
       }
+      // The model name comes from a pod annotation: a full name table skips the mapping (the
+      // pod is then counted under the plain resource only) rather than abort.
+      ResourceName per_model;
+      if (ResourceName::TryIntern(fmt::format("{}.{}", text, pod.accelerator_model), &per_model))
+        out.Set(per_model, amount);
     }
   }
   return out;
 }
 
-bool Governs(QuotaSemantics semantics, const ElasticQuota& quota, std::string_view resource) {
+bool Governs(QuotaSemantics semantics, const ElasticQuota& quota, ResourceName resource) {
   if (semantics == QuotaSemantics::kSchedulerPlugins) {
     return IsReferenceNative(resource) || IsScalarResourceName(resource);
   }
@@ -137,7 +149,7 @@ std::vector<Excess> ExceedsMin(QuotaSemantics semantics, const ElasticQuota& quo
     return ReferenceExceeds(add, used, quota.min.value_or(ResourceList{}), 0, "add");
   }
   std::vector<Excess> out;
-  auto check = [&](const std::string& name) {
+  auto check = [&](ResourceName name) {
     const int64_t limit = quota.min ? quota.min->Get(name) : 0;
     AppendIfExceeds(name, used.Get(name), add.Get(name), limit, &out);
   };
@@ -185,7 +197,7 @@ void AggregateBuilder::AddQuota(const ElasticQuota& quota, const ResourceList& u
 }
 
 AggregateTotals AggregateBuilder::Build() && {
-  std::sort(totals_.checked.begin(), totals_.checked.end());
+  std::sort(totals_.checked.begin(), totals_.checked.end());  // by name
   return std::move(totals_);
 }
 

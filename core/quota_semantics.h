@@ -24,15 +24,16 @@ enum class QuotaSemantics { kCapacityExtender, kSchedulerPlugins };
 
 // One dimension in which `used + add > limit`.
 struct Excess {
-  std::string resource;
+  ResourceName resource;
   int64_t used = 0;
   int64_t add = 0;
   int64_t limit = 0;
 };
 
-// Renders "cpu used 9 + request 2 > max 10; memory used ..." (`add_word` and `limit_word` name
-// the operands).
-std::string DescribeExcesses(const std::vector<Excess>& excesses, std::string_view add_word,
+// Renders "cpu used 9 + nominated 2 + request 3 > max 14; memory used ..." : `add` of each
+// excess is split into the pod's own `request` and the rest, the requests of nominated pods (a
+// term printed only when not zero). `limit_word` names the limit ("max", "min").
+std::string DescribeExcesses(const std::vector<Excess>& excesses, const ResourceList& request,
                              std::string_view limit_word);
 
 // Kubernetes' scalar resource names (extended, hugepages-*, attachable-volumes-*,
@@ -44,22 +45,6 @@ bool IsScalarResourceName(std::string_view name);
 // "<name>.<model>" (capacity-semantics 5). kSchedulerPlugins: its request restricted to the names
 // the reference counts, without pods.
 ResourceList QuotaRequestOf(QuotaSemantics semantics, const Pod& pod);
-
-// Calls f(std::string_view name, int64_t amount) for every entry of QuotaRequestOf(semantics,
-// pod), without building the list in the common case (kCapacityExtender, no accelerator model).
-template <typename F>
-void ForEachQuotaRequestEntry(QuotaSemantics semantics, const Pod& pod, F&& f) {
-  if (semantics == QuotaSemantics::kCapacityExtender && pod.accelerator_model.empty()) {
-    for (const auto& [name, amount] : pod.requests.entries()) {
-      if (name != kResourcePods) f(std::string_view(name), amount);
-    }
-    f(kResourcePods, int64_t{1});
-    return;
-  }
-  const ResourceList list = QuotaRequestOf(semantics, pod);
-  for (const auto& [name, amount] : list.entries())
-    f(std::string_view(name), amount);
-}
 
 // used + add against max (1.1 step 1). Empty when within max.
 std::vector<Excess> ExceedsMax(QuotaSemantics semantics, const ElasticQuota& quota,
@@ -78,7 +63,7 @@ std::string DescribeRequestExcesses(const std::vector<Excess>& excesses,
 bool IsBorrowing(QuotaSemantics semantics, const ElasticQuota& quota, const ResourceList& used);
 
 // Which resources the quota governs (kCapacityExtender: names in min or max).
-bool Governs(QuotaSemantics semantics, const ElasticQuota& quota, std::string_view resource);
+bool Governs(QuotaSemantics semantics, const ElasticQuota& quota, ResourceName resource);
 
 // Cluster-wide sums over every quota for the aggregated-min check (1.1 step 2). `used` sums a
 // resource only over quotas that govern it (kCapacityExtender) or over all (kSchedulerPlugins);
@@ -87,7 +72,7 @@ bool Governs(QuotaSemantics semantics, const ElasticQuota& quota, std::string_vi
 struct AggregateTotals {
   ResourceList used;
   ResourceList min;
-  std::vector<std::string> checked;
+  std::vector<ResourceName> checked;  // in name order
 };
 
 class AggregateBuilder {
@@ -100,6 +85,12 @@ class AggregateBuilder {
   QuotaSemantics semantics_;
   AggregateTotals totals_;
 };
+
+// Whether a change of `quota`'s usage of `resource` changes totals.used (AggregateBuilder's rule).
+inline bool CountsInTotals(QuotaSemantics semantics, const ElasticQuota& quota,
+                           ResourceName resource) {
+  return semantics == QuotaSemantics::kSchedulerPlugins || Governs(semantics, quota, resource);
+}
 
 // Adds `delta` (a change of `quota`'s usage) to `totals.used` the way AggregateBuilder counts it.
 void ApplyUsageDelta(QuotaSemantics semantics, const ElasticQuota& quota, const ResourceList& delta,

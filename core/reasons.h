@@ -13,7 +13,6 @@ inline constexpr std::string_view kNodeUnschedulable = "node(s) were unschedulab
 inline constexpr std::string_view kNodeAffinityMismatch =
     "node(s) didn't match Pod's node affinity/selector";
 inline constexpr std::string_view kTooManyPods = "Too many pods";
-inline constexpr std::string_view kNodeNotFound = "node(s) not found in the extender's cache";
 std::string InsufficientResource(std::string_view resource);  // "Insufficient cpu"
 std::string UntoleratedTaint(std::string_view key, std::string_view value);
 
@@ -34,6 +33,11 @@ inline constexpr std::string_view kDoesNotFitAfterVictims =
     "does not fit the node even after removing every eligible victim";
 inline constexpr std::string_view kQuotaFailsAfterVictims =
     "quota checks still fail after removing every eligible victim";
+inline constexpr std::string_view kNoNodeHasVictims =
+    "no node has victims whose removal lets the pod fit";
 inline constexpr std::string_view kReclaimInFlight = "a reclaim for this pod is already in flight";
+inline constexpr std::string_view kNamespaceWithoutQuota =
+    "namespace has no ElasticQuota: kube-scheduler's own preemption serves it";
+inline constexpr std::string_view kEveryCandidateExcluded = "every candidate node was excluded";
 
 }  // namespace capext::reasons

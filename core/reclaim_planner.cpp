@@ -25,29 +25,29 @@ const char* ReclaimDecisionName(ReclaimDecision decision) {
   return "unknown";
 }
 
-ReclaimPlanForPod PlanReclaim(const ClusterState& state, const Pod& pod,
+ReclaimPlanForPod PlanReclaim(const ClusterState& state, const NormalizedPod& pod,
                               const MoreImportantFn& more_important,
                               const ReclaimOptions& options) {
   ReclaimPlanForPod plan;
-  const std::string self = pod.uid.empty() ? pod.Key() : pod.uid;
-  if (state.FindOurNomination(self) != nullptr) {
+  if (state.FindOurNomination(pod.store_key()) != nullptr) {
     plan.decision = ReclaimDecision::kInFlight;
-    plan.reason = std::string(reasons::kReclaimInFlight);
+    plan.why = Status::Unschedulable(std::string(reasons::kReclaimInFlight));
     return plan;
   }
-  if (!options.include_pods_without_quota && state.quotas().QuotaFor(pod.ns) == nullptr) {
+  if (!options.include_pods_without_quota && state.QuotaFor(pod.ns) == nullptr) {
     plan.decision = ReclaimDecision::kNotEligible;
-    plan.reason = "namespace has no ElasticQuota: kube-scheduler's own preemption serves it";
+    plan.why = Status::Unresolvable(std::string(reasons::kNamespaceWithoutQuota));
     return plan;
   }
-  Feasibility feasibility = FindFeasibleNodes(state, pod);
+  const Feasibility feasibility = FindFeasibleNodes(state, pod);
   if (!feasibility.feasible.empty()) {
     plan.decision = ReclaimDecision::kFitsNow;
     return plan;
   }
-  if (feasibility.quota.code == FitCode::kUnschedulableAndUnresolvable) {
+  const std::string unschedulable = SummarizeUnschedulable(feasibility);
+  if (feasibility.quota.IsUnresolvable()) {
     plan.decision = ReclaimDecision::kNoCandidate;
-    plan.reason = feasibility.quota.reason;
+    plan.why = feasibility.quota;
     return plan;
   }
   std::vector<std::string> nodes;
@@ -59,30 +59,37 @@ ReclaimPlanForPod PlanReclaim(const ClusterState& state, const Pod& pod,
       }
     }
     if (nodes.empty()) {
-      plan.reason = "every candidate node was excluded";
+      plan.why = Status::Unschedulable(std::string(reasons::kEveryCandidateExcluded));
       return plan;
     }
   }
   PreemptionPlan preemption = FindPreemption(state, pod, more_important, nodes);
-  if (!preemption.found) {
-    const bool eligible = preemption.reason != reasons::kPreemptionPolicyNever &&
-                          preemption.reason != reasons::kTerminatingVictimOnNominatedNode;
+  if (!preemption.found()) {
+    const bool eligible = preemption.outcome != PreemptionPlan::Outcome::kNotEligible;
     plan.decision = eligible ? ReclaimDecision::kNoCandidate : ReclaimDecision::kNotEligible;
-    plan.reason = preemption.reason;
+    // What the pod waits for: the quota's or the nodes' verdict, unless it may not preempt.
+    plan.why = eligible ? Status::WithCode(feasibility.quota.ok() ? StatusCode::kUnschedulable
+                                                                  : feasibility.quota.code(),
+                                           unschedulable)
+                        : preemption.why;
     return plan;
   }
   plan.decision = ReclaimDecision::kEvict;
   plan.node = preemption.chosen.node;
   plan.victims = preemption.chosen.victims;
   plan.pdb_violations = preemption.chosen.pdb_violations;
+  plan.candidates = preemption.candidates.size();
+  plan.why = Status::WithCode(
+      feasibility.quota.ok() ? StatusCode::kUnschedulable : feasibility.quota.code(),
+      unschedulable);
   std::string names;
-  for (const Pod* v : plan.victims) {
+  for (const NormalizedPod* v : plan.victims) {
     if (!names.empty()) names += ", ";
     names += fmt::format("{} (priority {})", v->Key(), v->priority);
   }
-  plan.reason = fmt::format(
-      "pod {} does not fit ({}); evicting {} on node {} ({} of {} candidate nodes)", pod.Key(),
-      SummarizeUnschedulable(feasibility), names, plan.node, 1, preemption.candidates.size());
+  plan.explanation =
+      fmt::format("pod {} does not fit ({}); evicting {} on node {} ({} of {} candidate nodes)",
+                  pod.Key(), unschedulable, names, plan.node, 1, preemption.candidates.size());
   return plan;
 }
 

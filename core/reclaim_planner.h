@@ -24,9 +24,13 @@ enum class ReclaimDecision {
 struct ReclaimPlanForPod {
   ReclaimDecision decision = ReclaimDecision::kNoCandidate;
   std::string node;
-  std::vector<const Pod*> victims;  // most important first
+  std::vector<const NormalizedPod*> victims;  // most important first
   int32_t pdb_violations = 0;
-  std::string reason;  // why nothing is done, or why these victims
+  // Why the pod does not fit now (kNoCandidate, kEvict: the quota's or the nodes' reason, with
+  // its code), or why nothing is done (kNotEligible, kInFlight). Ok for kFitsNow.
+  Status why;
+  std::string explanation;     // kEvict: the victims chosen and why, for logs
+  std::size_t candidates = 0;  // kEvict: how many candidate nodes were found
 };
 
 struct ReclaimOptions {
@@ -38,7 +42,7 @@ struct ReclaimOptions {
   std::vector<std::string> excluded_nodes;
 };
 
-ReclaimPlanForPod PlanReclaim(const ClusterState& state, const Pod& pod,
+ReclaimPlanForPod PlanReclaim(const ClusterState& state, const NormalizedPod& pod,
                               const MoreImportantFn& more_important, const ReclaimOptions& options);
 
 const char* ReclaimDecisionName(ReclaimDecision decision);

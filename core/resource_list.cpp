@@ -23,55 +23,35 @@ int64_t SaturatingSub(int64_t a, int64_t b) {
   return out;
 }
 
-namespace {
-
-// a < b as std::string compares them (bytes as unsigned char, then length). Inline: resource
-// names are short and usually differ in their first bytes, where a call to memcmp costs more
-// than the comparison.
-inline bool NameLess(std::string_view a, std::string_view b) {
-  const std::size_t n = std::min(a.size(), b.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto x = static_cast<unsigned char>(a[i]);
-    const auto y = static_cast<unsigned char>(b[i]);
-    if (x != y) return x < y;
-  }
-  return a.size() < b.size();
+ResourceList::ResourceList(std::initializer_list<std::pair<std::string_view, int64_t>> entries) {
+  for (const auto& [name, amount] : entries)
+    Set(ResourceName::Of(name), amount);
 }
 
-inline bool NameEqual(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i] != b[i]) return false;
+std::vector<ResourceList::Entry>::iterator ResourceList::Position(ResourceName name) {
+  auto it = entries_.begin();
+  for (; it != entries_.end(); ++it) {
+    if (it->first == name) return it;
   }
-  return true;
-}
-
-// Lists usually hold a handful of names: a linear scan of the sorted entries beats a binary
-// search there.
-template <typename Vector>
-auto LowerBound(Vector& v, std::string_view name) {
-  if (v.size() > 16) {
-    return std::lower_bound(
-        v.begin(), v.end(), name,
-        [](const ResourceList::Entry& e, std::string_view n) { return NameLess(e.first, n); });
-  }
-  auto it = v.begin();
-  while (it != v.end() && NameLess(it->first, name))
+  // Absent: the first entry whose name sorts after it.
+  const std::string_view text = name.str();
+  it = entries_.begin();
+  while (it != entries_.end() && it->first.str() < text)
     ++it;
   return it;
 }
 
-}  // namespace
-
-ResourceList::ResourceList(std::initializer_list<Entry> entries) {
-  for (const auto& e : entries)
-    Set(e.first, e.second);
+std::optional<int64_t> ResourceList::Find(ResourceName name) const {
+  for (const auto& e : entries_) {
+    if (e.first == name) return e.second;
+  }
+  return std::nullopt;
 }
 
 std::optional<int64_t> ResourceList::Find(std::string_view name) const {
-  // Sorted, so the first entry that is not less than `name` decides.
-  auto it = LowerBound(entries_, name);
-  if (it != entries_.end() && NameEqual(it->first, name)) return it->second;
+  for (const auto& e : entries_) {
+    if (e.first.str() == name) return e.second;
+  }
   return std::nullopt;
 }
 
@@ -79,27 +59,32 @@ int64_t ResourceList::Get(std::string_view name) const {
   return Find(name).value_or(0);
 }
 
-void ResourceList::Set(std::string_view name, int64_t amount) {
-  auto it = LowerBound(entries_, name);
-  if (it != entries_.end() && NameEqual(it->first, name)) {
+void ResourceList::Set(ResourceName name, int64_t amount) {
+  auto it = Position(name);
+  if (it != entries_.end() && it->first == name) {
     it->second = amount;
   } else {
-    entries_.insert(it, Entry(std::string(name), amount));
+    entries_.insert(it, Entry(name, amount));
   }
 }
 
-void ResourceList::Erase(std::string_view name) {
-  auto it = LowerBound(entries_, name);
-  if (it != entries_.end() && NameEqual(it->first, name)) entries_.erase(it);
+void ResourceList::Erase(ResourceName name) {
+  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+    if (it->first == name) {
+      entries_.erase(it);
+      return;
+    }
+  }
 }
 
-void ResourceList::AddTo(std::string_view name, int64_t amount) {
-  auto it = LowerBound(entries_, name);
-  if (it != entries_.end() && NameEqual(it->first, name)) {
-    it->second = SaturatingAdd(it->second, amount);
-  } else {
-    entries_.insert(it, Entry(std::string(name), amount));
+void ResourceList::AddTo(ResourceName name, int64_t amount) {
+  for (auto& e : entries_) {
+    if (e.first == name) {
+      e.second = SaturatingAdd(e.second, amount);
+      return;
+    }
   }
+  entries_.insert(Position(name), Entry(name, amount));
 }
 
 void ResourceList::Add(const ResourceList& other) {
@@ -109,8 +94,8 @@ void ResourceList::Add(const ResourceList& other) {
 
 void ResourceList::Subtract(const ResourceList& other) {
   for (const auto& [name, amount] : other.entries_) {
-    auto it = LowerBound(entries_, name);
-    if (it != entries_.end() && NameEqual(it->first, name)) {
+    auto it = Position(name);
+    if (it != entries_.end() && it->first == name) {
       it->second = SaturatingSub(it->second, amount);
     } else {
       entries_.insert(it, Entry(name, SaturatingSub(0, amount)));
@@ -120,8 +105,8 @@ void ResourceList::Subtract(const ResourceList& other) {
 
 void ResourceList::MaxWith(const ResourceList& other) {
   for (const auto& [name, amount] : other.entries_) {
-    auto it = LowerBound(entries_, name);
-    if (it != entries_.end() && NameEqual(it->first, name)) {
+    auto it = Position(name);
+    if (it != entries_.end() && it->first == name) {
       it->second = std::max(it->second, amount);
     } else {
       entries_.insert(it, Entry(name, std::max<int64_t>(0, amount)));
@@ -133,7 +118,7 @@ std::string ResourceList::ToString() const {
   std::string out;
   for (const auto& [name, amount] : entries_) {
     if (!out.empty()) out += ", ";
-    out += name;
+    out += name.str();
     out += ' ';
     out += FormatAmount(name, amount);
   }

@@ -1,6 +1,7 @@
 // ResourceList: resource name -> amount in decision units (cpu in milli-units, every other
-// resource in whole units; see DecisionAmount in quantity.h). A small sorted vector: pods and
-// quotas name a handful of resources, and lookups dominate.
+// resource in whole units; see DecisionAmount in quantity.h). A small vector of (interned name,
+// amount) sorted by the names' characters: pods and quotas name a handful of resources, lookups
+// by ResourceName compare integers, and iteration and printing follow name order.
 // Arithmetic saturates at the int64 limits instead of overflowing.
 // Thread-safety: a value type.
 #pragma once
@@ -11,6 +12,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "core/resource_name.h"
 
 namespace capext {
 
@@ -24,20 +27,31 @@ int64_t SaturatingSub(int64_t a, int64_t b);
 
 class ResourceList {
  public:
-  using Entry = std::pair<std::string, int64_t>;
+  using Entry = std::pair<ResourceName, int64_t>;
 
   ResourceList() = default;
-  ResourceList(std::initializer_list<Entry> entries);
+  // Interns each name (ResourceName::Of): for lists the program spells, and tests.
+  ResourceList(std::initializer_list<std::pair<std::string_view, int64_t>> entries);
 
   // The amount of `name`, or 0 when absent.
+  int64_t Get(ResourceName name) const {
+    for (const auto& e : entries_) {
+      if (e.first == name) return e.second;
+    }
+    return 0;
+  }
   int64_t Get(std::string_view name) const;
+  std::optional<int64_t> Find(ResourceName name) const;
   std::optional<int64_t> Find(std::string_view name) const;
+  bool Has(ResourceName name) const { return Find(name).has_value(); }
   bool Has(std::string_view name) const { return Find(name).has_value(); }
 
-  void Set(std::string_view name, int64_t amount);
-  void Erase(std::string_view name);
+  void Set(ResourceName name, int64_t amount);
+  // Interns `name` (ResourceName::Of). Decoders of outside input intern with TryIntern first.
+  void Set(std::string_view name, int64_t amount) { Set(ResourceName::Of(name), amount); }
+  void Erase(ResourceName name);
   // Adds `amount` to `name` (creating it at 0 first).
-  void AddTo(std::string_view name, int64_t amount);
+  void AddTo(ResourceName name, int64_t amount);
 
   void Add(const ResourceList& other);       // per name, saturating
   void Subtract(const ResourceList& other);  // per name, saturating; names absent here become -x
@@ -55,6 +69,9 @@ class ResourceList {
   std::string ToString() const;
 
  private:
+  // Where `name` is, or where it would go to keep name order.
+  std::vector<Entry>::iterator Position(ResourceName name);
+
   std::vector<Entry> entries_;  // sorted by name, unique names
 };
 

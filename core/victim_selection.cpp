@@ -17,8 +17,8 @@ namespace capext {
 struct VictimSelectionScratch {
   struct Namespace {
     const ElasticQuota* quota = nullptr;
-    ResourceList used;                  // QuotaBook::Used, before any change
-    std::vector<std::string> governed;  // kCapacityExtender: the names in min or max
+    ResourceList used;                   // QuotaBook::Used, before any change
+    std::vector<ResourceName> governed;  // kCapacityExtender: the names in min or max
   };
   NameIndex namespace_index;
   std::deque<Namespace> namespaces;  // by namespace_index id (stable addresses)
@@ -32,7 +32,7 @@ struct VictimSelectionScratch {
   // The node's requested amount of each resource the preemptor asks for (the only ones node fit
   // reads), with its allocatable.
   struct Tracked {
-    std::string_view name;
+    ResourceName name;
     int64_t need = 0;
     int64_t allocatable = 0;
     int64_t requested = 0;
@@ -40,7 +40,7 @@ struct VictimSelectionScratch {
   std::vector<Tracked> tracked;
   std::vector<std::pair<const Namespace*, ResourceList>> used;  // namespaces changed so far
   std::size_t used_count = 0;
-  std::vector<const Pod*> pods, potential, ordered, violating, non_violating;
+  std::vector<const NormalizedPod*> pods, potential, ordered, violating, non_violating;
 
   // Forgets what was learnt from another state or an earlier version of it.
   void Bind(const ClusterState& s) {
@@ -56,9 +56,9 @@ struct VictimSelectionScratch {
     const int64_t id = namespace_index.Find(ns);
     if (id >= 0) return namespaces[static_cast<std::size_t>(id)];
     Namespace& info = namespaces.emplace_back();
-    info.quota = s.quotas().QuotaFor(ns);
+    info.quota = s.QuotaFor(ns);
     if (info.quota != nullptr) {
-      info.used = s.quotas().Used(ns);
+      info.used = s.Used(ns);
       for (const auto* list : {&info.quota->min, &info.quota->max}) {
         if (!list->has_value()) continue;
         for (const auto& [name, amount] : (*list)->entries()) {
@@ -76,9 +76,9 @@ struct VictimSelectionScratch {
 
 namespace {
 
-bool Contains(const std::vector<std::string>& names, std::string_view name) {
-  for (const auto& n : names) {
-    if (n.size() == name.size() && n == name) return true;
+bool Contains(const std::vector<ResourceName>& names, ResourceName name) {
+  for (const ResourceName n : names) {
+    if (n == name) return true;
   }
   return false;
 }
@@ -92,10 +92,10 @@ class WhatIf {
          VictimSelectionScratch& scratch)
       : state_(state), preemptor_(*preemptor.pod), node_(node.node), s_(scratch) {
     if (!s_.totals_ready) {
-      s_.totals = state.quotas().totals();
+      s_.totals = state.totals();
       s_.totals_ready = true;
     } else {
-      s_.totals.used = state.quotas().totals().used;
+      s_.totals.used = state.totals().used;
     }
     s_.used_count = 0;
     pod_count_ = node.usage->pod_count;
@@ -108,15 +108,19 @@ class WhatIf {
     }
     s_.tracked.clear();
     for (const auto& [name, amount] : preemptor_.requests.entries()) {
-      if (amount <= 0 || name == kResourcePods) continue;
+      if (amount <= 0 || name == kPodsName) continue;
       s_.tracked.push_back({name, amount, node_.allocatable.Get(name), requested->Get(name)});
     }
-    max_pods_ = node_.allocatable.Find(kResourcePods);
+    max_pods_ = node_.allocatable.Find(kPodsName);
   }
 
   // `ns` is the pod's namespace (NamespaceOf(pod.ns)).
-  void Remove(const Pod& pod, const VictimSelectionScratch::Namespace& ns) { Change(pod, ns, -1); }
-  void Restore(const Pod& pod, const VictimSelectionScratch::Namespace& ns) { Change(pod, ns, +1); }
+  void Remove(const NormalizedPod& pod, const VictimSelectionScratch::Namespace& ns) {
+    Change(pod, ns, -1);
+  }
+  void Restore(const NormalizedPod& pod, const VictimSelectionScratch::Namespace& ns) {
+    Change(pod, ns, +1);
+  }
 
   // CheckNodeResources(preemptor, node, requested with every change, pod count).ok(), on the
   // tracked resources only (the others are not requested, so they cannot fail).
@@ -139,7 +143,7 @@ class WhatIf {
 
  private:
   // The same arithmetic as adding a delta list built from ±request (saturating, per name).
-  void Change(const Pod& pod, const VictimSelectionScratch::Namespace& ns, int sign) {
+  void Change(const NormalizedPod& pod, const VictimSelectionScratch::Namespace& ns, int sign) {
     for (auto& t : s_.tracked) {
       const int64_t amount = pod.requests.Get(t.name);
       t.requested = SaturatingAdd(t.requested, sign > 0 ? amount : SaturatingSub(0, amount));
@@ -157,17 +161,17 @@ class WhatIf {
       used = &s_.used[s_.used_count++].second;
     }
     const QuotaSemantics semantics = state_.semantics();
-    ForEachQuotaRequestEntry(semantics, pod, [&](std::string_view name, int64_t amount) {
+    for (const auto& [name, amount] : pod.quota_request().entries()) {
       const int64_t delta = sign > 0 ? amount : SaturatingSub(0, amount);
       used->AddTo(name, delta);
       if (semantics == QuotaSemantics::kSchedulerPlugins || Contains(ns.governed, name)) {
         s_.totals.used.AddTo(name, delta);
       }
-    });
+    }
   }
 
   const ClusterState& state_;
-  const Pod& preemptor_;
+  const NormalizedPod& preemptor_;
   const Node& node_;
   VictimSelectionScratch& s_;
   int32_t pod_count_ = 0;
@@ -184,24 +188,24 @@ bool QuotaFails(const ClusterState& state, const PreemptorContext& p, const What
 
 }  // namespace
 
-PreemptorContext MakePreemptorContext(const ClusterState& state, const Pod& preemptor) {
+PreemptorContext MakePreemptorContext(const ClusterState& state, const NormalizedPod& preemptor) {
   PreemptorContext ctx;
   ctx.pod = &preemptor;
-  ctx.quota = state.quotas().QuotaFor(preemptor.ns);
-  ctx.quota_request = state.QuotaRequest(preemptor);
+  ctx.quota = state.QuotaFor(preemptor.ns);
   ctx.sums = ComputeNominatedSums(state, preemptor);
   ctx.scratch = std::make_shared<VictimSelectionScratch>();
   if (ctx.quota != nullptr) {
-    ctx.more_than_min = !ExceedsMin(state.semantics(), *ctx.quota,
-                                    state.quotas().Used(preemptor.ns), ctx.sums.in_eq)
-                             .empty();
+    ctx.more_than_min =
+        !ExceedsMin(state.semantics(), *ctx.quota, state.Used(preemptor.ns), ctx.sums.in_eq)
+             .empty();
   }
   return ctx;
 }
 
 void SplitByPdbViolation(const std::vector<PodDisruptionBudget>& pdbs,
-                         const std::vector<const Pod*>& pods, std::vector<const Pod*>* violating,
-                         std::vector<const Pod*>* non_violating) {
+                         const std::vector<const NormalizedPod*>& pods,
+                         std::vector<const NormalizedPod*>* violating,
+                         std::vector<const NormalizedPod*>* non_violating) {
   if (pdbs.empty()) {
     non_violating->insert(non_violating->end(), pods.begin(), pods.end());
     return;
@@ -210,7 +214,7 @@ void SplitByPdbViolation(const std::vector<PodDisruptionBudget>& pdbs,
   allowed.reserve(pdbs.size());
   for (const auto& pdb : pdbs)
     allowed.push_back(pdb.disruptions_allowed);
-  for (const Pod* pod : pods) {
+  for (const NormalizedPod* pod : pods) {
     bool violated = false;
     if (!pod->labels.empty()) {
       for (std::size_t i = 0; i < pdbs.size(); ++i) {
@@ -231,11 +235,10 @@ NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContex
                                 const NodeInfo& node, const MoreImportantFn& more_important) {
   NodeVictims result;
   result.node = node.node.name;
-  const Pod& preemptor = *p.pod;
+  const NormalizedPod& preemptor = *p.pod;
 
-  NodeFitResult fixed = CheckNodeStatic(preemptor, node.node);
-  if (!fixed.ok()) {
-    result.reason = fixed.Reason();
+  if (Status fixed = CheckNodeStatic(preemptor, node.node); !fixed.ok()) {
+    result.why_not = std::move(fixed);
     return result;
   }
 
@@ -244,17 +247,18 @@ NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContex
   VictimSelectionScratch& s = p.scratch != nullptr ? *p.scratch : *own_scratch;
   s.Bind(state);
 
-  std::vector<const Pod*>& pods = s.pods;
+  std::vector<const NormalizedPod*>& pods = s.pods;
   pods.assign(node.usage->pods.begin(), node.usage->pods.end());
   // Least important first.
-  std::stable_sort(pods.begin(), pods.end(),
-                   [&](const Pod* a, const Pod* b) { return more_important(*b, *a); });
+  std::stable_sort(pods.begin(), pods.end(), [&](const NormalizedPod* a, const NormalizedPod* b) {
+    return more_important(*b, *a);
+  });
 
   const VictimSelectionScratch::Namespace& own = s.NamespaceOf(state, preemptor.ns);
   WhatIf what_if(state, p, node, s);
-  std::vector<const Pod*>& potential = s.potential;
+  std::vector<const NormalizedPod*>& potential = s.potential;
   potential.clear();
-  for (const Pod* x : pods) {
+  for (const NormalizedPod* x : pods) {
     const VictimSelectionScratch::Namespace& xns = s.NamespaceOf(state, x->ns);
     const bool same_namespace = &xns == &own;  // one entry per namespace name
     bool take = false;
@@ -275,32 +279,34 @@ NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContex
     }
   }
   if (potential.empty()) {
-    result.reason = std::string(reasons::kNoVictimsOnNode);
+    result.why_not = Status::Unresolvable(std::string(reasons::kNoVictimsOnNode));
     return result;
   }
 
   auto fits = [&] { return what_if.Fits(); };
   if (!fits()) {
-    result.reason = std::string(reasons::kDoesNotFitAfterVictims);
+    result.why_not = Status::Unresolvable(std::string(reasons::kDoesNotFitAfterVictims));
     return result;
   }
-  if (QuotaFails(state, p, what_if, own, p.quota_request, p.quota_request)) {
-    result.reason = std::string(reasons::kQuotaFailsAfterVictims);
+  const ResourceList& request = preemptor.quota_request();
+  if (QuotaFails(state, p, what_if, own, request, request)) {
+    result.why_not = Status::Unresolvable(std::string(reasons::kQuotaFailsAfterVictims));
     return result;
   }
 
   // Reprieve: most important first, PDB-protected pods first; put each back unless the
   // preemptor then no longer fits the node or its quota (with the nominated sums).
-  std::vector<const Pod*>& ordered = s.ordered;
+  std::vector<const NormalizedPod*>& ordered = s.ordered;
   ordered.assign(potential.begin(), potential.end());
-  std::stable_sort(ordered.begin(), ordered.end(),
-                   [&](const Pod* a, const Pod* b) { return more_important(*a, *b); });
+  std::stable_sort(
+      ordered.begin(), ordered.end(),
+      [&](const NormalizedPod* a, const NormalizedPod* b) { return more_important(*a, *b); });
   s.violating.clear();
   s.non_violating.clear();
   SplitByPdbViolation(state.pdbs(), ordered, &s.violating, &s.non_violating);
 
   result.victims.reserve(potential.size());
-  auto reprieve = [&](const Pod* x) {
+  auto reprieve = [&](const NormalizedPod* x) {
     const VictimSelectionScratch::Namespace& xns = s.NamespaceOf(state, x->ns);
     what_if.Restore(*x, xns);
     if (!fits() || QuotaFails(state, p, what_if, own, p.sums.in_eq, p.sums.all)) {
@@ -310,16 +316,18 @@ NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContex
     }
     return true;
   };
-  for (const Pod* x : s.violating) {
+  for (const NormalizedPod* x : s.violating) {
     if (!reprieve(x)) ++result.pdb_violations;
   }
-  for (const Pod* x : s.non_violating)
+  for (const NormalizedPod* x : s.non_violating)
     reprieve(x);
 
-  std::stable_sort(result.victims.begin(), result.victims.end(),
-                   [&](const Pod* a, const Pod* b) { return more_important(*a, *b); });
+  std::stable_sort(
+      result.victims.begin(), result.victims.end(),
+      [&](const NormalizedPod* a, const NormalizedPod* b) { return more_important(*a, *b); });
   result.candidate = !result.victims.empty();
-  if (!result.candidate) result.reason = std::string(reasons::kNoVictimsOnNode);
+  if (!result.candidate)
+    result.why_not = Status::Unresolvable(std::string(reasons::kNoVictimsOnNode));
   return result;
 }
 

@@ -12,6 +12,7 @@
 
 #include "core/cluster_state.h"
 #include "core/quota_admission.h"
+#include "core/status.h"
 
 namespace capext {
 
@@ -22,9 +23,9 @@ using MoreImportantFn = std::function<bool(const Pod& a, const Pod& b)>;
 struct NodeVictims {
   std::string node;
   bool candidate = false;
-  std::vector<const Pod*> victims;  // most important first
+  std::vector<const NormalizedPod*> victims;  // most important first
   int32_t pdb_violations = 0;
-  std::string reason;  // why the node is not a candidate
+  Status why_not;  // why the node is not a candidate (unresolvable: no victim can help)
 };
 
 // What SelectVictimsOnNode learns once and reuses across the nodes of one preemptor (the quota
@@ -34,9 +35,8 @@ struct VictimSelectionScratch;
 // Everything about the preemptor that does not depend on the node; compute it once.
 // Thread-safety: one thread at a time per context (and its copies: they share `scratch`).
 struct PreemptorContext {
-  const Pod* pod = nullptr;
+  const NormalizedPod* pod = nullptr;
   const ElasticQuota* quota = nullptr;  // the preemptor's namespace quota, or nullptr
-  ResourceList quota_request;           // request(p) as the quota counts it
   NominatedSums sums;                   // inEQ / all
   bool more_than_min = false;           // used(q) + inEQ exceeds min(q), before any removal
   // Set by MakePreemptorContext; valid while the state is not modified. Without it,
@@ -44,7 +44,10 @@ struct PreemptorContext {
   std::shared_ptr<VictimSelectionScratch> scratch;
 };
 
-PreemptorContext MakePreemptorContext(const ClusterState& state, const Pod& preemptor);
+// The context keeps a pointer to `preemptor`: it must outlive the context (a temporary cannot).
+PreemptorContext MakePreemptorContext(const ClusterState& state, const NormalizedPod& preemptor);
+PreemptorContext MakePreemptorContext(const ClusterState& state,
+                                      NormalizedPod&& preemptor) = delete;
 
 NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContext& preemptor,
                                 const NodeInfo& node, const MoreImportantFn& more_important);
@@ -52,7 +55,8 @@ NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContex
 // PDB split of kube-scheduler's filterPodsWithPDBViolation: `pods` (most important first) into
 // violating and non-violating, order kept.
 void SplitByPdbViolation(const std::vector<PodDisruptionBudget>& pdbs,
-                         const std::vector<const Pod*>& pods, std::vector<const Pod*>* violating,
-                         std::vector<const Pod*>* non_violating);
+                         const std::vector<const NormalizedPod*>& pods,
+                         std::vector<const NormalizedPod*>* violating,
+                         std::vector<const NormalizedPod*>* non_violating);
 
 }  // namespace capext

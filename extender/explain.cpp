@@ -19,12 +19,13 @@ struct Explanation {
   std::vector<std::pair<std::string, std::string>> in_flight;  // pod -> node (our nominations)
 };
 
-Explanation Explain(const ClusterState& state, const Pod& pod, const MoreImportantFn& order) {
+Explanation Explain(const ClusterState& state, const NormalizedPod& pod,
+                    const MoreImportantFn& order) {
   Explanation e;
-  e.quota = state.quotas().QuotaFor(pod.ns);
-  e.used = state.quotas().Used(pod.ns);
-  e.reserved = state.quotas().Reserved(pod.ns);
-  e.request = state.QuotaRequest(pod);
+  e.quota = state.QuotaFor(pod.ns);
+  e.used = state.Used(pod.ns);
+  e.reserved = state.ledger().Reserved(pod.ns);
+  e.request = pod.quota_request();
   e.sums = ComputeNominatedSums(state, pod);
   e.feasibility = FindFeasibleNodes(state, pod);
   ReclaimOptions options;
@@ -36,12 +37,17 @@ Explanation Explain(const ClusterState& state, const Pod& pod, const MoreImporta
   return e;
 }
 
+// What a reader wants to know about the reclaim plan: the victims and why, or why nothing.
+std::string ReclaimReason(const ReclaimPlanForPod& plan) {
+  return plan.decision == ReclaimDecision::kEvict ? plan.explanation : plan.why.message();
+}
+
 template <typename W>
 void WriteResources(W& w, const char* key, const ResourceList& list) {
   w.Key(key);
   w.StartObject();
   for (const auto& [name, amount] : list.entries()) {
-    w.Key(name.c_str());
+    w.Key(name.str().data(), static_cast<rapidjson::SizeType>(name.str().size()));
     w.String(FormatAmount(name, amount).c_str());
   }
   w.EndObject();
@@ -49,7 +55,7 @@ void WriteResources(W& w, const char* key, const ResourceList& list) {
 
 }  // namespace
 
-std::string ExplainPodJson(const ClusterState& state, const Pod& pod,
+std::string ExplainPodJson(const ClusterState& state, const NormalizedPod& pod,
                            const MoreImportantFn& order) {
   Explanation e = Explain(state, pod, order);
   rapidjson::StringBuffer buffer;
@@ -73,8 +79,8 @@ std::string ExplainPodJson(const ClusterState& state, const Pod& pod,
     WriteResources(w, "reserved", e.reserved);
     WriteResources(w, "requestWithNominatedInNamespace", e.sums.in_eq);
     WriteResources(w, "requestWithAllNominated", e.sums.all);
-    WriteResources(w, "clusterUsed", state.quotas().totals().used);
-    WriteResources(w, "clusterMin", state.quotas().totals().min);
+    WriteResources(w, "clusterUsed", state.totals().used);
+    WriteResources(w, "clusterMin", state.totals().min);
     w.EndObject();
   }
   w.Key("admission");
@@ -82,7 +88,7 @@ std::string ExplainPodJson(const ClusterState& state, const Pod& pod,
   w.Key("pass");
   w.Bool(e.feasibility.quota.ok());
   w.Key("reason");
-  w.String(e.feasibility.quota.reason.c_str());
+  w.String(e.feasibility.quota.message().c_str());
   w.EndObject();
   w.Key("nodes");
   w.StartArray();
@@ -101,7 +107,7 @@ std::string ExplainPodJson(const ClusterState& state, const Pod& pod,
     w.Key("fits");
     w.Bool(false);
     w.Key("reason");
-    w.String(fit.Reason().c_str());
+    w.String(fit.message().c_str());
     w.EndObject();
   }
   w.EndArray();
@@ -115,18 +121,18 @@ std::string ExplainPodJson(const ClusterState& state, const Pod& pod,
   w.String(e.reclaim.node.c_str());
   w.Key("victims");
   w.StartArray();
-  for (const Pod* v : e.reclaim.victims)
+  for (const NormalizedPod* v : e.reclaim.victims)
     w.String(v->Key().c_str());
   w.EndArray();
   w.Key("reason");
-  w.String(e.reclaim.reason.c_str());
+  w.String(ReclaimReason(e.reclaim).c_str());
   w.EndObject();
   w.Key("reclaimsInFlight");
   w.StartArray();
   for (const auto& [uid, node] : e.in_flight) {
     w.StartObject();
     w.Key("pod");
-    const Pod* p = state.FindPod(uid);
+    const NormalizedPod* p = state.FindPod(uid);
     w.String(p ? p->Key().c_str() : uid.c_str());
     w.Key("node");
     w.String(node.c_str());
@@ -137,7 +143,7 @@ std::string ExplainPodJson(const ClusterState& state, const Pod& pod,
   return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
 }
 
-std::string ExplainPodText(const ClusterState& state, const Pod& pod,
+std::string ExplainPodText(const ClusterState& state, const NormalizedPod& pod,
                            const MoreImportantFn& order) {
   Explanation e = Explain(state, pod, order);
   std::string out = fmt::format("pod {} (priority {}) requests {}\n", pod.Key(), pod.priority,
@@ -152,19 +158,18 @@ std::string ExplainPodText(const ClusterState& state, const Pod& pod,
                        e.reserved.ToString());
     out += fmt::format("  request + nominated in namespace {{{}}}; + other nominated {{{}}}\n",
                        e.sums.in_eq.ToString(), e.sums.all.ToString());
-    out +=
-        fmt::format("  cluster: used {{{}}} min {{{}}}\n", state.quotas().totals().used.ToString(),
-                    state.quotas().totals().min.ToString());
+    out += fmt::format("  cluster: used {{{}}} min {{{}}}\n", state.totals().used.ToString(),
+                       state.totals().min.ToString());
   }
   out += fmt::format("admission: {}\n",
-                     e.feasibility.quota.ok() ? "pass" : e.feasibility.quota.reason);
+                     e.feasibility.quota.ok() ? "pass" : e.feasibility.quota.message());
   for (const auto& name : e.feasibility.feasible)
     out += fmt::format("  node {}: fits\n", name);
   for (const auto& [name, fit] : e.feasibility.failed) {
-    out += fmt::format("  node {}: {}\n", name, fit.Reason());
+    out += fmt::format("  node {}: {}\n", name, fit.message());
   }
   out += fmt::format("reclaim: {}", ReclaimDecisionName(e.reclaim.decision));
-  if (!e.reclaim.reason.empty()) out += ": " + e.reclaim.reason;
+  if (const std::string reason = ReclaimReason(e.reclaim); !reason.empty()) out += ": " + reason;
   out += "\n";
   return out;
 }

@@ -11,9 +11,9 @@
 
 namespace capext {
 
-std::string ExplainPodJson(const ClusterState& state, const Pod& pod,
+std::string ExplainPodJson(const ClusterState& state, const NormalizedPod& pod,
                            const MoreImportantFn& more_important);
-std::string ExplainPodText(const ClusterState& state, const Pod& pod,
+std::string ExplainPodText(const ClusterState& state, const NormalizedPod& pod,
                            const MoreImportantFn& more_important);
 
 }  // namespace capext

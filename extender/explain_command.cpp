@@ -1,13 +1,13 @@
 // capacity-extender explain: the explanation of one pod against a snapshot (or the bundled
 // example): a pod of the snapshot by NAMESPACE/NAME, or a pod manifest with -f.
 #include <iostream>
+#include <optional>
 
 #include "config/snapshot.h"
-#include "extender/embedded/cluster_source.h"
 #include "extender/commands.h"
+#include "extender/embedded/cluster_source.h"
 #include "extender/explain.h"
-#include "policies/quota_semantics_names.h"
-#include "policies/victim_order.h"
+#include "policies/policies.h"
 
 namespace capext {
 
@@ -48,19 +48,19 @@ int RunExplainCommand(const std::vector<std::string>& args) {
       return 2;
     }
   }
-  auto semantics = QuotaSemanticsFromName(semantics_name);
-  if (!semantics || (output != "text" && output != "json") ||
+  const auto* semantics = QuotaSemanticsPolicies().Find(semantics_name);
+  if (semantics == nullptr || (output != "text" && output != "json") ||
       (pod_key.empty() == pod_file.empty())) {
     std::cerr << "explain: give exactly one of NAMESPACE/NAME or -f POD.yaml; -o text|json\n";
     return 2;
   }
-  SchedulerCache cache(*semantics, DecodeOptions{});
+  SchedulerCache cache(semantics->make(), DecodeOptions{});
   std::string source;
   if (Status s = LoadEmbeddedCluster(snapshot, &cache, &source); !s.ok()) {
     std::cerr << "explain: " << s.message() << "\n";
     return 2;
   }
-  Pod pod;
+  std::optional<NormalizedPod> pod;
   if (!pod_file.empty()) {
     Snapshot pods;
     if (Status s = LoadSnapshotFile(pod_file, DecodeOptions{}, &pods);
@@ -69,15 +69,14 @@ int RunExplainCommand(const std::vector<std::string>& args) {
                 << "\n";
       return 2;
     }
-    pod = pods.pods[0];
+    const std::string key = StoreKeyOf(pods.pods[0]);
     cache.Write([&](ClusterState& state) {
-      if (!state.FindPod(pod.uid.empty() ? pod.Key() : pod.uid)) state.UpsertPod(pod);
-      pod = *state.FindPod(pod.uid.empty() ? pod.Key() : pod.uid);
-      return 0;
+      if (!state.FindPod(key)) state.UpsertPod(pods.pods[0]);
+      pod = *state.FindPod(key);
     });
   } else {
     const auto slash = pod_key.find('/');
-    const Pod* found =
+    const NormalizedPod* found =
         slash == std::string::npos ? nullptr : cache.Read([&](const ClusterState& state) {
           return state.FindPodByName(pod_key.substr(0, slash), pod_key.substr(slash + 1));
         });
@@ -87,10 +86,10 @@ int RunExplainCommand(const std::vector<std::string>& args) {
     }
     pod = *found;
   }
-  auto order = MakeVictimOrder(kPriorityThenStartTime);
+  const MoreImportantFn order = VictimOrderPolicies().default_entry().make();
   std::cout << cache.Read([&](const ClusterState& state) {
-    return output == "json" ? ExplainPodJson(state, pod, order->AsFunction())
-                            : ExplainPodText(state, pod, order->AsFunction());
+    return output == "json" ? ExplainPodJson(state, *pod, order)
+                            : ExplainPodText(state, *pod, order);
   });
   return 0;
 }

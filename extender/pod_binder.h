@@ -10,8 +10,9 @@ namespace capext {
 struct BindRequest {
   std::string ns;
   std::string name;
-  std::string uid;
+  std::string uid;  // the pod's uid ("" for a pod known without one)
   std::string node;
+  std::string key;  // the pod's store key in the cluster state
 };
 
 struct BindOutcome {

@@ -6,15 +6,15 @@
 #include <fmt/format.h>
 
 #include "config/extender_config.h"
-#include "extender/embedded/cluster_source.h"
 #include "extender/commands.h"
+#include "extender/embedded/cluster_source.h"
 #include "extender/embedded/embedded_binder.h"
 #include "extender/embedded/embedded_evictor.h"
+#include "extender/http/router.h"
 #include "extender/live/live_mode.h"
 #include "extender/log.h"
 #include "extender/reclaim/reclaim_controller.h"
-#include "extender/http/router.h"
-#include "policies/quota_semantics_names.h"
+#include "policies/policies.h"
 
 namespace capext {
 namespace {
@@ -77,7 +77,8 @@ int RunServeCommand(const std::vector<std::string>& args) {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  const QuotaSemantics semantics = *QuotaSemanticsFromName(config.quota_semantics);
+  // Names were validated with the config (the tables' entries).
+  const QuotaSemantics semantics = QuotaSemanticsPolicies().Find(config.quota_semantics)->make();
   DecodeOptions decode;
   decode.accelerator_model_annotation = config.gpu_model_annotation;
   SchedulerCache cache(semantics, decode);
@@ -113,8 +114,9 @@ int RunServeCommand(const std::vector<std::string>& args) {
   ServiceOptions service_options;
   service_options.reservation_ttl_ms = config.reservation_ttl.count();
   service_options.ignore_not_ready = config.ignore_not_ready;
-  ExtenderService service(&cache, &metrics, MakeNodeScorer(config.scoring),
-                          MakeVictimOrder(config.victim_order), binder.get(), service_options);
+  ExtenderService service(&cache, &metrics, NodeScoringPolicies().Find(config.scoring)->make(),
+                          VictimOrderPolicies().Find(config.victim_order)->make(), binder.get(),
+                          service_options);
 
   ReclaimControllerOptions reclaim_options;
   reclaim_options.mode = ReclaimModeFromName(config.reclaim);
@@ -126,7 +128,7 @@ int RunServeCommand(const std::vector<std::string>& args) {
   reclaim_options.requeue_nudge = config.requeue_nudge;
   reclaim_options.requeue_nudge_interval_ms = config.requeue_nudge_interval.count();
   reclaim_options.require_unschedulable_condition = use_live;
-  ReclaimController reclaim(&cache, &metrics, &service.victim_order(), evictor.get(), nudger.get(),
+  ReclaimController reclaim(&cache, &metrics, service.more_important(), evictor.get(), nudger.get(),
                             reclaim_options);
   if (config.cross_node_reclaim) {
     Log(LogLevel::kWarn, "crossNodeReclaim is not available yet: reclaiming on one node at a time");

@@ -17,10 +17,10 @@
 
 #include "bench/micro/bench_support.h"
 #include "extender/embedded/embedded_binder.h"
-#include "extender/verbs/extender_service.h"
+#include "extender/http/router.h"
 #include "extender/http/server.h"
 #include "extender/log.h"
-#include "extender/http/router.h"
+#include "extender/verbs/extender_service.h"
 
 namespace capext::bench {
 namespace {
@@ -34,8 +34,8 @@ struct BindCluster {
   BindCluster(int pending, int admitted)
       : cache(QuotaSemantics::kCapacityExtender, {}),
         binder(&cache),
-        service(&cache, &metrics, MakeNodeScorer("least-allocated"),
-                MakeVictimOrder(kPriorityThenStartTime), &binder, ServiceOptions{}) {
+        service(&cache, &metrics, NodeScoring::kLeastAllocated, MoreImportantFn(MoreImportantPod),
+                &binder, ServiceOptions{}) {
     ClusterShape shape;
     shape.nodes = 1000;
     cache.Write([&](ClusterState& state) {
@@ -75,9 +75,9 @@ struct BindCluster {
       for (const auto& [uid, pod] : s.pods()) {
         if (pod.ns == kNs && pod.IsBound()) ++c.bound;
       }
-      c.used = s.quotas().Used(kNs).Get("cpu");
-      c.reserved = s.quotas().Reserved(kNs).Get("cpu");
-      c.max = s.quotas().QuotaFor(kNs)->max->Get("cpu");
+      c.used = s.Used(kNs).Get("cpu");
+      c.reserved = s.ledger().Reserved(kNs).Get("cpu");
+      c.max = s.QuotaFor(kNs)->max->Get("cpu");
       c.reservations = s.reservations().size();
       return c;
     });

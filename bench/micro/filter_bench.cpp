@@ -17,10 +17,10 @@
 
 #include "bench/micro/bench_support.h"
 #include "extender/embedded/embedded_binder.h"
-#include "extender/verbs/extender_service.h"
+#include "extender/http/router.h"
 #include "extender/http/server.h"
 #include "extender/log.h"
-#include "extender/http/router.h"
+#include "extender/verbs/extender_service.h"
 
 namespace capext::bench {
 namespace {
@@ -207,8 +207,8 @@ int main(int argc, char** argv) {
   report.Number("memory.rss_bytes_per_pod", static_cast<double>(heap.rss_pods) / pods);
 
   EmbeddedBinder binder(&cache);
-  ExtenderService service(&cache, &metrics, MakeNodeScorer("least-allocated"),
-                          MakeVictimOrder(kPriorityThenStartTime), &binder, ServiceOptions{});
+  ExtenderService service(&cache, &metrics, NodeScoring::kLeastAllocated,
+                          MoreImportantFn(MoreImportantPod), &binder, ServiceOptions{});
 
   PodSpecText pod;
   pod.ns = "team-0";

@@ -13,8 +13,8 @@
 
 #include "bench/micro/bench_support.h"
 #include "extender/embedded/embedded_binder.h"
-#include "extender/verbs/extender_service.h"
 #include "extender/log.h"
+#include "extender/verbs/extender_service.h"
 
 constexpr const char* kUsage =
     "Usage: bench_preempt_bench [--json FILE] [--quick] [--nodes N] [--pods-per-node N] "
@@ -66,8 +66,8 @@ int main(int argc, char** argv) {
   });
   cache.set_ready(true);
   EmbeddedBinder binder(&cache);
-  ExtenderService service(&cache, &metrics, MakeNodeScorer("least-allocated"),
-                          MakeVictimOrder(kPriorityThenStartTime), &binder, ServiceOptions{});
+  ExtenderService service(&cache, &metrics, NodeScoring::kLeastAllocated,
+                          MoreImportantFn(MoreImportantPod), &binder, ServiceOptions{});
 
   PodSpecText preemptor;
   preemptor.ns = "team-0";

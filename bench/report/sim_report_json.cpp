@@ -10,8 +10,12 @@ namespace {
 
 using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
 
-void Key(Writer& w, const char* k) { w.Key(k); }
-void Str(Writer& w, const std::string& s) { w.String(s.c_str(), static_cast<rapidjson::SizeType>(s.size())); }
+void Key(Writer& w, const char* k) {
+  w.Key(k);
+}
+void Str(Writer& w, const std::string& s) {
+  w.String(s.c_str(), static_cast<rapidjson::SizeType>(s.size()));
+}
 void Num(Writer& w, const char* k, double v) {
   w.Key(k);
   w.Double(v);
@@ -24,7 +28,7 @@ void Int(Writer& w, const char* k, int64_t v) {
 void Resources(Writer& w, const ResourceList& list) {
   w.StartObject();
   for (const auto& [name, amount] : list.entries()) {
-    w.Key(name.c_str());
+    w.Key(name.str().data(), static_cast<rapidjson::SizeType>(name.str().size()));
     Str(w, FormatAmount(name, amount));
   }
   w.EndObject();
@@ -36,10 +40,13 @@ void Definitions(Writer& w) {
   const std::pair<const char*, const char*> defs[] = {
       {"run", "pods that started at least once (including those later evicted)"},
       {"pending", "pods that never started and were still waiting at the end"},
-      {"rejected", "pods that could never start: request above the quota's max (by_quota) or "
-                   "above every node's allocatable (by_nodes)"},
-      {"wait_seconds", "first start minus arrival, over pods that started (nearest-rank quantiles)"},
-      {"evictions", "suffered: this tenant's pods evicted; caused: evictions made for this tenant's pods"},
+      {"rejected",
+       "pods that could never start: request above the quota's max (by_quota) or "
+       "above every node's allocatable (by_nodes)"},
+      {"wait_seconds",
+       "first start minus arrival, over pods that started (nearest-rank quantiles)"},
+      {"evictions",
+       "suffered: this tenant's pods evicted; caused: evictions made for this tenant's pods"},
       {"below_guarantee_with_pending_seconds",
        "time with pending pods while used < min in a resource those pods request (plan's min)"},
       {"borrowed_core_hours", "integral of max(0, used cpu - min cpu) over time (plan's min)"},
@@ -145,7 +152,8 @@ void Cluster(Writer& w, const SimulationResult& r, bool with_timeline) {
       const auto [d, total] = dim;
       if (d < 0 || total <= 0) continue;
       const double v = std::string(which) == "mean"
-                           ? static_cast<double>(r.metrics.cluster_used_ms()[d]) / span / static_cast<double>(total)
+                           ? static_cast<double>(r.metrics.cluster_used_ms()[d]) / span /
+                                 static_cast<double>(total)
                            : Fraction(r.metrics.cluster_peak()[d], total);
       Num(w, name, v);
     }
@@ -157,16 +165,20 @@ void Cluster(Writer& w, const SimulationResult& r, bool with_timeline) {
     Num(w, "interval_seconds", static_cast<double>(r.metrics.sample_interval_ms()) / 1000.0);
     Key(w, "t_seconds");
     w.StartArray();
-    for (const auto& p : r.metrics.timeline()) w.Double(static_cast<double>(p.t_ms) / 1000.0);
+    for (const auto& p : r.metrics.timeline())
+      w.Double(static_cast<double>(p.t_ms) / 1000.0);
     w.EndArray();
     const std::pair<const char*, int64_t TimelinePoint::*> series[] = {
-        {"cpu", &TimelinePoint::cluster_cpu}, {"memory", &TimelinePoint::cluster_memory}, {"gpu", &TimelinePoint::cluster_gpu}};
+        {"cpu", &TimelinePoint::cluster_cpu},
+        {"memory", &TimelinePoint::cluster_memory},
+        {"gpu", &TimelinePoint::cluster_gpu}};
     for (std::size_t i = 0; i < 3; ++i) {
       const int64_t total = dims[i].second.second;
       if (dims[i].second.first < 0 || total <= 0) continue;
       Key(w, series[i].first);
       w.StartArray();
-      for (const auto& p : r.metrics.timeline()) w.Double(Fraction(p.*(series[i].second), total));
+      for (const auto& p : r.metrics.timeline())
+        w.Double(Fraction(p.*(series[i].second), total));
       w.EndArray();
     }
     w.EndObject();  // timeline
@@ -195,13 +207,15 @@ void Timing(Writer& w, const SimulationResult& r) {
   w.StartObject();
   Num(w, "engine_wall_seconds", r.engine_seconds);
   Num(w, "engine_cpu_seconds", r.engine_cpu_seconds);
-  Num(w, "decisions_per_second", r.engine_seconds > 0 ? static_cast<double>(r.decisions) / r.engine_seconds : 0);
+  Num(w, "decisions_per_second",
+      r.engine_seconds > 0 ? static_cast<double>(r.decisions) / r.engine_seconds : 0);
   w.EndObject();
 }
 
 void Invariants(Writer& w, const std::vector<TenantSummary>& summary) {
   bool ok = true;
-  for (const auto& s : summary) ok = ok && s.run + s.pending + s.rejected == s.submitted;
+  for (const auto& s : summary)
+    ok = ok && s.run + s.pending + s.rejected == s.submitted;
   Key(w, "invariants");
   w.StartObject();
   Key(w, "run_plus_pending_plus_rejected_equals_submitted");
@@ -220,12 +234,14 @@ void Body(Writer& w, const SimulationResult& r, const ReportContext& c, bool ful
   Tenant(w, summary.back(), nullptr);
   Key(w, "tenants");
   w.StartArray();
-  for (std::size_t i = 0; i + 1 < summary.size(); ++i) Tenant(w, summary[i], &r.tenants[i]);
+  for (std::size_t i = 0; i + 1 < summary.size(); ++i)
+    Tenant(w, summary[i], &r.tenants[i]);
   w.EndArray();
   Invariants(w, summary);
 }
 
-void Header(Writer& w, const char* schema, const ReportContext& c, const std::vector<std::string>& notes) {
+void Header(Writer& w, const char* schema, const ReportContext& c,
+            const std::vector<std::string>& notes) {
   Key(w, "schema");
   w.String(schema);
   Key(w, "workload");
@@ -235,7 +251,8 @@ void Header(Writer& w, const char* schema, const ReportContext& c, const std::ve
   Int(w, "pods", c.workload_pods);
   Key(w, "notes");
   w.StartArray();
-  for (const auto& n : notes) Str(w, n);
+  for (const auto& n : notes)
+    Str(w, n);
   w.EndArray();
   w.EndObject();
   Key(w, "options");
@@ -248,7 +265,9 @@ void Header(Writer& w, const char* schema, const ReportContext& c, const std::ve
   Definitions(w);
 }
 
-std::string Finish(rapidjson::StringBuffer& buffer) { return std::string(buffer.GetString(), buffer.GetSize()) + "\n"; }
+std::string Finish(rapidjson::StringBuffer& buffer) {
+  return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
+}
 
 }  // namespace
 
@@ -270,10 +289,12 @@ std::string CompareJson(const std::vector<SimulationResult>& results, const Repo
   w.SetIndent(' ', 2);
   w.SetMaxDecimalPlaces(4);
   w.StartObject();
-  Header(w, "capacity-sim/compare/v1", c, results.empty() ? std::vector<std::string>() : results[0].notes);
+  Header(w, "capacity-sim/compare/v1", c,
+         results.empty() ? std::vector<std::string>() : results[0].notes);
   Key(w, "policies");
   w.StartArray();
-  for (const auto& r : results) Str(w, r.policy);
+  for (const auto& r : results)
+    Str(w, r.policy);
   w.EndArray();
   Key(w, "results");
   w.StartArray();
@@ -304,7 +325,8 @@ std::string PerfJson(const std::vector<SimulationResult>& results, double total_
     Int(w, "decisions", r.decisions);
     Num(w, "engine_wall_seconds", r.engine_seconds);
     Num(w, "engine_cpu_seconds", r.engine_cpu_seconds);
-    Num(w, "decisions_per_second", r.engine_seconds > 0 ? static_cast<double>(r.decisions) / r.engine_seconds : 0);
+    Num(w, "decisions_per_second",
+        r.engine_seconds > 0 ? static_cast<double>(r.decisions) / r.engine_seconds : 0);
     Num(w, "decisions_per_cpu_second",
         r.engine_cpu_seconds > 0 ? static_cast<double>(r.decisions) / r.engine_cpu_seconds : 0);
     w.EndObject();

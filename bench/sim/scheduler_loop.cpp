@@ -4,12 +4,12 @@
 
 namespace capext {
 
-bool SchedulerLoop::TryPod(const Pod& pending, int64_t now_ms, PassResult* result) {
+bool SchedulerLoop::TryPod(const NormalizedPod& pending, int64_t now_ms, PassResult* result) {
   const std::string key = pending.Key();
   Feasibility feasibility = FindFeasibleNodes(*state_, pending);
   if (!feasibility.feasible.empty()) {
     Pod bound = pending;
-    bound.node_name = PickNode(*scorer_, *state_, pending, feasibility.feasible);
+    bound.node_name = PickNode(scoring_, *state_, pending, feasibility.feasible);
     bound.phase = PodPhase::kRunning;
     bound.start_ms = now_ms;
     bound.nominated_node_name.clear();
@@ -25,13 +25,14 @@ bool SchedulerLoop::TryPod(const Pod& pending, int64_t now_ms, PassResult* resul
 
   ReclaimOptions reclaim_options;
   reclaim_options.include_pods_without_quota = true;  // we play kube-scheduler's preemption too
-  ReclaimPlanForPod plan = PlanReclaim(*state_, pending, order_->AsFunction(), reclaim_options);
+  ReclaimPlanForPod plan = PlanReclaim(*state_, pending, more_important_, reclaim_options);
   if (plan.decision != ReclaimDecision::kEvict) return false;
-  const std::string uid = pending.uid.empty() ? key : pending.uid;
+  const std::string uid = pending.store_key();
   std::vector<std::string> victim_uids;
-  for (const Pod* v : plan.victims) victim_uids.push_back(v->uid.empty() ? v->Key() : v->uid);
+  for (const NormalizedPod* v : plan.victims)
+    victim_uids.push_back(v->store_key());
   for (const auto& victim_uid : victim_uids) {
-    const Pod* victim = state_->FindPod(victim_uid);
+    const NormalizedPod* victim = state_->FindPod(victim_uid);
     if (victim == nullptr) continue;
     if (observer) observer("evict", *victim, key);
     result->evicted.push_back({*victim, key, plan.node});
@@ -47,11 +48,12 @@ SchedulerLoop::PassResult SchedulerLoop::RunUntilQuiet(int64_t now_ms) {
   for (int pass = 0; pass < options_.max_passes; ++pass) {
     bool changed = false;
     std::vector<std::string> uids;
-    for (const Pod* pod : state_->PendingPods()) uids.push_back(pod->uid.empty() ? pod->Key() : pod->uid);
+    for (const NormalizedPod* pod : state_->PendingPods())
+      uids.push_back(pod->store_key());
     for (const auto& uid : uids) {
-      const Pod* pod = state_->FindPod(uid);
+      const NormalizedPod* pod = state_->FindPod(uid);
       if (pod == nullptr || pod->IsBound()) continue;
-      Pod copy = *pod;  // TryPod changes the state under the reference
+      NormalizedPod copy = *pod;  // TryPod changes the state under the reference
       changed = TryPod(copy, now_ms, &result) || changed;
     }
     if (!changed) break;

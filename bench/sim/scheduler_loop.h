@@ -13,9 +13,8 @@
 #include <vector>
 
 #include "core/cluster_state.h"
+#include "core/node_score.h"
 #include "core/reclaim_planner.h"
-#include "policies/node_scorer.h"
-#include "policies/victim_order.h"
 
 namespace capext {
 
@@ -43,15 +42,18 @@ class SchedulerLoop {
     std::vector<Eviction> evicted;
   };
 
-  SchedulerLoop(ClusterState* state, const NodeScorer* scorer, const VictimOrder* order,
+  SchedulerLoop(ClusterState* state, NodeScoring scoring, MoreImportantFn more_important,
                 SchedulerLoopOptions options)
-      : state_(state), scorer_(scorer), order_(order), options_(options) {}
+      : state_(state),
+        scoring_(scoring),
+        more_important_(std::move(more_important)),
+        options_(options) {}
 
   // Schedules until nothing more changes at time `now_ms`.
   PassResult RunUntilQuiet(int64_t now_ms);
 
   // Tries one pending pod once: bind, or plan and execute a reclaim. Returns true on a change.
-  bool TryPod(const Pod& pod, int64_t now_ms, PassResult* result);
+  bool TryPod(const NormalizedPod& pod, int64_t now_ms, PassResult* result);
 
   // The last reason each still-pending pod could not be placed, by "namespace/name".
   const std::map<std::string, std::string>& pending_reasons() const { return pending_reasons_; }
@@ -61,8 +63,8 @@ class SchedulerLoop {
 
  private:
   ClusterState* state_;
-  const NodeScorer* scorer_;
-  const VictimOrder* order_;
+  NodeScoring scoring_;
+  MoreImportantFn more_important_;
   SchedulerLoopOptions options_;
   std::map<std::string, std::string> pending_reasons_;
 };

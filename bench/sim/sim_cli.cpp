@@ -11,6 +11,7 @@
 
 #include "config/json_fields.h"
 #include "config/yaml_json.h"
+#include "policies/policies.h"
 
 namespace capext {
 namespace {
@@ -27,37 +28,57 @@ struct Flag {
 const std::vector<Flag>& Flags() {
   static const std::vector<Flag> flags = {
       {"trace", "FILE", "Alibaba v2023 pod list CSV (openb_pod_list_*.csv) as the workload"},
-      {"tenants", "RULE", "trace tenants: qos (LS/Burstable/BE/Guaranteed -> ls/burstable/be/guaranteed) or hash:N (FNV-1a of the pod name mod N -> tenant-i); default qos"},
-      {"gpu-sharing", "MODE", "round-up (a pod with gpu_milli < 1000 takes a whole nvidia.com/gpu; default) or milli (alibaba.com/gpu-milli = num_gpu * gpu_milli)"},
+      {"tenants", "RULE",
+       "trace tenants: qos (LS/Burstable/BE/Guaranteed -> ls/burstable/be/guaranteed) or hash:N "
+       "(FNV-1a of the pod name mod N -> tenant-i); default qos"},
+      {"gpu-sharing", "MODE",
+       "round-up (a pod with gpu_milli < 1000 takes a whole nvidia.com/gpu; default) or milli "
+       "(alibaba.com/gpu-milli = num_gpu * gpu_milli)"},
       {"unscheduled", "RULE", "trace pods with an empty scheduled_time: submit (default) or skip"},
-      {"synthetic", nullptr, "generate the workload instead (Poisson arrivals, exponential durations; see synthetic_workload.h)"},
+      {"synthetic", nullptr,
+       "generate the workload instead (Poisson arrivals, exponential durations; see "
+       "synthetic_workload.h)"},
       {"pods", "N", "synthetic: number of pods (default 10000)"},
       {"synthetic-tenants", "K", "synthetic: number of tenants tenant-0..tenant-K-1 (default 4)"},
       {"load", "X", "synthetic: offered cpu load as a fraction of the cluster's cpu (default 1.0)"},
       {"mean-duration", "SECONDS", "synthetic: mean pod duration (default 600)"},
-      {"demand-period", "SECONDS", "synthetic: period of the tenants' rising and falling shares (default 3600)"},
+      {"demand-period", "SECONDS",
+       "synthetic: period of the tenants' rising and falling shares (default 3600)"},
       {"seed", "N", "synthetic: seed (default 1); same seed, same workload"},
       {"nodes", "FILE", "Alibaba node list CSV (openb_node_list_all_node.csv) as the cluster"},
       {"max-pods", "N", "pods per node for --nodes (default 110)"},
-      {"cluster", "FILE", "snapshot YAML/JSON (nodes, bound pods, ElasticQuotas, PriorityClasses, PDBs)"},
-      {"synthetic-nodes", "N", "generated cluster of N nodes when neither --nodes nor --cluster is given (default 100)"},
-      {"quotas", "FILE", "quota plan YAML {tenant: {min: {...}, max: {...}, priority: N}}; default: the snapshot's ElasticQuotas, or for --synthetic min = 90%/K of the cluster, max = 2.5 x min"},
+      {"cluster", "FILE",
+       "snapshot YAML/JSON (nodes, bound pods, ElasticQuotas, PriorityClasses, PDBs)"},
+      {"synthetic-nodes", "N",
+       "generated cluster of N nodes when neither --nodes nor --cluster is given (default 100)"},
+      {"quotas", "FILE",
+       "quota plan YAML {tenant: {min: {...}, max: {...}, priority: N}}; default: the snapshot's "
+       "ElasticQuotas, or for --synthetic min = 90%/K of the cluster, max = 2.5 x min"},
       {"policy", "NAME", "capacity (default), scheduler-plugins, static or none", Only::kRun},
-      {"policies", "LIST", "comma-separated policies (default capacity,scheduler-plugins,static,none)", Only::kCompare},
+      {"policies", "LIST",
+       "comma-separated policies (default capacity,scheduler-plugins,static,none)", Only::kCompare},
       {"scoring", "NAME", "node scoring: least-allocated (default), most-allocated, none"},
-      {"node-sampling", "MODE", "kube (kube-scheduler's percentageOfNodesToScore sampling; default) or all (every node)"},
-      {"percentage-of-nodes-to-score", "P", "kube sampling percentage (default 0 = adaptive, as kube-scheduler)"},
-      {"resubmit-evicted", nullptr, "re-queue evicted pods at once (default: an evicted pod stays evicted)"},
-      {"reclaim-interval", "SECONDS", "period of the reclaim controller's pass over parked pods (default 10)"},
+      {"node-sampling", "MODE",
+       "kube (kube-scheduler's percentageOfNodesToScore sampling; default) or all (every node)"},
+      {"percentage-of-nodes-to-score", "P",
+       "kube sampling percentage (default 0 = adaptive, as kube-scheduler)"},
+      {"resubmit-evicted", nullptr,
+       "re-queue evicted pods at once (default: an evicted pod stays evicted)"},
+      {"reclaim-interval", "SECONDS",
+       "period of the reclaim controller's pass over parked pods (default 10)"},
       {"nomination-ttl", "SECONDS", "how long a reclaim's nomination holds the node (default 120)"},
       {"until", "SECONDS", "stop the simulation at this time (default: when no event is left)"},
       {"samples", "N", "timeline points across the workload's span (default 400)"},
       {"sample-interval", "SECONDS", "timeline spacing (overrides --samples)"},
       {"out", "DIR", "output directory (required)"},
-      {"include-timing", nullptr, "also put wall-clock timing in report.json (it is always in perf.json); the report is then no longer reproducible byte for byte"},
-      {"no-progress", nullptr, "never draw the progress bar (it is drawn only when stderr is a terminal)"},
+      {"include-timing", nullptr,
+       "also put wall-clock timing in report.json (it is always in perf.json); the report is then "
+       "no longer reproducible byte for byte"},
+      {"no-progress", nullptr,
+       "never draw the progress bar (it is drawn only when stderr is a terminal)"},
       {"jobs", "N", "simulations run at once (default: min(cores, policies))", Only::kCompare},
-      {"config", "FILE", "read flags from a YAML map (flag name without dashes -> value); command-line flags win"},
+      {"config", "FILE",
+       "read flags from a YAML map (flag name without dashes -> value); command-line flags win"},
   };
   return flags;
 }
@@ -94,13 +115,15 @@ std::string BaseName(const std::string& path) {
 }
 
 // Flags from a --config file, as "--name value" pairs.
-Status ConfigFileArgs(const std::string& path, std::vector<std::pair<std::string, std::string>>* out) {
+Status ConfigFileArgs(const std::string& path,
+                      std::vector<std::pair<std::string, std::string>>* out) {
   std::string text;
   if (Status s = ReadFileToString(path, &text); !s.ok()) return s;
   std::vector<rapidjson::Document> docs;
   if (Status s = ParseYamlDocuments(text, &docs); !s.ok()) return s.WithContext(path);
   if (docs.empty()) return {};
-  if (docs.size() != 1 || !docs[0].IsObject()) return Status::Error(path + ": expected a map of flag -> value");
+  if (docs.size() != 1 || !docs[0].IsObject())
+    return Status::Error(path + ": expected a map of flag -> value");
   for (auto m = docs[0].MemberBegin(); m != docs[0].MemberEnd(); ++m) {
     const std::string name = m->name.GetString();
     const rapidjson::Value& v = m->value;
@@ -134,7 +157,8 @@ std::string SimFlagsHelp(bool compare) {
   return out;
 }
 
-Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliConfig* out, bool* help) {
+Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliConfig* out,
+                     bool* help) {
   *help = false;
   // name -> value, in the order flags first appear; later values win (file first, then args).
   std::vector<std::pair<std::string, std::string>> given;
@@ -146,7 +170,8 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
       *help = true;
       return {};
     }
-    if (!a.starts_with("--")) return Status::Error("unexpected argument '" + a + "' (flags start with --)");
+    if (!a.starts_with("--"))
+      return Status::Error("unexpected argument '" + a + "' (flags start with --)");
     std::string name = a.substr(2), value;
     const std::size_t eq = name.find('=');
     bool has_value = false;
@@ -158,7 +183,8 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
     const Flag* flag = FindFlag(name, compare);
     if (flag == nullptr) return Status::Error("unknown flag --" + name + " (see --help)");
     if (flag->arg != nullptr && !has_value) {
-      if (i + 1 >= args.size()) return Status::Error("--" + name + " needs a value (" + flag->arg + ")");
+      if (i + 1 >= args.size())
+        return Status::Error("--" + name + " needs a value (" + flag->arg + ")");
       value = args[++i];
     } else if (flag->arg == nullptr && !has_value) {
       value = "true";
@@ -181,7 +207,8 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
   }
   given.insert(given.end(), from_args.begin(), from_args.end());
   std::map<std::string, std::string> flags;
-  for (const auto& [name, value] : given) flags[name] = value;
+  for (const auto& [name, value] : given)
+    flags[name] = value;
 
   SimCliConfig& c = *out;
   auto has = [&](const char* n) { return flags.count(n) != 0; };
@@ -189,9 +216,11 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
   auto boolean = [&](const char* n) { return has(n) && get(n) != "false"; };
   c.trace = has("trace") ? get("trace") : "";
   c.synthetic = boolean("synthetic");
-  if (c.synthetic == !c.trace.empty()) return Status::Error("give exactly one workload: --trace FILE or --synthetic");
+  if (c.synthetic == !c.trace.empty())
+    return Status::Error("give exactly one workload: --trace FILE or --synthetic");
   std::string error;
-  if (has("tenants") && !ParseTenantRule(get("tenants"), &c.trace_options.tenants, &error)) return Status::Error(error);
+  if (has("tenants") && !ParseTenantRule(get("tenants"), &c.trace_options.tenants, &error))
+    return Status::Error(error);
   GpuSharing sharing = GpuSharing::kRoundUp;
   if (has("gpu-sharing") && !ParseGpuSharing(get("gpu-sharing"), &sharing)) {
     return Status::Error("--gpu-sharing: expected round-up or milli");
@@ -210,17 +239,22 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
     if (Status s = ParseInt64("pods", get("pods"), 0, &so.pods); !s.ok()) return s;
   }
   if (has("synthetic-tenants")) {
-    if (Status s = ParseInt64("synthetic-tenants", get("synthetic-tenants"), 1, &v); !s.ok()) return s;
+    if (Status s = ParseInt64("synthetic-tenants", get("synthetic-tenants"), 1, &v); !s.ok())
+      return s;
     so.tenants = static_cast<int>(std::min<int64_t>(v, 10000));
   }
   if (has("load")) {
     if (Status s = ParseDouble("load", get("load"), 0.0, &so.load); !s.ok()) return s;
   }
   if (has("mean-duration")) {
-    if (Status s = ParseDouble("mean-duration", get("mean-duration"), 0.001, &so.mean_duration_s); !s.ok()) return s;
+    if (Status s = ParseDouble("mean-duration", get("mean-duration"), 0.001, &so.mean_duration_s);
+        !s.ok())
+      return s;
   }
   if (has("demand-period")) {
-    if (Status s = ParseDouble("demand-period", get("demand-period"), 0.001, &so.demand_period_s); !s.ok()) return s;
+    if (Status s = ParseDouble("demand-period", get("demand-period"), 0.001, &so.demand_period_s);
+        !s.ok())
+      return s;
   }
   if (has("seed")) {
     if (Status s = ParseInt64("seed", get("seed"), 0, &v); !s.ok()) return s;
@@ -240,24 +274,30 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
   }
   c.quotas = has("quotas") ? get("quotas") : "";
 
-  std::string policy_list = compare ? (has("policies") ? get("policies") : "capacity,scheduler-plugins,static,none")
-                                    : (has("policy") ? get("policy") : "capacity");
+  std::string policy_list =
+      compare ? (has("policies") ? get("policies") : "capacity,scheduler-plugins,static,none")
+              : (has("policy") ? get("policy") : "capacity");
   std::set<SimPolicy> seen;
   std::size_t start = 0;
   while (start <= policy_list.size()) {
     std::size_t comma = policy_list.find(',', start);
-    std::string name = policy_list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string name =
+        policy_list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     auto p = SimPolicyFromName(name);
-    if (!p) return Status::Error("unknown policy '" + name + "' (capacity, scheduler-plugins, static, none)");
+    if (!p)
+      return Status::Error("unknown policy '" + name +
+                           "' (capacity, scheduler-plugins, static, none)");
     if (seen.insert(*p).second) c.policies.push_back(*p);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
-  if (!compare && c.policies.size() != 1) return Status::Error("--policy takes one policy; use compare for several");
+  if (!compare && c.policies.size() != 1)
+    return Status::Error("--policy takes one policy; use compare for several");
 
   SimulationOptions& o = c.sim;
   if (has("scoring")) o.scoring = get("scoring");
-  if (!DenseScoringFromName(o.scoring)) return Status::Error("--scoring: expected least-allocated, most-allocated or none");
+  if (NodeScoringPolicies().Find(o.scoring) == nullptr)
+    return Status::Invalid("--scoring: expected " + NodeScoringPolicies().NamesText());
   if (has("node-sampling")) {
     if (get("node-sampling") == "kube") {
       o.sampling = NodeSampling::kKubeScheduler;
@@ -268,7 +308,10 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
     }
   }
   if (has("percentage-of-nodes-to-score")) {
-    if (Status s = ParseInt64("percentage-of-nodes-to-score", get("percentage-of-nodes-to-score"), 0, &v); !s.ok()) return s;
+    if (Status s =
+            ParseInt64("percentage-of-nodes-to-score", get("percentage-of-nodes-to-score"), 0, &v);
+        !s.ok())
+      return s;
     o.percentage_of_nodes_to_score = static_cast<int>(std::min<int64_t>(v, 100));
   }
   o.resubmit_evicted = boolean("resubmit-evicted");
@@ -294,7 +337,8 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
     o.samples = static_cast<int>(std::min<int64_t>(v, 100000));
   }
   if (has("sample-interval")) {
-    if (Status s = ParseDouble("sample-interval", get("sample-interval"), 0.001, &d); !s.ok()) return s;
+    if (Status s = ParseDouble("sample-interval", get("sample-interval"), 0.001, &d); !s.ok())
+      return s;
     o.sample_interval_ms = std::max<int64_t>(1, static_cast<int64_t>(d * 1000.0));
   }
   c.out_dir = has("out") ? get("out") : "";
@@ -309,7 +353,8 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
   // Echo the effective options (not --out, --config, --jobs or the display switches: they do
   // not change results).
   const std::set<std::string> path_flags = {"trace", "nodes", "cluster", "quotas"};
-  const std::set<std::string> not_echoed = {"out", "config", "jobs", "no-progress", "include-timing"};
+  const std::set<std::string> not_echoed = {"out", "config", "jobs", "no-progress",
+                                            "include-timing"};
   for (const auto& f : Flags()) {
     if (!has(f.name) || not_echoed.count(f.name) != 0) continue;
     const std::string value = get(f.name);
@@ -320,10 +365,12 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
 
 Status LoadSimInput(const SimCliConfig& c, SimulationInput* out) {
   if (!c.cluster_snapshot.empty()) {
-    if (Status s = LoadSnapshotFile(c.cluster_snapshot, DecodeOptions{}, &out->background); !s.ok()) return s;
+    if (Status s = LoadSnapshotFile(c.cluster_snapshot, DecodeOptions{}, &out->background); !s.ok())
+      return s;
     out->nodes = out->background.nodes;
     out->background.nodes.clear();
-    for (const auto& n : out->background.notes) out->workload.notes.push_back(n);
+    for (const auto& n : out->background.notes)
+      out->workload.notes.push_back(n);
   }
   if (!c.nodes_csv.empty()) {
     NodeListOptions options;
@@ -334,13 +381,15 @@ Status LoadSimInput(const SimCliConfig& c, SimulationInput* out) {
   if (out->nodes.empty()) out->nodes = GenerateSyntheticNodes(c.synthetic_nodes);
   std::set<std::string> names;
   for (const auto& n : out->nodes) {
-    if (!names.insert(n.name).second) return Status::Error("node '" + n.name + "' is defined twice");
+    if (!names.insert(n.name).second)
+      return Status::Error("node '" + n.name + "' is defined twice");
   }
 
   std::vector<std::string> notes = std::move(out->workload.notes);
   if (c.synthetic) {
     int64_t cpu = 0;
-    for (const auto& n : out->nodes) cpu += n.allocatable.Get("cpu");
+    for (const auto& n : out->nodes)
+      cpu += n.allocatable.Get("cpu");
     out->workload = GenerateSyntheticWorkload(c.synthetic_options, cpu);
   } else {
     out->workload = Workload{};
@@ -352,14 +401,19 @@ Status LoadSimInput(const SimCliConfig& c, SimulationInput* out) {
     if (Status s = LoadQuotaPlanFile(c.quotas, &out->plan); !s.ok()) return s;
     out->workload.notes.push_back("quotas: " + BaseName(c.quotas));
   } else if (!out->background.quotas.empty()) {
-    for (const auto& q : out->background.quotas) out->plan.tenants[q.ns] = TenantQuota{q.min, q.max, std::nullopt};
+    for (const auto& q : out->background.quotas)
+      out->plan.tenants[q.ns] = TenantQuota{q.min, q.max, std::nullopt};
     out->workload.notes.push_back("quotas: the cluster snapshot's ElasticQuotas");
   } else if (c.synthetic) {
     std::set<std::string> tenants;
-    for (const auto& p : out->workload.pods) tenants.insert(p.tenant);
-    for (int k = 0; k < c.synthetic_options.tenants; ++k) tenants.insert(fmt::format("tenant-{}", k));
-    out->plan = SyntheticQuotaPlan(std::vector<std::string>(tenants.begin(), tenants.end()), out->nodes);
-    out->workload.notes.push_back("quotas: generated (min = 90%/K of the cluster, max = 2.5 x min)");
+    for (const auto& p : out->workload.pods)
+      tenants.insert(p.tenant);
+    for (int k = 0; k < c.synthetic_options.tenants; ++k)
+      tenants.insert(fmt::format("tenant-{}", k));
+    out->plan =
+        SyntheticQuotaPlan(std::vector<std::string>(tenants.begin(), tenants.end()), out->nodes);
+    out->workload.notes.push_back(
+        "quotas: generated (min = 90%/K of the cluster, max = 2.5 x min)");
   } else {
     out->workload.notes.push_back("quotas: none given (no tenant has a quota)");
   }

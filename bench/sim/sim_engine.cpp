@@ -10,6 +10,7 @@
 #include "bench/sim/trace_reader.h"
 #include "bench/sim/workload.h"
 #include "core/quota_semantics.h"
+#include "policies/policies.h"
 
 namespace capext {
 namespace {
@@ -42,11 +43,13 @@ int SimEngine::TenantIndex(const std::string& name) const {
 }
 
 Status SimEngine::Setup() {
-  auto scoring = DenseScoringFromName(options_.scoring);
-  if (!scoring) return Status::Error("unknown --scoring '" + options_.scoring + "'");
-  scoring_ = *scoring;
-  victim_order_ = MakeVictimOrder(kPriorityThenStartTime);
-  more_important_ = victim_order_->AsFunction();
+  const auto* scoring = NodeScoringPolicies().Find(options_.scoring);
+  if (scoring == nullptr) {
+    return Status::Invalid(fmt::format("unknown --scoring '{}': expected {}", options_.scoring,
+                                       NodeScoringPolicies().NamesText()));
+  }
+  scoring_ = scoring->make();
+  more_important_ = VictimOrderPolicies().default_entry().make();
   const SimPolicySetup setup = SetupFor(options_.policy);
 
   // Cluster objects: priority classes first so priorities resolve, then nodes, quotas, PDBs,
@@ -88,12 +91,12 @@ Status SimEngine::Setup() {
   for (const auto& n : names) {
     TenantState t;
     t.name = n;
-    t.quota = state_.quotas().QuotaFor(n);
+    t.quota = state_.QuotaFor(n);
     tenants_.push_back(std::move(t));
   }
 
-  // Dimensions: cpu, memory and everything requested, in name order.
-  std::set<std::string> dims = {std::string(kResourceCPU), std::string(kResourceMemory)};
+  // Dimensions of the core's dense mirror: cpu, memory and everything requested.
+  std::set<ResourceName> dims = {kCpuName, kMemoryName};
   for (const auto& p : input_.workload.pods) {
     for (const auto& e : p.requests.entries())
       dims.insert(e.first);
@@ -102,15 +105,9 @@ Status SimEngine::Setup() {
     for (const auto& e : p.requests.entries())
       dims.insert(e.first);
   }
-  dims.erase(std::string(kResourcePods));
-  nodes_ = std::make_unique<DenseNodes>(state_, std::vector<std::string>(dims.begin(), dims.end()));
-  node_tenants_.resize(static_cast<std::size_t>(nodes_->size()));
-  tenant_totals_width_ = 1 + nodes_->dims().size();
-  if (const std::size_t cells =
-          static_cast<std::size_t>(nodes_->size()) * tenants_.size() * tenant_totals_width_;
-      cells <= (std::size_t{1} << 22)) {
-    tenant_totals_.assign(cells, 0);
-  }
+  state_.EnableDenseNodes(std::vector<ResourceName>(dims.begin(), dims.end()));
+  nodes_ = state_.dense_nodes();
+  placement_ = std::make_unique<DensePlacement>(state_);
   num_to_find_ =
       options_.sampling == NodeSampling::kAll
           ? static_cast<std::size_t>(nodes_->size())
@@ -120,11 +117,12 @@ Status SimEngine::Setup() {
                         : NumPreemptionCandidates(nodes_->size());
   reclaim_ = true;  // every policy runs the reclaim controller and kube-scheduler's preemption
 
-  out_->dims = nodes_->dims();
-  if (nodes_->DimOf(kGpuMilliResource) >= 0) {
+  for (ResourceName d : nodes_->dims())
+    out_->dims.emplace_back(d.str());
+  if (nodes_->DimOf(ResourceName::Of(kGpuMilliResource)) >= 0) {
     out_->gpu_resource = kGpuMilliResource;
     out_->gpu_scale = 1000;
-  } else if (nodes_->DimOf(kGpuResource) >= 0) {
+  } else if (nodes_->DimOf(ResourceName::Of(kGpuResource)) >= 0) {
     out_->gpu_resource = kGpuResource;
   }
 
@@ -146,25 +144,22 @@ Status SimEngine::Setup() {
       (horizon + std::max(1, options_.samples) - 1) / std::max(1, options_.samples));
   if (!options_.sample_interval_ms && interval >= 1000) interval = (interval + 999) / 1000 * 1000;
   metrics_ = std::make_unique<SimMetrics>(
-      std::move(min_per_dim), out_->dims.size(), nodes_->DimOf(kResourceCPU),
-      nodes_->DimOf(kResourceMemory),
-      out_->gpu_resource.empty() ? -1 : nodes_->DimOf(out_->gpu_resource), interval);
+      std::move(min_per_dim), out_->dims.size(), nodes_->DimOf(kCpuName),
+      nodes_->DimOf(kMemoryName),
+      out_->gpu_resource.empty() ? -1 : nodes_->DimOf(ResourceName::Of(out_->gpu_resource)),
+      interval);
 
   // The snapshot's bound pods count from the start.
-  std::vector<const Pod*> background;
+  std::vector<const NormalizedPod*> background;
   for (const auto& [uid, p] : state_.pods())
     background.push_back(&p);
   std::sort(background.begin(), background.end(),
-            [](const Pod* a, const Pod* b) { return a->uid < b->uid; });
-  for (const Pod* pod : background) {
-    const Pod& p = *pod;
-    const int t = TenantIndex(p.ns);
-    const int n = nodes_->IndexOf(p.node_name);
-    background_requests_.push_back(nodes_->MakeRequest(p.requests));
-    const DenseRequest& r = background_requests_.back();
-    background_request_of_[p.uid.empty() ? p.Key() : p.uid] = &r;
-    metrics_->Background(t, r);
-    if (n >= 0) TrackBound(t, p.priority, n, r, +1, EffectiveStartMs(p));
+            [](const NormalizedPod* a, const NormalizedPod* b) { return a->uid < b->uid; });
+  for (const NormalizedPod* pod : background) {
+    const DenseRequest& r =
+        background_request_of_.emplace(pod->store_key(), nodes_->MakeRequest(pod->requests))
+            .first->second;
+    metrics_->Background(TenantIndex(pod->ns), r);
   }
 
   // Pods and their buckets.
@@ -200,7 +195,7 @@ int SimEngine::BucketFor(const WorkloadPod& wp, int tenant) {
 
   BucketInfo info;
   info.tenant = tenant;
-  Pod& proto = info.prototype;
+  Pod proto;
   proto.ns = wp.tenant;
   proto.spec_priority = priority;
   proto.priority = priority;
@@ -211,19 +206,16 @@ int SimEngine::BucketFor(const WorkloadPod& wp, int tenant) {
     term.match_expressions.push_back({kGpuModelLabel, "In", wp.gpu_models});
     proto.required_affinity.push_back(std::move(term));
   }
-  std::string static_key;
-  for (const auto& m : wp.gpu_models)
-    static_key += m + "|";
-  info.static_class = nodes_->StaticClassFor(proto, static_key);
-  info.request = nodes_->MakeRequest(wp.requests);
-  info.shape = nodes_->ShapeOf(scoring_, info.request);
+  info.prototype.emplace(state_.Normalize(std::move(proto)));
+  info.profile = placement_->ProfileOf(*info.prototype, scoring_);
   if (const ElasticQuota* q = tenants_[tenant].quota) {
     info.never_fits_quota =
-        !ExceedsMax(state_.semantics(), *q, ResourceList{}, state_.QuotaRequest(proto)).empty();
+        !ExceedsMax(state_.semantics(), *q, ResourceList{}, info.prototype->quota_request())
+             .empty();
   }
   info.never_fits_nodes = true;
   for (int n = 0; n < nodes_->size() && info.never_fits_nodes; ++n) {
-    if (nodes_->StaticOk(info.static_class, n) && nodes_->FitsAllocatable(info.request, n)) {
+    if (placement_->StaticOk(info.profile, n) && nodes_->FitsAllocatable(info.request(), n)) {
       info.never_fits_nodes = false;
     }
   }
@@ -236,12 +228,12 @@ int SimEngine::BucketFor(const WorkloadPod& wp, int tenant) {
 void SimEngine::Submit(uint32_t id, bool resubmission) {
   SimPod& p = pods_[id];
   const BucketInfo& info = buckets_[p.bucket];
-  metrics_->Submitted(info.tenant, info.request, resubmission);
+  metrics_->Submitted(info.tenant, info.request(), resubmission);
   if (info.never_fits_quota || info.never_fits_nodes) {
     // Unresolvable: nothing can ever help (capacity-semantics 1.1, and node fit's
     // UnschedulableAndUnresolvable): counted as rejected, never queued.
     ++out_->decisions;
-    metrics_->Rejected(info.tenant, info.request, info.never_fits_quota);
+    metrics_->Rejected(info.tenant, info.request(), info.never_fits_quota);
     if (options_.observer) options_.observer("reject", input_.workload.pods[id].name, "", now_);
     p.phase = Phase::kDone;
     return;
@@ -258,7 +250,6 @@ void SimEngine::ProcessExpiries() {
     const int n = it->second.node;
     expiries_.erase(expiries_.find(it->second.expires_ms));
     nominations_.erase(it);
-    nodes_->AddNomination(n, -1);
     ++epoch_;
     NominationReleased(n);
   }
@@ -325,10 +316,11 @@ void SimEngine::Collect() {
   out_->scoring = options_.scoring;
   out_->sampling = options_.sampling == NodeSampling::kAll ? "all" : "kube-scheduler";
   out_->nodes = nodes_->size();
-  out_->allocatable_cpu = nodes_->TotalAllocatable(kResourceCPU);
-  out_->allocatable_memory = nodes_->TotalAllocatable(kResourceMemory);
-  out_->allocatable_gpu =
-      out_->gpu_resource.empty() ? 0 : nodes_->TotalAllocatable(out_->gpu_resource);
+  out_->allocatable_cpu = nodes_->TotalAllocatable(kCpuName);
+  out_->allocatable_memory = nodes_->TotalAllocatable(kMemoryName);
+  out_->allocatable_gpu = out_->gpu_resource.empty()
+                              ? 0
+                              : nodes_->TotalAllocatable(ResourceName::Of(out_->gpu_resource));
   const SimPolicySetup setup = SetupFor(options_.policy);
   for (const auto& t : tenants_) {
     TenantPlanView v;

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/sim/dense_nodes.h"
+#include "core/dense_nodes.h"
 
 namespace capext {
 
@@ -41,7 +41,7 @@ struct TenantCounters {
   int64_t below_min_with_pending_ms = 0;
   __int128 borrowed_cpu_milli_ms = 0;
   __int128 used_cpu_milli_ms = 0;
-  __int128 used_gpu_ms = 0;  // in the gpu dimension's units
+  __int128 used_gpu_ms = 0;       // in the gpu dimension's units
   std::vector<int64_t> waits_ms;  // sorted by Finish()
 };
 

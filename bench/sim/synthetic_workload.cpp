@@ -46,8 +46,9 @@ struct Shape {
   int64_t gpus;
   int weight;
 };
-constexpr Shape kShapes[] = {{500, 1, 0, 60},  {1000, 4, 0, 50},   {2000, 8, 0, 40}, {4000, 16, 0, 30},
-                             {8000, 32, 1, 6}, {16000, 64, 2, 3}, {32000, 128, 8, 1}};
+constexpr Shape kShapes[] = {{500, 1, 0, 60},   {1000, 4, 0, 50}, {2000, 8, 0, 40},
+                             {4000, 16, 0, 30}, {8000, 32, 1, 6}, {16000, 64, 2, 3},
+                             {32000, 128, 8, 1}};
 
 double Triangle(double x) {
   const double frac = x - std::floor(x);
@@ -86,8 +87,8 @@ Workload GenerateSyntheticWorkload(const SyntheticOptions& o, int64_t cluster_cp
     // Tenant: weights oscillating out of phase.
     double total = 0;
     for (int k = 0; k < tenants; ++k) {
-      tenant_weight[k] = 1.0 + 0.8 * Triangle(t / (o.demand_period_s * 1000.0) +
-                                              static_cast<double>(k) / tenants);
+      tenant_weight[k] =
+          1.0 + 0.8 * Triangle(t / (o.demand_period_s * 1000.0) + static_cast<double>(k) / tenants);
       total += tenant_weight[k];
     }
     double x = rng.Uniform() * total;
@@ -137,10 +138,12 @@ std::vector<Node> GenerateSyntheticNodes(int count) {
   return nodes;
 }
 
-QuotaPlan SyntheticQuotaPlan(const std::vector<std::string>& tenants, const std::vector<Node>& nodes) {
+QuotaPlan SyntheticQuotaPlan(const std::vector<std::string>& tenants,
+                             const std::vector<Node>& nodes) {
   ResourceList cluster;
   for (const auto& n : nodes) {
-    for (const char* r : {"cpu", "memory", kGpuResource}) cluster.AddTo(r, n.allocatable.Get(r));
+    for (const char* r : {"cpu", "memory", kGpuResource})
+      cluster.AddTo(ResourceName::Of(r), n.allocatable.Get(r));
   }
   QuotaPlan plan;
   const int64_t k = std::max<int64_t>(1, static_cast<int64_t>(tenants.size()));

@@ -19,9 +19,9 @@ Status LoadEmbeddedCluster(const std::string& path, SchedulerCache* cache, std::
     Log(LogLevel::kInfo, "snapshot note", {{"note", note}});
   cache->Write([&](ClusterState& state) {
     ApplySnapshot(snapshot, &state);
-    for (const auto& d : state.quotas().duplicates()) {
+    for (const auto& d : state.quota_set().duplicates()) {
       Log(LogLevel::kWarn, "second ElasticQuota in a namespace is ignored",
-          {{"quota", d.Key()}, {"in_force", state.quotas().QuotaFor(d.ns)->Key()}});
+          {{"quota", d.Key()}, {"in_force", state.QuotaFor(d.ns)->Key()}});
     }
     return 0;
   });

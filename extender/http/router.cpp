@@ -25,7 +25,7 @@ http::Response Admit(ExtenderService* service, const http::Request& request) {
   }
   AdmissionClusterView view = service->cache().Read([](const ClusterState& state) {
     AdmissionClusterView v;
-    for (const auto& [ns, q] : state.quotas().quotas())
+    for (const auto& [ns, q] : state.quota_set().quotas())
       v.existing_quotas.push_back(q);
     for (const auto& [name, node] : state.nodes())
       v.total_allocatable.Add(node.allocatable);

@@ -114,10 +114,10 @@ void CacheSink::Replace(const std::string& resource, std::vector<std::string> ob
         state.DeleteNode(name);
     } else if (resource == "elasticquotas") {
       std::vector<std::pair<std::string, std::string>> gone;
-      for (const auto& [ns, q] : state.quotas().quotas()) {
+      for (const auto& [ns, q] : state.quota_set().quotas()) {
         if (!keep.count(ns + "/" + q.name)) gone.emplace_back(ns, q.name);
       }
-      for (const auto& d : state.quotas().duplicates()) {
+      for (const auto& d : state.quota_set().duplicates()) {
         if (!keep.count(d.ns + "/" + d.name)) gone.emplace_back(d.ns, d.name);
       }
       for (const auto& [ns, name] : gone)

@@ -6,12 +6,12 @@
 #include <fmt/format.h>
 
 #include "core/quantity.h"
-#include "extender/live/cache_sink.h"
 #include "extender/kube/api_discovery.h"
 #include "extender/kube/api_writes.h"
 #include "extender/kube/informer_set.h"
 #include "extender/kube/kube_config.h"
 #include "extender/kube/rest_client.h"
+#include "extender/live/cache_sink.h"
 #include "extender/log.h"
 
 namespace capext {
@@ -161,12 +161,12 @@ class LiveModeImpl final : public LiveMode {
     // from the computed usage: also after the quota was re-created or someone else wrote it.
     std::vector<Row> rows = cache_->Read([&](const ClusterState& state) {
       std::vector<Row> out;
-      for (const auto& [ns, q] : state.quotas().quotas()) {
-        const ResourceList used = state.quotas().Used(ns);
+      for (const auto& [ns, q] : state.quota_set().quotas()) {
+        const ResourceList& used = state.Used(ns);
         Row row{ns, q.name, {}};
         bool differs = !q.status_used.has_value();
-        auto add = [&](const std::string& n) {
-          row.used[n] = QuantityFromDecisionAmount(n, used.Get(n)).ToString();
+        auto add = [&](ResourceName n) {
+          row.used[std::string(n.str())] = QuantityFromDecisionAmount(n, used.Get(n)).ToString();
           if (q.status_used && q.status_used->Find(n) != used.Get(n)) differs = true;
         };
         if (q.min)

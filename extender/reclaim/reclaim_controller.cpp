@@ -12,11 +12,11 @@
 namespace capext {
 
 ReclaimController::ReclaimController(SchedulerCache* cache, Metrics* metrics,
-                                     const VictimOrder* order, Evictor* evictor,
+                                     MoreImportantFn more_important, Evictor* evictor,
                                      RequeueNudger* nudger, ReclaimControllerOptions options)
     : cache_(cache),
       metrics_(metrics),
-      order_(order),
+      more_important_(std::move(more_important)),
       evictor_(evictor),
       nudger_(nudger),
       options_(options) {}
@@ -55,7 +55,8 @@ std::map<std::string, std::string> ReclaimController::InFlight() const {
   return out;
 }
 
-bool ReclaimController::HasEvictionBudget(const std::vector<Pod>& victims, int64_t now_ms) {
+bool ReclaimController::HasEvictionBudget(const std::vector<NormalizedPod>& victims,
+                                          int64_t now_ms) {
   while (!recent_evictions_.empty() && recent_evictions_.front() <= now_ms - 1000) {
     recent_evictions_.pop_front();
   }
@@ -115,7 +116,7 @@ void ReclaimController::TrackInFlight(int64_t now_ms) {
       bool exists, bound, nominated, victims_gone;
     };
     View v = cache_->Read([&](const ClusterState& state) {
-      const Pod* pod = state.FindPod(uid);
+      const NormalizedPod* pod = state.FindPod(uid);
       bool gone = true;
       for (const auto& victim : r.victim_uids)
         gone = gone && state.FindPod(victim) == nullptr;
@@ -136,7 +137,8 @@ void ReclaimController::TrackInFlight(int64_t now_ms) {
            {"reason", v.exists ? "nomination expired" : "pod deleted"}});
       done.push_back(uid);
     } else if (v.victims_gone && !r.nudged && nudger_ != nullptr) {
-      const Pod pod = cache_->Read([&](const ClusterState& state) { return *state.FindPod(uid); });
+      const NormalizedPod pod =
+          cache_->Read([&](const ClusterState& state) { return *state.FindPod(uid); });
       r.nudged = nudger_->Nudge(pod);
       if (r.nudged) metrics_->Count("capacity_extender_requeue_nudges_total");
     }
@@ -145,9 +147,9 @@ void ReclaimController::TrackInFlight(int64_t now_ms) {
     in_flight_.erase(uid);
 }
 
-void ReclaimController::MaybeNudge(const Pod& pod, int64_t now_ms) {
+void ReclaimController::MaybeNudge(const NormalizedPod& pod, int64_t now_ms) {
   if (!options_.requeue_nudge || nudger_ == nullptr || !pod.unschedulable_condition) return;
-  const std::string key = pod.uid.empty() ? pod.Key() : pod.uid;
+  const std::string& key = pod.store_key();
   auto it = last_nudge_ms_.find(key);
   if (it != last_nudge_ms_.end() && now_ms - it->second < options_.requeue_nudge_interval_ms)
     return;
@@ -158,8 +160,8 @@ void ReclaimController::MaybeNudge(const Pod& pod, int64_t now_ms) {
   }
 }
 
-bool ReclaimController::ReclaimFor(const Pod& pod, int64_t now_ms) {
-  const std::string pod_uid = pod.uid.empty() ? pod.Key() : pod.uid;
+bool ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_ms) {
+  const std::string& pod_uid = pod.store_key();
   if (auto it = refused_.find(pod_uid); it != refused_.end() && now_ms < it->second.until_ms) {
     return false;  // its last candidates were all refused: wait out the backoff
   }
@@ -181,10 +183,10 @@ bool ReclaimController::ReclaimFor(const Pod& pod, int64_t now_ms) {
   };
   for (int attempt = 0; attempt < options_.max_candidate_attempts; ++attempt) {
     ReclaimPlanForPod plan;
-    std::vector<Pod> victims;
+    std::vector<NormalizedPod> victims;
     cache_->Read([&](const ClusterState& state) {
-      plan = PlanReclaim(state, pod, order_->AsFunction(), plan_options);
-      for (const Pod* v : plan.victims)
+      plan = PlanReclaim(state, pod, more_important_, plan_options);
+      for (const NormalizedPod* v : plan.victims)
         victims.push_back(*v);
       plan.victims.clear();  // pointers are only valid under the lock
       return 0;
@@ -202,7 +204,10 @@ bool ReclaimController::ReclaimFor(const Pod& pod, int64_t now_ms) {
       const std::string signature = pod.Key() + "@" + plan.node + ":" + names;
       if (dry_run_logged_.insert(signature).second) {
         Log(LogLevel::kInfo, "reclaim dry-run: would evict",
-            {{"pod", pod.Key()}, {"node", plan.node}, {"victims", names}, {"reason", plan.reason}});
+            {{"pod", pod.Key()},
+             {"node", plan.node},
+             {"victims", names},
+             {"reason", plan.explanation}});
         metrics_->CountDecision("reclaim", "dry-run");
       }
       return false;
@@ -217,7 +222,10 @@ bool ReclaimController::ReclaimFor(const Pod& pod, int64_t now_ms) {
     for (const auto& v : victims)
       TakeEvictionBudget(v.ns, now_ms);
     Log(LogLevel::kInfo, "reclaim started",
-        {{"pod", pod.Key()}, {"node", plan.node}, {"victims", names}, {"reason", plan.reason}});
+        {{"pod", pod.Key()},
+         {"node", plan.node},
+         {"victims", names},
+         {"reason", plan.explanation}});
     bool refused = false;
     int retry_after_seconds = 0;
     std::vector<std::string> evicted;
@@ -234,12 +242,12 @@ bool ReclaimController::ReclaimFor(const Pod& pod, int64_t now_ms) {
         break;
       }
       metrics_->Count("capacity_extender_evictions_total", "namespace", v.ns);
-      evicted.push_back(v.uid.empty() ? v.Key() : v.uid);
+      evicted.push_back(v.store_key());
     }
     // The victims not evicted (the refused one and those after it) give their tokens back.
     for (std::size_t i = evicted.size(); i < victims.size(); ++i)
       ReturnEvictionBudget(victims[i].ns, now_ms);
-    const std::string uid = pod.uid.empty() ? pod.Key() : pod.uid;
+    const std::string& uid = pod.store_key();
     if (refused && evicted.empty()) {
       plan_options.excluded_nodes.push_back(plan.node);  // try the next candidate
       max_retry_after_seconds = std::max(max_retry_after_seconds, retry_after_seconds);
@@ -268,26 +276,25 @@ int ReclaimController::RunOnce() {
   TrackInFlight(now);
   if (options_.mode == ReclaimMode::kOff && !options_.requeue_nudge) return 0;
 
-  std::vector<Pod> pending = cache_->Read([&](const ClusterState& state) {
-    std::vector<Pod> out;
-    for (const Pod* pod : state.PendingPods()) {
-      if (state.quotas().QuotaFor(pod->ns) == nullptr) continue;
+  std::vector<NormalizedPod> pending = cache_->Read([&](const ClusterState& state) {
+    std::vector<NormalizedPod> out;
+    for (const NormalizedPod* pod : state.PendingPods()) {
+      if (state.QuotaFor(pod->ns) == nullptr) continue;
       out.push_back(*pod);
     }
     return out;
   });
   // Backoffs of pods that are no longer pending are forgotten.
   std::set<std::string> pending_uids;
-  for (const Pod& pod : pending)
-    pending_uids.insert(pod.uid.empty() ? pod.Key() : pod.uid);
+  for (const NormalizedPod& pod : pending)
+    pending_uids.insert(pod.store_key());
   std::erase_if(refused_, [&](const auto& entry) { return !pending_uids.contains(entry.first); });
   int started = 0;
-  for (const Pod& pod : pending) {
+  for (const NormalizedPod& pod : pending) {
     if (options_.mode == ReclaimMode::kOff) {
       // Nudges only.
       const bool fits = cache_->Read([&](const ClusterState& state) {
-        return PlanReclaim(state, pod, order_->AsFunction(), {}).decision ==
-               ReclaimDecision::kFitsNow;
+        return PlanReclaim(state, pod, more_important_, {}).decision == ReclaimDecision::kFitsNow;
       });
       if (fits) MaybeNudge(pod, now);
       continue;

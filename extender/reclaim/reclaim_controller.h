@@ -21,9 +21,9 @@
 #include <thread>
 #include <vector>
 
+#include "core/victim_selection.h"
 #include "extender/metrics.h"
 #include "extender/scheduler_cache.h"
-#include "policies/victim_order.h"
 
 namespace capext {
 
@@ -71,7 +71,7 @@ struct ReclaimControllerOptions {
 
 class ReclaimController {
  public:
-  ReclaimController(SchedulerCache* cache, Metrics* metrics, const VictimOrder* order,
+  ReclaimController(SchedulerCache* cache, Metrics* metrics, MoreImportantFn more_important,
                     Evictor* evictor, RequeueNudger* nudger, ReclaimControllerOptions options);
   ~ReclaimController();
 
@@ -94,17 +94,17 @@ class ReclaimController {
     bool nudged = false;
   };
   // True when evicting every one of `victims` now stays within both rate limits.
-  bool HasEvictionBudget(const std::vector<Pod>& victims, int64_t now_ms);
+  bool HasEvictionBudget(const std::vector<NormalizedPod>& victims, int64_t now_ms);
   bool TakeEvictionBudget(const std::string& ns, int64_t now_ms);
   // Gives back a token taken at `now_ms` for an eviction that did not happen.
   void ReturnEvictionBudget(const std::string& ns, int64_t now_ms);
   void TrackInFlight(int64_t now_ms);
-  bool ReclaimFor(const Pod& pod, int64_t now_ms);
-  void MaybeNudge(const Pod& pod, int64_t now_ms);
+  bool ReclaimFor(const NormalizedPod& pod, int64_t now_ms);
+  void MaybeNudge(const NormalizedPod& pod, int64_t now_ms);
 
   SchedulerCache* cache_;
   Metrics* metrics_;
-  const VictimOrder* order_;
+  MoreImportantFn more_important_;
   Evictor* evictor_;
   RequeueNudger* nudger_;
   ReclaimControllerOptions options_;

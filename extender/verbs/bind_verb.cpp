@@ -1,78 +1,80 @@
-// POST /bind (capacity-semantics 2): under one exclusive lock, re-run the checks of 1.1 against
-// used + reservations and reserve the pod's request; then bind through the PodBinder; a failed
-// bind releases the reservation before answering. Idempotent per pod UID.
+// POST /bind (capacity-semantics 2): decode ExtenderBindingArgs; under one exclusive lock, look
+// the pod up once and ask core's CheckBind (exactly /filter's verdict for that node) and, when it
+// passes, reserve the pod's request (which also releases our reclaim's nomination of it: the
+// reservation now holds that room); then bind through the PodBinder; a failed binding releases
+// the reservation before answering. Idempotent per pod.
 #include <fmt/format.h>
 
-#include "core/quota_admission.h"
-#include "extender/verbs/extender_service.h"
+#include "core/placement.h"
 #include "extender/log.h"
+#include "extender/verbs/extender_service.h"
+#include "extender/wire/verb_results.h"
 
 namespace capext {
 namespace {
 
-http::Response BindingResult(const std::string& error) {
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  w.StartObject();
-  w.Key("Error");
-  w.String(error.c_str(), static_cast<rapidjson::SizeType>(error.size()));
-  w.EndObject();
-  return {200, "application/json", std::string(buffer.GetString(), buffer.GetSize()), {}};
+http::Response BindingResult(std::string_view error) {
+  return {200, "application/json", EncodeBindingResult(error), {}};
+}
+
+// The pod a bind names: by uid, else by namespace and name (a pod the extender learnt without
+// its uid), looked up once.
+const NormalizedPod* FindBindTarget(const ClusterState& state, const ExtenderBindingArgs& args) {
+  if (!args.pod_uid.empty()) {
+    if (const NormalizedPod* pod = state.FindPod(args.pod_uid)) return pod;
+  }
+  return state.FindPodByName(args.pod_namespace, args.pod_name);
 }
 
 }  // namespace
 
-// Returns "" with *reserved set when the bind may proceed (or is already done: *reserved false),
-// else the refusal reason.
-std::string ExtenderService::BindChecked(const ExtenderBindingArgs& args, bool* reserved) {
+// Ok with *reserved set when the binding may proceed; ok without it when there is nothing to do
+// (already bound there, or bound by an earlier call and awaiting the watch); else the refusal.
+Status ExtenderService::CheckAndReserve(const ExtenderBindingArgs& args, BindRequest* request,
+                                        bool* reserved) {
   *reserved = false;
   const int64_t now = cache_->NowMs();
-  return cache_->Write([&](ClusterState& state) -> std::string {
-    const Pod* pod = args.pod_uid.empty() ? nullptr : state.FindPod(args.pod_uid);
-    if (pod == nullptr) pod = state.FindPodByName(args.pod_namespace, args.pod_name);
+  return cache_->Write([&](ClusterState& state) -> Status {
+    const NormalizedPod* pod = FindBindTarget(state, args);
     if (pod == nullptr) {
-      return fmt::format(
-          "capacity-extender: pod {}/{} (uid {}) is unknown to the extender: it has not passed "
-          "/filter and is not in the cluster cache",
-          args.pod_namespace, args.pod_name, args.pod_uid);
+      return Status::NotFound(fmt::format(
+          "pod {}/{} (uid {}) is unknown to the extender: it has not passed /filter and is not "
+          "in the cluster cache",
+          args.pod_namespace, args.pod_name, args.pod_uid));
     }
-    const std::string key = CacheKey(*pod);
+    const std::string& key = pod->store_key();
     if (pod->IsBound()) {
-      if (pod->node_name == args.node) return "";  // already done: idempotent
-      return fmt::format("capacity-extender: pod {} is already bound to {}", pod->Key(),
-                         pod->node_name);
+      if (pod->node_name == args.node) return {};  // already done: idempotent
+      return Status::Conflict(
+          fmt::format("pod {} is already bound to {}", pod->Key(), pod->node_name));
     }
     {
       std::lock_guard lock(in_flight_mutex_);
       if (binds_in_flight_.count(key) != 0) {
-        return fmt::format("capacity-extender: a bind of pod {} is already in flight", pod->Key());
+        return Status::Conflict(fmt::format("a bind of pod {} is already in flight", pod->Key()));
       }
     }
     if (const Reservation* r = state.FindReservation(key)) {
-      if (r->node == args.node) return "";  // bound by an earlier call, awaiting the watch
+      if (r->node == args.node) return {};  // bound by an earlier call, awaiting the watch
       state.ReleaseReservation(key);
     }
-    AdmissionResult quota = CheckQuota(state, *pod);
-    if (!quota.ok()) return "capacity-extender: " + quota.reason;
+    if (Status verdict = CheckBind(state, *pod, args.node); !verdict.ok()) return verdict;
+    *request = BindRequest{pod->ns, pod->name, pod->uid, args.node, key};
     state.Reserve(key, args.node, now + options_.reservation_ttl_ms);
     {
       std::lock_guard lock(in_flight_mutex_);
       binds_in_flight_.insert(key);
     }
     *reserved = true;
-    return "";
+    return {};
   });
 }
 
 void ExtenderService::FinishBind(const BindRequest& request, const BindOutcome& outcome) {
   cache_->Write([&](ClusterState& state) {
-    const Pod* pod = state.FindPod(request.uid);
-    if (pod == nullptr) pod = state.FindPodByName(request.ns, request.name);
-    const std::string key = pod ? CacheKey(*pod) : request.uid;
-    if (!outcome.ok) state.ReleaseReservation(key);
+    if (!outcome.ok) state.ReleaseReservation(request.key);
     std::lock_guard lock(in_flight_mutex_);
-    binds_in_flight_.erase(key);
-    return 0;
+    binds_in_flight_.erase(request.key);
   });
 }
 
@@ -82,27 +84,23 @@ void ExtenderService::Bind(std::string& body, http::Responder respond) {
   Status s = ParseRequestBody(body, &doc);
   if (s.ok()) s = DecodeExtenderBindingArgs(doc, &args);
   if (!s.ok()) {
-    respond({400, "application/json", ErrorJson("bind: " + s.message()), {}});
+    respond(BadRequest("bind", s));
     return;
   }
+  BindRequest request;
   bool reserved = false;
-  std::string refusal = BindChecked(args, &reserved);
-  if (!refusal.empty() || !reserved) {
-    metrics_->CountDecision("bind", refusal.empty() ? "already-bound" : "refused");
-    Log(refusal.empty() ? LogLevel::kDebug : LogLevel::kInfo, "bind",
+  const Status verdict = CheckAndReserve(args, &request, &reserved);
+  if (!verdict.ok() || !reserved) {
+    const char* outcome = verdict.ok() ? "already-bound" : "refused";
+    metrics_->CountDecision("bind", outcome);
+    Log(verdict.ok() ? LogLevel::kDebug : LogLevel::kInfo, "bind",
         {{"pod", args.pod_namespace + "/" + args.pod_name},
          {"node", args.node},
-         {"outcome", refusal.empty() ? "already-bound" : "refused"},
-         {"reason", refusal}});
-    respond(BindingResult(refusal));
+         {"outcome", outcome},
+         {"code", std::string(StatusCodeName(verdict.code()))},
+         {"reason", verdict.message()}});
+    respond(BindingResult(verdict.ok() ? "" : "capacity-extender: " + verdict.message()));
     return;
-  }
-  BindRequest request{args.pod_namespace, args.pod_name, args.pod_uid, args.node};
-  if (request.uid.empty()) {
-    request.uid = cache_->Read([&](const ClusterState& state) {
-      const Pod* known = state.FindPodByName(args.pod_namespace, args.pod_name);
-      return known ? CacheKey(*known) : std::string();
-    });
   }
   auto work = [this, request, respond]() {
     BindOutcome outcome = binder_->Bind(request);

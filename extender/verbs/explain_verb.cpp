@@ -9,10 +9,12 @@ http::Response ExtenderService::Explain(std::string& body) {
   Status s = ParseRequestBody(body, &doc);
   Pod pod;
   if (s.ok()) s = DecodePod(doc, cache_->decode_options(), &pod);
-  if (!s.ok()) return {400, "application/json", ErrorJson("explain: " + s.message()), {}};
+  if (!s.ok()) return BadRequest("explain", s);
   std::string json = cache_->Read([&](const ClusterState& state) {
-    const Pod* known = state.FindPod(CacheKey(pod));
-    return ExplainPodJson(state, known ? *known : pod, order_->AsFunction());
+    // The cache's copy when it knows the pod (bound or not), else the request's, normalised.
+    if (const NormalizedPod* known = state.FindPod(StoreKeyOf(pod)))
+      return ExplainPodJson(state, *known, more_important_);
+    return ExplainPodJson(state, state.Normalize(pod), more_important_);
   });
   return {200, "application/json", std::move(json), {}};
 }

@@ -6,24 +6,38 @@
 
 namespace capext {
 
-ExtenderService::ExtenderService(SchedulerCache* cache, Metrics* metrics,
-                                 std::unique_ptr<NodeScorer> scorer,
-                                 std::unique_ptr<VictimOrder> order, PodBinder* binder,
+ExtenderService::ExtenderService(SchedulerCache* cache, Metrics* metrics, NodeScoring scoring,
+                                 MoreImportantFn more_important, PodBinder* binder,
                                  ServiceOptions options)
     : cache_(cache),
       metrics_(metrics),
-      scorer_(std::move(scorer)),
-      order_(std::move(order)),
+      scoring_(scoring),
+      more_important_(std::move(more_important)),
       binder_(binder),
       options_(options) {
   run_blocking = [](std::function<void()> work) { std::thread(std::move(work)).detach(); };
 }
 
+DecisionPod::DecisionPod(const ClusterState& state, const Pod& wire_pod) {
+  const std::string key = StoreKeyOf(wire_pod);
+  const NormalizedPod* stored = state.FindPod(key);
+  if (stored != nullptr && !stored->IsBound() && !stored->IsTerminal()) {
+    pod_ = stored;
+    return;
+  }
+  owned_.emplace(state.Normalize(wire_pod));
+  pod_ = &*owned_;
+}
+
+http::Response BadRequest(std::string_view verb, const Status& status) {
+  return {400, "application/json", ErrorJson(std::string(verb) + ": " + status.message()), {}};
+}
+
 void ExtenderService::LearnPod(const Pod& pod) {
   if (pod.IsBound()) return;  // bound pods come from the snapshot or the API server
-  const std::string key = CacheKey(pod);
+  const std::string key = StoreKeyOf(pod);
   const bool current = cache_->Read([&](const ClusterState& state) {
-    const Pod* known = state.FindPod(key);
+    const NormalizedPod* known = state.FindPod(key);
     return known != nullptr &&
            (known->IsBound() || (known->requests == pod.requests &&
                                  known->nominated_node_name == pod.nominated_node_name &&
@@ -31,7 +45,7 @@ void ExtenderService::LearnPod(const Pod& pod) {
   });
   if (current) return;
   cache_->Write([&](ClusterState& state) {
-    const Pod* known = state.FindPod(key);
+    const NormalizedPod* known = state.FindPod(key);
     if (known != nullptr && known->IsBound()) return;  // a bind won the race
     state.UpsertPod(pod);
   });

@@ -1,22 +1,25 @@
 // ExtenderService: the extender verbs (filter, prioritize, preempt, bind) and the read-only views
-// (/quotas, /explain) on top of the SchedulerCache. Each verb takes the request body and answers
-// a complete HTTP response; malformed input is a 400 with {"error": "..."}.
+// (/quotas, /explain) on top of the SchedulerCache. Every verb is decode -> core -> encode: the
+// request is read by extender/wire/, the decision is a core function over the cluster state
+// (core/placement.h, core/preemption.h, core/node_score.h), the answer is written by
+// extender/wire/. Malformed input is a 400 with {"error": "..."}.
 // Thread-safety: every method may be called concurrently from many threads.
 #pragma once
 
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 
-#include "extender/wire/extender_wire.h"
+#include "core/node_score.h"
+#include "core/victim_selection.h"
 #include "extender/http/server.h"
 #include "extender/metrics.h"
 #include "extender/pod_binder.h"
 #include "extender/scheduler_cache.h"
-#include "policies/node_scorer.h"
-#include "policies/victim_order.h"
+#include "extender/wire/extender_wire.h"
 
 namespace capext {
 
@@ -27,8 +30,8 @@ struct ServiceOptions {
 
 class ExtenderService {
  public:
-  ExtenderService(SchedulerCache* cache, Metrics* metrics, std::unique_ptr<NodeScorer> scorer,
-                  std::unique_ptr<VictimOrder> order, PodBinder* binder, ServiceOptions options);
+  ExtenderService(SchedulerCache* cache, Metrics* metrics, NodeScoring scoring,
+                  MoreImportantFn more_important, PodBinder* binder, ServiceOptions options);
 
   http::Response Filter(std::string& body);
   http::Response Prioritize(std::string& body);
@@ -44,28 +47,42 @@ class ExtenderService {
   // call; serve installs a bounded pool.
   std::function<void(std::function<void()>)> run_blocking;
 
-  const VictimOrder& victim_order() const { return *order_; }
+  const MoreImportantFn& more_important() const { return more_important_; }
   SchedulerCache& cache() { return *cache_; }
 
  private:
   // Adds or refreshes a pending pod seen in a request, so /bind can find its requests later.
   void LearnPod(const Pod& pod);
-  std::string BindChecked(const ExtenderBindingArgs& args, bool* reserved);
+  // Under the cache's lock: the bind check, then the reservation (see bind_verb.cpp).
+  Status CheckAndReserve(const ExtenderBindingArgs& args, BindRequest* request, bool* reserved);
   void FinishBind(const BindRequest& request, const BindOutcome& outcome);
 
   SchedulerCache* cache_;
   Metrics* metrics_;
-  std::unique_ptr<NodeScorer> scorer_;
-  std::unique_ptr<VictimOrder> order_;
+  NodeScoring scoring_;
+  MoreImportantFn more_important_;
   PodBinder* binder_;
   ServiceOptions options_;
   std::mutex in_flight_mutex_;
-  std::set<std::string> binds_in_flight_;  // pod uids
+  std::set<std::string> binds_in_flight_;  // pod store keys
 };
 
-// Pod uid as the cache keys it.
-inline std::string CacheKey(const Pod& pod) {
-  return pod.uid.empty() ? pod.Key() : pod.uid;
-}
+// The pod a verb decides about: the cache's normalised copy while it holds the pod pending —
+// the object /bind and the reclaim controller decide on too — else the request's pod,
+// normalised. Valid while the state is not modified.
+class DecisionPod {
+ public:
+  DecisionPod(const ClusterState& state, const Pod& wire_pod);
+  const NormalizedPod& get() const { return *pod_; }
+  const NormalizedPod& operator*() const { return *pod_; }
+  const NormalizedPod* operator->() const { return pod_; }
+
+ private:
+  std::optional<NormalizedPod> owned_;
+  const NormalizedPod* pod_ = nullptr;
+};
+
+// A 400 answer for a malformed request of `verb`.
+http::Response BadRequest(std::string_view verb, const Status& status);
 
 }  // namespace capext

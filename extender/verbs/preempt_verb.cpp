@@ -1,15 +1,12 @@
-// POST /preempt (capacity-semantics 3): per proposed node, the victims of 1.2 computed on our
-// state of that node (any pod bound there may be named); nodes where 1.2 finds none are dropped;
-// always answered as NodeNameToMetaVictims. A pod our reclaim controller already serves gets no
-// candidates, so the two never preempt twice for one pod.
-// The answer is written while the state is read (victims are pods of the state), straight into
-// the response body.
-#include <fmt/format.h>
-
+// POST /preempt (capacity-semantics 3): decode the proposed nodes, ask core's FindPreemption on
+// exactly those nodes (1.2 per node on our state of it: any pod bound there may be named;
+// nodes where it finds none are dropped), encode NodeNameToMetaVictims for every candidate —
+// kube-scheduler makes the choice among them. A pod our reclaim controller already serves gets
+// no candidates, so the two never preempt twice for one pod.
 #include "core/preemption.h"
-#include "extender/verbs/extender_service.h"
-#include "extender/wire/json_out.h"
 #include "extender/log.h"
+#include "extender/verbs/extender_service.h"
+#include "extender/wire/verb_results.h"
 
 namespace capext {
 
@@ -18,56 +15,32 @@ http::Response ExtenderService::Preempt(std::string& body) {
   ExtenderPreemptionArgs args;
   Status s = ParseRequestBody(body, &doc);
   if (s.ok()) s = DecodeExtenderPreemptionArgs(doc, cache_->decode_options(), &args);
-  if (!s.ok()) return {400, "application/json", ErrorJson("preempt: " + s.message()), {}};
+  if (!s.ok()) return BadRequest("preempt", s);
   LearnPod(args.pod);
 
-  std::string skipped;
+  std::string note;
   std::size_t candidates = 0;
-  JsonOut w;
-  w.StartObject();
-  w.Key("NodeNameToMetaVictims");
-  w.StartObject();
-  cache_->Read([&](const ClusterState& state) {
-    const Pod* pod = state.FindPod(CacheKey(args.pod));
-    if (pod == nullptr) pod = &args.pod;
-    if (state.FindOurNomination(CacheKey(*pod)) != nullptr) {
-      skipped = "reclaim already serves this pod";
-      return;
+  std::string answer = cache_->Read([&](const ClusterState& state) {
+    const DecisionPod pod(state, args.pod);
+    if (args.node_names.empty()) return EncodePreemptionResult({});
+    if (state.FindOurNomination(pod->store_key()) != nullptr) {
+      note = "reclaim already serves this pod";
+      return EncodePreemptionResult({});
     }
-    PreemptorContext ctx = MakePreemptorContext(state, *pod);
-    if (!EligibleToPreempt(state, ctx, &skipped)) return;
-    const MoreImportantFn more_important = order_->AsFunction();
-    for (const std::string_view name : args.node_names) {
-      auto info = state.FindNode(name);
-      if (!info) continue;
-      NodeVictims v = SelectVictimsOnNode(state, ctx, *info, more_important);
-      if (!v.candidate) continue;
-      ++candidates;
-      w.KeyText(name);
-      w.StartObject();
-      w.Key("Pods");
-      w.StartArray();
-      for (const Pod* victim : v.victims) {
-        w.StartObject();
-        w.Key("UID");
-        w.Text(victim->uid);
-        w.EndObject();
-      }
-      w.EndArray();
-      w.Key("NumPDBViolations");
-      w.Int(v.pdb_violations);
-      w.EndObject();
-    }
+    const std::vector<std::string> proposed(args.node_names.begin(), args.node_names.end());
+    const PreemptionPlan plan = FindPreemption(state, *pod, more_important_, proposed);
+    note = plan.why.message();
+    candidates = plan.candidates.size();
+    // Victims are pods of the state: encoded while the state is still read.
+    return EncodePreemptionResult(plan.candidates);
   });
-  w.EndObject();
-  w.EndObject();
   metrics_->CountDecision("preempt", candidates == 0 ? "no-candidate" : "victims");
   Log(LogLevel::kInfo, "preempt",
       {{"pod", args.pod.Key()},
        {"proposed", std::to_string(args.node_names.size())},
        {"candidates", std::to_string(candidates)},
-       {"note", skipped}});
-  return {200, "application/json", w.Take(), {}};
+       {"note", note}});
+  return {200, "application/json", std::move(answer), {}};
 }
 
 }  // namespace capext

@@ -1,39 +1,27 @@
-// POST /prioritize: a bare HostPriorityList, scores 0..10 from the configured scoring policy.
-// Nodes our cache does not know score 0.
+// POST /prioritize: decode ExtenderArgs, score each node with core's ScoreNode under the
+// configured scoring policy, encode a bare HostPriorityList (scores 0..10). Nodes our cache does
+// not know score 0.
+#include "core/node_score.h"
 #include "extender/verbs/extender_service.h"
+#include "extender/wire/verb_results.h"
 
 namespace capext {
 
 http::Response ExtenderService::Prioritize(std::string& body) {
   rapidjson::Document doc;
   ExtenderArgs args;
-  Status s = ParseExtenderArgs(body, cache_->decode_options(), &doc, &args);
-  if (!s.ok()) return {400, "application/json", ErrorJson("prioritize: " + s.message()), {}};
-
+  if (Status s = ParseExtenderArgs(body, cache_->decode_options(), &doc, &args); !s.ok())
+    return BadRequest("prioritize", s);
   std::vector<int> scores(args.node_names.size(), 0);
   cache_->Read([&](const ClusterState& state) {
+    const DecisionPod pod(state, args.pod);
     for (std::size_t i = 0; i < args.node_names.size(); ++i) {
-      if (auto info = state.FindNode(args.node_names[i])) {
-        scores[i] = std::clamp(scorer_->Score(args.pod, *info), 0, kMaxNodeScore);
-      }
+      if (auto info = state.FindNode(args.node_names[i]))
+        scores[i] = ScoreNode(scoring_, *pod, *info);
     }
-    return 0;
   });
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  w.StartArray();
-  for (std::size_t i = 0; i < args.node_names.size(); ++i) {
-    w.StartObject();
-    w.Key("Host");
-    w.String(args.node_names[i].data(),
-             static_cast<rapidjson::SizeType>(args.node_names[i].size()));
-    w.Key("Score");
-    w.Int(scores[i]);
-    w.EndObject();
-  }
-  w.EndArray();
   metrics_->CountDecision("prioritize", "scored");
-  return {200, "application/json", std::string(buffer.GetString(), buffer.GetSize()), {}};
+  return {200, "application/json", EncodeHostPriorityList(args.node_names, scores), {}};
 }
 
 }  // namespace capext

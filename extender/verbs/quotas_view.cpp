@@ -4,15 +4,16 @@
 
 #include "core/quantity.h"
 #include "extender/verbs/extender_service.h"
+#include "policies/policies.h"
 
 namespace capext {
 namespace {
 
 // The resources a quota shows: those it governs (names in min or max), plus cpu/memory/
 // ephemeral-storage under the reference semantics, which always compares them.
-std::vector<std::string> ShownResources(QuotaSemantics semantics, const ElasticQuota& q) {
-  std::vector<std::string> names;
-  auto add = [&](const std::string& n) {
+std::vector<ResourceName> ShownResources(QuotaSemantics semantics, const ElasticQuota& q) {
+  std::vector<ResourceName> names;
+  auto add = [&](ResourceName n) {
     if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
   };
   if (q.min)
@@ -22,22 +23,22 @@ std::vector<std::string> ShownResources(QuotaSemantics semantics, const ElasticQ
     for (const auto& e : q.max->entries())
       add(e.first);
   if (semantics == QuotaSemantics::kSchedulerPlugins) {
-    for (auto n : {kResourceCPU, kResourceMemory, kResourceEphemeralStorage})
-      add(std::string(n));
+    for (ResourceName n : {kCpuName, kMemoryName, kEphemeralStorageName})
+      add(n);
   }
   std::sort(names.begin(), names.end());
   return names;
 }
 
-void WriteList(JsonWriter& w, const char* key, const std::vector<std::string>& names,
-               const std::function<std::optional<int64_t>(const std::string&)>& amount) {
+void WriteList(JsonWriter& w, const char* key, const std::vector<ResourceName>& names,
+               const std::function<std::optional<int64_t>(ResourceName)>& amount) {
   w.Key(key);
   w.StartObject();
-  for (const auto& n : names) {
+  for (const ResourceName n : names) {
     auto a = amount(n);
     if (!a) continue;
     const std::string text = QuantityFromDecisionAmount(n, *a).ToString();
-    w.Key(n.c_str(), static_cast<rapidjson::SizeType>(n.size()));
+    w.Key(n.str().data(), static_cast<rapidjson::SizeType>(n.str().size()));
     w.String(text.c_str(), static_cast<rapidjson::SizeType>(text.size()));
   }
   w.EndObject();
@@ -49,37 +50,34 @@ http::Response ExtenderService::Quotas() const {
   rapidjson::StringBuffer buffer;
   JsonWriter w(buffer);
   cache_->Read([&](const ClusterState& state) {
-    const QuotaBook& book = state.quotas();
     w.StartObject();
     w.Key("quotaSemantics");
-    w.String(state.semantics() == QuotaSemantics::kSchedulerPlugins ? "scheduler-plugins"
-                                                                    : "capacity-extender");
+    const std::string_view semantics = QuotaSemanticsName(state.semantics());
+    w.String(semantics.data(), static_cast<rapidjson::SizeType>(semantics.size()));
     w.Key("quotas");
     w.StartArray();
-    for (const auto& [ns, q] : book.quotas()) {
+    for (const auto& [ns, q] : state.quota_set().quotas()) {
       const auto names = ShownResources(state.semantics(), q);
-      const ResourceList used = book.Used(ns);
-      const ResourceList reserved = book.Reserved(ns);
-      auto min_of = [&](const std::string& n) { return q.min ? q.min->Get(n) : 0; };
+      const ResourceList& used = state.Used(ns);
+      const ResourceList& reserved = state.ledger().Reserved(ns);
+      auto min_of = [&](ResourceName n) { return q.min ? q.min->Get(n) : 0; };
       w.StartObject();
       w.Key("namespace");
       w.String(ns.c_str());
       w.Key("name");
       w.String(q.name.c_str());
-      WriteList(w, "min", names, [&](const std::string& n) -> std::optional<int64_t> {
+      WriteList(w, "min", names, [&](ResourceName n) -> std::optional<int64_t> {
         return q.min ? q.min->Find(n) : std::nullopt;
       });
-      WriteList(w, "max", names, [&](const std::string& n) -> std::optional<int64_t> {
+      WriteList(w, "max", names, [&](ResourceName n) -> std::optional<int64_t> {
         return q.max ? q.max->Find(n) : std::nullopt;
       });
-      WriteList(w, "used", names, [&](const std::string& n) { return used.Get(n); });
-      WriteList(w, "reserved", names, [&](const std::string& n) { return reserved.Get(n); });
-      WriteList(w, "borrowed", names, [&](const std::string& n) {
-        return std::max<int64_t>(0, used.Get(n) - min_of(n));
-      });
-      WriteList(w, "lendable", names, [&](const std::string& n) {
-        return std::max<int64_t>(0, min_of(n) - used.Get(n));
-      });
+      WriteList(w, "used", names, [&](ResourceName n) { return used.Get(n); });
+      WriteList(w, "reserved", names, [&](ResourceName n) { return reserved.Get(n); });
+      WriteList(w, "borrowed", names,
+                [&](ResourceName n) { return std::max<int64_t>(0, used.Get(n) - min_of(n)); });
+      WriteList(w, "lendable", names,
+                [&](ResourceName n) { return std::max<int64_t>(0, min_of(n) - used.Get(n)); });
       w.Key("borrowing");
       w.Bool(IsBorrowing(state.semantics(), q, used));
       w.EndObject();
@@ -87,7 +85,7 @@ http::Response ExtenderService::Quotas() const {
     w.EndArray();
     w.Key("duplicates");
     w.StartArray();
-    for (const auto& d : book.duplicates()) {
+    for (const auto& d : state.quota_set().duplicates()) {
       const std::string key = d.Key();
       w.String(key.c_str());
     }
@@ -104,10 +102,9 @@ std::string ExtenderService::QuotaGauges() const {
   out += "# TYPE capacity_extender_quota_used gauge\n";
   std::string min_lines, max_lines;
   cache_->Read([&](const ClusterState& state) {
-    const QuotaBook& book = state.quotas();
-    for (const auto& [ns, q] : book.quotas()) {
-      const ResourceList used = book.Used(ns);
-      for (const auto& n : ShownResources(state.semantics(), q)) {
+    for (const auto& [ns, q] : state.quota_set().quotas()) {
+      const ResourceList& used = state.Used(ns);
+      for (const ResourceName n : ShownResources(state.semantics(), q)) {
         out += fmt::format("capacity_extender_quota_used{{namespace=\"{}\",resource=\"{}\"}} {}\n",
                            ns, n, used.Get(n));
         if (q.min && q.min->Has(n)) {

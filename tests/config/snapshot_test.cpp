@@ -103,12 +103,12 @@ spec: {max: {cpu: "2"}}
   ApplySnapshot(s, &state);
   REQUIRE(state.FindPod("u-p") != nullptr);
   CHECK(state.FindPod("u-p")->priority == 77);
-  CHECK(state.quotas().Used("eq1").Get("cpu") == 2000);
+  CHECK(state.Used("eq1").Get("cpu") == 2000);
   Pod another;
   another.ns = "eq1";
   another.name = "another";
   another.requests.Set("cpu", 1);
-  CHECK_FALSE(CheckQuota(state, another).ok());
+  CHECK_FALSE(CheckQuota(state, state.Normalize(another)).ok());
 }
 
 TEST_CASE("kind: List and typed lists", "[snapshot]") {

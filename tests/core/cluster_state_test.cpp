@@ -50,7 +50,7 @@ TEST_CASE("priority resolution: spec.priority, then the class, then globalDefaul
     Pod pod = MakePod("ns", "p").PriorityClassName(c.class_name);
     pod.spec_priority = c.spec_priority;
     state.UpsertPod(pod);
-    const Pod* got = state.FindPod(UidOf(pod));
+    const NormalizedPod* got = state.FindPod(UidOf(pod));
     REQUIRE(got != nullptr);
     CHECK(got->priority == c.want_priority);
     CHECK(got->preemption_policy == c.want_policy);
@@ -103,30 +103,30 @@ TEST_CASE("bound, non-terminal pods count on their node and in their namespace",
 
   CHECK(state.UsageOf("n1").requested.Get("cpu") == 3500);
   CHECK(state.UsageOf("n1").pod_count == 3);
-  CHECK(KeysOf(state.PodsOnNode("n1")) == std::vector<std::string>{"eq1/a", "eq1/b", "free/c"});
-  CHECK(state.quotas().Used("eq1") == ResourceList({{"cpu", 3000}, {"pods", 2}}));
-  CHECK(state.quotas().Used("free").Get("cpu") == 500);
-  CHECK(state.quotas().totals().used.Get("cpu") == 3000);  // namespaces with a quota only
+  CHECK(KeysOf(state.UsageOf("n1").pods) == std::vector<std::string>{"eq1/a", "eq1/b", "free/c"});
+  CHECK(state.Used("eq1") == ResourceList({{"cpu", 3000}, {"pods", 2}}));
+  CHECK(state.Used("free").Get("cpu") == 500);
+  CHECK(state.totals().used.Get("cpu") == 3000);  // namespaces with a quota only
 
   SECTION("a pod that ends stops counting") {
     Pod b = *state.FindPod("uid-eq1-b");
     b.phase = PodPhase::kSucceeded;
     state.UpsertPod(b);
     CHECK(state.UsageOf("n1").requested.Get("cpu") == 1500);
-    CHECK(state.quotas().Used("eq1").Get("cpu") == 1000);
-    CHECK(state.quotas().totals().used.Get("cpu") == 1000);
+    CHECK(state.Used("eq1").Get("cpu") == 1000);
+    CHECK(state.totals().used.Get("cpu") == 1000);
   }
   SECTION("a deleted pod stops counting") {
     state.DeletePod("uid-eq1-a");
     CHECK(state.UsageOf("n1").pod_count == 2);
-    CHECK(state.quotas().Used("eq1").Get("cpu") == 2000);
+    CHECK(state.Used("eq1").Get("cpu") == 2000);
     CHECK(state.FindPodByName("eq1", "a") == nullptr);
   }
   SECTION("updating a pod does not count it twice") {
     state.UpsertPod(*state.FindPod("uid-eq1-a"));
     state.UpsertPod(*state.FindPod("uid-eq1-a"));
     CHECK(state.UsageOf("n1").requested.Get("cpu") == 3500);
-    CHECK(state.quotas().Used("eq1").Get("cpu") == 3000);
+    CHECK(state.Used("eq1").Get("cpu") == 3000);
   }
 }
 
@@ -134,10 +134,10 @@ TEST_CASE("a quota created after its pods sees their usage at once", "[cluster_s
   ClusterState state;
   state.UpsertPod(MakePod("eq1", "a").Cpu(1000).BoundTo("n1"));
   state.UpsertQuota(MakeQuota("eq1", CpuList(4000), std::nullopt));
-  CHECK(state.quotas().Used("eq1").Get("cpu") == 1000);
-  CHECK(state.quotas().totals().used.Get("cpu") == 1000);
+  CHECK(state.Used("eq1").Get("cpu") == 1000);
+  CHECK(state.totals().used.Get("cpu") == 1000);
   state.DeleteQuota("eq1", "eq1");
-  CHECK(state.quotas().totals().used.Get("cpu") == 0);
+  CHECK(state.totals().used.Get("cpu") == 0);
 }
 
 TEST_CASE("a second quota in a namespace is ignored until the first goes", "[cluster_state]") {
@@ -146,14 +146,14 @@ TEST_CASE("a second quota in a namespace is ignored until the first goes", "[clu
   ElasticQuota second = MakeQuota("eq1", CpuList(9000), std::nullopt);
   second.name = "second";
   CHECK_FALSE(state.UpsertQuota(second));
-  REQUIRE(state.quotas().duplicates().size() == 1);
-  CHECK(state.quotas().QuotaFor("eq1")->name == "eq1");
-  CHECK(state.quotas().totals().min.Get("cpu") == 4000);
+  REQUIRE(state.quota_set().duplicates().size() == 1);
+  CHECK(state.QuotaFor("eq1")->name == "eq1");
+  CHECK(state.totals().min.Get("cpu") == 4000);
   state.DeleteQuota("eq1", "eq1");
-  REQUIRE(state.quotas().QuotaFor("eq1") != nullptr);
-  CHECK(state.quotas().QuotaFor("eq1")->name == "second");
-  CHECK(state.quotas().duplicates().empty());
-  CHECK(state.quotas().totals().min.Get("cpu") == 9000);
+  REQUIRE(state.QuotaFor("eq1") != nullptr);
+  CHECK(state.QuotaFor("eq1")->name == "second");
+  CHECK(state.quota_set().duplicates().empty());
+  CHECK(state.totals().min.Get("cpu") == 9000);
 }
 
 // --- reservations
@@ -170,29 +170,29 @@ TEST_CASE("reservations hold a pod's request on its node and in its quota", "[cl
   state.Reserve(UidOf(pod), "n1", 10000);
   CHECK(state.UsageOf("n1").requested.Get("cpu") == 3000);
   CHECK(state.UsageOf("n1").pod_count == 1);
-  CHECK(state.quotas().Reserved("eq1").Get("cpu") == 3000);
-  CHECK(state.quotas().Used("eq1").Get("cpu") == 3000);
-  CHECK(state.quotas().totals().used.Get("cpu") == 3000);
+  CHECK(state.ledger().Reserved("eq1").Get("cpu") == 3000);
+  CHECK(state.Used("eq1").Get("cpu") == 3000);
+  CHECK(state.totals().used.Get("cpu") == 3000);
   CHECK(state.PendingPods().empty());  // a reserved pod is not pending
 
   SECTION("reserving the same uid twice is idempotent") {
     state.Reserve(UidOf(pod), "n1", 20000);
     CHECK(state.UsageOf("n1").requested.Get("cpu") == 3000);
-    CHECK(state.quotas().Used("eq1").Get("cpu") == 3000);
+    CHECK(state.Used("eq1").Get("cpu") == 3000);
     CHECK(state.FindReservation(UidOf(pod))->expires_ms == 20000);
   }
   SECTION("reserving on another node moves the reservation") {
     state.Reserve(UidOf(pod), "n2", 20000);
     CHECK(state.UsageOf("n1").requested.Get("cpu") == 0);
     CHECK(state.UsageOf("n2").requested.Get("cpu") == 3000);
-    CHECK(state.quotas().Used("eq1").Get("cpu") == 3000);
+    CHECK(state.Used("eq1").Get("cpu") == 3000);
   }
   SECTION("released") {
     state.ReleaseReservation(UidOf(pod));
     CHECK(state.UsageOf("n1").requested.Get("cpu") == 0);
     CHECK(state.UsageOf("n1").pod_count == 0);
-    CHECK(state.quotas().Used("eq1").Get("cpu") == 0);
-    CHECK(state.quotas().totals().used.Get("cpu") == 0);
+    CHECK(state.Used("eq1").Get("cpu") == 0);
+    CHECK(state.totals().used.Get("cpu") == 0);
     CHECK(state.PendingPods().size() == 1);
   }
   SECTION("expired at its deadline, not before") {
@@ -200,7 +200,7 @@ TEST_CASE("reservations hold a pod's request on its node and in its quota", "[cl
     CHECK(state.FindReservation(UidOf(pod)) != nullptr);
     CHECK(state.Expire(10000) == std::vector<std::string>{UidOf(pod)});
     CHECK(state.FindReservation(UidOf(pod)) == nullptr);
-    CHECK(state.quotas().Used("eq1").Get("cpu") == 0);
+    CHECK(state.Used("eq1").Get("cpu") == 0);
   }
   SECTION("the pod seen bound turns it into ordinary usage") {
     Pod bound = pod;
@@ -210,13 +210,13 @@ TEST_CASE("reservations hold a pod's request on its node and in its quota", "[cl
     CHECK(state.FindReservation(UidOf(pod)) == nullptr);
     CHECK(state.UsageOf("n1").requested.Get("cpu") == 3000);
     CHECK(state.UsageOf("n1").pod_count == 1);
-    CHECK(state.quotas().Used("eq1").Get("cpu") == 3000);
-    CHECK(state.quotas().Reserved("eq1").Get("cpu") == 0);
+    CHECK(state.Used("eq1").Get("cpu") == 3000);
+    CHECK(state.ledger().Reserved("eq1").Get("cpu") == 0);
   }
   SECTION("deleting the pod releases it") {
     state.DeletePod(UidOf(pod));
     CHECK(state.UsageOf("n1").requested.Get("cpu") == 0);
-    CHECK(state.quotas().Used("eq1").Get("cpu") == 0);
+    CHECK(state.Used("eq1").Get("cpu") == 0);
   }
 }
 
@@ -266,7 +266,7 @@ TEST_CASE("nominations: status.nominatedNodeName and our own", "[cluster_state]"
     CHECK(state.Nominations()[0].uid == UidOf(b));
   }
   SECTION("nominations never count as usage") {
-    CHECK(state.quotas().Used("eq1").empty());
+    CHECK(state.Used("eq1").empty());
     CHECK(state.UsageOf("n1").requested.empty());
   }
 }
@@ -309,7 +309,7 @@ TEST_CASE("node records: a name is known while anything refers to it", "[cluster
   CHECK_FALSE(state.FindNode("n1").has_value());
   REQUIRE(state.FindNodeRecord("n1") != nullptr);
   CHECK(state.FindNodeRecord("n1")->node == nullptr);
-  CHECK(KeysOf(state.PodsOnNode("n1")) == std::vector<std::string>{"ns/p"});
+  CHECK(KeysOf(state.UsageOf("n1").pods) == std::vector<std::string>{"ns/p"});
   state.DeletePod(UidOf(pod));
   CHECK(state.FindNodeRecord("n1") == nullptr);
   CHECK(state.UsageOf("n1").pod_count == 0);
@@ -336,7 +336,7 @@ TEST_CASE("a copy of the state has its own nodes and pods", "[cluster_state]") {
   state.DeleteNode("n1");
   REQUIRE(copy.FindNode("n1").has_value());
   CHECK(&copy.FindNode("n1")->node == &copy.nodes().at("n1"));
-  const std::vector<const Pod*> pods = copy.PodsOnNode("n1");
+  const std::vector<const NormalizedPod*> pods = copy.UsageOf("n1").pods;
   REQUIRE(pods.size() == 1);
   CHECK(pods[0] == copy.FindPod(UidOf(MakePod("ns", "a"))));
   CHECK(copy.FindNodeRecord("n1")->fit.free_cpu == 3000);
@@ -360,7 +360,8 @@ TEST_CASE("pods by name: the latest upserted pod of a name, until it goes", "[cl
   for (int i = 0; i < 200; i += 2)
     state.DeletePod(UidOf(MakePod("ns" + std::to_string(i % 7), "p" + std::to_string(i))));
   for (int i = 0; i < 200; ++i) {
-    const Pod* p = state.FindPodByName("ns" + std::to_string(i % 7), "p" + std::to_string(i));
+    const NormalizedPod* p =
+        state.FindPodByName("ns" + std::to_string(i % 7), "p" + std::to_string(i));
     CHECK((p != nullptr) == (i % 2 == 1));
   }
   state.DeletePod("new");

@@ -85,11 +85,11 @@ TEST_CASE("NoSchedule and NoExecute taints filter, PreferNoSchedule does not", "
     INFO(c.effect);
     Node node = MakeNode("n1", 8000);
     node.taints.push_back({"dedicated", "gpu", c.effect});
-    NodeFitResult untolerated = CheckNodeStatic(MakePod("ns", "p"), node);
+    Status untolerated = CheckNodeStatic(MakePod("ns", "p"), node);
     CHECK(untolerated.ok() == !c.filters);
     if (c.filters) {
-      CHECK(untolerated.code == FitCode::kUnschedulableAndUnresolvable);
-      CHECK(untolerated.Reason() == "node(s) had untolerated taint {dedicated: gpu}");
+      CHECK(untolerated.code() == StatusCode::kUnschedulableAndUnresolvable);
+      CHECK(untolerated.message() == "node(s) had untolerated taint {dedicated: gpu}");
     }
     Pod tolerating = MakePod("ns", "t").Tolerate({"dedicated", "Equal", "gpu", c.effect});
     CHECK(CheckNodeStatic(tolerating, node).ok());
@@ -101,9 +101,9 @@ TEST_CASE("every filtering taint must be tolerated", "[node_fit]") {
   node.taints.push_back({"a", "1", "NoSchedule"});
   node.taints.push_back({"b", "2", "NoExecute"});
   Pod only_a = MakePod("ns", "p").Tolerate({"a", "Exists", "", ""});
-  NodeFitResult r = CheckNodeStatic(only_a, node);
+  Status r = CheckNodeStatic(only_a, node);
   CHECK_FALSE(r.ok());
-  CHECK(r.Reason() == "node(s) had untolerated taint {b: 2}");
+  CHECK(r.message() == "node(s) had untolerated taint {b: 2}");
   Pod both = MakePod("ns", "q").Tolerate({"a", "Exists", "", ""}).Tolerate({"b", "Exists", "", ""});
   CHECK(CheckNodeStatic(both, node).ok());
 }
@@ -182,11 +182,11 @@ TEST_CASE("required node affinity", "[node_fit]") {
     Pod pod = MakePod("ns", "p");
     for (const auto& t : c.terms)
       pod.required_affinity.push_back(t);
-    NodeFitResult r = CheckNodeStatic(pod, node);
+    Status r = CheckNodeStatic(pod, node);
     CHECK(r.ok() == c.matches);
     if (!c.matches) {
-      CHECK(r.code == FitCode::kUnschedulableAndUnresolvable);
-      CHECK(r.Reason() == reasons::kNodeAffinityMismatch);
+      CHECK(r.code() == StatusCode::kUnschedulableAndUnresolvable);
+      CHECK(r.message() == reasons::kNodeAffinityMismatch);
     }
   }
 }
@@ -200,9 +200,9 @@ TEST_CASE("nodeSelector needs every label with its value", "[node_fit]") {
           MakePod("ns", "p").NodeSelector("zone", "a").NodeSelector("kubernetes.io/hostname", "n1"),
           node)
           .ok());
-  NodeFitResult r = CheckNodeStatic(MakePod("ns", "p").NodeSelector("zone", "b"), node);
-  CHECK(r.code == FitCode::kUnschedulableAndUnresolvable);
-  CHECK(r.Reason() == "node(s) didn't match Pod's node affinity/selector");
+  Status r = CheckNodeStatic(MakePod("ns", "p").NodeSelector("zone", "b"), node);
+  CHECK(r.code() == StatusCode::kUnschedulableAndUnresolvable);
+  CHECK(r.message() == "node(s) didn't match Pod's node affinity/selector");
   CHECK_FALSE(CheckNodeStatic(MakePod("ns", "p").NodeSelector("rack", "1"), node).ok());
   // nodeSelector and affinity must both hold.
   CHECK_FALSE(CheckNodeStatic(MakePod("ns", "p")
@@ -215,9 +215,9 @@ TEST_CASE("nodeSelector needs every label with its value", "[node_fit]") {
 TEST_CASE("an unschedulable node", "[node_fit]") {
   Node node = MakeNode("n1", 8000);
   node.unschedulable = true;
-  NodeFitResult r = CheckNodeStatic(MakePod("ns", "p"), node);
-  CHECK(r.code == FitCode::kUnschedulableAndUnresolvable);
-  CHECK(r.Reason() == "node(s) were unschedulable");
+  Status r = CheckNodeStatic(MakePod("ns", "p"), node);
+  CHECK(r.code() == StatusCode::kUnschedulableAndUnresolvable);
+  CHECK(r.message() == "node(s) were unschedulable");
   Pod tolerating =
       MakePod("ns", "p").Tolerate({"node.kubernetes.io/unschedulable", "Exists", "", "NoSchedule"});
   CHECK(CheckNodeStatic(tolerating, node).ok());
@@ -233,23 +233,23 @@ TEST_CASE("Insufficient <resource>, resolvable unless above the whole allocatabl
 
   CHECK(CheckNodeResources(MakePod("ns", "p").Cpu(1000), node, requested, 1).ok());
 
-  NodeFitResult cpu = CheckNodeResources(MakePod("ns", "p").Cpu(1001), node, requested, 1);
-  CHECK(cpu.code == FitCode::kUnschedulable);
-  CHECK(cpu.Reason() == "Insufficient cpu");
+  Status cpu = CheckNodeResources(MakePod("ns", "p").Cpu(1001), node, requested, 1);
+  CHECK(cpu.code() == StatusCode::kUnschedulable);
+  CHECK(cpu.message() == "Insufficient cpu");
 
-  NodeFitResult both =
+  Status both =
       CheckNodeResources(MakePod("ns", "p").Cpu(2000).Memory(7 * kGi), node, requested, 1);
-  CHECK(both.reasons == std::vector<std::string>{"Insufficient cpu", "Insufficient memory"});
+  CHECK(both.message() == "Insufficient cpu, Insufficient memory");
 
-  NodeFitResult gpu =
+  Status gpu =
       CheckNodeResources(MakePod("ns", "p").Request("nvidia.com/gpu", 3), node, requested, 1);
-  CHECK(gpu.code == FitCode::kUnschedulableAndUnresolvable);
-  CHECK(gpu.Reason() == "Insufficient nvidia.com/gpu");
+  CHECK(gpu.code() == StatusCode::kUnschedulableAndUnresolvable);
+  CHECK(gpu.message() == "Insufficient nvidia.com/gpu");
 
-  NodeFitResult missing =
+  Status missing =
       CheckNodeResources(MakePod("ns", "p").Request("example.com/fpga", 1), node, requested, 1);
-  CHECK(missing.code == FitCode::kUnschedulableAndUnresolvable);
-  CHECK(missing.Reason() == "Insufficient example.com/fpga");
+  CHECK(missing.code() == StatusCode::kUnschedulableAndUnresolvable);
+  CHECK(missing.message() == "Insufficient example.com/fpga");
 
   // A zero request is never insufficient.
   CHECK(CheckNodeResources(MakePod("ns", "p").Request("example.com/fpga", 0), node, requested, 1)
@@ -259,9 +259,9 @@ TEST_CASE("Insufficient <resource>, resolvable unless above the whole allocatabl
 TEST_CASE("Too many pods", "[node_fit]") {
   Node node = MakeNode("n1", 4000, 8 * kGi, /*max_pods=*/3);
   CHECK(CheckNodeResources(MakePod("ns", "p"), node, {}, 2).ok());
-  NodeFitResult r = CheckNodeResources(MakePod("ns", "p"), node, {}, 3);
-  CHECK(r.code == FitCode::kUnschedulable);
-  CHECK(r.Reason() == "Too many pods");
+  Status r = CheckNodeResources(MakePod("ns", "p"), node, {}, 3);
+  CHECK(r.code() == StatusCode::kUnschedulable);
+  CHECK(r.message() == "Too many pods");
   Node unlimited = MakeNode("n2", 4000, 8 * kGi, std::nullopt);
   CHECK(CheckNodeResources(MakePod("ns", "p"), unlimited, {}, 1000).ok());
 }
@@ -272,47 +272,48 @@ TEST_CASE("CheckNodeFit counts bound pods, reservations and nominations of prior
   state.UpsertNode(MakeNode("n1", 4000));
   state.UpsertPod(MakePod("ns", "bound").Cpu(2000).BoundTo("n1"));
   Pod p = MakePod("ns", "p").Cpu(2000).Priority(5);
-  CHECK(CheckNodeFit(state, p, *state.FindNode("n1")).ok());
+  CHECK(CheckNodeFit(state, state.Normalize(p), *state.FindNode("n1")).ok());
 
   SECTION("a nomination of equal priority holds the room") {
     state.UpsertPod(MakePod("ns", "nominated").Cpu(1000).Priority(5).NominatedTo("n1"));
-    NodeFitResult r = CheckNodeFit(state, p, *state.FindNode("n1"));
-    CHECK(r.code == FitCode::kUnschedulable);
-    CHECK(r.Reason() == "Insufficient cpu");
+    Status r = CheckNodeFit(state, state.Normalize(p), *state.FindNode("n1"));
+    CHECK(r.code() == StatusCode::kUnschedulable);
+    CHECK(r.message() == "Insufficient cpu");
   }
   SECTION("a lower-priority nomination does not") {
     state.UpsertPod(MakePod("ns", "nominated").Cpu(1000).Priority(4).NominatedTo("n1"));
-    CHECK(CheckNodeFit(state, p, *state.FindNode("n1")).ok());
+    CHECK(CheckNodeFit(state, state.Normalize(p), *state.FindNode("n1")).ok());
   }
   SECTION("a nomination to another node does not") {
     state.UpsertPod(MakePod("ns", "nominated").Cpu(1000).Priority(9).NominatedTo("n2"));
-    CHECK(CheckNodeFit(state, p, *state.FindNode("n1")).ok());
+    CHECK(CheckNodeFit(state, state.Normalize(p), *state.FindNode("n1")).ok());
   }
   SECTION("the pod's own nomination does not") {
     Pod nominated = p;
     nominated.nominated_node_name = "n1";
     state.UpsertPod(nominated);
-    CHECK(CheckNodeFit(state, *state.FindPod(UidOf(p)), *state.FindNode("n1")).ok());
+    CHECK(
+        CheckNodeFit(state, state.Normalize(*state.FindPod(UidOf(p))), *state.FindNode("n1")).ok());
   }
   SECTION("our own nomination holds the room until it expires") {
     Pod waiting = MakePod("ns", "waiting").Cpu(1000).Priority(6);
     state.UpsertPod(waiting);
     state.Nominate(UidOf(waiting), "n1", 100);
-    CHECK_FALSE(CheckNodeFit(state, p, *state.FindNode("n1")).ok());
+    CHECK_FALSE(CheckNodeFit(state, state.Normalize(p), *state.FindNode("n1")).ok());
     state.Expire(100);
-    CHECK(CheckNodeFit(state, p, *state.FindNode("n1")).ok());
+    CHECK(CheckNodeFit(state, state.Normalize(p), *state.FindNode("n1")).ok());
   }
   SECTION("a reservation holds the room") {
     Pod reserved = MakePod("ns", "reserved").Cpu(1000);
     state.UpsertPod(reserved);
     state.Reserve(UidOf(reserved), "n1", 100);
-    CHECK_FALSE(CheckNodeFit(state, p, *state.FindNode("n1")).ok());
+    CHECK_FALSE(CheckNodeFit(state, state.Normalize(p), *state.FindNode("n1")).ok());
     state.ReleaseReservation(UidOf(reserved));
-    CHECK(CheckNodeFit(state, p, *state.FindNode("n1")).ok());
+    CHECK(CheckNodeFit(state, state.Normalize(p), *state.FindNode("n1")).ok());
   }
   SECTION("a terminal pod does not") {
     state.UpsertPod(MakePod("ns", "done").Cpu(2000).BoundTo("n1").Phase(PodPhase::kSucceeded));
-    CHECK(CheckNodeFit(state, p, *state.FindNode("n1")).ok());
+    CHECK(CheckNodeFit(state, state.Normalize(p), *state.FindNode("n1")).ok());
   }
 }
 
@@ -328,30 +329,30 @@ TEST_CASE("FindFeasibleNodes and SummarizeUnschedulable", "[node_fit]") {
   state.UpsertNode(MakeNode("n2", 2000));
   state.UpsertNode(MakeNode("n3", 8000));
   Pod p = MakePod("ns", "p").Cpu(4000);
-  Feasibility f = FindFeasibleNodes(state, p);
+  Feasibility f = FindFeasibleNodes(state, state.Normalize(p));
   CHECK(f.quota.ok());
   CHECK(f.feasible == std::vector<std::string>{"n3"});
   REQUIRE(f.failed.size() == 3);
 
   state.UpsertPod(MakePod("ns", "filler").Cpu(6000).BoundTo("n3"));
-  Feasibility none = FindFeasibleNodes(state, p);
+  Feasibility none = FindFeasibleNodes(state, state.Normalize(p));
   CHECK(none.feasible.empty());
   CHECK(SummarizeUnschedulable(none) ==
         "0/4 nodes are available: 3 Insufficient cpu, 1 node(s) had untolerated taint "
         "{node-role.kubernetes.io/control-plane: }.");
 
-  SECTION("named nodes, one unknown") {
-    Feasibility named = FindFeasibleNodes(state, p, {"n1", "gone"});
-    REQUIRE(named.failed.size() == 2);
-    CHECK(named.failed[1].first == "gone");
-    CHECK(named.failed[1].second.Reason() == reasons::kNodeNotFound);
+  SECTION("a node the state does not know passes: kube-scheduler vetted it") {
+    const NormalizedPod normalized = state.Normalize(p);
+    const PodFilter filter(state, normalized);
+    CHECK(filter.CheckNode("gone").ok());
+    CHECK_FALSE(filter.CheckNode("n1").ok());
   }
   SECTION("a quota rejection is reported instead of node reasons") {
     state.UpsertQuota(MakeQuota("ns", std::nullopt, testing::CpuList(1000)));
-    Feasibility rejected = FindFeasibleNodes(state, p);
+    Feasibility rejected = FindFeasibleNodes(state, state.Normalize(p));
     CHECK_FALSE(rejected.quota.ok());
     CHECK(rejected.failed.empty());
-    CHECK(SummarizeUnschedulable(rejected) == rejected.quota.reason);
+    CHECK(SummarizeUnschedulable(rejected) == rejected.quota.message());
   }
 }
 
@@ -360,18 +361,19 @@ TEST_CASE("FindFeasibleNodes and SummarizeUnschedulable", "[node_fit]") {
 // Every node of `state` for every pod of `pods`: the screen agrees with CheckNodeFit, reasons
 // included.
 void ExpectScreenAgrees(const ClusterState& state, const std::vector<Pod>& pods) {
-  for (const Pod& pod : pods) {
+  for (const Pod& raw : pods) {
+    const NormalizedPod pod = state.Normalize(raw);
     const NodeFitScreen screen(state, pod);
     for (const auto& [name, node] : state.nodes()) {
       INFO("pod " << pod.Key() << " on " << name);
       const NodeRecord* record = state.FindNodeRecord(name);
       REQUIRE(record != nullptr);
       REQUIRE(record->node == &node);
-      const NodeFitResult expected = CheckNodeFit(state, pod, *state.FindNode(name));
+      const Status expected = CheckNodeFit(state, pod, *state.FindNode(name));
       CHECK(screen.Fits(*record) == expected.ok());
-      const NodeFitResult got = screen.Check(*record);
-      CHECK(got.code == expected.code);
-      CHECK(got.reasons == expected.reasons);
+      const Status got = screen.Check(*record);
+      CHECK(got.code() == expected.code());
+      CHECK(got.message() == expected.message());
     }
   }
 }

@@ -27,18 +27,19 @@ using testing::UidOf;
 // Pods that live as long as the test needs the pointers.
 class VictimPool {
  public:
-  const Pod* Add(int32_t priority, int64_t start_ms) {
+  const NormalizedPod* Add(int32_t priority, int64_t start_ms) {
     Pod pod =
         MakePod("ns", "v" + std::to_string(pods_.size())).Priority(priority).Started(start_ms);
-    pods_.push_back(std::make_unique<Pod>(std::move(pod)));
+    pods_.push_back(std::make_unique<NormalizedPod>(testing::Normalized(std::move(pod))));
     return pods_.back().get();
   }
 
  private:
-  std::vector<std::unique_ptr<Pod>> pods_;
+  std::vector<std::unique_ptr<NormalizedPod>> pods_;
 };
 
-NodeVictims Candidate(std::string node, std::vector<const Pod*> victims, int32_t pdb = 0) {
+NodeVictims Candidate(std::string node, std::vector<const NormalizedPod*> victims,
+                      int32_t pdb = 0) {
   NodeVictims c;
   c.node = std::move(node);
   c.candidate = true;
@@ -125,8 +126,11 @@ TEST_CASE("1.3: finally the first node name, whatever the input order", "[preemp
 // -------------------------------------------------------------------------------
 
 bool Eligible(const ClusterState& state, const Pod& pod, std::string* reason) {
-  PreemptorContext ctx = MakePreemptorContext(state, pod);
-  return EligibleToPreempt(state, ctx, reason);
+  const NormalizedPod normalized = state.Normalize(pod);
+  PreemptorContext ctx = MakePreemptorContext(state, normalized);
+  const Status eligible = EligibleToPreempt(state, ctx);
+  *reason = eligible.message();
+  return eligible.ok();
 }
 
 TEST_CASE("preemptionPolicy Never never preempts", "[preemption]") {
@@ -221,8 +225,8 @@ TEST_CASE("FindPreemption runs 1.2 on every node and chooses with 1.3", "[preemp
   state.UpsertPod(MakePod("free", "small-low").Cpu(1000).Priority(0).BoundTo("small"));
   Pod p = MakePod("free", "p").Cpu(2000).Priority(10);
 
-  PreemptionPlan plan = FindPreemption(state, p, MoreImportantPod);
-  REQUIRE(plan.found);
+  PreemptionPlan plan = FindPreemption(state, state.Normalize(p), MoreImportantPod);
+  REQUIRE(plan.found());
   CHECK(plan.chosen.node == "n2");
   CHECK(KeysOf(plan.chosen.victims) == std::vector<std::string>{"free/n2-low"});
   // "small" can never hold the pod: it is skipped, not a candidate.
@@ -231,22 +235,26 @@ TEST_CASE("FindPreemption runs 1.2 on every node and chooses with 1.3", "[preemp
   CHECK(plan.candidates[1].node == "n2");
 
   SECTION("restricted to named nodes") {
-    PreemptionPlan only_n1 = FindPreemption(state, p, MoreImportantPod, {"n1", "missing"});
-    REQUIRE(only_n1.found);
+    PreemptionPlan only_n1 =
+        FindPreemption(state, state.Normalize(p), MoreImportantPod, {"n1", "missing"});
+    REQUIRE(only_n1.found());
     CHECK(only_n1.chosen.node == "n1");
   }
   SECTION("preemptionPolicy Never finds nothing") {
     PreemptionPlan never = FindPreemption(
-        state, MakePod("free", "p").Cpu(2000).Priority(10).PreemptionNever(), MoreImportantPod);
-    CHECK_FALSE(never.found);
-    CHECK(never.reason == reasons::kPreemptionPolicyNever);
+        state, state.Normalize(MakePod("free", "p").Cpu(2000).Priority(10).PreemptionNever()),
+        MoreImportantPod);
+    CHECK_FALSE(never.found());
+    CHECK(never.outcome == PreemptionPlan::Outcome::kNotEligible);
+    CHECK(never.why.message() == reasons::kPreemptionPolicyNever);
   }
   SECTION("no candidate") {
-    PreemptionPlan none =
-        FindPreemption(state, MakePod("free", "p").Cpu(2000).Priority(0), MoreImportantPod);
-    CHECK_FALSE(none.found);
+    PreemptionPlan none = FindPreemption(
+        state, state.Normalize(MakePod("free", "p").Cpu(2000).Priority(0)), MoreImportantPod);
+    CHECK_FALSE(none.found());
     CHECK(none.candidates.empty());
-    CHECK_FALSE(none.reason.empty());
+    CHECK_FALSE(none.why.message().empty());
+    CHECK(none.outcome == PreemptionPlan::Outcome::kNoCandidate);
   }
 }
 

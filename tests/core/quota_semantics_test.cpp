@@ -23,17 +23,35 @@ constexpr auto kPlugins = QuotaSemantics::kSchedulerPlugins;
 std::vector<std::string> Resources(const std::vector<Excess>& excesses) {
   std::vector<std::string> out;
   for (const auto& e : excesses)
-    out.push_back(e.resource);
+    out.emplace_back(e.resource.str());
   return out;
 }
 
+std::vector<std::string> Names(const std::vector<ResourceName>& names) {
+  std::vector<std::string> out;
+  for (const ResourceName n : names)
+    out.emplace_back(n.str());
+  return out;
+}
+
+// DescribeExcesses where every added amount is the pod's own request (no nominated pods).
+std::string Describe(const std::vector<Excess>& excesses, std::string_view limit_word) {
+  ResourceList request;
+  for (const auto& e : excesses)
+    request.Set(e.resource, e.add);
+  return DescribeExcesses(excesses, request, limit_word);
+}
+
+ResourceName R(std::string_view name) {
+  return ResourceName::Of(name);
+}
+
 TEST_CASE("DescribeExcesses names every dimension with its numbers", "[quota_semantics]") {
-  std::vector<Excess> excesses = {{"cpu", 9000, 2000, 10000},
-                                  {"memory", 3 * kGi, 2 * kGi, 4 * kGi}};
-  CHECK(DescribeExcesses(excesses, "request", "max") ==
+  std::vector<Excess> excesses = {{R("cpu"), 9000, 2000, 10000},
+                                  {R("memory"), 3 * kGi, 2 * kGi, 4 * kGi}};
+  CHECK(Describe(excesses, "max") ==
         "cpu used 9 + request 2 > max 10; memory used 3Gi + request 2Gi > max 4Gi");
-  CHECK(DescribeExcesses({{"cpu", 1500, 500, 1000}}, "request", "min") ==
-        "cpu used 1500m + request 500m > min 1");
+  CHECK(Describe({{R("cpu"), 1500, 500, 1000}}, "min") == "cpu used 1500m + request 500m > min 1");
 }
 
 TEST_CASE("IsScalarResourceName follows Kubernetes' scalar names", "[quota_semantics]") {
@@ -130,7 +148,7 @@ TEST_CASE("capacity-extender: pods in max counts pods", "[quota_semantics]") {
   auto excesses = ExceedsMax(kExtender, q, ResourceList{{"pods", 2}}, add);
   REQUIRE(excesses.size() == 1);
   CHECK(excesses[0].resource == "pods");
-  CHECK(DescribeExcesses(excesses, "request", "max") == "pods used 2 + request 1 > max 2");
+  CHECK(Describe(excesses, "max") == "pods used 2 + request 1 > max 2");
 }
 
 TEST_CASE("capacity-extender: a governed resource missing from min has min 0",
@@ -152,9 +170,9 @@ TEST_CASE("capacity-extender: ungoverned resources are ignored by min and max",
   CHECK(ExceedsMax(kExtender, q, used, add).empty());
   CHECK(ExceedsMin(kExtender, q, used, add).empty());
   CHECK_FALSE(IsBorrowing(kExtender, q, used));
-  CHECK(Governs(kExtender, q, "cpu"));
-  CHECK_FALSE(Governs(kExtender, q, "memory"));
-  CHECK_FALSE(Governs(kExtender, q, "pods"));
+  CHECK(Governs(kExtender, q, R("cpu")));
+  CHECK_FALSE(Governs(kExtender, q, R("memory")));
+  CHECK_FALSE(Governs(kExtender, q, R("pods")));
 }
 
 TEST_CASE("capacity-extender: the aggregated check covers only resources named in some min",
@@ -168,7 +186,7 @@ TEST_CASE("capacity-extender: the aggregated check covers only resources named i
   builder.AddQuota(eq1, ResourceList{{"cpu", 3000}, {"memory", 6 * kGi}, {"nvidia.com/gpu", 5}});
   builder.AddQuota(eq2, ResourceList{{"cpu", 2000}, {"nvidia.com/gpu", 2}, {"memory", 50 * kGi}});
   AggregateTotals totals = std::move(builder).Build();
-  CHECK(totals.checked == std::vector<std::string>{"cpu", "nvidia.com/gpu"});
+  CHECK(Names(totals.checked) == std::vector<std::string>{"cpu", "nvidia.com/gpu"});
   CHECK(totals.min == ResourceList({{"cpu", 6000}, {"nvidia.com/gpu", 2}}));
   // used sums a resource only over the quotas that govern it: eq1 does not govern gpu, eq2 does
   // not govern memory.
@@ -182,7 +200,7 @@ TEST_CASE("capacity-extender: the aggregated check covers only resources named i
   SECTION("cpu over the sum of mins is reported with the cluster-wide totals") {
     auto excesses = ExceedsAggregateMin(kExtender, eq1, totals, CpuList(2000));
     REQUIRE(excesses.size() == 1);
-    CHECK(DescribeExcesses(excesses, "request", "min") == "cpu used 5 + request 2 > min 6");
+    CHECK(Describe(excesses, "min") == "cpu used 5 + request 2 > min 6");
     CHECK(ExceedsAggregateMin(kExtender, eq1, totals, CpuList(1000)).empty());
   }
   SECTION("a resource the pod's own quota does not govern is not compared") {

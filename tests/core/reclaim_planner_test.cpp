@@ -39,26 +39,28 @@ TEST_CASE("seed 002: an entitled pod reclaims from the borrower, never its NoteB
   ClusterState state = Seed002();
   Pod job2 = MakePod("eq2", "job-2").Cpu(5000);
   state.UpsertPod(job2);
-  ReclaimPlanForPod plan = PlanReclaim(state, job2, MoreImportantPod, {});
+  ReclaimPlanForPod plan = PlanReclaim(state, state.Normalize(job2), MoreImportantPod, {});
   REQUIRE(plan.decision == ReclaimDecision::kEvict);
   CHECK(plan.node == "n2");
   CHECK(KeysOf(plan.victims) == std::vector<std::string>{"eq1/job-b"});
   CHECK(plan.pdb_violations == 0);
-  CHECK_THAT(plan.reason, Catch::Contains("evicting eq1/job-b (priority 0) on node n2"));
-  CHECK_THAT(plan.reason, Catch::Contains("Insufficient cpu"));
+  CHECK_THAT(plan.explanation, Catch::Contains("evicting eq1/job-b (priority 0) on node n2"));
+  CHECK_THAT(plan.explanation, Catch::Contains("Insufficient cpu"));
+  CHECK(plan.why.code() == StatusCode::kUnschedulable);
 
   SECTION("an excluded node is not considered") {
     ReclaimOptions options;
     options.excluded_nodes = {"n2"};
-    ReclaimPlanForPod elsewhere = PlanReclaim(state, job2, MoreImportantPod, options);
+    ReclaimPlanForPod elsewhere =
+        PlanReclaim(state, state.Normalize(job2), MoreImportantPod, options);
     // On n1 eq1 stops giving victims at its min after job-a: 3 cpu free is not enough.
     CHECK(elsewhere.decision == ReclaimDecision::kNoCandidate);
   }
   SECTION("a reclaim in flight is not started again") {
     state.Nominate(UidOf(job2), "n2", 120000);
-    ReclaimPlanForPod again = PlanReclaim(state, job2, MoreImportantPod, {});
+    ReclaimPlanForPod again = PlanReclaim(state, state.Normalize(job2), MoreImportantPod, {});
     CHECK(again.decision == ReclaimDecision::kInFlight);
-    CHECK(again.reason == reasons::kReclaimInFlight);
+    CHECK(again.why.message() == reasons::kReclaimInFlight);
   }
 }
 
@@ -69,7 +71,7 @@ TEST_CASE("seed 002: a borrower may only preempt lower-priority pods of its name
   state.UpsertPod(MakePod("eq2", "job-2").Cpu(5000).BoundTo("n2"));
   Pod job_b2 = MakePod("eq1", "job-b2").Cpu(2000);
   state.UpsertPod(job_b2);
-  ReclaimPlanForPod plan = PlanReclaim(state, job_b2, MoreImportantPod, {});
+  ReclaimPlanForPod plan = PlanReclaim(state, state.Normalize(job_b2), MoreImportantPod, {});
   CHECK(plan.decision == ReclaimDecision::kNoCandidate);
   CHECK(plan.victims.empty());
 }
@@ -77,30 +79,33 @@ TEST_CASE("seed 002: a borrower may only preempt lower-priority pods of its name
 TEST_CASE("PlanReclaim: nothing to do", "[reclaim_planner]") {
   ClusterState state = Seed002();
   SECTION("the pod fits now") {
-    ReclaimPlanForPod plan =
-        PlanReclaim(state, MakePod("eq2", "small").Cpu(1000), MoreImportantPod, {});
+    ReclaimPlanForPod plan = PlanReclaim(state, state.Normalize(MakePod("eq2", "small").Cpu(1000)),
+                                         MoreImportantPod, {});
     CHECK(plan.decision == ReclaimDecision::kFitsNow);
   }
   SECTION("a namespace without a quota is left to kube-scheduler unless asked") {
     Pod pod = MakePod("free", "p").Cpu(8000).Priority(10);
-    CHECK(PlanReclaim(state, pod, MoreImportantPod, {}).decision == ReclaimDecision::kNotEligible);
+    CHECK(PlanReclaim(state, state.Normalize(pod), MoreImportantPod, {}).decision ==
+          ReclaimDecision::kNotEligible);
     ReclaimOptions options;
     options.include_pods_without_quota = true;
     // No pod without a quota to preempt.
-    CHECK(PlanReclaim(state, pod, MoreImportantPod, options).decision ==
+    CHECK(PlanReclaim(state, state.Normalize(pod), MoreImportantPod, options).decision ==
           ReclaimDecision::kNoCandidate);
   }
   SECTION("preemptionPolicy Never") {
-    ReclaimPlanForPod plan = PlanReclaim(state, MakePod("eq2", "never").Cpu(5000).PreemptionNever(),
-                                         MoreImportantPod, {});
+    ReclaimPlanForPod plan =
+        PlanReclaim(state, state.Normalize(MakePod("eq2", "never").Cpu(5000).PreemptionNever()),
+                    MoreImportantPod, {});
     CHECK(plan.decision == ReclaimDecision::kNotEligible);
-    CHECK(plan.reason == reasons::kPreemptionPolicyNever);
+    CHECK(plan.why.message() == reasons::kPreemptionPolicyNever);
   }
   SECTION("a request above max can never be helped") {
-    ReclaimPlanForPod plan =
-        PlanReclaim(state, MakePod("eq2", "huge").Cpu(15000), MoreImportantPod, {});
+    ReclaimPlanForPod plan = PlanReclaim(state, state.Normalize(MakePod("eq2", "huge").Cpu(15000)),
+                                         MoreImportantPod, {});
     CHECK(plan.decision == ReclaimDecision::kNoCandidate);
-    CHECK_THAT(plan.reason, Catch::Contains("request alone exceeds the max"));
+    CHECK_THAT(plan.why.message(), Catch::Contains("request alone exceeds the max"));
+    CHECK(plan.why.code() == StatusCode::kUnschedulableAndUnresolvable);
   }
 }
 

@@ -22,8 +22,14 @@ using testing::MakeQuota;
 using Keys = std::vector<std::string>;
 
 NodeVictims Select(const ClusterState& state, const Pod& preemptor, const std::string& node) {
-  PreemptorContext ctx = MakePreemptorContext(state, preemptor);
+  const NormalizedPod normalized = state.Normalize(preemptor);
+  PreemptorContext ctx = MakePreemptorContext(state, normalized);
   return SelectVictimsOnNode(state, ctx, *state.FindNode(node), MoreImportantPod);
+}
+
+bool MoreThanMin(const ClusterState& state, const Pod& preemptor) {
+  const NormalizedPod normalized = state.Normalize(preemptor);
+  return MakePreemptorContext(state, normalized).more_than_min;
 }
 
 // A quota nobody uses, so the aggregated min stays out of the way.
@@ -44,7 +50,7 @@ TEST_CASE("a borrowing preemptor takes only lower-priority pods of its own names
   state.UpsertPod(MakePod("eq2", "borrower-2").Cpu(2000).Priority(0).BoundTo("n1"));
 
   Pod p = MakePod("eq1", "p").Cpu(2000).Priority(10);  // eq1: 4 + 2 > min 4
-  REQUIRE(MakePreemptorContext(state, p).more_than_min);
+  REQUIRE(MoreThanMin(state, p));
   NodeVictims v = Select(state, p, "n1");
   CHECK(v.candidate);
   CHECK(KeysOf(v.victims) == Keys{"eq1/low"});
@@ -54,7 +60,7 @@ TEST_CASE("a borrowing preemptor takes only lower-priority pods of its own names
     NodeVictims none = Select(state, bigger, "n1");
     CHECK_FALSE(none.candidate);
     CHECK(none.victims.empty());
-    CHECK(none.reason == reasons::kDoesNotFitAfterVictims);
+    CHECK(none.why_not.message() == reasons::kDoesNotFitAfterVictims);
   }
 }
 
@@ -76,7 +82,7 @@ TEST_CASE(
   state.UpsertPod(MakePod("eq1", "own").Cpu(1000).Priority(0).BoundTo("n1"));
 
   Pod p = MakePod("eq1", "p").Cpu(4000).Priority(0);  // eq1: 1 + 4 <= min 10
-  REQUIRE_FALSE(MakePreemptorContext(state, p).more_than_min);
+  REQUIRE_FALSE(MoreThanMin(state, p));
   NodeVictims v = Select(state, p, "n1");
   CHECK(v.candidate);
   // Whatever their priority; latest-started first; never eq3 (within min), never eq1's own.
@@ -85,17 +91,17 @@ TEST_CASE(
   SECTION("its own namespace's lower-priority pods are not victims either") {
     // eq1/own (priority 0) would make room for 5 cpu with eq2's two borrowed pods.
     Pod five = MakePod("eq1", "five").Cpu(5000).Priority(10);
-    REQUIRE_FALSE(MakePreemptorContext(state, five).more_than_min);
+    REQUIRE_FALSE(MoreThanMin(state, five));
     NodeVictims none = Select(state, five, "n1");
     CHECK_FALSE(none.candidate);
-    CHECK(none.reason == reasons::kDoesNotFitAfterVictims);
+    CHECK(none.why_not.message() == reasons::kDoesNotFitAfterVictims);
   }
   SECTION("the borrowing quota stops giving victims at its min") {
     // 6 cpu would need eq2/a too, which would take eq2 below its min.
     Pod bigger = MakePod("eq1", "bigger").Cpu(6000).Priority(0);
     NodeVictims none = Select(state, bigger, "n1");
     CHECK_FALSE(none.candidate);
-    CHECK(none.reason == reasons::kDoesNotFitAfterVictims);
+    CHECK(none.why_not.message() == reasons::kDoesNotFitAfterVictims);
   }
 }
 
@@ -114,7 +120,7 @@ TEST_CASE("a preemptor without a quota takes only lower-priority pods of namespa
 
   NodeVictims none = Select(state, MakePod("free", "p").Cpu(4000).Priority(10), "n1");
   CHECK_FALSE(none.candidate);
-  CHECK(none.reason == reasons::kDoesNotFitAfterVictims);
+  CHECK(none.why_not.message() == reasons::kDoesNotFitAfterVictims);
 }
 
 TEST_CASE("pods of namespaces without a quota are never victims of quota pods",
@@ -126,12 +132,12 @@ TEST_CASE("pods of namespaces without a quota are never victims of quota pods",
   SECTION("within its min") {
     NodeVictims v = Select(state, MakePod("eq1", "p").Cpu(1000).Priority(1000), "n1");
     CHECK_FALSE(v.candidate);
-    CHECK(v.reason == reasons::kNoVictimsOnNode);
+    CHECK(v.why_not.message() == reasons::kNoVictimsOnNode);
   }
   SECTION("borrowing") {
     NodeVictims v = Select(state, MakePod("eq1", "p").Cpu(2000).Priority(1000), "n1");
     CHECK_FALSE(v.candidate);
-    CHECK(v.reason == reasons::kNoVictimsOnNode);
+    CHECK(v.why_not.message() == reasons::kNoVictimsOnNode);
   }
 }
 
@@ -240,7 +246,7 @@ TEST_CASE("not a candidate when the quota still fails after every removal", "[vi
   NodeVictims v = Select(state, MakePod("eq1", "p").Cpu(2000).Priority(10), "n1");
   CHECK_FALSE(v.candidate);
   CHECK(v.victims.empty());
-  CHECK(v.reason == reasons::kQuotaFailsAfterVictims);
+  CHECK(v.why_not.message() == reasons::kQuotaFailsAfterVictims);
 }
 
 TEST_CASE("not a candidate when a static check fails", "[victim_selection]") {
@@ -251,7 +257,7 @@ TEST_CASE("not a candidate when a static check fails", "[victim_selection]") {
   state.UpsertPod(MakePod("free", "low").Cpu(2000).Priority(0).BoundTo("n1"));
   NodeVictims v = Select(state, MakePod("free", "p").Cpu(2000).Priority(10), "n1");
   CHECK_FALSE(v.candidate);
-  CHECK(v.reason == "node(s) had untolerated taint {dedicated: x}");
+  CHECK(v.why_not.message() == "node(s) had untolerated taint {dedicated: x}");
 }
 
 TEST_CASE("nominated pods of priority >= the preemptor's hold room during victim selection",
@@ -265,7 +271,7 @@ TEST_CASE("nominated pods of priority >= the preemptor's hold room during victim
     state.UpsertPod(MakePod("free", "nominated").Cpu(2000).Priority(20).NominatedTo("n1"));
     NodeVictims v = Select(state, p, "n1");
     CHECK_FALSE(v.candidate);
-    CHECK(v.reason == reasons::kDoesNotFitAfterVictims);
+    CHECK(v.why_not.message() == reasons::kDoesNotFitAfterVictims);
   }
   SECTION("lower priority") {
     state.UpsertPod(MakePod("free", "nominated").Cpu(2000).Priority(5).NominatedTo("n1"));
@@ -280,22 +286,22 @@ TEST_CASE("victim selection never changes the state", "[victim_selection]") {
   AddIdleQuota(&state);
   state.UpsertPod(MakePod("eq1", "low").Cpu(4000).Priority(0).BoundTo("n1"));
   const uint64_t version = state.version();
-  const ResourceList used = state.quotas().Used("eq1");
+  const ResourceList used = state.Used("eq1");
   NodeVictims v = Select(state, MakePod("eq1", "p").Cpu(4000).Priority(10), "n1");
   CHECK(v.candidate);
   CHECK(state.version() == version);
-  CHECK(state.quotas().Used("eq1") == used);
+  CHECK(state.Used("eq1") == used);
   CHECK(state.UsageOf("n1").requested.Get("cpu") == 4000);
 }
 
 TEST_CASE("SplitByPdbViolation", "[victim_selection]") {
-  Pod a = MakePod("ns", "a").Label("app", "web");
-  Pod b = MakePod("ns", "b").Label("app", "web");
-  Pod c = MakePod("ns", "c").Label("app", "web");
-  Pod unlabelled = MakePod("ns", "u");
+  const NormalizedPod a = testing::Normalized(MakePod("ns", "a").Label("app", "web"));
+  const NormalizedPod b = testing::Normalized(MakePod("ns", "b").Label("app", "web"));
+  const NormalizedPod c = testing::Normalized(MakePod("ns", "c").Label("app", "web"));
+  const NormalizedPod unlabelled = testing::Normalized(MakePod("ns", "u"));
   PodDisruptionBudget pdb = MakePdb("ns", "web", {{"app", "web"}}, 1);
   pdb.disrupted_pods = {"c"};  // already counted by the disruption controller
-  std::vector<const Pod*> violating, non_violating;
+  std::vector<const NormalizedPod*> violating, non_violating;
   SplitByPdbViolation({pdb}, {&a, &b, &c, &unlabelled}, &violating, &non_violating);
   CHECK(KeysOf(violating) == Keys{"ns/b"});
   CHECK(KeysOf(non_violating) == Keys{"ns/a", "ns/c", "ns/u"});

@@ -15,6 +15,7 @@
 #include "core/elastic_quota.h"
 #include "core/node.h"
 #include "core/pod.h"
+#include "core/pod_normalizer.h"
 #include "core/priority_class.h"
 #include "core/resource_list.h"
 
@@ -177,17 +178,25 @@ inline NodeSelectorTerm ExpressionsTerm(std::vector<NodeSelectorRequirement> exp
   return term;
 }
 
-// The uid under which ClusterState keys a pod.
+// The key under which ClusterState files a pod.
 inline std::string UidOf(const Pod& pod) {
-  return pod.uid.empty() ? pod.Key() : pod.uid;
+  return StoreKeyOf(pod);
 }
 
 // Names of `pods`, in order ("ns/name").
-inline std::vector<std::string> KeysOf(const std::vector<const Pod*>& pods) {
+template <typename PodT>
+std::vector<std::string> KeysOf(const std::vector<const PodT*>& pods) {
   std::vector<std::string> out;
-  for (const Pod* pod : pods)
+  for (const PodT* pod : pods)
     out.push_back(pod->Key());
   return out;
+}
+
+// `pod` normalised on its own (no PriorityClasses: spec.priority or 0), for tests that need
+// NormalizedPod objects outside a ClusterState.
+inline NormalizedPod Normalized(Pod pod,
+                                QuotaSemantics semantics = QuotaSemantics::kCapacityExtender) {
+  return PodNormalizer(semantics).Normalize(std::move(pod));
 }
 
 }  // namespace capext::testing

@@ -185,10 +185,10 @@ TEST_CASE("the quotaSemantics of a scenario is honoured", "[scenario]") {
   Run(extender, &r1);
   CHECK(r1.passed == 1);
 
-  Scenario plugins = MustLoad(WriteTempFile(
-      "semantics_plugins",
-      "name: s\nquotaSemantics: scheduler-plugins\n" + body +
-          "expect:\n  0: {pending: {eq1/m: \"memory request 1Mi > max 0\"}}\n"));
+  Scenario plugins = MustLoad(
+      WriteTempFile("semantics_plugins",
+                    "name: s\nquotaSemantics: scheduler-plugins\n" + body +
+                        "expect:\n  0: {pending: {eq1/m: \"memory request 1Mi > max 0\"}}\n"));
   CHECK(plugins.quota_semantics == "scheduler-plugins");
   ScenarioReport r2;
   std::string output = Run(plugins, &r2);
@@ -198,7 +198,8 @@ TEST_CASE("the quotaSemantics of a scenario is honoured", "[scenario]") {
   Scenario unknown =
       MustLoad(WriteTempFile("semantics_unknown", "name: s\nquotaSemantics: lax\n" + body));
   ScenarioReport r3;
-  CHECK_THAT(Run(unknown, &r3), Catch::Contains("FAIL s: unknown quotaSemantics or scoring"));
+  CHECK_THAT(Run(unknown, &r3),
+             Catch::Contains("FAIL s: unknown quotaSemantics (expected capacity-extender"));
   CHECK(r3.failed == 1);
 }
 

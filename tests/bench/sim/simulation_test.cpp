@@ -3,17 +3,16 @@
 // scenario runner's SchedulerLoop (which retries every pending pod at every event).
 #include "bench/sim/simulation.h"
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <catch2/catch.hpp>
 #include <map>
 #include <set>
 
-#include "bench/sim/scheduler_loop.h"
 #include "bench/report/sim_summary.h"
+#include "bench/sim/scheduler_loop.h"
 #include "bench/sim/synthetic_workload.h"
-#include "policies/node_scorer.h"
-#include "policies/victim_order.h"
+#include "core/node_score.h"
 
 namespace capext {
 namespace {
@@ -27,8 +26,8 @@ Node CpuNode(const std::string& name, int64_t cpu_milli) {
   return n;
 }
 
-WorkloadPod PodOf(const std::string& name, const std::string& tenant, int64_t arrival_s, int64_t duration_s,
-                  int64_t cpu_milli, int32_t priority = 0) {
+WorkloadPod PodOf(const std::string& name, const std::string& tenant, int64_t arrival_s,
+                  int64_t duration_s, int64_t cpu_milli, int32_t priority = 0) {
   WorkloadPod p;
   p.name = name;
   p.tenant = tenant;
@@ -43,10 +42,13 @@ struct Events {
   std::vector<std::string> log;  // "t event pod node"
   std::function<void(const char*, const std::string&, const std::string&, int64_t)> Observer() {
     return [this](const char* e, const std::string& pod, const std::string& node, int64_t t) {
-      log.push_back(std::to_string(t / 1000) + " " + e + " " + pod + (node.empty() ? "" : " " + node));
+      log.push_back(std::to_string(t / 1000) + " " + e + " " + pod +
+                    (node.empty() ? "" : " " + node));
     };
   }
-  bool Has(const std::string& line) const { return std::find(log.begin(), log.end(), line) != log.end(); }
+  bool Has(const std::string& line) const {
+    return std::find(log.begin(), log.end(), line) != log.end();
+  }
 };
 
 // Two 4-cpu nodes; tenants a and b, each min 4 cpu / max 8 cpu. a fills the cluster at t=0
@@ -55,10 +57,12 @@ SimulationInput BorrowAndReclaimInput() {
   SimulationInput in;
   in.nodes = {CpuNode("n1", 4000), CpuNode("n2", 4000)};
   for (const char* t : {"a", "b"}) {
-    in.plan.tenants[t] = TenantQuota{ResourceList{{"cpu", 4000}}, ResourceList{{"cpu", 8000}}, std::nullopt};
+    in.plan.tenants[t] =
+        TenantQuota{ResourceList{{"cpu", 4000}}, ResourceList{{"cpu", 8000}}, std::nullopt};
   }
   in.workload.source = "test";
-  for (int i = 0; i < 4; ++i) in.workload.pods.push_back(PodOf("a-" + std::to_string(i), "a", 0, 100, 2000));
+  for (int i = 0; i < 4; ++i)
+    in.workload.pods.push_back(PodOf("a-" + std::to_string(i), "a", 0, 100, 2000));
   in.workload.pods.push_back(PodOf("b-0", "b", 10, 50, 2000));
   return in;
 }
@@ -90,7 +94,8 @@ TEST_CASE("a tenant within its min reclaims from a borrower", "[sim][engine]") {
   // Least important first among a's pods: equal priority, so the latest started; all started
   // at 0, so the reprieve order decides. Whichever it is, exactly one a pod goes.
   int evicted = 0;
-  for (const auto& l : events.log) evicted += l.starts_with("10 evict a-") ? 1 : 0;
+  for (const auto& l : events.log)
+    evicted += l.starts_with("10 evict a-") ? 1 : 0;
   CHECK(evicted == 1);
   CHECK((events.Has("10 bind b-0 n1") || events.Has("10 bind b-0 n2")));
   const auto s = Summarize(r);
@@ -108,13 +113,15 @@ TEST_CASE("a tenant within its min reclaims from a borrower", "[sim][engine]") {
 
 TEST_CASE("an evicted pod is resubmitted only when asked", "[sim][engine]") {
   Events events;
-  const SimulationResult r = Run(BorrowAndReclaimInput(), SimPolicy::kCapacity, &events, /*resubmit=*/true);
+  const SimulationResult r =
+      Run(BorrowAndReclaimInput(), SimPolicy::kCapacity, &events, /*resubmit=*/true);
   const auto s = Summarize(r);
   CHECK(Tenant(s, "a").resubmitted == 1);
   CHECK(Tenant(s, "a").run == 4);
   CHECK(Tenant(s, "a").completed == 4);  // the resubmitted pod ran again once room was back
   CHECK(r.end_ms > 100'000);
-  for (const auto& t : s) CHECK(t.run + t.pending + t.rejected == t.submitted);
+  for (const auto& t : s)
+    CHECK(t.run + t.pending + t.rejected == t.submitted);
 }
 
 TEST_CASE("static quotas never borrow", "[sim][engine]") {
@@ -166,15 +173,17 @@ TEST_CASE("pods that can never run are rejected, by quota or by nodes", "[sim][e
 std::vector<std::string> ReferenceLog(const SimulationInput& in, SimPolicy policy) {
   const SimPolicySetup setup = SetupFor(policy);
   ClusterState state(setup.semantics);
-  for (const auto& n : in.nodes) state.UpsertNode(n);
+  for (const auto& n : in.nodes)
+    state.UpsertNode(n);
   if (setup.quotas) {
-    for (const auto& [t, q] : in.plan.tenants) state.UpsertQuota(ElasticQuotaFor(t, q, setup.max_equals_min));
+    for (const auto& [t, q] : in.plan.tenants)
+      state.UpsertQuota(ElasticQuotaFor(t, q, setup.max_equals_min));
   }
-  auto scorer = MakeNodeScorer("least-allocated");
-  auto order = MakeVictimOrder(kPriorityThenStartTime);
-  SchedulerLoop loop(&state, scorer.get(), order.get(), SchedulerLoopOptions{});
+  SchedulerLoop loop(&state, NodeScoring::kLeastAllocated, MoreImportantPod,
+                     SchedulerLoopOptions{});
   std::map<std::string, const WorkloadPod*> by_name;
-  for (const auto& p : in.workload.pods) by_name[p.name] = &p;
+  for (const auto& p : in.workload.pods)
+    by_name[p.name] = &p;
   std::map<int64_t, std::set<std::string>> completions;
   std::vector<std::string> log;
   int64_t now = 0;
@@ -192,7 +201,8 @@ std::vector<std::string> ReferenceLog(const SimulationInput& in, SimPolicy polic
     if (t == INT64_MAX) break;
     now = t;
     if (!completions.empty() && completions.begin()->first == t) {
-      for (const auto& uid : completions.begin()->second) state.DeletePod(uid);
+      for (const auto& uid : completions.begin()->second)
+        state.DeletePod(uid);
       completions.erase(completions.begin());
     }
     for (; next < in.workload.pods.size() && in.workload.pods[next].arrival_ms == t; ++next) {
@@ -225,7 +235,8 @@ std::vector<std::string> EngineLog(const SimulationInput& in, SimPolicy policy) 
   return log;
 }
 
-TEST_CASE("the engine binds exactly as the scenario runner's loop, retrying only what can fit", "[sim][engine]") {
+TEST_CASE("the engine binds exactly as the scenario runner's loop, retrying only what can fit",
+          "[sim][engine]") {
   // Small clusters under heavy contention, equal priorities (so no preemption: the two differ
   // only in when they retry, which must not change any decision).
   for (uint64_t seed : {1u, 2u, 3u, 4u}) {
@@ -239,9 +250,11 @@ TEST_CASE("the engine binds exactly as the scenario runner's loop, retrying only
     SimulationInput in;
     in.nodes = GenerateSyntheticNodes(10);
     int64_t cpu = 0;
-    for (const auto& n : in.nodes) cpu += n.allocatable.Get("cpu");
+    for (const auto& n : in.nodes)
+      cpu += n.allocatable.Get("cpu");
     in.workload = GenerateSyntheticWorkload(o, cpu);
-    for (auto& p : in.workload.pods) p.priority = 0;
+    for (auto& p : in.workload.pods)
+      p.priority = 0;
     in.plan = SyntheticQuotaPlan({"tenant-0", "tenant-1", "tenant-2"}, in.nodes);
     for (SimPolicy policy : {SimPolicy::kNone, SimPolicy::kStatic}) {
       INFO("seed " << seed << " policy " << SimPolicyName(policy));
@@ -253,7 +266,8 @@ TEST_CASE("the engine binds exactly as the scenario runner's loop, retrying only
   }
 }
 
-TEST_CASE("stopping 1.2 early gives the same reclaims as running it on every pool node", "[sim][engine]") {
+TEST_CASE("stopping 1.2 early gives the same reclaims as running it on every pool node",
+          "[sim][engine]") {
   for (uint64_t seed : {11u, 12u, 13u}) {
     SyntheticOptions o;
     o.seed = seed;
@@ -265,7 +279,8 @@ TEST_CASE("stopping 1.2 early gives the same reclaims as running it on every poo
     SimulationInput in;
     in.nodes = GenerateSyntheticNodes(40);
     int64_t cpu = 0;
-    for (const auto& n : in.nodes) cpu += n.allocatable.Get("cpu");
+    for (const auto& n : in.nodes)
+      cpu += n.allocatable.Get("cpu");
     in.workload = GenerateSyntheticWorkload(o, cpu);
     in.plan = SyntheticQuotaPlan({"tenant-0", "tenant-1", "tenant-2", "tenant-3"}, in.nodes);
     for (SimPolicy policy : {SimPolicy::kCapacity, SimPolicy::kNone}) {
@@ -277,7 +292,8 @@ TEST_CASE("stopping 1.2 early gives the same reclaims as running it on every poo
           opts.policy = policy;
           opts.sampling = sampling;
           opts.exhaustive_reclaim = exhaustive == 1;
-          opts.observer = [&](const char* e, const std::string& pod, const std::string& node, int64_t t) {
+          opts.observer = [&](const char* e, const std::string& pod, const std::string& node,
+                              int64_t t) {
             logs[exhaustive].push_back(fmt::format("{} {} {} {}", t, e, pod, node));
           };
           SimulationResult r;

@@ -72,10 +72,10 @@ struct Harness {
       : cache(QuotaSemantics::kCapacityExtender, {}, [this] { return now.load(); }),
         evictor(&cache),
         binder(&cache),
-        service(&cache, &metrics, MakeNodeScorer("least-allocated"),
-                MakeVictimOrder(kPriorityThenStartTime), &binder, ServiceOptions{}) {
+        service(&cache, &metrics, NodeScoring::kLeastAllocated, MoreImportantFn(MoreImportantPod),
+                &binder, ServiceOptions{}) {
     cache.set_ready(true);
-    controller = std::make_unique<ReclaimController>(&cache, &metrics, &service.victim_order(),
+    controller = std::make_unique<ReclaimController>(&cache, &metrics, service.more_important(),
                                                      &evictor, &nudger, options);
   }
   void Add(const Pod& pod) {

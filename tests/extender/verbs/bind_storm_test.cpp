@@ -23,10 +23,10 @@
 
 #include "core/quantity.h"
 #include "extender/embedded/embedded_binder.h"
-#include "extender/verbs/extender_service.h"
+#include "extender/http/router.h"
 #include "extender/http/server.h"
 #include "extender/log.h"
-#include "extender/http/router.h"
+#include "extender/verbs/extender_service.h"
 #include "tests/support/builders.h"
 #include "tests/support/http_client.h"
 
@@ -181,8 +181,8 @@ struct StormCluster {
         embedded(&cache),
         owned(factory ? factory(&embedded) : nullptr),
         binder(owned ? owned.get() : &embedded),
-        service(&cache, &metrics, MakeNodeScorer("least-allocated"),
-                MakeVictimOrder(kPriorityThenStartTime), binder, ServiceOptions{}) {
+        service(&cache, &metrics, NodeScoring::kLeastAllocated, MoreImportantFn(MoreImportantPod),
+                binder, ServiceOptions{}) {
     ConfigureLog("logfmt", "error");  // thousands of binds: keep the test output readable
     cache.set_ready(true);
     cache.Write([](ClusterState& s) {

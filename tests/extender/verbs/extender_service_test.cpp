@@ -33,8 +33,8 @@ struct Fixture {
   explicit Fixture(ServiceOptions options = {})
       : cache(QuotaSemantics::kCapacityExtender, {}, [this] { return now.load(); }),
         binder(&cache),
-        service(&cache, &metrics, MakeNodeScorer("least-allocated"),
-                MakeVictimOrder(kPriorityThenStartTime), &binder, options) {
+        service(&cache, &metrics, NodeScoring::kLeastAllocated, MoreImportantFn(MoreImportantPod),
+                &binder, options) {
     cache.set_ready(true);
     cache.Write([](ClusterState& s) {
       for (const char* n : {"n1", "n2", "n3"})

@@ -1,4 +1,4 @@
-#include "bench/sim/candidate_order.h"
+#include "core/candidate_order.h"
 
 #include <algorithm>
 
@@ -9,11 +9,11 @@ CandidateKey KeyOf(const NodeVictims& c) {
   k.pdb_violations = c.pdb_violations;
   k.victims = c.victims.size();
   k.node = c.node;
-  for (const Pod* v : c.victims) {
+  for (const NormalizedPod* v : c.victims) {
     k.highest_priority = std::max(k.highest_priority, v->priority);
     k.priority_sum += static_cast<int64_t>(v->priority) + (int64_t{1} << 31);
   }
-  for (const Pod* v : c.victims) {
+  for (const NormalizedPod* v : c.victims) {
     if (v->priority == k.highest_priority) {
       k.earliest_start_of_highest = std::min(k.earliest_start_of_highest, EffectiveStartMs(*v));
     }
@@ -32,8 +32,21 @@ bool Before(const CandidateKey& a, const CandidateKey& b) {
   return a.node < b.node;
 }
 
-CandidateKey LowerBoundKey(const std::string& node, int32_t min_highest_priority, int64_t latest_start,
-                           std::size_t min_victims, int32_t lowest_priority) {
+std::size_t ChooseCandidate(const std::vector<NodeVictims>& candidates) {
+  std::size_t best = 0;
+  CandidateKey best_key = KeyOf(candidates[0]);
+  for (std::size_t i = 1; i < candidates.size(); ++i) {
+    CandidateKey key = KeyOf(candidates[i]);
+    if (Before(key, best_key)) {
+      best = i;
+      best_key = std::move(key);
+    }
+  }
+  return best;
+}
+
+CandidateKey LowerBoundKey(const std::string& node, int32_t min_highest_priority,
+                           int64_t latest_start, std::size_t min_victims, int32_t lowest_priority) {
   CandidateKey k;
   k.pdb_violations = 0;
   k.highest_priority = min_highest_priority;
@@ -41,7 +54,8 @@ CandidateKey LowerBoundKey(const std::string& node, int32_t min_highest_priority
   // others at least lowest_priority.
   const std::size_t victims = std::max<std::size_t>(1, min_victims);
   k.priority_sum = static_cast<int64_t>(min_highest_priority) + (int64_t{1} << 31) +
-                   static_cast<int64_t>(victims - 1) * (static_cast<int64_t>(lowest_priority) + (int64_t{1} << 31));
+                   static_cast<int64_t>(victims - 1) *
+                       (static_cast<int64_t>(lowest_priority) + (int64_t{1} << 31));
   k.victims = victims;
   k.earliest_start_of_highest = latest_start;
   k.node = node;

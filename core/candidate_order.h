@@ -1,8 +1,9 @@
 // The order of capacity-semantics 1.3 (kube-scheduler's pickOneNodeForPreemption, with a name
-// tie-break) as a comparable key, and a lower bound of that key computed without running victim
-// selection, so the simulator can run 1.2 on the most promising nodes first and stop as soon as
-// no remaining node can beat the best candidate found. Choosing this way gives the same node as
-// ChooseCandidate over every node (tests/bench/sim/candidate_order_test.cpp checks both).
+// tie-break) as a comparable key — the one definition ChooseCandidate and every candidate search
+// use — and a lower bound of that key computed without running victim selection, so that a
+// search can run 1.2 on the most promising nodes first and stop as soon as no remaining node can
+// beat the best candidate found (tests/core/candidate_order_test.cpp checks that this chooses
+// the node ChooseCandidate chooses over every node).
 //
 // Key, best first: fewest PDB violations; lowest priority of the most important victim;
 // smallest sum of (priority + 2^31); fewest victims; LATEST earliest start among the victims of
@@ -10,10 +11,11 @@
 // Thread-safety: value types and pure functions.
 #pragma once
 
-#include <cstdint>
 #include <climits>
+#include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "core/victim_selection.h"
 
@@ -28,17 +30,21 @@ struct CandidateKey {
   std::string node;
 };
 
-// The key of a candidate (REQUIRES: c.candidate), as core/preemption.cpp scores it.
+// The key of a candidate. REQUIRES: c.candidate.
 CandidateKey KeyOf(const NodeVictims& c);
 
 // True when `a` comes before `b` in 1.3's order (a would be chosen over b).
 bool Before(const CandidateKey& a, const CandidateKey& b);
 
+// 1.3 over `candidates`: the index of the one chosen. REQUIRES: !candidates.empty().
+std::size_t ChooseCandidate(const std::vector<NodeVictims>& candidates);
+
 // A key no candidate on `node` can beat, given what is known of its victims: the most important
 // has priority at least `min_highest_priority`; should it be exactly that, there are at least
 // `min_victims` victims, none of priority below `lowest_priority`, and those of that highest
 // priority started no later than `latest_start`. PDB violations are taken as none.
-CandidateKey LowerBoundKey(const std::string& node, int32_t min_highest_priority, int64_t latest_start,
-                           std::size_t min_victims = 1, int32_t lowest_priority = INT32_MIN);
+CandidateKey LowerBoundKey(const std::string& node, int32_t min_highest_priority,
+                           int64_t latest_start, std::size_t min_victims = 1,
+                           int32_t lowest_priority = INT32_MIN);
 
 }  // namespace capext

@@ -1,0 +1,275 @@
+#include "core/candidate_search.h"
+
+#include <algorithm>
+
+#include "core/reasons.h"
+
+namespace capext {
+namespace {
+
+// Who may give victims, before any removal (a superset of what 1.2 takes: 1.2 re-checks
+// "borrowing" after each removal): per namespace id of the mirror.
+struct VictimNamespaces {
+  std::vector<char> allowed;         // by namespace id
+  bool any = false;                  // some namespace is allowed
+  bool lower_priority_only = false;  // only pods of priority < the preemptor's
+  int32_t priority = 0;              // the preemptor's
+  bool Takes(const NamespaceSlice& s) const {
+    return s.pods > 0 && allowed[s.ns] != 0 && (!lower_priority_only || s.priority < priority);
+  }
+};
+
+VictimNamespaces FindVictimNamespaces(const ClusterState& state, const PreemptorContext& ctx) {
+  const DenseNodes& dense = *state.dense_nodes();
+  VictimNamespaces v;
+  v.priority = ctx.pod->priority;
+  v.lower_priority_only = ctx.quota == nullptr || ctx.more_than_min;
+  v.allowed.assign(dense.namespaces().size(), 0);
+  for (std::size_t id = 0; id < dense.namespaces().size(); ++id) {
+    const std::string& ns = dense.namespaces()[id];
+    const ElasticQuota* quota = state.QuotaFor(ns);
+    bool take;
+    if (ctx.quota != nullptr) {
+      take = ctx.more_than_min ? ns == ctx.pod->ns
+                               : ns != ctx.pod->ns && quota != nullptr &&
+                                     IsBorrowing(state.semantics(), *quota, state.Used(ns));
+    } else {
+      take = quota == nullptr;
+    }
+    // A namespace without a pod that could be taken gives nothing anywhere.
+    take = take && dense.HasPods(static_cast<int>(id), v.lower_priority_only, v.priority);
+    v.allowed[id] = take ? 1 : 0;
+    v.any = v.any || take;
+  }
+  return v;
+}
+
+// What removing victims must free, beyond node fit, for the quota check 1.2 runs after removing
+// them (with the request alone): the amounts by which the request now exceeds the aggregated min
+// or, for a preemptor above its min, its own max. False when no removal can ever help (the max is
+// exceeded but victims come from other namespaces).
+struct ReclaimNeed {
+  std::vector<int64_t> quota;  // per dimension
+  int64_t pods = 0;
+};
+
+bool ComputeNeed(const ClusterState& state, const PreemptorContext& ctx, ReclaimNeed* need) {
+  const DenseNodes& dense = *state.dense_nodes();
+  need->quota.assign(dense.dims().size(), 0);
+  need->pods = 0;
+  if (ctx.quota == nullptr) return true;
+  auto add = [&](const std::vector<Excess>& excesses) {
+    for (const Excess& e : excesses) {
+      const int64_t amount = SaturatingSub(SaturatingAdd(e.used, e.add), e.limit);
+      if (e.resource == kPodsName) {
+        need->pods = std::max(need->pods, amount);
+      } else if (const int d = dense.DimOf(e.resource); d >= 0) {
+        need->quota[d] = std::max(need->quota[d], amount);
+      }
+      // Other resources are not tracked per node: 1.2 decides.
+    }
+  };
+  const ResourceList& request = ctx.pod->quota_request();
+  auto over_max = ExceedsMax(state.semantics(), *ctx.quota, state.Used(ctx.pod->ns), request);
+  if (!over_max.empty() && !ctx.more_than_min) return false;
+  add(over_max);
+  add(ExceedsAggregateMin(state.semantics(), *ctx.quota, state.totals(), request));
+  return true;
+}
+
+// A bound on 1.3's key for whatever 1.2 finds on node n. The victims are among the pods 1.2 may
+// take there and must free what node fit (nominations ignored: they only add) and the quota check
+// need. Hence, with P the smallest priority such that those pods of priority <= P free enough:
+// the most important victim has priority >= P. If it is exactly P, every victim has priority
+// <= P, so there are at least as many victims as the largest such pods would need; a single
+// victim must cover the whole need alone, so its start is at most the latest start of such pods
+// of priority P (with no such pod, at least two victims); several victims of priority P have
+// their earliest start at most the latest start among priority P. False when no P works: 1.2
+// removes at most those pods, so the node has no candidate.
+bool VictimBound(const DenseNodes& dense, int n, const DenseRequest& r, const ReclaimNeed& need,
+                 const VictimNamespaces& victims, bool refine, CandidateKey* bound) {
+  thread_local std::vector<const NamespaceSlice*> entries;
+  thread_local std::vector<int64_t> freed, largest, needed;
+  const std::size_t dims = dense.dims().size();
+  needed.assign(need.quota.begin(), need.quota.end());
+  for (const auto& [d, amount] : r.dims)
+    needed[d] = std::max(needed[d], amount - dense.Free(n, d));
+  const int64_t needed_pods = std::max<int64_t>(need.pods, 1 - dense.PodSlots(n));
+  freed.assign(dims, 0);
+  int64_t pods = 0;
+  entries.clear();
+  for (const NamespaceSlice& s : dense.Slices(n)) {
+    if (!victims.Takes(s)) continue;
+    entries.push_back(&s);
+    pods += s.pods;
+    for (std::size_t d = 0; d < dims; ++d)
+      freed[d] += s.used[d];
+  }
+  // Whether all the candidates together would do (most nodes fail here).
+  if (entries.empty() || pods < needed_pods) return false;
+  for (std::size_t d = 0; d < dims; ++d) {
+    if (freed[d] < needed[d]) return false;
+  }
+  std::sort(entries.begin(), entries.end(), [](const NamespaceSlice* a, const NamespaceSlice* b) {
+    return a->priority < b->priority;
+  });
+  freed.assign(dims, 0);
+  largest.assign(dims, 0);
+  pods = 0;
+  auto enough = [&] {
+    if (pods < needed_pods) return false;
+    for (std::size_t d = 0; d < dims; ++d) {
+      if (freed[d] < needed[d]) return false;
+    }
+    return true;
+  };
+  auto covers = [&](const NormalizedPod& pod) {
+    if (needed_pods > 1) return false;
+    for (std::size_t d = 0; d < dims; ++d) {
+      if (needed[d] > 0 && pod.requests.Get(dense.dims()[d]) < needed[d]) return false;
+    }
+    return true;
+  };
+  const int32_t lowest = entries.front()->priority;
+  std::size_t i = 0;
+  while (i < entries.size()) {
+    const int32_t priority = entries[i]->priority;
+    const std::size_t level_begin = i;
+    for (; i < entries.size() && entries[i]->priority == priority; ++i) {
+      const NamespaceSlice& s = *entries[i];
+      pods += s.pods;
+      for (std::size_t d = 0; d < dims; ++d)
+        freed[d] += s.used[d];
+      if (!refine) continue;
+      for (const NormalizedPod* member : s.members) {
+        for (std::size_t d = 0; d < dims; ++d)
+          largest[d] = std::max(largest[d], member->requests.Get(dense.dims()[d]));
+      }
+    }
+    if (!enough()) continue;
+    if (!refine) {
+      // The cheap bound: priority only (one victim, the best possible start).
+      *bound = LowerBoundKey(dense.name(n), priority, INT64_MAX, 1, lowest);
+      return true;
+    }
+    int64_t count = std::max<int64_t>(1, needed_pods);
+    for (std::size_t d = 0; d < dims; ++d) {
+      if (needed[d] > 0 && largest[d] > 0)
+        count = std::max(count, (needed[d] + largest[d] - 1) / largest[d]);
+    }
+    int64_t latest = INT64_MIN, latest_single = INT64_MIN;
+    for (std::size_t k = level_begin; k < i; ++k) {
+      for (const NormalizedPod* member : entries[k]->members) {
+        const int64_t start = EffectiveStartMs(*member);
+        latest = std::max(latest, start);
+        if (count == 1 && covers(*member)) latest_single = std::max(latest_single, start);
+      }
+    }
+    if (count == 1) {
+      if (latest_single != INT64_MIN) {
+        latest = latest_single;
+      } else {
+        count = 2;
+      }
+    }
+    *bound =
+        LowerBoundKey(dense.name(n), priority, latest, static_cast<std::size_t>(count), lowest);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+CandidateSearchResult SearchCandidates(const ClusterState& state, DensePlacement& placement,
+                                       const NormalizedPod& preemptor,
+                                       const MoreImportantFn& more_important,
+                                       const CandidateSearchOptions& options) {
+  CandidateSearchResult out;
+  PreemptionPlan& plan = out.plan;
+  const DenseNodes& dense = *state.dense_nodes();
+  const PreemptorContext ctx = MakePreemptorContext(state, preemptor);
+  if (Status eligible = EligibleToPreempt(state, ctx); !eligible.ok()) {
+    plan.outcome = PreemptionPlan::Outcome::kNotEligible;
+    plan.why = std::move(eligible);
+    return out;
+  }
+  plan.outcome = PreemptionPlan::Outcome::kNoCandidate;
+  plan.why = Status::Unschedulable(std::string(reasons::kNoNodeHasVictims));
+  const VictimNamespaces victims = FindVictimNamespaces(state, ctx);
+  if (!victims.any) return out;  // no node can have a candidate
+  ReclaimNeed need;
+  const DensePlacement::Profile profile = placement.ProfileOf(preemptor, NodeScoring::kNone);
+  if (!ComputeNeed(state, ctx, &need)) return out;
+
+  // The pool: nodes where 1.2 may find a candidate, from the rotating offset.
+  struct PoolNode {
+    CandidateKey bound;
+    int node;
+  };
+  std::vector<PoolNode> pool;
+  const int total = dense.size();
+  out.processed = total;
+  for (int i = 0; i < total; ++i) {
+    int n = options.start + i;
+    if (n >= total) n -= total;
+    if (!placement.StaticOk(profile, n) || !dense.FitsAllocatable(profile.request, n)) continue;
+    CandidateKey bound;
+    if (!VictimBound(dense, n, profile.request, need, victims, /*refine=*/false, &bound)) continue;
+    pool.push_back({std::move(bound), n});
+    if (pool.size() >= options.max_pool) {
+      out.processed = i + 1;
+      break;
+    }
+  }
+  out.pool = pool.size();
+
+  // 1.2 on the pool's nodes, most promising first, until no remaining node can beat the best
+  // candidate (its bound is not before the best key). Nodes are grouped by the priority part of
+  // their bound; a group's bounds are refined (victim count, start) only when it is reached.
+  std::sort(pool.begin(), pool.end(),
+            [](const PoolNode& a, const PoolNode& b) { return Before(a.bound, b.bound); });
+  std::size_t best = 0;
+  CandidateKey best_key;
+  auto beaten = [&](const CandidateKey& bound) {
+    return !plan.candidates.empty() && !options.exhaustive && !Before(bound, best_key);
+  };
+  for (std::size_t group = 0; group < pool.size();) {
+    if (beaten(pool[group].bound)) break;
+    std::size_t end = group;
+    while (end < pool.size() &&
+           pool[end].bound.highest_priority == pool[group].bound.highest_priority)
+      ++end;
+    for (std::size_t k = group; k < end; ++k) {
+      VictimBound(dense, pool[k].node, profile.request, need, victims, /*refine=*/true,
+                  &pool[k].bound);
+    }
+    std::sort(pool.begin() + static_cast<std::ptrdiff_t>(group),
+              pool.begin() + static_cast<std::ptrdiff_t>(end),
+              [](const PoolNode& a, const PoolNode& b) { return Before(a.bound, b.bound); });
+    for (std::size_t k = group; k < end; ++k) {
+      if (beaten(pool[k].bound)) break;
+      ++out.examined;
+      const auto info = state.FindNode(dense.name(pool[k].node));
+      NodeVictims v = SelectVictimsOnNode(state, ctx, *info, more_important);
+      if (!v.candidate) continue;
+      CandidateKey key = KeyOf(v);
+      plan.candidates.push_back(std::move(v));
+      if (plan.candidates.size() == 1 || Before(key, best_key)) {
+        best = plan.candidates.size() - 1;
+        best_key = std::move(key);
+      }
+    }
+    group = end;
+  }
+  if (plan.candidates.empty()) return out;
+  std::sort(plan.candidates.begin(), plan.candidates.end(),
+            [](const NodeVictims& a, const NodeVictims& b) { return a.node < b.node; });
+  best = ChooseCandidate(plan.candidates);
+  plan.outcome = PreemptionPlan::Outcome::kFound;
+  plan.why = Status();
+  plan.chosen = plan.candidates[best];
+  return out;
+}
+
+}  // namespace capext

@@ -1,0 +1,33 @@
+#include "core/node_score.h"
+
+namespace capext {
+
+int ScoreNode(NodeScoring scoring, const Pod& pod, const NodeInfo& node) {
+  if (scoring == NodeScoring::kNone) return 0;
+  int64_t total = 0;
+  int counted = 0;
+  for (ResourceName r : {kCpuName, kMemoryName}) {
+    const int64_t allocatable = node.node.allocatable.Get(r);
+    if (allocatable <= 0) continue;
+    total += UtilisationPermille(node.usage->requested.Get(r), pod.requests.Get(r), allocatable);
+    ++counted;
+  }
+  return ScoreFromPermille(scoring, counted == 0 ? 0 : total / counted);
+}
+
+std::string PickNode(NodeScoring scoring, const ClusterState& state, const Pod& pod,
+                     const std::vector<std::string>& feasible) {
+  std::string best;
+  int best_score = -1;
+  for (const auto& name : feasible) {
+    auto info = state.FindNode(name);
+    const int score = info ? ScoreNode(scoring, pod, *info) : 0;
+    if (score > best_score || (score == best_score && name < best)) {
+      best = name;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+}  // namespace capext

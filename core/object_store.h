@@ -1,0 +1,82 @@
+// ObjectStore: the Kubernetes objects the decisions read — pods (normalised, by store key and by
+// namespace/name), PriorityClasses (inside the normaliser, which reads them), ElasticQuotas and
+// PodDisruptionBudgets. Nodes live in NodeTable, with their usage. It keeps no accounting:
+// ClusterState pairs every change here with the ledger and the node table.
+// Thread-safety: none; ClusterState serialises writers and readers. Pointers to stored pods stay
+// valid until that pod is erased (unordered_map nodes do not move).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/name_index.h"
+#include "core/pod_name_index.h"
+#include "core/pod_normalizer.h"
+#include "core/priority_class.h"
+#include "core/quota_set.h"
+
+namespace capext {
+
+// Transparent hashing for maps keyed by std::string, so lookups by string_view allocate nothing.
+struct StringKeyHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return HashName(s); }
+};
+
+class ObjectStore {
+ public:
+  // Pods by store key (uid, else "namespace/name").
+  using PodMap = std::unordered_map<std::string, NormalizedPod, StringKeyHash, std::equal_to<>>;
+
+  explicit ObjectStore(QuotaSemantics semantics) : normalizer_(semantics) {}
+  ObjectStore(const ObjectStore&) = delete;
+  ObjectStore& operator=(const ObjectStore&) = delete;
+  ObjectStore(ObjectStore&&) = default;
+  ObjectStore& operator=(ObjectStore&&) = default;
+
+  const PodNormalizer& normalizer() const { return normalizer_; }
+
+  // --- pods ----------------------------------------------------------------------------------
+  const PodMap& pods() const { return pods_; }
+  const NormalizedPod* FindPod(std::string_view key) const;
+  // The latest pod stored under that namespace and name (two pods may share one while a
+  // deleted pod's re-creation is seen before its deletion).
+  const NormalizedPod* FindPodByName(std::string_view ns, std::string_view name) const {
+    return by_name_.Find(ns, name);
+  }
+  // Stores `pod` under its store key, replacing the pod there (same address) or adding it.
+  const NormalizedPod& PutPod(NormalizedPod pod);
+  // Removes the pod; false when there was none.
+  bool ErasePod(std::string_view key);
+  // Re-resolves every pod's priority (after a PriorityClass change); calls changed(pod) for
+  // each pod whose priority or preemption policy changed.
+  template <typename F>
+  void RefreshPriorities(F&& changed) {
+    for (auto& [key, pod] : pods_) {
+      if (normalizer_.Refresh(&pod)) changed(pod);
+    }
+  }
+
+  // --- priority classes, quotas, PDBs ------------------------------------------------------
+  void UpsertPriorityClass(const PriorityClass& pc) { normalizer_.UpsertPriorityClass(pc); }
+  bool DeletePriorityClass(std::string_view name) { return normalizer_.DeletePriorityClass(name); }
+  const std::map<std::string, PriorityClass, std::less<>>& priority_classes() const {
+    return normalizer_.priority_classes();
+  }
+  QuotaSet& quota_set() { return quotas_; }
+  const QuotaSet& quota_set() const { return quotas_; }
+  void UpsertPdb(const PodDisruptionBudget& pdb);
+  void DeletePdb(std::string_view ns, std::string_view name);
+  const std::vector<PodDisruptionBudget>& pdbs() const { return pdbs_; }
+
+ private:
+  PodNormalizer normalizer_;
+  PodMap pods_;
+  PodNameIndex by_name_;
+  QuotaSet quotas_;
+  std::vector<PodDisruptionBudget> pdbs_;
+};
+
+}  // namespace capext

@@ -1,0 +1,93 @@
+#include "core/quota_ledger.h"
+
+#include <algorithm>
+
+namespace capext {
+namespace {
+const ResourceList kEmpty;
+}  // namespace
+
+void QuotaLedger::ChangeUsage(const QuotaSet& quotas, std::string_view ns,
+                              const ResourceList& quota_request, bool reserved, int sign) {
+  auto it = usage_.find(ns);
+  if (it == usage_.end()) it = usage_.emplace(std::string(ns), Usage{}).first;
+  Usage& u = it->second;
+  ResourceList& part = reserved ? u.reserved : u.bound;
+  const ElasticQuota* quota = quotas.QuotaFor(ns);
+  // The same saturating arithmetic as adding the list, or subtracting it.
+  for (const auto& [name, amount] : quota_request.entries()) {
+    const int64_t delta = sign > 0 ? amount : SaturatingSub(0, amount);
+    part.AddTo(name, delta);
+    u.used.AddTo(name, delta);
+    if (quota != nullptr && CountsInTotals(semantics_, *quota, name))
+      totals_.used.AddTo(name, delta);
+  }
+}
+
+const ResourceList& QuotaLedger::Used(std::string_view ns) const {
+  auto it = usage_.find(ns);
+  return it == usage_.end() ? kEmpty : it->second.used;
+}
+
+const ResourceList& QuotaLedger::Bound(std::string_view ns) const {
+  auto it = usage_.find(ns);
+  return it == usage_.end() ? kEmpty : it->second.bound;
+}
+
+const ResourceList& QuotaLedger::Reserved(std::string_view ns) const {
+  auto it = usage_.find(ns);
+  return it == usage_.end() ? kEmpty : it->second.reserved;
+}
+
+void QuotaLedger::RebuildTotals(const QuotaSet& quotas) {
+  AggregateBuilder builder(semantics_);
+  for (const auto& [ns, quota] : quotas.quotas())
+    builder.AddQuota(quota, Used(ns));
+  totals_ = std::move(builder).Build();
+}
+
+const Reservation* QuotaLedger::FindReservation(std::string_view uid) const {
+  auto it = reservations_.find(std::string(uid));
+  return it == reservations_.end() ? nullptr : &it->second;
+}
+
+void QuotaLedger::AddReservation(const QuotaSet& quotas, Reservation r) {
+  ChangeUsage(quotas, r.ns, r.quota_request, /*reserved=*/true, +1);
+  std::string uid = r.uid;
+  reservations_.emplace(std::move(uid), std::move(r));
+}
+
+bool QuotaLedger::RemoveReservation(const QuotaSet& quotas, std::string_view uid,
+                                    Reservation* removed) {
+  auto it = reservations_.find(std::string(uid));
+  if (it == reservations_.end()) return false;
+  ChangeUsage(quotas, it->second.ns, it->second.quota_request, /*reserved=*/true, -1);
+  *removed = std::move(it->second);
+  reservations_.erase(it);
+  return true;
+}
+
+void QuotaLedger::RenewReservation(std::string_view uid, int64_t expires_ms) {
+  auto it = reservations_.find(std::string(uid));
+  if (it != reservations_.end()) it->second.expires_ms = expires_ms;
+}
+
+const Nomination* QuotaLedger::FindOurNomination(std::string_view uid) const {
+  auto it = ours_.find(uid);
+  return it == ours_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> QuotaLedger::Expired(int64_t now_ms) const {
+  std::vector<std::string> expired;
+  for (const auto& [uid, r] : reservations_) {
+    if (r.expires_ms <= now_ms) expired.push_back(uid);
+  }
+  for (const auto& [uid, n] : ours_) {
+    if (n.expires_ms <= now_ms) expired.push_back(uid);
+  }
+  std::sort(expired.begin(), expired.end());
+  expired.erase(std::unique(expired.begin(), expired.end()), expired.end());
+  return expired;
+}
+
+}  // namespace capext

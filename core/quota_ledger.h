@@ -1,0 +1,117 @@
+// QuotaLedger: the accounting of capacity-semantics 2 — what each namespace uses, the
+// cluster-wide sums the aggregated-min check reads, and the capacity held for pods not yet seen
+// bound: reservations (made only by /bind, until the watch shows the pod bound, or released, or
+// expired) and nominations (ours, made by the reclaim controller with a TTL; or mirroring a
+// pending pod's status.nominatedNodeName).
+//   used(ns) = requests (as the quota counts them) of the namespace's bound, non-terminal pods
+//              + its reservations.
+// Usage is tracked for every namespace, with or without a quota, so that a quota created later
+// is right at once. Nominations never count as usage; decisions add them where the semantics
+// say so.
+// ClusterState is the only writer: it keeps the ledger in step with pods and quotas, and the
+// node table in step with reservations and nominations.
+// Thread-safety: none; ClusterState serialises writers and readers.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/quota_semantics.h"
+#include "core/quota_set.h"
+#include "core/resource_list.h"
+
+namespace capext {
+
+struct Reservation {
+  std::string uid;  // the pod's store key
+  std::string ns;
+  std::string node;
+  ResourceList node_request;
+  ResourceList quota_request;
+  int64_t expires_ms = 0;
+};
+
+// Capacity held for a pending pod on a node. `ours` = made by our reclaim controller (with a
+// TTL); otherwise it mirrors the pod's status.nominatedNodeName (kube-scheduler's preemption).
+struct Nomination {
+  std::string uid;  // the pod's store key
+  std::string ns;
+  std::string node;
+  int32_t priority = 0;
+  ResourceList node_request;
+  ResourceList quota_request;
+  bool ours = false;
+  int64_t expires_ms = 0;
+};
+
+class QuotaLedger {
+ public:
+  explicit QuotaLedger(QuotaSemantics semantics) : semantics_(semantics) {}
+
+  QuotaSemantics semantics() const { return semantics_; }
+
+  // --- usage ---------------------------------------------------------------------------------
+  // Adds (sign +1) or removes (-1) `quota_request` to the namespace's bound or reserved usage.
+  void ChangeUsage(const QuotaSet& quotas, std::string_view ns, const ResourceList& quota_request,
+                   bool reserved, int sign);
+  // bound + reserved; an empty list for a namespace never seen.
+  const ResourceList& Used(std::string_view ns) const;
+  const ResourceList& Bound(std::string_view ns) const;
+  const ResourceList& Reserved(std::string_view ns) const;
+  // Cluster-wide sums over every quota (1.1 step 2), kept up to date incrementally.
+  const AggregateTotals& totals() const { return totals_; }
+  // Recomputes the sums after the set of quotas changed.
+  void RebuildTotals(const QuotaSet& quotas);
+
+  // --- reservations --------------------------------------------------------------------------
+  const Reservation* FindReservation(std::string_view uid) const;
+  const std::unordered_map<std::string, Reservation>& reservations() const { return reservations_; }
+  // REQUIRES: no reservation for r.uid. Counts r.quota_request as reserved usage of r.ns.
+  void AddReservation(const QuotaSet& quotas, Reservation r);
+  // Removes the reservation (and its usage) and returns it; false when there was none.
+  bool RemoveReservation(const QuotaSet& quotas, std::string_view uid, Reservation* removed);
+  // Extends a reservation's expiry.
+  void RenewReservation(std::string_view uid, int64_t expires_ms);
+
+  // --- nominations ---------------------------------------------------------------------------
+  using NominationMap = std::map<std::string, Nomination, std::less<>>;
+  const NominationMap& our_nominations() const { return ours_; }
+  const NominationMap& status_nominations() const { return status_; }
+  NominationMap& nominations(bool ours) { return ours ? ours_ : status_; }
+  const Nomination* FindOurNomination(std::string_view uid) const;
+  // Calls f(const Nomination&) for every nomination in force: ours, then pending pods'
+  // status.nominatedNodeName (ours wins for a pod that has both), each by uid.
+  template <typename F>
+  void ForEachNomination(F&& f) const {
+    for (const auto& [uid, n] : ours_)
+      f(n);
+    for (const auto& [uid, n] : status_) {
+      if (ours_.count(uid) == 0) f(n);
+    }
+  }
+  bool HasNominations() const { return !ours_.empty() || !status_.empty(); }
+
+  // The store keys of reservations and our nominations whose expiry is <= now_ms, sorted,
+  // without duplicates.
+  std::vector<std::string> Expired(int64_t now_ms) const;
+
+ private:
+  struct Usage {
+    ResourceList bound;
+    ResourceList reserved;
+    ResourceList used;  // bound + reserved
+  };
+
+  QuotaSemantics semantics_;
+  std::map<std::string, Usage, std::less<>> usage_;  // by namespace
+  AggregateTotals totals_;
+  std::unordered_map<std::string, Reservation> reservations_;  // by uid
+  NominationMap ours_;                                         // by uid
+  NominationMap status_;                                       // by uid
+};
+
+}  // namespace capext

@@ -1,0 +1,66 @@
+#include "policies/policies.h"
+
+namespace capext {
+namespace {
+
+// Priority first; then the pod asking for less cpu is kept (evicting the big one frees more
+// room with fewer victims); then start time.
+bool PriorityThenLargestFirst(const Pod& a, const Pod& b) {
+  if (a.priority != b.priority) return a.priority > b.priority;
+  const int64_t ca = a.requests.Get(kCpuName), cb = b.requests.Get(kCpuName);
+  if (ca != cb) return ca < cb;
+  return EffectiveStartMs(a) < EffectiveStartMs(b);
+}
+
+}  // namespace
+
+const PolicyTable<MoreImportantFn>& VictimOrderPolicies() {
+  static const PolicyTable<MoreImportantFn> table(
+      "victim order",
+      {{"priority-then-start-time",
+        "lowest priority first, then the most recently started (kube-scheduler's order)",
+        [] { return MoreImportantFn(MoreImportantPod); }},
+       {"priority-then-largest-first",
+        "lowest priority first, then the largest cpu request, then the most recently started",
+        [] { return MoreImportantFn(PriorityThenLargestFirst); }}});
+  return table;
+}
+
+const PolicyTable<NodeScoring>& NodeScoringPolicies() {
+  static const PolicyTable<NodeScoring> table(
+      "scoring", {{"least-allocated", "spread: prefer the node with the most free cpu and memory",
+                   [] { return NodeScoring::kLeastAllocated; }},
+                  {"most-allocated", "bin-pack: prefer the fullest node that fits",
+                   [] { return NodeScoring::kMostAllocated; }},
+                  {"none", "score every node 0 (kube-scheduler's own scores decide)",
+                   [] { return NodeScoring::kNone; }}});
+  return table;
+}
+
+const PolicyTable<QuotaSemantics>& QuotaSemanticsPolicies() {
+  static const PolicyTable<QuotaSemantics> table(
+      "quota semantics",
+      {{"capacity-extender", "a quota governs exactly the resources it names; pods counts pods",
+        [] { return QuotaSemantics::kCapacityExtender; }},
+       {"scheduler-plugins",
+        "the CapacityScheduling plugin's arithmetic bit for bit (cpu, memory and "
+        "ephemeral-storage always compared)",
+        [] { return QuotaSemantics::kSchedulerPlugins; }}});
+  return table;
+}
+
+std::string_view NodeScoringName(NodeScoring scoring) {
+  for (const auto& e : NodeScoringPolicies().entries()) {
+    if (e.make() == scoring) return e.name;
+  }
+  return NodeScoringPolicies().default_entry().name;
+}
+
+std::string_view QuotaSemanticsName(QuotaSemantics semantics) {
+  for (const auto& e : QuotaSemanticsPolicies().entries()) {
+    if (e.make() == semantics) return e.name;
+  }
+  return QuotaSemanticsPolicies().default_entry().name;
+}
+
+}  // namespace capext

@@ -1,0 +1,120 @@
+// The policy tables: one name, help and factory per choice; the first entry is the default.
+#include "policies/policies.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tests/support/builders.h"
+
+namespace capext {
+namespace {
+
+using testing::MakePod;
+
+template <typename T>
+void CheckTable(const PolicyTable<T>& table) {
+  INFO(table.what());
+  REQUIRE_FALSE(table.entries().empty());
+  std::set<std::string> names;
+  for (const auto& e : table.entries()) {
+    INFO(e.name);
+    CHECK(names.insert(std::string(e.name)).second);  // unique
+    CHECK_FALSE(e.help.empty());
+    CHECK(table.Find(e.name) == &e);
+    CHECK_THAT(table.HelpText(), Catch::Contains(std::string(e.name)));
+    CHECK_THAT(table.NamesText(), Catch::Contains(std::string(e.name)));
+  }
+  CHECK(table.Find("no-such-policy") == nullptr);
+  CHECK(table.Find("") == nullptr);
+  CHECK(table.Names().front() == table.default_entry().name);
+  CHECK_THAT(table.NamesText(),
+             Catch::StartsWith(std::string(table.default_entry().name) + " (default)"));
+}
+
+TEST_CASE("every policy table is well formed", "[policies]") {
+  CheckTable(VictimOrderPolicies());
+  CheckTable(NodeScoringPolicies());
+  CheckTable(QuotaSemanticsPolicies());
+}
+
+TEST_CASE("the defaults and the names round-trip", "[policies]") {
+  CHECK(QuotaSemanticsPolicies().default_entry().make() == QuotaSemantics::kCapacityExtender);
+  CHECK(NodeScoringPolicies().default_entry().make() == NodeScoring::kLeastAllocated);
+  for (const auto& e : QuotaSemanticsPolicies().entries())
+    CHECK(QuotaSemanticsName(e.make()) == e.name);
+  for (const auto& e : NodeScoringPolicies().entries())
+    CHECK(NodeScoringName(e.make()) == e.name);
+  CHECK(QuotaSemanticsPolicies().Find("Scheduler-Plugins") == nullptr);  // names are exact
+}
+
+struct OrderCase {
+  std::string description;
+  Pod a;
+  Pod b;
+  bool a_more_important;
+};
+
+TEST_CASE("the default victim order is kube-scheduler's MoreImportantPod", "[policies]") {
+  const MoreImportantFn order = VictimOrderPolicies().default_entry().make();
+  const std::vector<OrderCase> cases = {
+      {"higher priority wins", MakePod("ns", "a").Priority(10).Started(500),
+       MakePod("ns", "b").Priority(5).Started(1), true},
+      {"lower priority loses", MakePod("ns", "a").Priority(5).Started(1),
+       MakePod("ns", "b").Priority(10).Started(500), false},
+      {"equal priority: the earlier start wins", MakePod("ns", "a").Priority(5).Started(1),
+       MakePod("ns", "b").Priority(5).Started(2), true},
+      {"equal priority: the later start loses", MakePod("ns", "a").Priority(5).Started(2),
+       MakePod("ns", "b").Priority(5).Started(1), false},
+      {"no start time: the creation time stands in", MakePod("ns", "a").Priority(5).Created(100),
+       MakePod("ns", "b").Priority(5).Started(200), true},
+      {"a request size does not matter", MakePod("ns", "a").Priority(5).Started(1).Cpu(1),
+       MakePod("ns", "b").Priority(5).Started(2).Cpu(64000), true},
+  };
+  for (const auto& c : cases) {
+    INFO(c.description);
+    CHECK(order(c.a, c.b) == c.a_more_important);
+  }
+}
+
+TEST_CASE("priority-then-largest-first keeps smaller pods at equal priority", "[policies]") {
+  const auto* entry = VictimOrderPolicies().Find("priority-then-largest-first");
+  REQUIRE(entry != nullptr);
+  const MoreImportantFn order = entry->make();
+  const std::vector<OrderCase> cases = {
+      {"priority first", MakePod("ns", "a").Priority(10).Cpu(64000),
+       MakePod("ns", "b").Priority(5).Cpu(1), true},
+      {"the smaller request is kept", MakePod("ns", "a").Priority(5).Cpu(1000).Started(9),
+       MakePod("ns", "b").Priority(5).Cpu(2000).Started(1), true},
+      {"equal requests: the earlier start", MakePod("ns", "a").Priority(5).Cpu(1000).Started(9),
+       MakePod("ns", "b").Priority(5).Cpu(1000).Started(1), false},
+  };
+  for (const auto& c : cases) {
+    INFO(c.description);
+    CHECK(order(c.a, c.b) == c.a_more_important);
+  }
+}
+
+TEST_CASE("every victim order is a strict weak ordering usable for sorting", "[policies]") {
+  for (const auto& e : VictimOrderPolicies().entries()) {
+    INFO(e.name);
+    const MoreImportantFn order = e.make();
+    std::vector<Pod> pods = {MakePod("ns", "a").Priority(1).Started(3).Cpu(100),
+                             MakePod("ns", "b").Priority(2).Started(2).Cpu(100),
+                             MakePod("ns", "c").Priority(1).Started(1).Cpu(100),
+                             MakePod("ns", "d").Priority(1).Started(1).Cpu(100)};
+    for (const auto& p : pods)
+      CHECK_FALSE(order(p, p));
+    std::stable_sort(pods.begin(), pods.end(),
+                     [&](const Pod& x, const Pod& y) { return order(x, y); });
+    std::vector<std::string> names;
+    for (const auto& p : pods)
+      names.push_back(p.name);
+    CHECK(names == std::vector<std::string>{"b", "c", "d", "a"});
+  }
+}
+
+}  // namespace
+}  // namespace capext
