@@ -70,15 +70,82 @@ Status ReadNameArray(const rapidjson::Value& v, const char* what,
   return {};
 }
 
-Status ReadVictimMapKeys(const rapidjson::Value& v, const char* what,
-                         std::vector<std::string_view>* out) {
-  if (!v.IsObject()) return Status::Error(fmt::format("{}: expected an object", what));
-  out->reserve(v.MemberCount());
-  for (auto m = v.MemberBegin(); m != v.MemberEnd(); ++m) {
-    if (!m->value.IsObject() && !m->value.IsNull()) {
-      return Status::Error(fmt::format("{}.{}: expected an object", what, m->name.GetString()));
+// A short description of `v` for type errors: the number itself, or the JSON type.
+std::string Describe(const rapidjson::Value& v) {
+  if (v.IsNumber()) {
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+    v.Accept(w);
+    return std::string(buffer.GetString(), buffer.GetSize());
+  }
+  if (v.IsString()) return "a string";
+  if (v.IsBool()) return "a boolean";
+  if (v.IsArray()) return "an array";
+  if (v.IsObject()) return "an object";
+  return "null";
+}
+
+// NumPDBViolations is an int64 in Go: a JSON integer in range (Go rejects 1.5, 1e2 and "1").
+Status CheckInt64(const rapidjson::Value& object, std::string_view name, const std::string& path) {
+  const rapidjson::Value* v = json::Member(object, name);
+  if (v == nullptr || v->IsInt64()) return {};
+  return Status::Error(fmt::format("{}: expected an int64 integer, got {}", path, Describe(*v)));
+}
+
+// Victims{Pods []*v1.Pod, NumPDBViolations int64} (full) or MetaVictims{Pods []*MetaPod{UID
+// string}, NumPDBViolations int64} (meta), checked as Go decodes them: null is allowed wherever
+// Go has a pointer, a slice or a zero value; any other type mismatch fails the whole request.
+// Only the members that identify a victim are checked in a full Pod (we choose our own victims
+// and read nothing else of theirs).
+Status CheckVictims(const rapidjson::Value& victims, bool meta, const std::string& path) {
+  if (!victims.IsObject()) {
+    return Status::Error(fmt::format("{}: expected an object, got {}", path, Describe(victims)));
+  }
+  if (const rapidjson::Value* pods = json::Member(victims, "Pods")) {
+    if (!pods->IsArray()) {
+      return Status::Error(
+          fmt::format("{}.Pods: expected an array, got {}", path, Describe(*pods)));
     }
-    out->emplace_back(m->name.GetString(), m->name.GetStringLength());
+    for (rapidjson::SizeType i = 0; i < pods->Size(); ++i) {
+      const rapidjson::Value& pod = (*pods)[i];
+      const std::string at = fmt::format("{}.Pods[{}]", path, i);
+      if (pod.IsNull()) continue;
+      if (!pod.IsObject()) {
+        return Status::Error(fmt::format("{}: expected an object, got {}", at, Describe(pod)));
+      }
+      std::string uid;
+      if (meta) {
+        Status s = json::ReadString(pod, "UID", at + ".UID", &uid);
+        if (!s.ok()) return s;
+        continue;
+      }
+      const rapidjson::Value* metadata = json::Member(pod, "metadata");
+      if (metadata == nullptr) continue;
+      if (!metadata->IsObject()) {
+        return Status::Error(
+            fmt::format("{}.metadata: expected an object, got {}", at, Describe(*metadata)));
+      }
+      Status s = json::ReadString(*metadata, "uid", at + ".metadata.uid", &uid);
+      if (!s.ok()) return s;
+    }
+  }
+  return CheckInt64(victims, "NumPDBViolations", path + ".NumPDBViolations");
+}
+
+// A map of node name to Victims / MetaVictims (entries may be null). With `names`, its keys are
+// appended there.
+Status CheckVictimMap(const rapidjson::Value& map, const char* what, bool meta,
+                      std::vector<std::string_view>* names) {
+  if (!map.IsObject()) {
+    return Status::Error(fmt::format("{}: expected an object, got {}", what, Describe(map)));
+  }
+  if (names != nullptr) names->reserve(map.MemberCount());
+  for (auto m = map.MemberBegin(); m != map.MemberEnd(); ++m) {
+    if (!m->value.IsNull()) {
+      Status s = CheckVictims(m->value, meta, fmt::format("{}.{}", what, m->name.GetString()));
+      if (!s.ok()) return s;
+    }
+    if (names != nullptr) names->emplace_back(m->name.GetString(), m->name.GetStringLength());
   }
   return {};
 }
@@ -150,13 +217,17 @@ Status ParseExtenderArgs(std::string& body, const DecodeOptions& options, rapidj
 Status DecodeExtenderPreemptionArgs(const rapidjson::Document& doc, const DecodeOptions& options,
                                     ExtenderPreemptionArgs* out) {
   if (Status s = DecodePodMember(doc, options, &out->pod); !s.ok()) return s;
-  if (const rapidjson::Value* meta = json::Member(doc, "NodeNameToMetaVictims")) {
-    return ReadVictimMapKeys(*meta, "NodeNameToMetaVictims", &out->node_names);
+  // kube-scheduler fills one map and sends the other as null; Go decodes (and type-checks) both.
+  // The proposed nodes come from the meta map when it is present, else from the full one.
+  const rapidjson::Value* meta = json::Member(doc, "NodeNameToMetaVictims");
+  const rapidjson::Value* full = json::Member(doc, "NodeNameToVictims");
+  if (meta != nullptr) {
+    Status s = CheckVictimMap(*meta, "NodeNameToMetaVictims", true, &out->node_names);
+    if (!s.ok()) return s;
   }
-  if (const rapidjson::Value* full = json::Member(doc, "NodeNameToVictims")) {
-    return ReadVictimMapKeys(*full, "NodeNameToVictims", &out->node_names);
-  }
-  return {};
+  if (full == nullptr) return {};
+  return CheckVictimMap(*full, "NodeNameToVictims", false,
+                        meta == nullptr ? &out->node_names : nullptr);
 }
 
 Status DecodeExtenderBindingArgs(const rapidjson::Document& doc, ExtenderBindingArgs* out) {
