@@ -14,7 +14,8 @@
 namespace capext {
 namespace {
 
-Status ReadKeyList(const rapidjson::Value& v, const std::string& path, std::vector<std::string>* out) {
+Status ReadKeyList(const rapidjson::Value& v, const std::string& path,
+                   std::vector<std::string>* out) {
   if (!v.IsArray()) return Status::Error(path + ": expected a list of namespace/name");
   for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
     if (!v[i].IsString()) return Status::Error(fmt::format("{}[{}]: expected a string", path, i));
@@ -60,7 +61,8 @@ Status ParseEvent(const rapidjson::Value& v, std::size_t index, Scenario* out) {
   return {};
 }
 
-Status ParseExpectation(const rapidjson::Value& v, const std::string& path, ScenarioExpectation* e) {
+Status ParseExpectation(const rapidjson::Value& v, const std::string& path,
+                        ScenarioExpectation* e) {
   if (!v.IsObject()) return Status::Error(path + ": expected a map");
   for (auto m = v.MemberBegin(); m != v.MemberEnd(); ++m) {
     const std::string key = m->name.GetString();
@@ -94,14 +96,20 @@ bool ParseDurationMs(const std::string& text, int64_t* out_ms) {
     if (ec != std::errc() || value < 0) return false;
     pos = static_cast<std::size_t>(p - text.data());
     std::size_t unit_end = pos;
-    while (unit_end < text.size() && std::isalpha(static_cast<unsigned char>(text[unit_end]))) ++unit_end;
+    while (unit_end < text.size() && std::isalpha(static_cast<unsigned char>(text[unit_end])))
+      ++unit_end;
     const std::string unit = text.substr(pos, unit_end - pos);
     int64_t factor = 0;
-    if (unit == "ms") factor = 1;
-    else if (unit == "s") factor = 1000;
-    else if (unit == "m") factor = 60'000;
-    else if (unit == "h") factor = 3'600'000;
-    else return false;
+    if (unit == "ms")
+      factor = 1;
+    else if (unit == "s")
+      factor = 1000;
+    else if (unit == "m")
+      factor = 60'000;
+    else if (unit == "h")
+      factor = 3'600'000;
+    else
+      return false;
     total += value * factor;
     pos = unit_end;
   }
@@ -121,13 +129,14 @@ Status LoadScenarioFile(const std::string& path, Scenario* out) {
   (void)json::ReadString(root, "name", "name", &out->name);
   (void)json::ReadString(root, "description", "description", &out->description);
   (void)json::ReadString(root, "quotaSemantics", "quotaSemantics", &out->quota_semantics);
+  out->quota_semantics_from_file = json::Member(root, "quotaSemantics") != nullptr;
   (void)json::ReadString(root, "scoring", "scoring", &out->scoring);
   if (out->name.empty()) out->name = path;
   if (const rapidjson::Value* cluster = json::Member(root, "cluster")) {
     if (!cluster->IsArray()) return Status::Error(path + ": cluster: expected a list of objects");
     for (rapidjson::SizeType i = 0; i < cluster->Size(); ++i) {
-      Status st = AddToSnapshot((*cluster)[i], DecodeOptions{}, fmt::format("{}: cluster[{}]", path, i),
-                                &out->cluster);
+      Status st = AddToSnapshot((*cluster)[i], DecodeOptions{},
+                                fmt::format("{}: cluster[{}]", path, i), &out->cluster);
       if (!st.ok()) return st;
     }
   }
@@ -184,7 +193,8 @@ ScenarioReport RunScenario(const Scenario& scenario, std::ostream& out) {
   for (std::size_t i = 0; i < scenario.events.size(); ++i) {
     const ScenarioEvent& event = scenario.events[i];
     std::map<std::string, std::string> placement_before;
-    for (const auto& [uid, pod] : state.pods()) placement_before[pod.Key()] = pod.node_name;
+    for (const auto& [uid, pod] : state.pods())
+      placement_before[pod.Key()] = pod.node_name;
     std::string what;
     switch (event.kind) {
       case ScenarioEvent::Kind::kCreate:
@@ -208,7 +218,8 @@ ScenarioReport RunScenario(const Scenario& scenario, std::ostream& out) {
     }
     SchedulerLoop::PassResult pass = loop.RunUntilQuiet(now);
     std::set<std::string> evicted;
-    for (const auto& e : pass.evicted) evicted.insert(e.victim.Key());
+    for (const auto& e : pass.evicted)
+      evicted.insert(e.victim.Key());
 
     auto it = scenario.expect.find(static_cast<int>(i));
     if (it == scenario.expect.end()) continue;
@@ -243,8 +254,8 @@ ScenarioReport RunScenario(const Scenario& scenario, std::ostream& out) {
       if (evicted.count(key) != 0 || pod == nullptr) {
         problems.push_back(fmt::format("{} was evicted", key));
       } else if (placement_before.count(key) && placement_before[key] != pod->node_name) {
-        problems.push_back(fmt::format("{} moved from {} to {}", key, placement_before[key],
-                                       pod->node_name));
+        problems.push_back(
+            fmt::format("{} moved from {} to {}", key, placement_before[key], pod->node_name));
       }
     }
     for (const auto& [key, text] : expect.pending) {
@@ -257,21 +268,24 @@ ScenarioReport RunScenario(const Scenario& scenario, std::ostream& out) {
         problems.push_back(fmt::format("{} is bound to {}", key, pod->node_name));
       } else if (reason == loop.pending_reasons().end() ||
                  reason->second.find(text) == std::string::npos) {
-        problems.push_back(fmt::format(
-            "{} pending reason \"{}\" does not contain \"{}\"", key,
-            reason == loop.pending_reasons().end() ? "" : reason->second, text));
+        problems.push_back(fmt::format("{} pending reason \"{}\" does not contain \"{}\"", key,
+                                       reason == loop.pending_reasons().end() ? "" : reason->second,
+                                       text));
       }
     }
     std::string summary;
-    for (const auto& c : checks) summary += (summary.empty() ? "" : ", ") + c;
+    for (const auto& c : checks)
+      summary += (summary.empty() ? "" : ", ") + c;
     if (problems.empty()) {
       ++report.passed;
       out << fmt::format("PASS {} event {} ({}): {}\n", scenario.name, i, what, summary);
     } else {
       ++report.failed;
       std::string detail;
-      for (const auto& p : problems) detail += (detail.empty() ? "" : "; ") + p;
-      out << fmt::format("FAIL {} event {} ({}): {} -- {}\n", scenario.name, i, what, summary, detail);
+      for (const auto& p : problems)
+        detail += (detail.empty() ? "" : "; ") + p;
+      out << fmt::format("FAIL {} event {} ({}): {} -- {}\n", scenario.name, i, what, summary,
+                         detail);
     }
   }
   return report;
