@@ -85,51 +85,46 @@ std::string Describe(const rapidjson::Value& v) {
   return "null";
 }
 
-// NumPDBViolations is an int64 in Go: a JSON integer in range (Go rejects 1.5, 1e2 and "1").
-Status CheckInt64(const rapidjson::Value& object, std::string_view name, const std::string& path) {
-  const rapidjson::Value* v = json::Member(object, name);
-  if (v == nullptr || v->IsInt64()) return {};
-  return Status::Error(fmt::format("{}: expected an int64 integer, got {}", path, Describe(*v)));
-}
-
 // Victims{Pods []*v1.Pod, NumPDBViolations int64} (full) or MetaVictims{Pods []*MetaPod{UID
-// string}, NumPDBViolations int64} (meta), checked as Go decodes them: null is allowed wherever
-// Go has a pointer, a slice or a zero value; any other type mismatch fails the whole request.
-// Only the members that identify a victim are checked in a full Pod (we choose our own victims
-// and read nothing else of theirs).
-Status CheckVictims(const rapidjson::Value& victims, bool meta, const std::string& path) {
-  if (!victims.IsObject()) {
-    return Status::Error(fmt::format("{}: expected an object, got {}", path, Describe(victims)));
-  }
+// string}, NumPDBViolations int64} (meta) of node `node` in map `what`, checked as Go decodes
+// them: null is allowed wherever Go has a pointer, a slice or a zero value; any other type
+// mismatch fails the whole request (an int64 is a JSON integer in range: Go rejects "1", 1.5 and
+// 1e2). Only the members that identify a victim are checked in a full Pod: we choose our own
+// victims and read nothing else of theirs. Paths are formatted only for an error (this runs for
+// every proposed victim).
+Status CheckVictims(const rapidjson::Value& victims, bool meta, std::string_view what,
+                    std::string_view node) {
+  auto error = [&](std::string_view member, const rapidjson::Value& got, std::string_view want) {
+    return Status::Error(
+        fmt::format("{}.{}{}: expected {}, got {}", what, node, member, want, Describe(got)));
+  };
+  if (!victims.IsObject()) return error("", victims, "an object");
   if (const rapidjson::Value* pods = json::Member(victims, "Pods")) {
-    if (!pods->IsArray()) {
-      return Status::Error(
-          fmt::format("{}.Pods: expected an array, got {}", path, Describe(*pods)));
-    }
+    if (!pods->IsArray()) return error(".Pods", *pods, "an array");
     for (rapidjson::SizeType i = 0; i < pods->Size(); ++i) {
       const rapidjson::Value& pod = (*pods)[i];
-      const std::string at = fmt::format("{}.Pods[{}]", path, i);
       if (pod.IsNull()) continue;
-      if (!pod.IsObject()) {
-        return Status::Error(fmt::format("{}: expected an object, got {}", at, Describe(pod)));
-      }
-      std::string uid;
+      const auto at = [&](std::string_view member) {
+        return fmt::format(".Pods[{}]{}", i, member);
+      };
+      if (!pod.IsObject()) return error(at(""), pod, "an object");
       if (meta) {
-        Status s = json::ReadString(pod, "UID", at + ".UID", &uid);
-        if (!s.ok()) return s;
+        const rapidjson::Value* uid = json::Member(pod, "UID");
+        if (uid != nullptr && !uid->IsString()) return error(at(".UID"), *uid, "a string");
         continue;
       }
       const rapidjson::Value* metadata = json::Member(pod, "metadata");
       if (metadata == nullptr) continue;
-      if (!metadata->IsObject()) {
-        return Status::Error(
-            fmt::format("{}.metadata: expected an object, got {}", at, Describe(*metadata)));
-      }
-      Status s = json::ReadString(*metadata, "uid", at + ".metadata.uid", &uid);
-      if (!s.ok()) return s;
+      if (!metadata->IsObject()) return error(at(".metadata"), *metadata, "an object");
+      const rapidjson::Value* uid = json::Member(*metadata, "uid");
+      if (uid != nullptr && !uid->IsString()) return error(at(".metadata.uid"), *uid, "a string");
     }
   }
-  return CheckInt64(victims, "NumPDBViolations", path + ".NumPDBViolations");
+  const rapidjson::Value* violations = json::Member(victims, "NumPDBViolations");
+  if (violations != nullptr && !violations->IsInt64()) {
+    return error(".NumPDBViolations", *violations, "an int64 integer");
+  }
+  return {};
 }
 
 // A map of node name to Victims / MetaVictims (entries may be null). With `names`, its keys are
@@ -142,7 +137,8 @@ Status CheckVictimMap(const rapidjson::Value& map, const char* what, bool meta,
   if (names != nullptr) names->reserve(map.MemberCount());
   for (auto m = map.MemberBegin(); m != map.MemberEnd(); ++m) {
     if (!m->value.IsNull()) {
-      Status s = CheckVictims(m->value, meta, fmt::format("{}.{}", what, m->name.GetString()));
+      Status s = CheckVictims(m->value, meta, what,
+                              std::string_view(m->name.GetString(), m->name.GetStringLength()));
       if (!s.ok()) return s;
     }
     if (names != nullptr) names->emplace_back(m->name.GetString(), m->name.GetStringLength());
