@@ -9,7 +9,8 @@
 // spec.min, spec.max and status.used parses and is not negative; min <= max per resource.
 // Warnings (the reference plugin's traps, capacity-semantics 0.1): a min resource missing from a
 // listed max; a max naming only one of cpu and memory; a resource name no pod can request; an
-// empty spec; a missing metadata.namespace.
+// empty spec; a missing metadata.namespace; a min or max too large for exact int64 arithmetic
+// (read as INT64_MAX, which every check treats as unbounded).
 // Thread-safety: stateless.
 #pragma once
 

@@ -1,6 +1,7 @@
 #include "config/quota_resource_checks.h"
 
 #include <array>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -34,6 +35,32 @@ void WarnUnrequestable(const std::string& resource, const std::string& field, in
                    "ephemeral-storage, pods and hugepages-<size>; extended resources carry a "
                    "domain (nvidia.com/gpu)",
                    resource, hint)});
+}
+
+// Decisions keep every amount as an int64 in decision units (cpu in milli-units, everything else
+// in whole units: DecisionAmount). A larger quantity saturates there at INT64_MAX, and a limit of
+// INT64_MAX is "no limit" to every check (quota_semantics.cpp), so such a min or max is not what
+// its author wrote: say what the extender makes of it.
+void WarnInexact(const std::string& resource, const std::string& field, const std::string& list,
+                 const std::string& text, const Quantity& q, int line,
+                 std::vector<ValidationFinding>* findings) {
+  constexpr int64_t kLimit = std::numeric_limits<int64_t>::max();
+  if (DecisionAmount(resource, q) != kLimit) return;
+  const std::string limit = QuantityFromDecisionAmount(resource, kLimit).ToString();
+  const std::string consequence =
+      list == "spec.max" ? fmt::format("this max does not limit {} at all", resource)
+                         : fmt::format(
+                               "this min never counts as exceeded in {} (the quota never "
+                               "borrows {}) and the sum of all mins for {} is unbounded "
+                               "(the sum-of-mins check never rejects a pod for {})",
+                               resource, resource, resource, resource);
+  findings->push_back(
+      {Severity::kWarning, line, field,
+       fmt::format("quantity \"{}\" is too large for exact arithmetic: {} is counted in int64 {}, "
+                   "below {}; the extender reads it as {}, which every check treats as no limit, "
+                   "so {}",
+                   text, resource, resource == "cpu" ? "milli-units" : "units", limit, limit,
+                   consequence)});
 }
 
 }  // namespace
@@ -72,6 +99,9 @@ std::optional<QuantityMap> ReadQuantityMap(const YAML::Node& node, int line,
       continue;
     }
     WarnUnrequestable(resource, field, entry_line, findings);
+    if (path == "spec.min" || path == "spec.max") {
+      WarnInexact(resource, field, path, value.Scalar(), q, entry_line, findings);
+    }
     quantities.emplace(resource, q);
   }
   return quantities;

@@ -19,8 +19,9 @@ using QuantityMap = std::map<std::string, Quantity>;
 
 // Reads the ResourceList at `path` ("spec.min"). Every value must be a quantity that parses and
 // is not negative; bad entries are error findings and left out. A resource name no pod can
-// request is a warning. Records each entry's line in out->field_lines. Returns nullopt when
-// `node` is not a map (an error finding).
+// request is a warning, and so is a min or max quantity too large for exact int64 arithmetic in
+// decision units (it saturates at INT64_MAX, which every check reads as unbounded). Records each
+// entry's line in out->field_lines. Returns nullopt when `node` is not a map (an error finding).
 std::optional<QuantityMap> ReadQuantityMap(const YAML::Node& node, int line,
                                            const std::string& path, CheckedQuota* out,
                                            std::vector<ValidationFinding>* findings);

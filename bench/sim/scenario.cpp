@@ -129,6 +129,7 @@ Status LoadScenarioFile(const std::string& path, Scenario* out) {
   (void)json::ReadString(root, "name", "name", &out->name);
   (void)json::ReadString(root, "description", "description", &out->description);
   (void)json::ReadString(root, "quotaSemantics", "quotaSemantics", &out->quota_semantics);
+  out->quota_semantics_from_file = json::Member(root, "quotaSemantics") != nullptr;
   (void)json::ReadString(root, "scoring", "scoring", &out->scoring);
   if (out->name.empty()) out->name = path;
   if (const rapidjson::Value* cluster = json::Member(root, "cluster")) {

@@ -19,8 +19,8 @@ namespace capext {
 struct ScenarioEvent {
   enum class Kind { kCreate, kDelete, kAdvance };
   Kind kind = Kind::kCreate;
-  Pod pod;               // kCreate
-  std::string target;    // kDelete: "namespace/name"
+  Pod pod;                 // kCreate
+  std::string target;      // kDelete: "namespace/name"
   int64_t advance_ms = 0;  // kAdvance
 };
 
@@ -37,7 +37,10 @@ struct Scenario {
   Snapshot cluster;
   std::vector<ScenarioEvent> events;
   std::map<int, ScenarioExpectation> expect;  // by event index
+  // The file's `quotaSemantics:` (capacity-extender when absent); `capacity-sim scenario
+  // --quota-semantics` sets it for files without the key.
   std::string quota_semantics = "capacity-extender";
+  bool quota_semantics_from_file = false;
   std::string scoring = "least-allocated";
 };
 

@@ -14,8 +14,9 @@ struct SimCommand {
   int (*run)(const std::vector<std::string>& args);
 };
 
-// capacity-sim scenario FILE...: exit 0 when every expectation passes, 1 otherwise, 2 on an
-// unreadable file.
+// capacity-sim scenario [--quota-semantics NAME] FILE...: exit 0 when every expectation passes,
+// 1 otherwise, 2 on an unreadable file or bad usage. A file's own quotaSemantics key wins over the
+// flag (see scenario_command.cpp).
 int RunScenarioCommand(const std::vector<std::string>& args);
 
 // The full table (scenario, run, compare, ...).

@@ -70,15 +70,78 @@ Status ReadNameArray(const rapidjson::Value& v, const char* what,
   return {};
 }
 
-Status ReadVictimMapKeys(const rapidjson::Value& v, const char* what,
-                         std::vector<std::string_view>* out) {
-  if (!v.IsObject()) return Status::Error(fmt::format("{}: expected an object", what));
-  out->reserve(v.MemberCount());
-  for (auto m = v.MemberBegin(); m != v.MemberEnd(); ++m) {
-    if (!m->value.IsObject() && !m->value.IsNull()) {
-      return Status::Error(fmt::format("{}.{}: expected an object", what, m->name.GetString()));
+// A short description of `v` for type errors: the number itself, or the JSON type.
+std::string Describe(const rapidjson::Value& v) {
+  if (v.IsNumber()) {
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+    v.Accept(w);
+    return std::string(buffer.GetString(), buffer.GetSize());
+  }
+  if (v.IsString()) return "a string";
+  if (v.IsBool()) return "a boolean";
+  if (v.IsArray()) return "an array";
+  if (v.IsObject()) return "an object";
+  return "null";
+}
+
+// Victims{Pods []*v1.Pod, NumPDBViolations int64} (full) or MetaVictims{Pods []*MetaPod{UID
+// string}, NumPDBViolations int64} (meta) of node `node` in map `what`, checked as Go decodes
+// them: null is allowed wherever Go has a pointer, a slice or a zero value; any other type
+// mismatch fails the whole request (an int64 is a JSON integer in range: Go rejects "1", 1.5 and
+// 1e2). Only the members that identify a victim are checked in a full Pod: we choose our own
+// victims and read nothing else of theirs. Paths are formatted only for an error (this runs for
+// every proposed victim).
+Status CheckVictims(const rapidjson::Value& victims, bool meta, std::string_view what,
+                    std::string_view node) {
+  auto error = [&](std::string_view member, const rapidjson::Value& got, std::string_view want) {
+    return Status::Error(
+        fmt::format("{}.{}{}: expected {}, got {}", what, node, member, want, Describe(got)));
+  };
+  if (!victims.IsObject()) return error("", victims, "an object");
+  if (const rapidjson::Value* pods = json::Member(victims, "Pods")) {
+    if (!pods->IsArray()) return error(".Pods", *pods, "an array");
+    for (rapidjson::SizeType i = 0; i < pods->Size(); ++i) {
+      const rapidjson::Value& pod = (*pods)[i];
+      if (pod.IsNull()) continue;
+      const auto at = [&](std::string_view member) {
+        return fmt::format(".Pods[{}]{}", i, member);
+      };
+      if (!pod.IsObject()) return error(at(""), pod, "an object");
+      if (meta) {
+        const rapidjson::Value* uid = json::Member(pod, "UID");
+        if (uid != nullptr && !uid->IsString()) return error(at(".UID"), *uid, "a string");
+        continue;
+      }
+      const rapidjson::Value* metadata = json::Member(pod, "metadata");
+      if (metadata == nullptr) continue;
+      if (!metadata->IsObject()) return error(at(".metadata"), *metadata, "an object");
+      const rapidjson::Value* uid = json::Member(*metadata, "uid");
+      if (uid != nullptr && !uid->IsString()) return error(at(".metadata.uid"), *uid, "a string");
     }
-    out->emplace_back(m->name.GetString(), m->name.GetStringLength());
+  }
+  const rapidjson::Value* violations = json::Member(victims, "NumPDBViolations");
+  if (violations != nullptr && !violations->IsInt64()) {
+    return error(".NumPDBViolations", *violations, "an int64 integer");
+  }
+  return {};
+}
+
+// A map of node name to Victims / MetaVictims (entries may be null). With `names`, its keys are
+// appended there.
+Status CheckVictimMap(const rapidjson::Value& map, const char* what, bool meta,
+                      std::vector<std::string_view>* names) {
+  if (!map.IsObject()) {
+    return Status::Error(fmt::format("{}: expected an object, got {}", what, Describe(map)));
+  }
+  if (names != nullptr) names->reserve(map.MemberCount());
+  for (auto m = map.MemberBegin(); m != map.MemberEnd(); ++m) {
+    if (!m->value.IsNull()) {
+      Status s = CheckVictims(m->value, meta, what,
+                              std::string_view(m->name.GetString(), m->name.GetStringLength()));
+      if (!s.ok()) return s;
+    }
+    if (names != nullptr) names->emplace_back(m->name.GetString(), m->name.GetStringLength());
   }
   return {};
 }
@@ -150,13 +213,17 @@ Status ParseExtenderArgs(std::string& body, const DecodeOptions& options, rapidj
 Status DecodeExtenderPreemptionArgs(const rapidjson::Document& doc, const DecodeOptions& options,
                                     ExtenderPreemptionArgs* out) {
   if (Status s = DecodePodMember(doc, options, &out->pod); !s.ok()) return s;
-  if (const rapidjson::Value* meta = json::Member(doc, "NodeNameToMetaVictims")) {
-    return ReadVictimMapKeys(*meta, "NodeNameToMetaVictims", &out->node_names);
+  // kube-scheduler fills one map and sends the other as null; Go decodes (and type-checks) both.
+  // The proposed nodes come from the meta map when it is present, else from the full one.
+  const rapidjson::Value* meta = json::Member(doc, "NodeNameToMetaVictims");
+  const rapidjson::Value* full = json::Member(doc, "NodeNameToVictims");
+  if (meta != nullptr) {
+    Status s = CheckVictimMap(*meta, "NodeNameToMetaVictims", true, &out->node_names);
+    if (!s.ok()) return s;
   }
-  if (const rapidjson::Value* full = json::Member(doc, "NodeNameToVictims")) {
-    return ReadVictimMapKeys(*full, "NodeNameToVictims", &out->node_names);
-  }
-  return {};
+  if (full == nullptr) return {};
+  return CheckVictimMap(*full, "NodeNameToVictims", false,
+                        meta == nullptr ? &out->node_names : nullptr);
 }
 
 Status DecodeExtenderBindingArgs(const rapidjson::Document& doc, ExtenderBindingArgs* out) {

@@ -41,8 +41,11 @@ Status DecodeExtenderArgs(const rapidjson::Document& doc, const DecodeOptions& o
 Status ParseExtenderArgs(std::string& body, const DecodeOptions& options, rapidjson::Document* doc,
                          ExtenderArgs* out);
 
-// ExtenderPreemptionArgs: the pod and the proposed node names (from NodeNameToVictims or
-// NodeNameToMetaVictims, whichever is set), pointing into the parsed document.
+// ExtenderPreemptionArgs: the pod and the proposed node names (from NodeNameToMetaVictims when it
+// is set, else from NodeNameToVictims), pointing into the parsed document. The victims proposed are
+// not used (we choose our own), but both maps are type-checked as Go decodes them: an entry that is
+// not an object, Pods that is not an array of objects, a UID (MetaPod.UID, or a full pod's
+// metadata.uid) that is not a string, or a NumPDBViolations that is not an int64 is an error.
 struct ExtenderPreemptionArgs {
   Pod pod;
   std::vector<std::string_view> node_names;

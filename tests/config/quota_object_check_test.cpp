@@ -3,8 +3,11 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <limits>
 #include <string>
 #include <vector>
+
+#include "core/quota_semantics.h"
 
 namespace capext {
 namespace {
@@ -181,6 +184,63 @@ TEST_CASE("JSON objects are checked the same way") {
   CHECK(c.Errors()[0] ==
         "3 spec.min.cpu: min cpu 3 is greater than max cpu 2: the guarantee can "
         "never be used");
+}
+
+TEST_CASE("quantities too large for exact int64 arithmetic are warnings saying what happens") {
+  const Checked c = Check(kHead +
+                          "spec:\n"
+                          "  min: {memory: 1e30}\n"
+                          "  max: {cpu: 99999999999999999999999999Ei, memory: 2e30}\n"
+                          "status: {used: {cpu: 1e30}}\n");
+  CHECK(c.Errors().empty());
+  const std::vector<std::string> w = c.Warnings();
+  REQUIRE(w.size() == 3);
+  CHECK(w[0] ==
+        "5 spec.min.memory: quantity \"1e30\" is too large for exact arithmetic: memory is "
+        "counted in int64 units, below 9223372036854775807; the extender reads it as "
+        "9223372036854775807, which every check treats as no limit, so this min never counts as "
+        "exceeded in memory (the quota never borrows memory) and the sum of all mins for memory "
+        "is unbounded (the sum-of-mins check never rejects a pod for memory)");
+  CHECK(w[1] ==
+        "6 spec.max.cpu: quantity \"99999999999999999999999999Ei\" is too large for exact "
+        "arithmetic: cpu is counted in int64 milli-units, below 9223372036854775807m; the "
+        "extender reads it as 9223372036854775807m, which every check treats as no limit, so "
+        "this max does not limit cpu at all");
+  CHECK_THAT(w[2], Catch::StartsWith("6 spec.max.memory: quantity \"2e30\" is too large"));
+  // 8Ei is 2^63: parsing caps binary SI values at 2^63-1 (as Kubernetes does), the int64 limit.
+  const Checked capped = Check(kHead + "spec: {max: {nvidia.com/gpu: 8Ei}}\n");
+  REQUIRE(capped.Warnings().size() == 1);
+  CHECK_THAT(capped.Warnings()[0],
+             Catch::StartsWith("4 spec.max.nvidia.com/gpu: quantity \"8Ei\" is too large"));
+
+  // What the warnings say is what the decisions do, under both semantics.
+  const ElasticQuota& q = c.quota.quota;
+  REQUIRE(q.max);
+  CHECK(q.max->Get("cpu") == std::numeric_limits<int64_t>::max());
+  const ResourceList huge{{"cpu", int64_t{1} << 62}, {"memory", int64_t{1} << 62}};
+  for (QuotaSemantics semantics :
+       {QuotaSemantics::kCapacityExtender, QuotaSemantics::kSchedulerPlugins}) {
+    CHECK(ExceedsMax(semantics, q, huge, huge).empty());
+    CHECK_FALSE(IsBorrowing(semantics, q, ResourceList{{"memory", int64_t{1} << 62}}));
+    AggregateBuilder builder(semantics);
+    builder.AddQuota(q, ResourceList{});
+    const AggregateTotals totals = std::move(builder).Build();
+    CHECK(ExceedsAggregateMin(semantics, q, totals, ResourceList{{"memory", int64_t{1} << 62}})
+              .empty());
+  }
+}
+
+TEST_CASE("the largest exact amounts are not warned about") {
+  // cpu: 9223372036854775 cores are 9223372036854775000m, below the int64 limit; one core more
+  // is not. memory: 7Ei is below 2^63-1 bytes.
+  const Checked exact = Check(kHead + "spec: {max: {cpu: \"9223372036854775\", memory: 7Ei}}\n");
+  CHECK(exact.findings.empty());
+  REQUIRE(exact.quota.quota.max);
+  CHECK(exact.quota.quota.max->Get("cpu") == 9223372036854775000);
+  const Checked over = Check(kHead + "spec: {max: {cpu: \"9223372036854776\", memory: 7Ei}}\n");
+  REQUIRE(over.Warnings().size() == 1);
+  CHECK_THAT(over.Warnings()[0],
+             Catch::StartsWith("4 spec.max.cpu: quantity \"9223372036854776\""));
 }
 
 }  // namespace

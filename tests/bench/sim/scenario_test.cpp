@@ -260,7 +260,60 @@ TEST_CASE("capacity-sim scenario exit codes and summary", "[scenario]") {
 
   CHECK(RunCommand({}, &output) == 2);
   CHECK(RunCommand({"--help"}, &output) == 0);
-  CHECK_THAT(output, Catch::StartsWith("usage: capacity-sim scenario FILE..."));
+  CHECK_THAT(output,
+             Catch::StartsWith("usage: capacity-sim scenario [--quota-semantics NAME] FILE..."));
+}
+
+TEST_CASE("capacity-sim scenario --quota-semantics: for files that do not name theirs",
+          "[scenario]") {
+  // A max listing only cpu: under scheduler-plugins a memory-requesting pod is rejected (max
+  // memory 0); under capacity-extender memory is not governed and the pod binds.
+  const std::string body = std::string(kSmallCluster) + R"(events:
+  - create: {apiVersion: v1, kind: Pod, metadata: {name: m, namespace: eq1},
+             spec: {containers: [{name: c, resources: {requests: {cpu: "1", memory: 1Mi}}}]}}
+)";
+  const std::string written_for_reference = WriteTempFile(
+      "flag_reference", "name: for-reference\n" + body +
+                            "expect:\n  0: {pending: {eq1/m: \"memory request 1Mi > max 0\"}}\n");
+  const std::string written_for_extender =
+      WriteTempFile("flag_extender", "name: for-extender\nquotaSemantics: capacity-extender\n" +
+                                         body + "expect:\n  0: {bound: {eq1/m: n1}}\n");
+  std::string output;
+
+  // Without the flag a file without the key runs under capacity-extender: the expectation fails.
+  CHECK(RunCommand({written_for_reference}, &output) == 1);
+  CHECK_THAT(output, Catch::EndsWith("0 passed, 1 failed\n"));
+
+  for (const std::vector<std::string>& flag :
+       {std::vector<std::string>{"--quota-semantics", "scheduler-plugins"},
+        std::vector<std::string>{"--quota-semantics=scheduler-plugins"}}) {
+    std::vector<std::string> args = flag;
+    args.push_back(written_for_reference);
+    args.push_back(written_for_extender);
+    INFO(flag[0]);
+    CHECK(RunCommand(args, &output) == 0);
+    INFO(output);
+    CHECK_THAT(output, Catch::Contains("PASS for-reference event 0"));
+    // The file that names its semantics keeps them, and says so.
+    CHECK_THAT(output, Catch::Contains("NOTE for-extender: runs with quotaSemantics "
+                                       "capacity-extender as the file says (--quota-semantics "
+                                       "scheduler-plugins is for files without the key)"));
+    CHECK_THAT(output, Catch::Contains("PASS for-extender event 0"));
+    CHECK_THAT(output, Catch::EndsWith("2 passed, 0 failed\n"));
+  }
+  // Naming the default changes nothing and notes nothing.
+  CHECK(RunCommand({"--quota-semantics", "capacity-extender", written_for_extender}, &output) == 0);
+  CHECK_THAT(output, !Catch::Contains("NOTE"));
+
+  // Bad usage: exit 2, nothing run.
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--quota-semantics", "lax", written_for_reference},
+        std::vector<std::string>{written_for_reference, "--quota-semantics"},
+        std::vector<std::string>{"--semantics=scheduler-plugins", written_for_reference}}) {
+    INFO(bad[0]);
+    CHECK(RunCommand(bad, &output) == 2);
+    CHECK(output.empty());
+  }
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include "extender/wire/extender_wire.h"
 
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -199,6 +201,131 @@ TEST_CASE("DecodeExtenderArgs: names point into the body, in both modes", "[wire
       REQUIRE_FALSE(s.ok());
       CHECK(s.message() == "Nodes.items[0]: missing metadata.name");
     }
+  }
+}
+
+// Go's extender/v1 types: ExtenderPreemptionArgs{Pod, NodeNameToVictims map[string]*Victims,
+// NodeNameToMetaVictims map[string]*MetaVictims}; Victims{Pods []*v1.Pod, NumPDBViolations int64};
+// MetaVictims{Pods []*MetaPod, NumPDBViolations int64}; MetaPod{UID string}.
+struct DecodedPreempt {
+  Status status;
+  std::vector<std::string> node_names;
+};
+
+DecodedPreempt DecodePreempt(const std::string& rest) {
+  std::string body = R"({"Pod":)" + kPod + rest + "}";
+  rapidjson::Document doc;
+  DecodedPreempt out;
+  out.status = ParseRequestBody(body, &doc);
+  if (!out.status.ok()) return out;
+  ExtenderPreemptionArgs args;
+  out.status = DecodeExtenderPreemptionArgs(doc, {}, &args);
+  out.node_names.assign(args.node_names.begin(), args.node_names.end());
+  return out;
+}
+
+TEST_CASE("DecodeExtenderPreemptionArgs accepts what Go's encoding/json accepts", "[wire]") {
+  struct Case {
+    std::string rest;
+    std::vector<std::string> names;
+  };
+  const std::vector<Case> cases = {
+      // The two shapes kube-scheduler sends (captured), with the unused map as null.
+      {R"(,"NodeNameToVictims":null,"NodeNameToMetaVictims":{"n1":{"Pods":[{"UID":"u1"}],"NumPDBViolations":0}})",
+       {"n1"}},
+      {R"(,"NodeNameToVictims":{"n1":{"Pods":[{"metadata":{"name":"v","uid":"u1"}}],"NumPDBViolations":2}},"NodeNameToMetaVictims":null)",
+       {"n1"}},
+      // Keys in any case; nulls wherever Go has a pointer, a slice or a zero value.
+      {R"(,"nodenametometavictims":{"n1":{"pods":[{"uid":"u1"},null],"numPDBViolations":null},"n2":null})",
+       {"n1", "n2"}},
+      {R"(,"NodeNameToMetaVictims":{"n1":{"Pods":null,"NumPDBViolations":-1}})", {"n1"}},
+      {R"(,"NodeNameToMetaVictims":{"n1":{"Pods":[{"UID":null,"extra":[1]}]}})", {"n1"}},
+      {R"(,"NodeNameToVictims":{"n1":{"Pods":[{},{"metadata":null},{"metadata":{"uid":null}}]}})",
+       {"n1"}},
+      {R"(,"NodeNameToMetaVictims":{"n1":{"NumPDBViolations":9223372036854775807}})", {"n1"}},
+      // Both maps set: the meta one names the nodes, the full one is still well-typed.
+      {R"(,"NodeNameToMetaVictims":{"n1":{}},"NodeNameToVictims":{"n2":{}})", {"n1"}},
+      {"", {}},
+      {R"(,"NodeNameToMetaVictims":{})", {}},
+  };
+  for (const auto& c : cases) {
+    INFO(c.rest);
+    const DecodedPreempt d = DecodePreempt(c.rest);
+    INFO(d.status.message());
+    CHECK(d.status.ok());
+    CHECK(d.node_names == c.names);
+  }
+}
+
+TEST_CASE("DecodeExtenderPreemptionArgs rejects what Go's encoding/json rejects", "[wire]") {
+  struct Case {
+    std::string rest;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {R"(,"NodeNameToMetaVictims":[{"n1":{}}])",
+       "NodeNameToMetaVictims: expected an object, got an array"},
+      {R"(,"NodeNameToMetaVictims":{"n1":"u1"})",
+       "NodeNameToMetaVictims.n1: expected an object, got a string"},
+      {R"(,"NodeNameToMetaVictims":{"n1":{"Pods":{"UID":"u1"}}})",
+       "NodeNameToMetaVictims.n1.Pods: expected an array, got an object"},
+      {R"(,"NodeNameToMetaVictims":{"n1":{"Pods":"u1"}})",
+       "NodeNameToMetaVictims.n1.Pods: expected an array, got a string"},
+      {R"(,"NodeNameToMetaVictims":{"n1":{"Pods":["u1"]}})",
+       "NodeNameToMetaVictims.n1.Pods[0]: expected an object, got a string"},
+      {R"(,"NodeNameToMetaVictims":{"n1":{"Pods":[{"UID":"u1"},{"UID":7}]}})",
+       "NodeNameToMetaVictims.n1.Pods[1].UID: expected a string, got 7"},
+      {R"(,"NodeNameToMetaVictims":{"n1":{"Pods":[{"uid":["u1"]}]}})",
+       "NodeNameToMetaVictims.n1.Pods[0].UID: expected a string, got an array"},
+      {R"(,"NodeNameToMetaVictims":{"n1":{"NumPDBViolations":"0"}})",
+       "NodeNameToMetaVictims.n1.NumPDBViolations: expected an int64 integer, got a string"},
+      {R"(,"NodeNameToMetaVictims":{"n1":{"NumPDBViolations":1.5}})",
+       "NodeNameToMetaVictims.n1.NumPDBViolations: expected an int64 integer, got 1.5"},
+      {R"(,"NodeNameToMetaVictims":{"n1":{"NumPDBViolations":1e2}})",
+       "NodeNameToMetaVictims.n1.NumPDBViolations: expected an int64 integer, got 100.0"},
+      {R"(,"NodeNameToMetaVictims":{"n1":{"NumPDBViolations":9223372036854775808}})",
+       "NodeNameToMetaVictims.n1.NumPDBViolations: expected an int64 integer, got "
+       "9223372036854775808"},
+      {R"(,"NodeNameToMetaVictims":{"n1":{"NumPDBViolations":true}})",
+       "NodeNameToMetaVictims.n1.NumPDBViolations: expected an int64 integer, got a boolean"},
+      {R"(,"NodeNameToVictims":{"n1":7})", "NodeNameToVictims.n1: expected an object, got 7"},
+      {R"(,"NodeNameToVictims":{"n1":{"Pods":{}}})",
+       "NodeNameToVictims.n1.Pods: expected an array, got an object"},
+      {R"(,"NodeNameToVictims":{"n1":{"Pods":[7]}})",
+       "NodeNameToVictims.n1.Pods[0]: expected an object, got 7"},
+      {R"(,"NodeNameToVictims":{"n1":{"Pods":[{"metadata":"v"}]}})",
+       "NodeNameToVictims.n1.Pods[0].metadata: expected an object, got a string"},
+      {R"(,"NodeNameToVictims":{"n1":{"Pods":[{"metadata":{"uid":7}}]}})",
+       "NodeNameToVictims.n1.Pods[0].metadata.uid: expected a string, got 7"},
+      {R"(,"NodeNameToVictims":{"n1":{"NumPDBViolations":[0]}})",
+       "NodeNameToVictims.n1.NumPDBViolations: expected an int64 integer, got an array"},
+      // The map that does not name the nodes is checked too, as Go decodes both.
+      {R"(,"NodeNameToMetaVictims":{"n1":{}},"NodeNameToVictims":{"n1":"x"})",
+       "NodeNameToVictims.n1: expected an object, got a string"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.rest);
+    const DecodedPreempt d = DecodePreempt(c.rest);
+    CHECK_FALSE(d.status.ok());
+    CHECK_THAT(d.status.message(), Catch::StartsWith(c.error));
+  }
+}
+
+TEST_CASE("DecodeExtenderPreemptionArgs reads the captured kube-scheduler requests", "[wire]") {
+  const std::string dir = std::string(CE_SHARED_DIR) + "/fixtures/kube-scheduler/";
+  for (const char* name : {"preempt-nodecache-001", "preempt-fullnodes-001"}) {
+    INFO(name);
+    std::ifstream in(dir + name + ".request.raw.json");
+    REQUIRE(in);
+    std::string body((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    rapidjson::Document doc;
+    REQUIRE(ParseRequestBody(body, &doc).ok());
+    ExtenderPreemptionArgs args;
+    const Status s = DecodeExtenderPreemptionArgs(doc, {}, &args);
+    INFO(s.message());
+    REQUIRE(s.ok());
+    CHECK(args.pod.name == "h1");
+    CHECK(args.node_names == std::vector<std::string_view>{"node-a", "node-b"});
   }
 }
 
