@@ -11,28 +11,23 @@
 
 #include "bench/sim/scenario.h"
 #include "bench/sim/sim_commands.h"
-#include "policies/quota_semantics_names.h"
+#include "policies/policies.h"
 
 namespace capext {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: capacity-sim scenario [--quota-semantics NAME] FILE...\n\n"
-    "Runs scenario files (see ../shared/scenarios/README.md) through the core, playing\n"
-    "kube-scheduler and the reclaim controller, and prints one line per expectation and\n"
-    "a final 'N passed, N failed'. Exit 0 when all pass, 1 on a failure, 2 when a file\n"
-    "cannot be read or on bad usage.\n\n"
-    "  --quota-semantics NAME  capacity-extender (default) or scheduler-plugins: the\n"
-    "                          arithmetic for files without a quotaSemantics key. A file\n"
-    "                          that names its semantics runs with them (its expectations\n"
-    "                          were written for them); a NOTE line says so when the two\n"
-    "                          differ.\n";
-
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names)
-    out += (out.empty() ? "" : ", ") + n;
-  return out;
+std::string Usage() {
+  return fmt::format(
+      "usage: capacity-sim scenario [--quota-semantics NAME] FILE...\n\n"
+      "Runs scenario files (see ../shared/scenarios/README.md) through the core, playing\n"
+      "kube-scheduler and the reclaim controller, and prints one line per expectation and\n"
+      "a final 'N passed, N failed'. Exit 0 when all pass, 1 on a failure, 2 when a file\n"
+      "cannot be read or on bad usage.\n\n"
+      "  --quota-semantics NAME  the arithmetic for files without a quotaSemantics key. A\n"
+      "                          file that names its semantics runs with them (its\n"
+      "                          expectations were written for them); a NOTE line says so\n"
+      "                          when the two differ. NAME is one of:\n{}",
+      QuotaSemanticsPolicies().HelpText("                            "));
 }
 
 }  // namespace
@@ -43,7 +38,7 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--help" || a == "-h") {
-      std::cout << kUsage;
+      std::cout << Usage();
       return 0;
     }
     std::string error;
@@ -55,9 +50,9 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
       } else {
         error = "--quota-semantics needs a value";
       }
-      if (error.empty() && !QuotaSemanticsFromName(semantics)) {
-        error = fmt::format("unknown quota semantics \"{}\" (want one of {})", semantics,
-                            JoinNames(QuotaSemanticsNames()));
+      if (error.empty() && QuotaSemanticsPolicies().Find(semantics) == nullptr) {
+        error = fmt::format("unknown quota semantics \"{}\" (want {})", semantics,
+                            QuotaSemanticsPolicies().NamesText());
       }
     } else if (a.size() > 1 && a[0] == '-') {
       error = fmt::format("unknown flag {}", a);
@@ -71,7 +66,7 @@ int RunScenarioCommand(const std::vector<std::string>& args) {
     }
   }
   if (files.empty()) {
-    std::cout << kUsage;
+    std::cout << Usage();
     return 2;
   }
   ScenarioReport total;
