@@ -38,7 +38,7 @@ const char* ReclaimStateName(ReclaimState state);  // none, in-flight, refused, 
 
 struct PodVerdict {
   VerdictCode code = VerdictCode::kFits;
-  std::string message;
+  std::string message;  // set for every code (Fits: verdicts::kFits)
   ReclaimState reclaim = ReclaimState::kNone;
   std::string node;                  // in-flight: where; refused: the last candidate tried
   std::vector<std::string> victims;  // "ns/name", most important first
@@ -64,6 +64,8 @@ std::string RateLimited(std::string_view pod_key, const std::vector<std::string>
                         std::string_view node, double per_second, int per_namespace_per_minute);
 std::string NoReclaimPossible(std::string_view plan_reason);
 std::string DryRun(std::string_view plan_reason);
+inline constexpr std::string_view kFits =
+    "a node and the quota take it now: kube-scheduler will place it";
 inline constexpr std::string_view kAwaitingScheduler =
     "kube-scheduler has not tried the pod yet (no PodScheduled=False condition)";
 

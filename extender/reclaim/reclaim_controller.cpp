@@ -151,7 +151,10 @@ ReclaimController::Plan ReclaimController::PlanFor(
 
 PodVerdict ReclaimController::NoEviction(const Pod& pod, const Plan& plan, bool dry_run) const {
   PodVerdict v;
-  if (plan.decision == ReclaimDecision::kFitsNow) return v;
+  if (plan.decision == ReclaimDecision::kFitsNow) {
+    v.message = std::string(verdicts::kFits);
+    return v;
+  }
   if (plan.decision == ReclaimDecision::kInFlight) {
     v.code = VerdictCode::kWaitingForReclaim;
     v.reclaim = ReclaimState::kInFlight;
@@ -213,7 +216,7 @@ PodVerdict ReclaimController::ReclaimFor(const Pod& pod, int64_t now_ms, bool* s
     const Plan plan = PlanFor(pod, excluded);
     if (plan.decision == ReclaimDecision::kFitsNow) {
       MaybeNudge(pod, now_ms);
-      return PodVerdict{};
+      return NoEviction(pod, plan, false);
     }
     if (plan.decision != ReclaimDecision::kEvict) {
       return refusals.empty() ? NoEviction(pod, plan, false) : back_off();
@@ -301,7 +304,11 @@ PodVerdict ReclaimController::ReclaimFor(const Pod& pod, int64_t now_ms, bool* s
     v.message = verdicts::WaitingForReclaim(pod.Key(), evicted_keys, plan.node);
     return v;
   }
-  return refusals.empty() ? PodVerdict{} : back_off();
+  if (!refusals.empty()) return back_off();
+  PodVerdict none;  // max_candidate_attempts is 0: reclaim never tries
+  none.code = VerdictCode::kUnschedulable;
+  none.message = verdicts::NoReclaimPossible("no candidate attempts are allowed");
+  return none;
 }
 
 int ReclaimController::RunOnce() {

@@ -243,6 +243,8 @@ TEST_CASE("verdicts: a pod that fits is Fits and writes no Event; reclaim off st
   h.controller->RunOnce();
   h.controller->FlushEvents();
   CHECK(h.Verdict("u-small")->verdict.code == VerdictCode::kFits);
+  CHECK(h.Verdict("u-small")->verdict.message ==
+        "a node and the quota take it now: kube-scheduler will place it");
   CHECK(h.Verdict("u-big")->verdict.code == VerdictCode::kQuotaExceeded);
   auto job2 = h.Verdict("u-job-2");
   CHECK(job2->verdict.code == VerdictCode::kUnschedulable);
