@@ -2,7 +2,10 @@
 // the verdicts ReclaimFor reaches): what the PendingBoard says about each pending quota pod, the
 // Warning Events written for the verdicts kube-scheduler cannot show, the reclaim history and the
 // time-to-bind histogram. The harness of reclaim_harness.h, with a recording event sink.
+#include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -286,6 +289,64 @@ TEST_CASE("reclaim history: outcome and time to bind; the histogram of /metrics"
         std::string::npos);
   CHECK(metrics.find("capacity_extender_reclaim_pending_to_bound_seconds_count 1") !=
         std::string::npos);
+}
+
+}  // namespace
+}  // namespace capext
+
+namespace capext {
+namespace {
+
+TEST_CASE("threads: the reclaim loop, the events thread and /pending readers run together",
+          "[reclaim][events][threads]") {
+  ReclaimControllerOptions options;
+  options.interval_ms = 2;
+  options.event_flush_interval_ms = 1;
+  Harness h(options);
+  EventRecorderOptions events = FastRefresh();
+  events.refresh_interval_ms = 5;
+  h.RecordEvents(events);
+  LoadSeed002(h);
+  h.evictor.delete_victims = false;
+  AddBig(h);
+  h.controller->Start();
+  std::atomic<bool> stop{false};
+  std::atomic<int> reads{0};
+  std::atomic<bool> empty_message{false};
+  std::thread reader([&] {
+    while (!stop) {
+      const auto snapshot = h.controller->board().Take();
+      for (const auto& r : snapshot.pending)
+        if (r.verdict.message.empty()) empty_message = true;
+      h.controller->InFlight();
+      ++reads;
+    }
+  });
+  // Pods come and go, and time moves, while both threads work.
+  for (int i = 0; i < 200; ++i) {
+    h.Add(MakePod("eq1", "w" + std::to_string(i)).Cpu(9000).Created(kStartMs));
+    if (i >= 10) {
+      h.cache.Write([&](ClusterState& s) {
+        s.DeletePod("uid-eq1-w" + std::to_string(i - 10));
+        return 0;
+      });
+    }
+    h.now += 3;
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+  }
+  // Let both loops see the last state, then stop them.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  stop = true;
+  reader.join();
+  h.controller->Stop();
+  CHECK(reads > 0);
+  CHECK_FALSE(empty_message);
+  CHECK_FALSE(h.sink.creates.empty());
+  CHECK_FALSE(h.sink.patches.empty());
+  // Exactly the pending quota pods are on the board: big, job-2 and the last ten.
+  const auto snapshot = h.controller->board().Take();
+  CHECK(snapshot.pending.size() == 12);
+  CHECK(h.recorder->tracked_pods() <= 12);
 }
 
 }  // namespace
