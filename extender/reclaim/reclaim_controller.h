@@ -93,8 +93,8 @@ class ReclaimController {
 
   // One pass. Returns the number of reclaims started.
   int RunOnce();
-  // Forgets the Events of pods no longer pending, then writes what is due. Without an
-  // EventRecorder, does nothing.
+  // Forgets the Events (and board records) of pods no longer pending, then writes what is due.
+  // Without an EventRecorder, does nothing.
   EventFlushStats FlushEvents();
 
   // Runs RunOnce every interval (and FlushEvents on a thread of its own) until Stop().

@@ -54,9 +54,12 @@ std::set<std::string> ReclaimController::PendingQuotaPodUids() const {
 
 EventFlushStats ReclaimController::FlushEvents() {
   if (recorder_ == nullptr || sink_ == nullptr) return {};
-  // A pod bound since it was last planned gets nothing more written about it.
+  // A pod bound since it was last planned gets nothing more written about it (and leaves
+  // /pending), however long until it is planned again.
   const std::set<std::string> pending = PendingQuotaPodUids();
-  recorder_->Retain([&](const std::string& uid) { return pending.contains(uid); });
+  auto is_pending = [&](const std::string& uid) { return pending.contains(uid); };
+  recorder_->Retain(is_pending);
+  board_.Retain(is_pending);
   EventFlushStats stats = recorder_->Flush(cache_->NowMs(), *sink_);
   if (stats.created > 0)
     metrics_->Count("capacity_extender_events_total", "write", "create", stats.created);

@@ -35,6 +35,18 @@ EventObject BigEvent() {
   return e;
 }
 
+// The double and a sink writing to it.
+struct Double {
+  Double() {
+    REQUIRE(server.started());
+    REQUIRE(RestClient::Create(server.Config(), {}, &client).ok());
+    sink = std::make_unique<ApiEventSink>(client.get());
+  }
+  ApiServerDouble server;
+  std::unique_ptr<RestClient> client;
+  std::unique_ptr<ApiEventSink> sink;
+};
+
 rapidjson::Document Stored(ApiServerDouble& server, const std::string& name) {
   rapidjson::Document doc;
   RestResponse r =
@@ -52,12 +64,9 @@ TEST_CASE("ApiEventSink: MicroTime is RFC 3339 UTC with microseconds", "[kube][e
 
 TEST_CASE("ApiEventSink: create, then series patches, as the apiserver accepts them",
           "[kube][events]") {
-  ApiServerDouble server;
-  REQUIRE(server.started());
-  std::unique_ptr<RestClient> client;
-  REQUIRE(RestClient::Create(server.Config(), {}, &client).ok());
-  ApiEventSink sink(client.get());
-
+  Double d;
+  ApiServerDouble& server = d.server;
+  ApiEventSink& sink = *d.sink;
   const EventObject e = BigEvent();
   EventWriteResult created = sink.Create(e);
   INFO(created.error);
@@ -104,11 +113,8 @@ TEST_CASE("ApiEventSink: create, then series patches, as the apiserver accepts t
 
 TEST_CASE("ApiEventSink: a refused Event is kFailed with the apiserver's reason",
           "[kube][events]") {
-  ApiServerDouble server;
-  REQUIRE(server.started());
-  std::unique_ptr<RestClient> client;
-  REQUIRE(RestClient::Create(server.Config(), {}, &client).ok());
-  ApiEventSink sink(client.get());
+  Double d;
+  ApiEventSink& sink = *d.sink;
   EventObject bad = BigEvent();
   bad.reporting_controller = "";
   EventWriteResult r = sink.Create(bad);
