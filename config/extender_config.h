@@ -55,10 +55,16 @@ struct ExtenderConfig {
   bool cross_node_reclaim = false;                   // crossNodeReclaim / --cross-node-reclaim
 
   // Writing back.
-  bool status_updates = true;                              // statusUpdates
-  std::chrono::milliseconds status_update_interval{1000};  // statusUpdateInterval
-  bool requeue_nudge = true;                               // requeueNudge
-  std::chrono::milliseconds requeue_nudge_interval{5000};  // requeueNudgeInterval
+  bool status_updates = true;                               // statusUpdates
+  std::chrono::milliseconds status_update_interval{1000};   // statusUpdateInterval
+  bool requeue_nudge = true;                                // requeueNudge
+  std::chrono::milliseconds requeue_nudge_interval{5000};   // requeueNudgeInterval
+  bool events = true;                                       // events (live mode)
+  std::chrono::milliseconds event_refresh_interval{30000};  // eventRefreshInterval
+  double max_events_per_second = 10;                        // maxEventsPerSecond
+  int event_burst = 50;                                     // eventBurst
+  int max_events_per_namespace_per_minute = 60;             // maxEventsPerNamespacePerMinute
+  int event_burst_per_namespace = 10;                       // eventBurstPerNamespace
 
   // Logs.
   std::string log_format = "logfmt";  // logFormat / --log-format (logfmt|json)

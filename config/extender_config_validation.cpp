@@ -92,6 +92,15 @@ bool ValidateExtenderConfig(const ExtenderConfig& c, std::vector<ConfigDiagnosti
   check.Positive("reclaimInterval", c.reclaim_interval);
   check.Positive("statusUpdateInterval", c.status_update_interval);
   check.Positive("requeueNudgeInterval", c.requeue_nudge_interval);
+  check.Positive("eventRefreshInterval", c.event_refresh_interval);
+  if (!(c.max_events_per_second > 0)) {
+    check.Fail("maxEventsPerSecond", "must be larger than 0 (events: false stops Events)");
+  }
+  if (c.max_events_per_namespace_per_minute < 1) {
+    check.Fail("maxEventsPerNamespacePerMinute", "must be at least 1 (events: false stops Events)");
+  }
+  if (c.event_burst < 1) check.Fail("eventBurst", "must be at least 1");
+  if (c.event_burst_per_namespace < 1) check.Fail("eventBurstPerNamespace", "must be at least 1");
   if (!(c.max_evictions_per_second > 0)) {
     check.Fail("maxEvictionsPerSecond", "must be larger than 0 (reclaim: off stops evictions)");
   }

@@ -52,6 +52,21 @@ void Metrics::SetGauge(const std::string& name, double value) {
   gauges_[name] = value;
 }
 
+void Metrics::DeclareHistogram(const std::string& name, const std::string& help) {
+  std::lock_guard lock(mutex_);
+  durations_[name].help = help;
+}
+
+void Metrics::Observe(const std::string& name, double seconds) {
+  std::lock_guard lock(mutex_);
+  DurationHistogram& h = durations_[name];
+  for (std::size_t i = 0; i < kDurationBuckets.size(); ++i) {
+    if (seconds <= kDurationBuckets[i]) ++h.buckets[i];
+  }
+  ++h.count;
+  h.sum += seconds;
+}
+
 std::string Metrics::Render() const {
   std::lock_guard lock(mutex_);
   std::string out;
@@ -92,6 +107,15 @@ std::string Metrics::Render() const {
   }
   for (const auto& [name, v] : gauges_) {
     out += fmt::format("# TYPE {} gauge\n{} {}\n", name, name, v);
+  }
+  for (const auto& [name, h] : durations_) {
+    if (!h.help.empty()) out += fmt::format("# HELP {} {}\n", name, h.help);
+    out += fmt::format("# TYPE {} histogram\n", name);
+    for (std::size_t i = 0; i < kDurationBuckets.size(); ++i) {
+      out += fmt::format("{}_bucket{{le=\"{}\"}} {}\n", name, kDurationBuckets[i], h.buckets[i]);
+    }
+    out += fmt::format("{}_bucket{{le=\"+Inf\"}} {}\n", name, h.count);
+    out += fmt::format("{}_sum {}\n{}_count {}\n", name, h.sum, name, h.count);
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // Metrics in the Prometheus text format (names capacity_extender_*): per-verb request counts and
-// latency histograms, decisions by outcome, reclaim and eviction counters; quota gauges are
-// rendered from the cache at scrape time.
+// latency histograms, decisions by outcome, reclaim and eviction counters, named histograms of
+// durations in seconds (e.g. a reclaim's time to bind); quota gauges are rendered from the
+// cache at scrape time.
 // Thread-safety: all methods are safe from any thread (atomics and a mutex for label sets).
 #pragma once
 
@@ -28,6 +29,15 @@ class Metrics {
   // A named gauge, set.
   void SetGauge(const std::string& name, double value);
 
+  // Buckets of the named duration histograms, in seconds (upper bounds): 100 ms to 30 min, the
+  // range of a reclaim (evictions, grace periods, kube-scheduler's backoff).
+  static constexpr std::array<double, 14> kDurationBuckets = {0.1, 0.25, 0.5, 1,   2.5, 5,   10,
+                                                              20,  30,   60,  120, 300, 600, 1800};
+  // Declares a duration histogram, so it is rendered (all zero) before its first observation.
+  void DeclareHistogram(const std::string& name, const std::string& help);
+  // One observation of the named histogram (declared on first use when it was not).
+  void Observe(const std::string& name, double seconds);
+
   // Everything recorded so far, in the text format.
   std::string Render() const;
 
@@ -43,6 +53,13 @@ class Metrics {
   std::map<std::pair<std::string, std::string>, uint64_t> decisions_;
   std::map<std::string, std::map<std::string, double>> counters_;  // name -> labels -> value
   std::map<std::string, double> gauges_;
+  struct DurationHistogram {
+    std::string help;
+    std::array<uint64_t, kDurationBuckets.size()> buckets{};
+    uint64_t count = 0;
+    double sum = 0;
+  };
+  std::map<std::string, DurationHistogram> durations_;
 };
 
 }  // namespace capext

@@ -1,5 +1,7 @@
 // capacity-extender serve: builds the cache (embedded snapshot or live API server), the service,
 // the reclaim controller and the listeners, then waits for SIGTERM/SIGINT and drains.
+#include <unistd.h>
+
 #include <csignal>
 #include <iostream>
 
@@ -18,6 +20,25 @@
 
 namespace capext {
 namespace {
+
+// reportingInstance of our Events: "<controller>-<hostname>" as client-go names it (the pod
+// name in a cluster), within the API server's 128 characters.
+std::string EventReportingInstance(const std::string& controller) {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') return controller;
+  return (controller + "-" + host).substr(0, 128);
+}
+
+EventRecorderOptions EventOptions(const ExtenderConfig& config) {
+  EventRecorderOptions o;
+  o.reporting_instance = EventReportingInstance(o.reporting_controller);
+  o.refresh_interval_ms = config.event_refresh_interval.count();
+  o.events_per_second = config.max_events_per_second;
+  o.burst = config.event_burst;
+  o.namespace_events_per_minute = config.max_events_per_namespace_per_minute;
+  o.namespace_burst = config.event_burst_per_namespace;
+  return o;
+}
 
 ReclaimMode ReclaimModeFromName(const std::string& name) {
   if (name == "off") return ReclaimMode::kOff;
@@ -88,6 +109,7 @@ int RunServeCommand(const std::vector<std::string>& args) {
   std::unique_ptr<PodBinder> binder;
   std::unique_ptr<Evictor> evictor;
   std::unique_ptr<RequeueNudger> nudger;
+  std::unique_ptr<EventSink> event_sink;
   const bool use_live =
       !config.kubeconfig.empty() || (config.snapshot.empty() && LiveMode::InClusterAvailable());
   if (use_live) {
@@ -100,6 +122,7 @@ int RunServeCommand(const std::vector<std::string>& args) {
     binder = live->MakeBinder();
     evictor = live->MakeEvictor();
     nudger = live->MakeNudger();
+    if (config.events) event_sink = live->MakeEventSink();
   } else {
     std::string source;
     if (Status s = LoadEmbeddedCluster(config.snapshot, &cache, &source); !s.ok()) {
@@ -128,8 +151,10 @@ int RunServeCommand(const std::vector<std::string>& args) {
   reclaim_options.requeue_nudge = config.requeue_nudge;
   reclaim_options.requeue_nudge_interval_ms = config.requeue_nudge_interval.count();
   reclaim_options.require_unschedulable_condition = use_live;
+  EventRecorder events(EventOptions(config));  // outlives the controller's threads
   ReclaimController reclaim(&cache, &metrics, service.more_important(), evictor.get(), nudger.get(),
                             reclaim_options);
+  if (event_sink) reclaim.RecordEvents(&events, event_sink.get());
   if (config.cross_node_reclaim) {
     Log(LogLevel::kWarn, "crossNodeReclaim is not available yet: reclaiming on one node at a time");
   }
@@ -137,14 +162,15 @@ int RunServeCommand(const std::vector<std::string>& args) {
   auto server = StartListener(
       config, config.port, config.tls_cert_file, config.tls_key_file, config.client_ca_file,
       config.listen_address,
-      MakeRouter(&service, &metrics, {config.path_prefix, Listener::kExtender}), "extender");
+      MakeRouter(&service, &metrics, {config.path_prefix, Listener::kExtender, &reclaim.board()}),
+      "extender");
   if (!server) return 1;
   std::unique_ptr<http::Server> webhook;
   if (config.webhook_port != 0) {
     // The webhook is reached through a Service, so it listens on every interface.
-    webhook = StartListener(config, config.webhook_port, config.webhook_tls_cert_file,
-                            config.webhook_tls_key_file, "", "0.0.0.0",
-                            MakeRouter(&service, &metrics, {"", Listener::kWebhook}), "webhook");
+    webhook = StartListener(
+        config, config.webhook_port, config.webhook_tls_cert_file, config.webhook_tls_key_file, "",
+        "0.0.0.0", MakeRouter(&service, &metrics, {"", Listener::kWebhook, nullptr}), "webhook");
     if (!webhook) return 1;
   }
   reclaim.Start();

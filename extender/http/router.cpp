@@ -7,6 +7,8 @@
 
 #include "config/admission_review.h"
 #include "extender/log.h"
+#include "extender/ui_page.h"
+#include "extender/verbs/pending_view.h"
 
 namespace capext {
 namespace {
@@ -55,8 +57,9 @@ http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptio
     }
     // Metrics label: one of our paths, or "unknown" (a label per scanned path would grow without
     // bound, and raw paths are not safe label values).
-    static const char* const kKnown[] = {"filter", "prioritize", "preempt", "bind",   "explain",
-                                         "admit",  "quotas",     "healthz", "readyz", "metrics"};
+    static const char* const kKnown[] = {"filter",  "prioritize", "preempt", "bind",
+                                         "explain", "admit",      "quotas",  "pending",
+                                         "ui",      "healthz",    "readyz",  "metrics"};
     std::string verb = "unknown";
     for (const char* known : kKnown) {
       if (path.size() > 1 && path.compare(1, std::string::npos, known) == 0) verb = known;
@@ -116,6 +119,24 @@ http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptio
         if (!get) return method_not_allowed("GET");
         return finish(service->Quotas());
       }
+      if (path == "/pending") {
+        if (!get) return method_not_allowed("GET");
+        static const PendingBoard kNone;
+        return finish(PendingView(options.pending != nullptr ? *options.pending : kNone,
+                                  service->cache().ready(), service->cache().NowMs()));
+      }
+      if (path == "/ui") {
+        if (!get) return method_not_allowed("GET");
+        // Read-only and self-contained: no script or style from anywhere else may run in it.
+        return finish({200,
+                       "text/html; charset=utf-8",
+                       kUiPageHtml,
+                       {{"Content-Security-Policy",
+                         "default-src 'none'; script-src 'unsafe-inline'; style-src "
+                         "'unsafe-inline'; connect-src 'self'; img-src data:; base-uri 'none'; "
+                         "form-action 'none'; frame-ancestors 'none'"},
+                        {"Cache-Control", "no-store"}}});
+      }
       if (path == "/filter" || path == "/prioritize" || path == "/preempt" || path == "/bind" ||
           path == "/explain") {
         if (!post) return method_not_allowed("POST");
@@ -127,7 +148,8 @@ http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptio
       }
     }
     finish(JsonError(404, fmt::format("unknown path {} (verbs: POST filter, prioritize, preempt, "
-                                      "bind, explain, admit; GET quotas, healthz, readyz, metrics)",
+                                      "bind, explain, admit; GET quotas, pending, ui, healthz, "
+                                      "readyz, metrics)",
                                       path)));
   };
 }

@@ -2,14 +2,15 @@
 // kube-scheduler's urlPrefix adds) to the service, times every request into the metrics, logs
 // one line per request, and answers unknown paths and methods with a JSON 404/405.
 //
-// Two listeners share it: the extender listener (verbs, views, health) and the webhook listener
-// (HTTPS only: /admit, health, metrics; the verbs are not exposed beyond localhost).
-// POST /admit is refused on a plain-HTTP connection: an admission webhook must be HTTPS.
-// Thread-safety: the returned handler may be called concurrently.
+// Two listeners share it: the extender listener (verbs, views, /ui, health) and the webhook
+// listener (HTTPS only: /admit, health, metrics; the verbs are not exposed beyond localhost). POST
+// /admit is refused on a plain-HTTP connection: an admission webhook must be HTTPS. Thread-safety:
+// the returned handler may be called concurrently.
 #pragma once
 
 #include <string>
 
+#include "extender/reclaim/pending_board.h"
 #include "extender/verbs/extender_service.h"
 
 namespace capext {
@@ -19,6 +20,8 @@ enum class Listener { kExtender, kWebhook };
 struct RouterOptions {
   std::string path_prefix;  // e.g. "/scheduler"; "" = none
   Listener listener = Listener::kExtender;
+  // The reclaim controller's verdicts for GET /pending and /ui (nullptr: /pending lists none).
+  const PendingBoard* pending = nullptr;
 };
 
 http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptions options);

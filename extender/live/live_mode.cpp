@@ -7,6 +7,7 @@
 
 #include "core/quantity.h"
 #include "extender/kube/api_discovery.h"
+#include "extender/kube/api_event_sink.h"
 #include "extender/kube/api_writes.h"
 #include "extender/kube/informer_set.h"
 #include "extender/kube/kube_config.h"
@@ -128,6 +129,9 @@ class LiveModeImpl final : public LiveMode {
   }
   std::unique_ptr<RequeueNudger> MakeNudger() override {
     return std::make_unique<LiveNudger>(client_.get());
+  }
+  std::unique_ptr<EventSink> MakeEventSink() override {
+    return std::make_unique<kube::ApiEventSink>(client_.get());
   }
 
  private:

@@ -4,7 +4,8 @@
 // writer (list + watch, resume, relist on 410, backoff, periodic resync), marks the cache ready
 // once every informer listed once, and writes ElasticQuota status.used back (merge patch on the
 // status subresource, only when it changed, at most once per interval per quota).
-// Thread-safety: Start/Stop from the main thread; the binder/evictor/nudger are thread-safe.
+// Thread-safety: Start/Stop from the main thread; the binder/evictor/nudger/event sink are
+// thread-safe.
 #pragma once
 
 #include <memory>
@@ -29,6 +30,8 @@ class LiveMode {
   virtual std::unique_ptr<PodBinder> MakeBinder() = 0;
   virtual std::unique_ptr<Evictor> MakeEvictor() = 0;
   virtual std::unique_ptr<RequeueNudger> MakeNudger() = 0;
+  // Writes the reclaim controller's Events (events.k8s.io/v1) to the API server.
+  virtual std::unique_ptr<EventSink> MakeEventSink() = 0;
 };
 
 }  // namespace capext

@@ -1,15 +1,22 @@
 #include "extender/reclaim/reclaim_controller.h"
 
 #include <algorithm>
-#include <iterator>
-#include <set>
 
 #include <fmt/format.h>
 
-#include "core/reclaim_planner.h"
 #include "extender/log.h"
 
 namespace capext {
+namespace {
+
+std::string JoinKeys(const std::vector<std::string>& keys) {
+  std::string out;
+  for (const auto& k : keys)
+    out += (out.empty() ? "" : ", ") + k;
+  return out;
+}
+
+}  // namespace
 
 ReclaimController::ReclaimController(SchedulerCache* cache, Metrics* metrics,
                                      MoreImportantFn more_important, Evictor* evictor,
@@ -19,23 +26,34 @@ ReclaimController::ReclaimController(SchedulerCache* cache, Metrics* metrics,
       more_important_(std::move(more_important)),
       evictor_(evictor),
       nudger_(nudger),
-      options_(options) {}
+      options_(options),
+      board_(options.reclaim_history),
+      budget_(options.max_evictions_per_second, options.max_evictions_per_namespace_per_minute) {
+  metrics_->DeclareHistogram("capacity_extender_reclaim_pending_to_bound_seconds",
+                             "Time from the start of a reclaim to the pod's binding.");
+}
 
 ReclaimController::~ReclaimController() {
   Stop();
 }
 
 void ReclaimController::Start() {
-  thread_ = std::thread([this] {
-    std::unique_lock lock(stop_mutex_);
-    while (!stopping_) {
-      lock.unlock();
-      RunOnce();
-      lock.lock();
-      stop_cv_.wait_for(lock, std::chrono::milliseconds(options_.interval_ms),
-                        [this] { return stopping_; });
-    }
-  });
+  auto every = [this](int64_t interval_ms, auto work) {
+    return std::thread([this, interval_ms, work] {
+      std::unique_lock lock(stop_mutex_);
+      while (!stopping_) {
+        lock.unlock();
+        work();
+        lock.lock();
+        stop_cv_.wait_for(lock, std::chrono::milliseconds(interval_ms),
+                          [this] { return stopping_; });
+      }
+    });
+  };
+  thread_ = every(options_.interval_ms, [this] { RunOnce(); });
+  if (recorder_ != nullptr && sink_ != nullptr) {
+    events_thread_ = every(options_.event_flush_interval_ms, [this] { FlushEvents(); });
+  }
 }
 
 void ReclaimController::Stop() {
@@ -45,6 +63,7 @@ void ReclaimController::Stop() {
   }
   stop_cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  if (events_thread_.joinable()) events_thread_.join();
 }
 
 std::map<std::string, std::string> ReclaimController::InFlight() const {
@@ -53,59 +72,6 @@ std::map<std::string, std::string> ReclaimController::InFlight() const {
   for (const auto& [uid, r] : in_flight_)
     out[r.pod_key] = r.node;
   return out;
-}
-
-bool ReclaimController::HasEvictionBudget(const std::vector<NormalizedPod>& victims,
-                                          int64_t now_ms) {
-  while (!recent_evictions_.empty() && recent_evictions_.front() <= now_ms - 1000) {
-    recent_evictions_.pop_front();
-  }
-  if (static_cast<double>(recent_evictions_.size() + victims.size()) >
-      options_.max_evictions_per_second) {
-    return false;
-  }
-  std::map<std::string, int> per_namespace;
-  for (const auto& v : victims)
-    ++per_namespace[v.ns];
-  for (const auto& [ns, count] : per_namespace) {
-    auto& window = recent_by_namespace_[ns];
-    while (!window.empty() && window.front() <= now_ms - 60'000)
-      window.pop_front();
-    if (static_cast<int>(window.size()) + count > options_.max_evictions_per_namespace_per_minute) {
-      return false;
-    }
-  }
-  return true;
-}
-
-void ReclaimController::ReturnEvictionBudget(const std::string& ns, int64_t now_ms) {
-  // Tokens are appended in time order, so the one taken at now_ms is the last such entry.
-  auto give_back = [now_ms](std::deque<int64_t>& window) {
-    for (auto it = window.rbegin(); it != window.rend() && *it >= now_ms; ++it) {
-      if (*it == now_ms) {
-        window.erase(std::next(it).base());
-        return;
-      }
-    }
-  };
-  give_back(recent_evictions_);
-  give_back(recent_by_namespace_[ns]);
-}
-
-bool ReclaimController::TakeEvictionBudget(const std::string& ns, int64_t now_ms) {
-  while (!recent_evictions_.empty() && recent_evictions_.front() <= now_ms - 1000) {
-    recent_evictions_.pop_front();
-  }
-  auto& window = recent_by_namespace_[ns];
-  while (!window.empty() && window.front() <= now_ms - 60'000)
-    window.pop_front();
-  if (static_cast<double>(recent_evictions_.size()) + 1 > options_.max_evictions_per_second ||
-      static_cast<int>(window.size()) + 1 > options_.max_evictions_per_namespace_per_minute) {
-    return false;
-  }
-  recent_evictions_.push_back(now_ms);
-  window.push_back(now_ms);
-  return true;
 }
 
 void ReclaimController::TrackInFlight(int64_t now_ms) {
@@ -125,12 +91,14 @@ void ReclaimController::TrackInFlight(int64_t now_ms) {
     });
     if (v.bound) {
       metrics_->Count("capacity_extender_reclaims_completed_total");
-      metrics_->Count("capacity_extender_reclaim_pending_to_bound_seconds_sum", "", "",
-                      static_cast<double>(now_ms - r.started_ms) / 1000.0);
+      metrics_->Observe("capacity_extender_reclaim_pending_to_bound_seconds",
+                        static_cast<double>(now_ms - r.started_ms) / 1000.0);
+      board_.ReclaimEnded(uid, "bound", now_ms);
       Log(LogLevel::kInfo, "reclaim completed", {{"pod", r.pod_key}, {"node", r.node}});
       done.push_back(uid);
     } else if (!v.exists || !v.nominated) {
       metrics_->Count("capacity_extender_reclaims_expired_total");
+      board_.ReclaimEnded(uid, v.exists ? "expired" : "pod-deleted", now_ms);
       Log(LogLevel::kWarn, "reclaim ended without a binding",
           {{"pod", r.pod_key},
            {"node", r.node},
@@ -149,7 +117,7 @@ void ReclaimController::TrackInFlight(int64_t now_ms) {
 
 void ReclaimController::MaybeNudge(const NormalizedPod& pod, int64_t now_ms) {
   if (!options_.requeue_nudge || nudger_ == nullptr || !pod.unschedulable_condition) return;
-  const std::string& key = pod.store_key();
+  const std::string key = pod.store_key();
   auto it = last_nudge_ms_.find(key);
   if (it != last_nudge_ms_.end() && now_ms - it->second < options_.requeue_nudge_interval_ms)
     return;
@@ -160,76 +128,133 @@ void ReclaimController::MaybeNudge(const NormalizedPod& pod, int64_t now_ms) {
   }
 }
 
-bool ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_ms) {
-  const std::string& pod_uid = pod.store_key();
-  if (auto it = refused_.find(pod_uid); it != refused_.end() && now_ms < it->second.until_ms) {
-    return false;  // its last candidates were all refused: wait out the backoff
+ReclaimController::Plan ReclaimController::PlanFor(
+    const NormalizedPod& pod, const std::vector<std::string>& excluded_nodes) const {
+  Plan out;
+  cache_->Read([&](const ClusterState& state) {
+    ReclaimOptions plan_options;
+    plan_options.excluded_nodes = excluded_nodes;
+    ReclaimPlanForPod plan = PlanReclaim(state, pod, more_important_, plan_options);
+    out.decision = plan.decision;
+    out.node = plan.node;
+    out.reason = plan.decision == ReclaimDecision::kEvict ? plan.explanation : plan.why.message();
+    for (const NormalizedPod* v : plan.victims)
+      out.victims.push_back(*v);  // pointers are only valid under the lock
+    if (plan.decision != ReclaimDecision::kFitsNow) out.quota = CheckQuota(state, pod);
+    return 0;
+  });
+  return out;
+}
+
+PodVerdict ReclaimController::NoEviction(const NormalizedPod& pod, const Plan& plan,
+                                         bool dry_run) const {
+  PodVerdict v;
+  if (plan.decision == ReclaimDecision::kFitsNow) {
+    v.message = std::string(verdicts::kFits);
+    return v;
   }
-  ReclaimOptions plan_options;
-  bool any_refused = false;
+  if (plan.decision == ReclaimDecision::kInFlight) {
+    v.code = VerdictCode::kWaitingForReclaim;
+    v.reclaim = ReclaimState::kInFlight;
+    std::lock_guard lock(mutex_);
+    if (auto it = in_flight_.find(pod.store_key()); it != in_flight_.end()) {
+      v.node = it->second.node;
+      v.victims = it->second.victim_keys;
+      v.reclaim_started_ms = it->second.started_ms;
+      v.message = verdicts::WaitingForReclaim(pod.Key(), v.victims, v.node);
+    } else {
+      v.message = plan.reason;
+    }
+    return v;
+  }
+  if (!plan.quota.ok()) {
+    v.code = VerdictCode::kQuotaExceeded;
+    v.message = plan.quota.message();  // what /filter answers, numbers included
+    return v;
+  }
+  v.code = VerdictCode::kUnschedulable;
+  v.message = dry_run                              ? verdicts::DryRun(plan.reason)
+              : options_.mode == ReclaimMode::kOff ? verdicts::NoReclaimPossible("reclaim is off")
+                                                   : verdicts::NoReclaimPossible(plan.reason);
+  return v;
+}
+
+PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_ms, bool* started) {
+  const std::string pod_uid = pod.store_key();
+  if (auto it = refused_.find(pod_uid); it != refused_.end() && now_ms < it->second.until_ms) {
+    return it->second.verdict;  // its last candidates were all refused: wait out the backoff
+  }
+  std::vector<std::string> excluded;
+  std::vector<RefusedEviction> refusals;
+  bool all_by_pdb = true;
   int max_retry_after_seconds = 0;
   // Every candidate tried was refused: back off (doubling), or as long as Retry-After says.
   auto back_off = [&] {
-    if (!any_refused) return false;
     RefusalBackoff& b = refused_[pod_uid];
     b.backoff_ms = b.backoff_ms == 0 ? options_.refusal_backoff_ms
                                      : std::min(b.backoff_ms * 2, options_.max_refusal_backoff_ms);
     const int64_t wait = std::max(b.backoff_ms, int64_t{max_retry_after_seconds} * 1000);
     b.until_ms = now_ms + wait;
+    // One reason for the whole refuse-wait-retry cycle, with a message that stays the same.
+    b.verdict = PodVerdict{};
+    b.verdict.code = all_by_pdb ? VerdictCode::kReclaimRefused : VerdictCode::kReclaimBackoff;
+    b.verdict.message = all_by_pdb ? verdicts::RefusedByDisruptionBudget(pod.Key(), refusals)
+                                   : verdicts::EvictionsFailed(pod.Key(), refusals);
+    b.verdict.reclaim = ReclaimState::kBackoff;
+    b.verdict.retry_at_ms = b.until_ms;
+    b.verdict.node = refusals.back().node;
+    for (const auto& r : refusals)
+      b.verdict.victims.push_back(r.victim);
     Log(LogLevel::kWarn, "reclaim postponed: every candidate's eviction was refused",
         {{"pod", pod.Key()}, {"retry_in_ms", std::to_string(wait)}});
     metrics_->CountDecision("reclaim", "refused");
-    return false;
+    return b.verdict;
   };
   for (int attempt = 0; attempt < options_.max_candidate_attempts; ++attempt) {
-    ReclaimPlanForPod plan;
-    std::vector<NormalizedPod> victims;
-    cache_->Read([&](const ClusterState& state) {
-      plan = PlanReclaim(state, pod, more_important_, plan_options);
-      for (const NormalizedPod* v : plan.victims)
-        victims.push_back(*v);
-      plan.victims.clear();  // pointers are only valid under the lock
-      return 0;
-    });
+    const Plan plan = PlanFor(pod, excluded);
     if (plan.decision == ReclaimDecision::kFitsNow) {
       MaybeNudge(pod, now_ms);
-      return false;
+      return NoEviction(pod, plan, false);
     }
-    if (plan.decision != ReclaimDecision::kEvict) return back_off();
-
-    std::string names;
-    for (const auto& v : victims)
-      names += (names.empty() ? "" : ", ") + v.Key();
+    if (plan.decision != ReclaimDecision::kEvict) {
+      return refusals.empty() ? NoEviction(pod, plan, false) : back_off();
+    }
+    std::vector<std::string> victim_keys, victim_namespaces;
+    for (const auto& v : plan.victims) {
+      victim_keys.push_back(v.Key());
+      victim_namespaces.push_back(v.ns);
+    }
+    const std::string names = JoinKeys(victim_keys);
     if (options_.mode == ReclaimMode::kDryRun) {
       const std::string signature = pod.Key() + "@" + plan.node + ":" + names;
       if (dry_run_logged_.insert(signature).second) {
         Log(LogLevel::kInfo, "reclaim dry-run: would evict",
-            {{"pod", pod.Key()},
-             {"node", plan.node},
-             {"victims", names},
-             {"reason", plan.explanation}});
+            {{"pod", pod.Key()}, {"node", plan.node}, {"victims", names}, {"reason", plan.reason}});
         metrics_->CountDecision("reclaim", "dry-run");
       }
-      return false;
+      return NoEviction(pod, plan, true);
     }
     // All victims of a plan or none: tokens are only taken when the whole plan fits the budget.
-    if (!HasEvictionBudget(victims, now_ms)) {
+    if (!budget_.HasRoomFor(victim_namespaces, now_ms)) {
       Log(LogLevel::kWarn, "reclaim postponed: eviction rate limit reached",
           {{"pod", pod.Key()}, {"victims", names}});
       metrics_->CountDecision("reclaim", "rate-limited");
-      return false;
+      PodVerdict v;
+      v.code = VerdictCode::kReclaimRefused;
+      v.reclaim = ReclaimState::kRefused;
+      v.node = plan.node;
+      v.victims = victim_keys;
+      v.message = verdicts::RateLimited(pod.Key(), victim_keys, plan.node, budget_.per_second(),
+                                        budget_.per_namespace_per_minute());
+      return v;
     }
-    for (const auto& v : victims)
-      TakeEvictionBudget(v.ns, now_ms);
+    for (const auto& ns : victim_namespaces)
+      budget_.Take(ns, now_ms);
     Log(LogLevel::kInfo, "reclaim started",
-        {{"pod", pod.Key()},
-         {"node", plan.node},
-         {"victims", names},
-         {"reason", plan.explanation}});
-    bool refused = false;
-    int retry_after_seconds = 0;
-    std::vector<std::string> evicted;
-    for (const auto& v : victims) {
+        {{"pod", pod.Key()}, {"node", plan.node}, {"victims", names}, {"reason", plan.reason}});
+    std::optional<EvictOutcome> refusal;
+    std::vector<std::string> evicted, evicted_keys;
+    for (const auto& v : plan.victims) {
       EvictOutcome outcome = evictor_->Evict(v, fmt::format("reclaim for {}", pod.Key()));
       if (!outcome.ok) {
         Log(LogLevel::kWarn, "eviction refused",
@@ -237,35 +262,51 @@ bool ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_ms) {
              {"pdb", outcome.refused_by_pdb ? "true" : "false"},
              {"error", outcome.error}});
         metrics_->Count("capacity_extender_evictions_refused_total", "namespace", v.ns);
-        refused = true;
-        retry_after_seconds = std::max(retry_after_seconds, outcome.retry_after_seconds);
+        refusals.push_back({v.Key(), plan.node, outcome.error});
+        refusal = std::move(outcome);
         break;
       }
       metrics_->Count("capacity_extender_evictions_total", "namespace", v.ns);
       evicted.push_back(v.store_key());
+      evicted_keys.push_back(v.Key());
     }
     // The victims not evicted (the refused one and those after it) give their tokens back.
-    for (std::size_t i = evicted.size(); i < victims.size(); ++i)
-      ReturnEvictionBudget(victims[i].ns, now_ms);
-    const std::string& uid = pod.store_key();
-    if (refused && evicted.empty()) {
-      plan_options.excluded_nodes.push_back(plan.node);  // try the next candidate
-      max_retry_after_seconds = std::max(max_retry_after_seconds, retry_after_seconds);
-      any_refused = true;
+    for (std::size_t i = evicted.size(); i < plan.victims.size(); ++i)
+      budget_.GiveBack(plan.victims[i].ns, now_ms);
+    if (refusal && evicted.empty()) {
+      excluded.push_back(plan.node);  // try the next candidate
+      max_retry_after_seconds = std::max(max_retry_after_seconds, refusal->retry_after_seconds);
+      all_by_pdb = all_by_pdb && refusal->refused_by_pdb;
       continue;
     }
-    refused_.erase(uid);
+    refused_.erase(pod_uid);
     // Hold the room even after a partial eviction: what was freed belongs to this pod.
     cache_->Write([&](ClusterState& state) {
-      state.Nominate(uid, plan.node, now_ms + options_.nomination_ttl_ms);
+      state.Nominate(pod_uid, plan.node, now_ms + options_.nomination_ttl_ms);
       return 0;
     });
     metrics_->Count("capacity_extender_reclaims_started_total");
-    std::lock_guard lock(mutex_);
-    in_flight_[uid] = InFlightReclaim{pod.Key(), plan.node, evicted, now_ms, false};
-    return true;
+    {
+      std::lock_guard lock(mutex_);
+      in_flight_[pod_uid] =
+          InFlightReclaim{pod.Key(), plan.node, evicted, evicted_keys, now_ms, false};
+    }
+    board_.ReclaimStarted({pod_uid, pod.Key(), plan.node, evicted_keys, "in-flight", now_ms, 0});
+    *started = true;
+    PodVerdict v;
+    v.code = VerdictCode::kWaitingForReclaim;
+    v.reclaim = ReclaimState::kInFlight;
+    v.node = plan.node;
+    v.victims = evicted_keys;
+    v.reclaim_started_ms = now_ms;
+    v.message = verdicts::WaitingForReclaim(pod.Key(), evicted_keys, plan.node);
+    return v;
   }
-  return back_off();
+  if (!refusals.empty()) return back_off();
+  PodVerdict none;  // max_candidate_attempts is 0: reclaim never tries
+  none.code = VerdictCode::kUnschedulable;
+  none.message = verdicts::NoReclaimPossible("no candidate attempts are allowed");
+  return none;
 }
 
 int ReclaimController::RunOnce() {
@@ -274,33 +315,47 @@ int ReclaimController::RunOnce() {
   // confirms must not hold quota forever.
   cache_->Write([&](ClusterState& state) { return state.Expire(now).size(); });
   TrackInFlight(now);
-  if (options_.mode == ReclaimMode::kOff && !options_.requeue_nudge) return 0;
 
-  std::vector<NormalizedPod> pending = cache_->Read([&](const ClusterState& state) {
-    std::vector<NormalizedPod> out;
+  struct PendingPod {
+    NormalizedPod pod;
+    std::string quota;
+  };
+  std::vector<PendingPod> pending = cache_->Read([&](const ClusterState& state) {
+    std::vector<PendingPod> out;
     for (const NormalizedPod* pod : state.PendingPods()) {
-      if (state.QuotaFor(pod->ns) == nullptr) continue;
-      out.push_back(*pod);
+      const ElasticQuota* quota = state.QuotaFor(pod->ns);
+      if (quota == nullptr) continue;
+      out.push_back({*pod, pod->ns + "/" + quota->name});
     }
     return out;
   });
-  // Backoffs of pods that are no longer pending are forgotten.
+  // Pods no longer pending (bound, deleted) lose their verdict, backoff and Events.
   std::set<std::string> pending_uids;
-  for (const NormalizedPod& pod : pending)
-    pending_uids.insert(pod.store_key());
-  std::erase_if(refused_, [&](const auto& entry) { return !pending_uids.contains(entry.first); });
+  for (const auto& p : pending)
+    pending_uids.insert(p.pod.store_key());
+  auto is_pending = [&](const std::string& uid) { return pending_uids.contains(uid); };
+  std::erase_if(refused_, [&](const auto& entry) { return !is_pending(entry.first); });
+  std::erase_if(last_nudge_ms_, [&](const auto& entry) { return !is_pending(entry.first); });
+  board_.Retain(is_pending);
+  if (recorder_ != nullptr) recorder_->Retain(is_pending);
+
   int started = 0;
-  for (const NormalizedPod& pod : pending) {
+  for (const auto& [pod, quota] : pending) {
+    PodVerdict verdict;
     if (options_.mode == ReclaimMode::kOff) {
-      // Nudges only.
-      const bool fits = cache_->Read([&](const ClusterState& state) {
-        return PlanReclaim(state, pod, more_important_, {}).decision == ReclaimDecision::kFitsNow;
-      });
-      if (fits) MaybeNudge(pod, now);
-      continue;
+      // Verdicts and nudges only.
+      const Plan plan = PlanFor(pod, {});
+      if (plan.decision == ReclaimDecision::kFitsNow) MaybeNudge(pod, now);
+      verdict = NoEviction(pod, plan, false);
+    } else if (options_.require_unschedulable_condition && !pod.unschedulable_condition) {
+      verdict.code = VerdictCode::kAwaitingScheduler;
+      verdict.message = std::string(verdicts::kAwaitingScheduler);
+    } else {
+      bool reclaim_started = false;
+      verdict = ReclaimFor(pod, now, &reclaim_started);
+      if (reclaim_started) ++started;
     }
-    if (options_.require_unschedulable_condition && !pod.unschedulable_condition) continue;
-    if (ReclaimFor(pod, now)) ++started;
+    Publish(pod, quota, std::move(verdict), now);
   }
   return started;
 }

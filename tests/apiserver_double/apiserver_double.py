@@ -28,6 +28,12 @@ Model (what tests can rely on):
   * Eviction refuses with 429 + DisruptionBudget cause only while PDB refusal mode is on and a
     PodDisruptionBudget in the pod's namespace selects the pod and the pod is not Pending /
     Succeeded / Failed (pending pods ignore PDBs in the real apiserver too, capture 39-45).
+  * events.k8s.io/v1 Events (create, get, list, watch, patch, update, delete) are validated as
+    the real apiserver validates that API (strict create validation: eventTime, type
+    Normal|Warning, reportingController a qualified name, reportingInstance/action/reason
+    required and <= 128 characters, note <= 1024 bytes, series.count >= 2 with
+    lastObservedTime, namespace matching regarding.namespace; on update only series may change:
+    422 Invalid with field causes otherwise). No event TTL: /_double/expire_events deletes them.
 
 Usage:
   python3 apiserver_double.py --port 0 --port-file F [--tls-cert C --tls-key K [--client-ca CA]]
@@ -53,6 +59,8 @@ Control endpoints for tests (no authentication; JSON bodies; all answer JSON):
   GET  /_double/requests[?since=SEQ]          request log; POST /_double/requests/clear
   GET  /_double/state                         resourceVersion, history floor, open watches
   GET  /_double/objects?resource=pods[&group=..]   every stored object, sorted by key
+  POST /_double/expire_events {}               delete every Event now (as the apiserver's event
+                                               TTL would)
 """
 
 import argparse
@@ -134,6 +142,9 @@ def make_resources(eq_groups):
                                          "desiredHealthy": 0, "expectedPods": 0}},
                  has_generation=True),
     ]
+    # events.k8s.io/v1 Event: no spec/status; the Go zero value has "eventTime": null.
+    resources.append(Resource("events.k8s.io", "v1", "events", "Event", True, True,
+                              {"eventTime": None}, status_subresource=False))
     for g in eq_groups:
         resources.append(Resource(g, "v1alpha1", "elasticquotas", "ElasticQuota", True, False,
                                   None, has_generation=True))
@@ -188,6 +199,10 @@ def group_resources(group, version):
         return [{"name": "priorityclasses", "singularName": "priorityclass",
                  "namespaced": False, "kind": "PriorityClass", "verbs": ALL_VERBS,
                  "shortNames": ["pc"]}]
+    if group == "events.k8s.io" and version == "v1":
+        return [{"name": "events", "singularName": "event", "namespaced": True, "kind": "Event",
+                 "verbs": ALL_VERBS, "shortNames": ["ev"],
+                 "storageVersionHash": "r2yiGXH7wu8="}]
     if version == "v1alpha1":  # an ElasticQuota group (capture 07)
         return [
             {"name": "elasticquotas", "singularName": "elasticquota", "namespaced": True,
@@ -370,6 +385,85 @@ def conflict_modified(res, name):
         'Operation cannot be fulfilled on %s "%s": the object has been modified; please apply '
         "your changes to the latest version and try again" % (res.qualified, name),
         res.details(name)))
+
+
+QUALIFIED_NAME_RE = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+MICROTIME_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})")
+EVENT_IMMUTABLE = ("regarding", "related", "reason", "note", "type", "eventTime", "action",
+                   "reportingController", "reportingInstance")
+
+
+def invalid_event(name, causes):
+    """422 as the apiserver words it: Event.events.k8s.io "name" is invalid: [field: msg, ..]."""
+    parts = ["%s: %s" % (field, msg) for field, _, msg in causes]
+    text = parts[0] if len(parts) == 1 else "[" + ", ".join(parts) + "]"
+    return ApiError(422, status_body(
+        422, "Invalid", 'Event.events.k8s.io "%s" is invalid: %s' % (name, text),
+        {"name": name, "group": "events.k8s.io", "kind": "Event",
+         "causes": [{"reason": reason, "message": msg, "field": field}
+                    for field, reason, msg in causes]}))
+
+
+def event_series_causes(event):
+    series = event.get("series")
+    if series is None:
+        return []
+    causes = []
+    if not isinstance(series.get("count"), int) or series["count"] < 2:
+        causes.append(("series.count", "FieldValueInvalid",
+                       'Invalid value: "": should be at least 2'))
+    if not MICROTIME_RE.fullmatch(str(series.get("lastObservedTime") or "")):
+        causes.append(("series.lastObservedTime", "FieldValueRequired", "Required value"))
+    return causes
+
+
+def validate_event_create(event, ns):
+    """The strict validation of an events.k8s.io/v1 create (ValidateEventCreate)."""
+    causes = []
+    name = event["metadata"].get("name", "")
+    regarding = event.get("regarding") or {}
+    if not MICROTIME_RE.fullmatch(str(event.get("eventTime") or "")):
+        causes.append(("eventTime", "FieldValueRequired", "Required value"))
+    elif not regarding.get("namespace") and ns not in ("default", "kube-system"):
+        causes.append(("involvedObject.namespace", "FieldValueInvalid",
+                       'Invalid value: "": does not match event.namespace'))
+    rc = event.get("reportingController") or ""
+    if not rc:
+        causes.append(("reportingController", "FieldValueRequired", "Required value"))
+    elif len(rc) > 63 or not QUALIFIED_NAME_RE.fullmatch(rc):
+        causes.append(("reportingController", "FieldValueInvalid",
+                       'Invalid value: "%s": must be a qualified name' % rc))
+    for field in ("reportingInstance", "action", "reason"):
+        value = event.get(field) or ""
+        if not value:
+            causes.append((field, "FieldValueRequired", "Required value"))
+        elif len(value) > 128:
+            causes.append((field, "FieldValueInvalid",
+                           'Invalid value: "": can have at most 128 characters'))
+    if len((event.get("note") or "").encode("utf-8")) > 1024:
+        causes.append(("note", "FieldValueInvalid",
+                       'Invalid value: "": can have at most 1024 characters'))
+    if event.get("type") not in ("Normal", "Warning"):
+        causes.append(("type", "FieldValueInvalid",
+                       'Invalid value: "": has invalid value: %s' % (event.get("type") or "")))
+    for field in ("deprecatedFirstTimestamp", "deprecatedLastTimestamp", "deprecatedCount"):
+        if event.get(field):
+            causes.append((field, "FieldValueInvalid", 'Invalid value: "": needs to be unset'))
+    causes += event_series_causes(event)
+    if causes:
+        raise invalid_event(name, causes)
+
+
+def validate_event_update(new, old):
+    causes = []
+    for field in EVENT_IMMUTABLE:
+        if new.get(field) != old.get(field):
+            causes.append((field, "FieldValueInvalid",
+                           "Invalid value: %s: field is immutable" % dumps(new.get(field))))
+    if new.get("series") != old.get("series"):
+        causes += event_series_causes(new)
+    if causes:
+        raise invalid_event(old["metadata"]["name"], causes)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -599,6 +693,13 @@ class Api:
             return 200, {}
         if path == "/_double/churn":
             return 200, self.churn(body)
+        if path == "/_double/expire_events":
+            events = self.resources[("events.k8s.io", "v1", "events")]
+            with s.cond:
+                keys = sorted(s.objects[events])
+                for k in keys:
+                    self.delete_locked(events, k, s.objects[events][k])
+            return 200, {"deleted": len(keys)}
         raise not_found_path()
 
     def drop_watches(self, after_events, partial):
@@ -840,6 +941,8 @@ class Api:
             obj.setdefault("status", {"phase": "Pending"})
         elif res.bookmark_body and "status" in res.bookmark_body:
             obj.setdefault("status", copy.deepcopy(res.bookmark_body["status"]))
+        if res.plural == "events":
+            validate_event_create(obj, meta.get("namespace"))
         return s.commit(res, key, meta.get("namespace"), "ADDED", obj, None)
 
     def update(self, res, ns, name, subresource, body):
@@ -916,6 +1019,8 @@ class Api:
             if res.has_generation and result.get("spec") != old.get("spec"):
                 meta["generation"] = old["metadata"].get("generation", 1) + 1
         result["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
+        if res.plural == "events":
+            validate_event_update(result, old)
         if result == old:
             return old
         return self.store.commit(res, object_key(ns, name), ns, "MODIFIED", result, old)

@@ -1,0 +1,66 @@
+// PendingBoard: what GET /pending and /ui show of the reclaim controller. One record per
+// pending pod of a quota namespace (its last verdict, set each time the pod is planned; removed
+// when the pod binds or goes away), and a ring buffer of the last reclaims with their outcome.
+// Thread-safety: every method may be called from any thread (one mutex; Snapshot copies).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "extender/reclaim/pod_verdict.h"
+
+namespace capext {
+
+struct PendingPodRecord {
+  std::string uid, ns, name;
+  std::string quota;  // "namespace/name" of the pod's ElasticQuota
+  int32_t priority = 0;
+  int64_t creation_ms = 0;  // 0 = unknown
+  int64_t verdict_ms = 0;   // when the verdict was reached
+  PodVerdict verdict;
+};
+
+struct ReclaimHistoryEntry {
+  std::string pod_uid, pod;  // pod: "ns/name"
+  std::string node;
+  std::vector<std::string> victims;
+  std::string outcome = "in-flight";  // in-flight, bound, expired, pod-deleted
+  int64_t started_ms = 0;
+  int64_t ended_ms = 0;  // 0 while in flight; bound: time to bind = ended - started
+};
+
+class PendingBoard {
+ public:
+  explicit PendingBoard(std::size_t history_capacity = 100) : history_capacity_(history_capacity) {}
+
+  void Set(PendingPodRecord record);
+  std::optional<PendingPodRecord> Find(const std::string& uid) const;
+  // Removes the records of pods for which keep(uid) is false.
+  void Retain(const std::function<bool(const std::string& uid)>& keep);
+
+  void ReclaimStarted(ReclaimHistoryEntry entry);
+  // Sets the outcome of the newest in-flight entry of the pod.
+  void ReclaimEnded(const std::string& pod_uid, const std::string& outcome, int64_t ended_ms);
+
+  struct Snapshot {
+    std::vector<PendingPodRecord> pending;      // by creation time, then namespace/name
+    std::vector<ReclaimHistoryEntry> reclaims;  // newest first
+  };
+  Snapshot Take() const;
+  std::size_t size() const;
+
+ private:
+  const std::size_t history_capacity_;
+  mutable std::mutex mutex_;
+  std::map<std::string, PendingPodRecord> records_;  // by uid
+  std::deque<ReclaimHistoryEntry> history_;          // oldest first
+};
+
+}  // namespace capext

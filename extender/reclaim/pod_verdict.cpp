@@ -1,0 +1,111 @@
+#include "extender/reclaim/pod_verdict.h"
+
+#include <fmt/format.h>
+
+namespace capext {
+namespace {
+
+std::string Join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items)
+    out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+std::string DescribeRefusals(const std::vector<RefusedEviction>& refusals) {
+  std::string out;
+  for (const auto& r : refusals) {
+    if (!out.empty()) out += "; ";
+    out += fmt::format("{} on node {}: {}", r.victim, r.node, r.error);
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* VerdictName(VerdictCode code) {
+  switch (code) {
+    case VerdictCode::kFits:
+      return "Fits";
+    case VerdictCode::kAwaitingScheduler:
+      return "AwaitingScheduler";
+    case VerdictCode::kUnschedulable:
+      return "Unschedulable";
+    case VerdictCode::kQuotaExceeded:
+      return "QuotaExceeded";
+    case VerdictCode::kWaitingForReclaim:
+      return "WaitingForReclaim";
+    case VerdictCode::kReclaimRefused:
+      return "ReclaimRefused";
+    case VerdictCode::kReclaimBackoff:
+      return "ReclaimBackoff";
+  }
+  return "Unknown";
+}
+
+bool WritesEvent(VerdictCode code) {
+  return code == VerdictCode::kQuotaExceeded || code == VerdictCode::kWaitingForReclaim ||
+         code == VerdictCode::kReclaimRefused || code == VerdictCode::kReclaimBackoff;
+}
+
+const char* VerdictAction(VerdictCode code) {
+  return code == VerdictCode::kQuotaExceeded ? "QuotaCheck" : "Reclaim";
+}
+
+const char* ReclaimStateName(ReclaimState state) {
+  switch (state) {
+    case ReclaimState::kNone:
+      return "none";
+    case ReclaimState::kInFlight:
+      return "in-flight";
+    case ReclaimState::kRefused:
+      return "refused";
+    case ReclaimState::kBackoff:
+      return "backoff";
+  }
+  return "none";
+}
+
+namespace verdicts {
+
+std::string WaitingForReclaim(std::string_view pod_key, const std::vector<std::string>& victims,
+                              std::string_view node) {
+  return fmt::format(
+      "reclaim for pod {} in progress: evicted {} on node {}; the room there is held for this "
+      "pod until it binds",
+      pod_key, victims.empty() ? "nothing" : Join(victims), node);
+}
+
+std::string RefusedByDisruptionBudget(std::string_view pod_key,
+                                      const std::vector<RefusedEviction>& refusals) {
+  return fmt::format(
+      "reclaim for pod {} refused: every candidate's eviction was refused by a "
+      "PodDisruptionBudget ({}); retrying with backoff",
+      pod_key, DescribeRefusals(refusals));
+}
+
+std::string EvictionsFailed(std::string_view pod_key,
+                            const std::vector<RefusedEviction>& failures) {
+  return fmt::format(
+      "reclaim for pod {} waits: every candidate's eviction failed ({}); retrying with backoff",
+      pod_key, DescribeRefusals(failures));
+}
+
+std::string RateLimited(std::string_view pod_key, const std::vector<std::string>& victims,
+                        std::string_view node, double per_second, int per_namespace_per_minute) {
+  return fmt::format(
+      "reclaim for pod {} postponed by the eviction rate limit ({} per second cluster-wide, {} "
+      "per minute per namespace): it would evict {} on node {}",
+      pod_key, per_second, per_namespace_per_minute, Join(victims), node);
+}
+
+std::string NoReclaimPossible(std::string_view plan_reason) {
+  return fmt::format("no node fits and reclaim cannot make room: {}", plan_reason);
+}
+
+std::string DryRun(std::string_view plan_reason) {
+  return fmt::format("reclaim is in dry-run mode; it would do this: {}", plan_reason);
+}
+
+}  // namespace verdicts
+}  // namespace capext

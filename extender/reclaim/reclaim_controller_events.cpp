@@ -1,0 +1,69 @@
+// The reclaim controller's outputs besides evictions: each verdict goes to the PendingBoard and,
+// as a Warning Event, to the EventRecorder; FlushEvents writes the Events due (its own thread).
+#include <set>
+#include <string>
+
+#include "extender/log.h"
+#include "extender/reclaim/reclaim_controller.h"
+
+namespace capext {
+void ReclaimController::RecordEvents(EventRecorder* recorder, EventSink* sink) {
+  recorder_ = recorder;
+  sink_ = sink;
+}
+
+void ReclaimController::Publish(const NormalizedPod& pod, const std::string& quota,
+                                PodVerdict verdict, int64_t now_ms) {
+  if (recorder_ != nullptr) {
+    if (WritesEvent(verdict.code)) {
+      recorder_->Observe({pod.ns, pod.name, pod.store_key()}, VerdictName(verdict.code),
+                         VerdictAction(verdict.code), verdict.message, now_ms);
+    } else {
+      recorder_->Quiet(pod.store_key());
+    }
+  }
+  PendingPodRecord record;
+  record.uid = pod.store_key();
+  record.ns = pod.ns;
+  record.name = pod.name;
+  record.quota = quota;
+  record.priority = pod.priority;
+  record.creation_ms = pod.creation_ms;
+  record.verdict_ms = now_ms;
+  record.verdict = std::move(verdict);
+  board_.Set(std::move(record));
+}
+
+std::set<std::string> ReclaimController::PendingQuotaPodUids() const {
+  return cache_->Read([&](const ClusterState& state) {
+    std::set<std::string> out;
+    for (const NormalizedPod* pod : state.PendingPods()) {
+      if (state.QuotaFor(pod->ns) != nullptr) out.insert(pod->store_key());
+    }
+    return out;
+  });
+}
+
+EventFlushStats ReclaimController::FlushEvents() {
+  if (recorder_ == nullptr || sink_ == nullptr) return {};
+  // A pod bound since it was last planned gets nothing more written about it (and leaves
+  // /pending), however long until it is planned again.
+  const std::set<std::string> pending = PendingQuotaPodUids();
+  auto is_pending = [&](const std::string& uid) { return pending.contains(uid); };
+  recorder_->Retain(is_pending);
+  board_.Retain(is_pending);
+  EventFlushStats stats = recorder_->Flush(cache_->NowMs(), *sink_);
+  if (stats.created > 0)
+    metrics_->Count("capacity_extender_events_total", "write", "create", stats.created);
+  if (stats.patched > 0)
+    metrics_->Count("capacity_extender_events_total", "write", "patch", stats.patched);
+  if (stats.failed > 0)
+    metrics_->Count("capacity_extender_event_write_failures_total", "", "", stats.failed);
+  if (stats.deferred > 0)
+    metrics_->Count("capacity_extender_events_rate_limited_total", "", "", stats.deferred);
+  for (const auto& error : stats.errors)
+    Log(LogLevel::kWarn, "event write failed", {{"error", error}});
+  return stats;
+}
+
+}  // namespace capext

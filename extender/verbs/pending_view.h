@@ -1,0 +1,21 @@
+// GET /pending: the pending pods of quota namespaces with the reclaim controller's current
+// verdict, and its last reclaims (README "Endpoints of serve" documents the JSON).
+// Thread-safety: pure; the board is thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "extender/http/server.h"
+#include "extender/reclaim/pending_board.h"
+
+namespace capext {
+
+// `ready`: the cluster cache synced; `now_ms`: Unix milliseconds (waiting times are computed
+// against it).
+http::Response PendingView(const PendingBoard& board, bool ready, int64_t now_ms);
+
+// Unix milliseconds as RFC 3339 UTC with milliseconds: "2026-01-01T00:00:00.000Z".
+std::string TimestampText(int64_t unix_ms);
+
+}  // namespace capext
