@@ -103,7 +103,7 @@ bool VictimBound(const DenseNodes& dense, int n, const DenseRequest& r, const Re
     entries.push_back(&s);
     pods += s.pods;
     for (std::size_t d = 0; d < dims; ++d)
-      freed[d] += s.used[d];
+      freed[d] += s.used()[d];
   }
   // Whether all the candidates together would do (most nodes fail here).
   if (entries.empty() || pods < needed_pods) return false;
@@ -139,7 +139,7 @@ bool VictimBound(const DenseNodes& dense, int n, const DenseRequest& r, const Re
       const NamespaceSlice& s = *entries[i];
       pods += s.pods;
       for (std::size_t d = 0; d < dims; ++d)
-        freed[d] += s.used[d];
+        freed[d] += s.used()[d];
       if (!refine) continue;
       for (const NormalizedPod* member : s.members) {
         for (std::size_t d = 0; d < dims; ++d)

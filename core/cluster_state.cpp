@@ -62,43 +62,54 @@ void ClusterState::RemoveContribution(const NormalizedPod& pod) {
   ledger_.ChangeUsage(store_.quota_set(), pod.ns, pod.quota_request(), false, -1);
 }
 
+namespace {
+
+// Scheduling constraints matter only while a pod waits for a node: a bound pod never goes back
+// to pending (a re-created pod is a new pod), so they are not kept.
+void DropConstraintsOfPlaced(Pod* pod) {
+  if (!pod->IsBound() && !pod->IsTerminal()) return;
+  pod->node_selector = Labels();
+  std::vector<Toleration>().swap(pod->tolerations);
+  std::vector<NodeSelectorTerm>().swap(pod->required_affinity);
+  std::string().swap(pod->scheduler_name);
+}
+
+}  // namespace
+
 void ClusterState::UpsertPod(Pod raw) {
+  DropConstraintsOfPlaced(&raw);
+  UpsertPod(store_.normalizer().Normalize(std::move(raw)));
+}
+
+void ClusterState::UpsertPod(NormalizedPod pod) {
   ++version_;
-  if (raw.IsBound() || raw.IsTerminal()) {
-    // Scheduling constraints matter only while a pod waits for a node: a bound pod never goes
-    // back to pending (a re-created pod is a new pod), so they are not kept.
-    raw.node_selector = Labels();
-    std::vector<Toleration>().swap(raw.tolerations);
-    std::vector<NodeSelectorTerm>().swap(raw.required_affinity);
-    std::string().swap(raw.scheduler_name);
-  }
-  NormalizedPod pod = store_.normalizer().Normalize(std::move(raw));
+  DropConstraintsOfPlaced(&pod);
   const std::string key = pod.store_key();
-  if (const NormalizedPod* old = store_.FindPod(key); old != nullptr && Counts(*old))
-    RemoveContribution(*old);
   // A reservation turns into ordinary usage once the pod is seen bound (or ends with the pod).
   if (Counts(pod) || pod.IsTerminal()) ReleaseReservation(key);
   if (pod.IsBound() || pod.IsTerminal()) ReleaseNomination(key);
   if (!pod.nominated_node_name.empty() && !pod.IsBound() && !pod.IsTerminal()) {
     PutNomination(false, Nomination{key, pod.ns, pod.nominated_node_name, pod.priority,
                                     pod.requests, pod.quota_request(), false, 0});
-  } else {
+  } else if (ledger_.HasNominations()) {
     EraseNomination(false, key);
   }
   // The node usage points at the stored pod (its address is stable: unordered_map nodes).
-  const NormalizedPod& stored = store_.PutPod(std::move(pod));
+  const NormalizedPod& stored = store_.PutPod(std::move(pod), [&](const NormalizedPod& old) {
+    if (Counts(old)) RemoveContribution(old);
+  });
   if (Counts(stored)) AddContribution(stored);
 }
 
 void ClusterState::DeletePod(std::string_view key) {
   ++version_;
-  const NormalizedPod* pod = store_.FindPod(key);
-  if (pod == nullptr) return;
-  if (Counts(*pod)) RemoveContribution(*pod);
-  ReleaseReservation(key);
-  ReleaseNomination(key);
-  EraseNomination(false, key);
-  store_.ErasePod(key);
+  const std::string owned(key);  // `key` may point into the pod being erased
+  store_.ErasePod(owned, [&](const NormalizedPod& pod) {
+    if (Counts(pod)) RemoveContribution(pod);
+    ReleaseReservation(owned);
+    ReleaseNomination(owned);
+    EraseNomination(false, owned);
+  });
 }
 
 std::vector<const NormalizedPod*> ClusterState::PendingPods() const {

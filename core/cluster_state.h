@@ -52,6 +52,9 @@ class ClusterState {
   // constraints (node_selector, tolerations, required_affinity, scheduler_name): no decision
   // reads them once a pod has a node.
   void UpsertPod(Pod pod);
+  // The same for a pod normalised by this state (Normalize, or a stored pod's copy) and not
+  // changed since but for its placement (node, phase, start): skips normalising it again.
+  void UpsertPod(NormalizedPod pod);
   void DeletePod(std::string_view key);
   // Returns false when another quota already governs the namespace (the new one is ignored).
   bool UpsertQuota(const ElasticQuota& quota);
@@ -70,9 +73,7 @@ class ClusterState {
   const Reservation* FindReservation(std::string_view key) const {
     return ledger_.FindReservation(key);
   }
-  const std::unordered_map<std::string, Reservation>& reservations() const {
-    return ledger_.reservations();
-  }
+  const ReservationMap& reservations() const { return ledger_.reservations(); }
   // Records our own nomination of a pending pod to `node`. REQUIRES: the pod is known.
   void Nominate(std::string_view key, std::string_view node, int64_t expires_ms);
   void ReleaseNomination(std::string_view key);

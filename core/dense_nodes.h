@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <map>
 #include <string>
@@ -38,12 +39,23 @@ struct DenseRequest {
 };
 
 // What the pods of one namespace and one priority on a node request (reclaim search bounds).
+// The amounts per dimension live in the slice itself for a few dimensions (one cache line with
+// the rest), else on the heap.
 struct NamespaceSlice {
-  uint32_t ns = 0;  // DenseNodes::NamespaceId
-  int32_t priority = 0;
+  static constexpr std::size_t kInlineDims = 4;
+  NamespaceSlice(uint32_t ns_id, const std::string* ns_name, int32_t p, std::size_t dims)
+      : ns(ns_id), name(ns_name), priority(p), inline_used{} {
+    if (dims > kInlineDims) heap_used.assign(dims, 0);
+  }
+  uint32_t ns;              // DenseNodes::NamespaceId
+  const std::string* name;  // the namespace (owned by DenseNodes)
+  int32_t priority;
   int64_t pods = 0;
-  std::vector<int64_t> used;                  // per dimension
+  int64_t inline_used[kInlineDims];
+  std::vector<int64_t> heap_used;
   std::vector<const NormalizedPod*> members;  // unordered
+  int64_t* used() { return heap_used.empty() ? inline_used : heap_used.data(); }
+  const int64_t* used() const { return heap_used.empty() ? inline_used : heap_used.data(); }
 };
 
 class DenseNodes {
@@ -106,18 +118,9 @@ class DenseNodes {
   // one byte per node (0 = excluded by static checks).
   template <typename Exact, typename ScoreFn>
   int ScanBest(const DenseRequest& r, const uint8_t* mask, int start, std::size_t limit,
-               std::vector<int>* out, Exact&& exact, ScoreFn&& score, int* best) const {
-    return ScanBestBlocks(
-        r, mask, start, limit, out, best,
-        [](const void* f, int n) { return (*static_cast<const Exact*>(f))(n); }, &exact,
-        [](const void* f, int n) { return (*static_cast<const ScoreFn*>(f))(n); }, &score);
-  }
+               std::vector<int>* out, Exact&& exact, ScoreFn&& score, int* best) const;
 
  private:
-  int ScanBestBlocks(const DenseRequest& r, const uint8_t* mask, int start, std::size_t limit,
-                     std::vector<int>* out, int* best, bool (*exact)(const void*, int),
-                     const void* exact_context, int (*score)(const void*, int),
-                     const void* score_context) const;
   void Track(const NodeRecord& record, const NormalizedPod& pod, int sign);
   std::size_t Cell(int n, int d) const {
     return static_cast<std::size_t>(d) * names_.size() + static_cast<std::size_t>(n);
@@ -144,8 +147,11 @@ class DenseNodes {
   int nominated_nodes_ = 0;  // nodes with nominations_ != 0
   NameIndex namespaces_;
   std::vector<std::string> namespace_names_;
+  std::deque<std::string> namespace_storage_;  // stable addresses for NamespaceSlice::name
   std::vector<std::map<int32_t, int64_t>> pods_by_priority_;  // per namespace, cluster-wide
   std::vector<std::vector<NamespaceSlice>> slices_;           // per node
 };
 
 }  // namespace capext
+
+#include "core/dense_scan.h"  // ScanBest

@@ -190,4 +190,10 @@ class NameIndex {
   std::size_t dead_bytes_ = 0;
 };
 
+// Transparent hashing for maps keyed by std::string, so lookups by string_view allocate nothing.
+struct StringKeyHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return HashName(s); }
+};
+
 }  // namespace capext

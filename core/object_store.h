@@ -19,12 +19,6 @@
 
 namespace capext {
 
-// Transparent hashing for maps keyed by std::string, so lookups by string_view allocate nothing.
-struct StringKeyHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const noexcept { return HashName(s); }
-};
-
 class ObjectStore {
  public:
   // Pods by store key (uid, else "namespace/name").
@@ -46,10 +40,34 @@ class ObjectStore {
   const NormalizedPod* FindPodByName(std::string_view ns, std::string_view name) const {
     return by_name_.Find(ns, name);
   }
-  // Stores `pod` under its store key, replacing the pod there (same address) or adding it.
-  const NormalizedPod& PutPod(NormalizedPod pod);
-  // Removes the pod; false when there was none.
-  bool ErasePod(std::string_view key);
+  // Stores `pod` under its store key, replacing the pod there (same address) or adding it;
+  // before a replacement, calls before_replace(const NormalizedPod& old). One lookup.
+  template <typename F>
+  const NormalizedPod& PutPod(NormalizedPod pod, F&& before_replace) {
+    auto it = pods_.find(pod.store_key());
+    if (it == pods_.end()) {
+      std::string key = pod.store_key();
+      it = pods_.emplace(std::move(key), std::move(pod)).first;
+    } else {
+      before_replace(static_cast<const NormalizedPod&>(it->second));
+      by_name_.Erase(&it->second);
+      it->second = std::move(pod);
+    }
+    // The latest pod stored under a name is the one found by it.
+    by_name_.Put(&it->second);
+    return it->second;
+  }
+  // Removes the pod after calling before_erase(const NormalizedPod& pod); false when there was
+  // none. One lookup.
+  template <typename F>
+  bool ErasePod(std::string_view key, F&& before_erase) {
+    auto it = pods_.find(key);
+    if (it == pods_.end()) return false;
+    before_erase(static_cast<const NormalizedPod&>(it->second));
+    by_name_.Erase(&it->second);
+    pods_.erase(it);
+    return true;
+  }
   // Re-resolves every pod's priority (after a PriorityClass change); calls changed(pod) for
   // each pod whose priority or preemption policy changed.
   template <typename F>

@@ -47,7 +47,7 @@ void QuotaLedger::RebuildTotals(const QuotaSet& quotas) {
 }
 
 const Reservation* QuotaLedger::FindReservation(std::string_view uid) const {
-  auto it = reservations_.find(std::string(uid));
+  auto it = reservations_.find(uid);
   return it == reservations_.end() ? nullptr : &it->second;
 }
 
@@ -59,7 +59,7 @@ void QuotaLedger::AddReservation(const QuotaSet& quotas, Reservation r) {
 
 bool QuotaLedger::RemoveReservation(const QuotaSet& quotas, std::string_view uid,
                                     Reservation* removed) {
-  auto it = reservations_.find(std::string(uid));
+  auto it = reservations_.find(uid);
   if (it == reservations_.end()) return false;
   ChangeUsage(quotas, it->second.ns, it->second.quota_request, /*reserved=*/true, -1);
   *removed = std::move(it->second);
@@ -68,7 +68,7 @@ bool QuotaLedger::RemoveReservation(const QuotaSet& quotas, std::string_view uid
 }
 
 void QuotaLedger::RenewReservation(std::string_view uid, int64_t expires_ms) {
-  auto it = reservations_.find(std::string(uid));
+  auto it = reservations_.find(uid);
   if (it != reservations_.end()) it->second.expires_ms = expires_ms;
 }
 

@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/name_index.h"
 #include "core/quota_semantics.h"
 #include "core/quota_set.h"
 #include "core/resource_list.h"
@@ -48,6 +49,8 @@ struct Nomination {
   int64_t expires_ms = 0;
 };
 
+using ReservationMap = std::unordered_map<std::string, Reservation, StringKeyHash, std::equal_to<>>;
+
 class QuotaLedger {
  public:
   explicit QuotaLedger(QuotaSemantics semantics) : semantics_(semantics) {}
@@ -69,7 +72,7 @@ class QuotaLedger {
 
   // --- reservations --------------------------------------------------------------------------
   const Reservation* FindReservation(std::string_view uid) const;
-  const std::unordered_map<std::string, Reservation>& reservations() const { return reservations_; }
+  const ReservationMap& reservations() const { return reservations_; }
   // REQUIRES: no reservation for r.uid. Counts r.quota_request as reserved usage of r.ns.
   void AddReservation(const QuotaSet& quotas, Reservation r);
   // Removes the reservation (and its usage) and returns it; false when there was none.
@@ -109,9 +112,9 @@ class QuotaLedger {
   QuotaSemantics semantics_;
   std::map<std::string, Usage, std::less<>> usage_;  // by namespace
   AggregateTotals totals_;
-  std::unordered_map<std::string, Reservation> reservations_;  // by uid
-  NominationMap ours_;                                         // by uid
-  NominationMap status_;                                       // by uid
+  ReservationMap reservations_;  // by uid
+  NominationMap ours_;           // by uid
+  NominationMap status_;         // by uid
 };
 
 }  // namespace capext

@@ -4,11 +4,11 @@
 #include <iostream>
 #include <thread>
 
-#include "bench/sim/progress_bar.h"
-#include "bench/sim/sim_cli.h"
 #include "bench/report/sim_outputs.h"
 #include "bench/report/sim_report_html.h"
 #include "bench/report/sim_report_json.h"
+#include "bench/sim/progress_bar.h"
+#include "bench/sim/sim_cli.h"
 #include "bench/sim/sim_run_commands.h"
 
 namespace capext {

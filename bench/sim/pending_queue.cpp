@@ -92,7 +92,8 @@ void PendingQueue::ParkForNodes(int b) {
   ++buckets_[b].heap_version;
 }
 
-void PendingQueue::ParkForQuota(int b, bool per_tenant, const std::string& resource, int64_t threshold) {
+void PendingQueue::ParkForQuota(int b, bool per_tenant, const std::string& resource,
+                                int64_t threshold) {
   Unpark(b);
   Bucket& bucket = buckets_[b];
   SetParked(b, per_tenant ? Park::kQuotaMax : Park::kQuotaAggregate);
@@ -144,7 +145,8 @@ void PendingQueue::OnNodeFreed(int n, const std::function<bool(int)>& fits) {
   for (int b : listening_) {
     if (!fits(b)) continue;
     Bucket& bucket = buckets_[b];
-    if (std::find(bucket.wake_nodes.begin(), bucket.wake_nodes.end(), n) == bucket.wake_nodes.end()) {
+    if (std::find(bucket.wake_nodes.begin(), bucket.wake_nodes.end(), n) ==
+        bucket.wake_nodes.end()) {
       bucket.wake_nodes.push_back(n);
     }
     if (bucket.park == Park::kNodes) {
@@ -167,7 +169,8 @@ void PendingQueue::WakeWaiters(Waiters* waiters, int64_t current) {
   }
 }
 
-void PendingQueue::OnUsageDropped(int tenant, const std::function<int64_t(const std::string&)>& used,
+void PendingQueue::OnUsageDropped(int tenant,
+                                  const std::function<int64_t(const std::string&)>& used,
                                   const std::function<int64_t(const std::string&)>& total) {
   for (auto it = max_waiters_.lower_bound({tenant, std::string()});
        it != max_waiters_.end() && it->first.first == tenant; ++it) {

@@ -28,12 +28,14 @@ Status ParseQuotaPlan(const std::string& text, const std::string& source, QuotaP
   std::vector<rapidjson::Document> docs;
   if (Status s = ParseYamlDocuments(text, &docs); !s.ok()) return s.WithContext(source);
   if (docs.size() != 1 || !docs[0].IsObject()) {
-    return Status::Error(source + ": expected one YAML map {tenant: {min: {...}, max: {...}, priority: N}}");
+    return Status::Error(source +
+                         ": expected one YAML map {tenant: {min: {...}, max: {...}, priority: N}}");
   }
   for (auto t = docs[0].MemberBegin(); t != docs[0].MemberEnd(); ++t) {
     const std::string tenant = t->name.GetString();
     const std::string path = source + ": " + tenant;
-    if (!t->value.IsObject()) return Status::Error(path + ": expected a map with min, max, priority");
+    if (!t->value.IsObject())
+      return Status::Error(path + ": expected a map with min, max, priority");
     TenantQuota quota;
     for (auto m = t->value.MemberBegin(); m != t->value.MemberEnd(); ++m) {
       const std::string key = m->name.GetString();
@@ -69,7 +71,8 @@ Status LoadQuotaPlanFile(const std::string& path, QuotaPlan* out) {
   return ParseQuotaPlan(text, slash == std::string::npos ? path : path.substr(slash + 1), out);
 }
 
-ElasticQuota ElasticQuotaFor(const std::string& tenant, const TenantQuota& quota, bool max_equals_min) {
+ElasticQuota ElasticQuotaFor(const std::string& tenant, const TenantQuota& quota,
+                             bool max_equals_min) {
   ElasticQuota eq;
   eq.ns = tenant;
   eq.name = tenant;

@@ -1,10 +1,10 @@
 #include <chrono>
 #include <iostream>
 
-#include "bench/sim/progress_bar.h"
-#include "bench/sim/sim_cli.h"
 #include "bench/report/sim_outputs.h"
 #include "bench/report/sim_report_json.h"
+#include "bench/sim/progress_bar.h"
+#include "bench/sim/sim_cli.h"
 #include "bench/sim/sim_run_commands.h"
 
 namespace capext {
@@ -14,13 +14,14 @@ int RunRunCommand(const std::vector<std::string>& args) {
   bool help = false;
   Status s = ParseSimFlags(args, false, &config, &help);
   if (help || args.empty()) {
-    std::cout << "usage: capacity-sim run (--trace FILE | --synthetic) [--nodes FILE | --cluster FILE] "
-                 "[--quotas FILE] [--policy NAME] --out DIR\n\n"
-                 "Replays a workload through the scheduler loop (kube-scheduler + capacity-extender,\n"
-                 "reclaim included) as a discrete-event simulation, and writes report.json,\n"
-                 "timeline.csv, report.html and perf.json to DIR. The same command gives the same\n"
-                 "report.json byte for byte. Draws a progress bar on stderr when it is a terminal.\n\n"
-              << SimFlagsHelp(false);
+    std::cout
+        << "usage: capacity-sim run (--trace FILE | --synthetic) [--nodes FILE | --cluster FILE] "
+           "[--quotas FILE] [--policy NAME] --out DIR\n\n"
+           "Replays a workload through the scheduler loop (kube-scheduler + capacity-extender,\n"
+           "reclaim included) as a discrete-event simulation, and writes report.json,\n"
+           "timeline.csv, report.html and perf.json to DIR. The same command gives the same\n"
+           "report.json byte for byte. Draws a progress bar on stderr when it is a terminal.\n\n"
+        << SimFlagsHelp(false);
     return help ? 0 : 2;
   }
   if (!s.ok()) {
@@ -45,13 +46,14 @@ int RunRunCommand(const std::vector<std::string>& args) {
     std::cerr << "capacity-sim run: " << run.message() << "\n";
     return 1;
   }
-  ReportContext context{input.workload.source, static_cast<int64_t>(input.workload.pods.size()), config.echo,
-                        config.include_timing};
+  ReportContext context{input.workload.source, static_cast<int64_t>(input.workload.pods.size()),
+                        config.echo, config.include_timing};
   if (Status w = WriteRunOutputs(config.out_dir, result, context); !w.ok()) {
     std::cerr << "capacity-sim run: " << w.message() << "\n";
     return 1;
   }
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (Status w = WriteTextFile(config.out_dir + "/perf.json", PerfJson({result}, wall)); !w.ok()) {
     std::cerr << "capacity-sim run: " << w.message() << "\n";
     return 1;

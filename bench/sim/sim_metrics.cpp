@@ -67,14 +67,16 @@ void SimMetrics::AdvanceTo(int64_t t) {
       }
     }
   }
-  for (std::size_t d = 0; d < dims_; ++d) cluster_used_ms_[d] += static_cast<__int128>(cluster_used_[d]) * dt;
+  for (std::size_t d = 0; d < dims_; ++d)
+    cluster_used_ms_[d] += static_cast<__int128>(cluster_used_[d]) * dt;
   now_ = t;
 }
 
 void SimMetrics::Submitted(int tenant, const DenseRequest& r, bool resubmission) {
   TenantLevels& l = levels_[tenant];
   ++l.pending;
-  for (const auto& [d, amount] : r.dims) l.pending_demand[d] += amount;
+  for (const auto& [d, amount] : r.dims)
+    l.pending_demand[d] += amount;
   if (resubmission) {
     ++counters_[tenant].resubmitted;
   } else {
@@ -85,7 +87,8 @@ void SimMetrics::Submitted(int tenant, const DenseRequest& r, bool resubmission)
 void SimMetrics::Rejected(int tenant, const DenseRequest& r, bool by_quota) {
   TenantLevels& l = levels_[tenant];
   --l.pending;
-  for (const auto& [d, amount] : r.dims) l.pending_demand[d] -= amount;
+  for (const auto& [d, amount] : r.dims)
+    l.pending_demand[d] -= amount;
   ++(by_quota ? counters_[tenant].rejected_by_quota : counters_[tenant].rejected_by_nodes);
 }
 
@@ -102,7 +105,8 @@ void SimMetrics::ChangeUsed(int tenant, const DenseRequest& r, int sign) {
 void SimMetrics::Started(int tenant, const DenseRequest& r, int64_t wait_ms, bool first_start) {
   TenantLevels& l = levels_[tenant];
   --l.pending;
-  for (const auto& [d, amount] : r.dims) l.pending_demand[d] -= amount;
+  for (const auto& [d, amount] : r.dims)
+    l.pending_demand[d] -= amount;
   ChangeUsed(tenant, r, +1);
   if (first_start) {
     ++counters_[tenant].run;
@@ -115,7 +119,9 @@ void SimMetrics::Stopped(int tenant, const DenseRequest& r, bool completed) {
   if (completed) ++counters_[tenant].completed;
 }
 
-void SimMetrics::Background(int tenant, const DenseRequest& r) { ChangeUsed(tenant, r, +1); }
+void SimMetrics::Background(int tenant, const DenseRequest& r) {
+  ChangeUsed(tenant, r, +1);
+}
 
 void SimMetrics::Evicted(int victim_tenant, int preemptor_tenant, bool first_eviction) {
   ++counters_[victim_tenant].evictions_suffered;
@@ -130,7 +136,8 @@ void SimMetrics::Finish(int64_t end_ms) {
     next_sample_ += interval_;
   }
   if (timeline_.empty() || timeline_.back().t_ms != end_ms) Sample(end_ms);
-  for (auto& c : counters_) std::sort(c.waits_ms.begin(), c.waits_ms.end());
+  for (auto& c : counters_)
+    std::sort(c.waits_ms.begin(), c.waits_ms.end());
 }
 
 }  // namespace capext

@@ -30,16 +30,21 @@ std::string_view SimPolicyName(SimPolicy policy) {
 
 std::vector<std::string> SimPolicyNames() {
   std::vector<std::string> out;
-  for (const auto& p : kPolicies) out.emplace_back(p.name);
+  for (const auto& p : kPolicies)
+    out.emplace_back(p.name);
   return out;
 }
 
 SimPolicySetup SetupFor(SimPolicy policy) {
   switch (policy) {
-    case SimPolicy::kCapacity: return {QuotaSemantics::kCapacityExtender, true, false};
-    case SimPolicy::kSchedulerPlugins: return {QuotaSemantics::kSchedulerPlugins, true, false};
-    case SimPolicy::kStatic: return {QuotaSemantics::kCapacityExtender, true, true};
-    case SimPolicy::kNone: return {QuotaSemantics::kCapacityExtender, false, false};
+    case SimPolicy::kCapacity:
+      return {QuotaSemantics::kCapacityExtender, true, false};
+    case SimPolicy::kSchedulerPlugins:
+      return {QuotaSemantics::kSchedulerPlugins, true, false};
+    case SimPolicy::kStatic:
+      return {QuotaSemantics::kCapacityExtender, true, true};
+    case SimPolicy::kNone:
+      return {QuotaSemantics::kCapacityExtender, false, false};
   }
   return {};
 }

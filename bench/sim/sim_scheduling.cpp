@@ -101,7 +101,7 @@ int SimEngine::FindNode(int b) {
 void SimEngine::Bind(int b, uint32_t id, int n) {
   SimPod& p = pods_[id];
   const BucketInfo& info = buckets_[b];
-  Pod bound = *scratch_;
+  NormalizedPod bound = *scratch_;  // normalised by state_ (its bucket's prototype)
   bound.node_name = nodes_->name(n);
   bound.phase = PodPhase::kRunning;
   bound.start_ms = now_;

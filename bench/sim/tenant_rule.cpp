@@ -24,7 +24,8 @@ bool ParseTenantRule(std::string_view text, TenantRule* out, std::string* error)
     }
   }
   if (error != nullptr) {
-    *error = "--tenants: expected qos or hash:N with 1 <= N <= 10000, got '" + std::string(text) + "'";
+    *error =
+        "--tenants: expected qos or hash:N with 1 <= N <= 10000, got '" + std::string(text) + "'";
   }
   return false;
 }
@@ -44,7 +45,8 @@ std::string TenantOf(const TenantRule& rule, std::string_view pod_name, std::str
   }
   if (qos.empty()) return "unknown";
   std::string out(qos);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : out)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 

@@ -32,7 +32,8 @@ class CsvRows {
       std::size_t start = 0;
       while (true) {
         std::size_t comma = line.find(',', start);
-        fields->push_back(line.substr(start, comma == std::string_view::npos ? line.npos : comma - start));
+        fields->push_back(
+            line.substr(start, comma == std::string_view::npos ? line.npos : comma - start));
         if (comma == std::string_view::npos) break;
         start = comma + 1;
       }
@@ -55,7 +56,8 @@ class Header {
     std::vector<std::string_view> fields;
     int line = 0;
     if (!rows->Next(&fields, &line)) return Status::Error(source + ": empty file (no header row)");
-    for (std::size_t i = 0; i < fields.size(); ++i) columns_[std::string(fields[i])] = static_cast<int>(i);
+    for (std::size_t i = 0; i < fields.size(); ++i)
+      columns_[std::string(fields[i])] = static_cast<int>(i);
     return {};
   }
   // -1 when absent.
@@ -78,13 +80,16 @@ class Header {
 };
 
 std::string_view Field(const std::vector<std::string_view>& fields, int index) {
-  return index >= 0 && static_cast<std::size_t>(index) < fields.size() ? fields[index] : std::string_view();
+  return index >= 0 && static_cast<std::size_t>(index) < fields.size() ? fields[index]
+                                                                       : std::string_view();
 }
 
-Status ParseInt(std::string_view text, const std::string& where, std::string_view column, int64_t* out) {
+Status ParseInt(std::string_view text, const std::string& where, std::string_view column,
+                int64_t* out) {
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
   if (text.empty() || ec != std::errc() || p != text.data() + text.size() || *out < 0) {
-    return Status::Error(fmt::format("{}: {}: expected a non-negative integer, got '{}'", where, column, text));
+    return Status::Error(
+        fmt::format("{}: {}: expected a non-negative integer, got '{}'", where, column, text));
   }
   return {};
 }
@@ -94,7 +99,8 @@ std::vector<std::string> SplitModels(std::string_view spec) {
   std::size_t start = 0;
   while (start <= spec.size()) {
     std::size_t bar = spec.find('|', start);
-    std::string_view part = spec.substr(start, bar == std::string_view::npos ? spec.npos : bar - start);
+    std::string_view part =
+        spec.substr(start, bar == std::string_view::npos ? spec.npos : bar - start);
     if (!part.empty()) out.emplace_back(part);
     if (bar == std::string_view::npos) break;
     start = bar + 1;
@@ -127,7 +133,8 @@ Status ParseAlibabaNodeList(std::string_view text, const std::string& source,
   Header header;
   if (Status s = header.Read(&rows, source); !s.ok()) return s;
   std::vector<int> col;
-  if (Status s = header.Require({"sn", "cpu_milli", "memory_mib", "gpu"}, source, &col); !s.ok()) return s;
+  if (Status s = header.Require({"sn", "cpu_milli", "memory_mib", "gpu"}, source, &col); !s.ok())
+    return s;
   const int model_col = header.Find("model");
   std::vector<std::string_view> f;
   int line = 0;
@@ -145,7 +152,8 @@ Status ParseAlibabaNodeList(std::string_view text, const std::string& source,
     node.allocatable.Set("pods", options.max_pods);
     if (gpu > 0) {
       node.allocatable.Set(kGpuResource, gpu);
-      if (options.gpu_sharing == GpuSharing::kMilli) node.allocatable.Set(kGpuMilliResource, gpu * 1000);
+      if (options.gpu_sharing == GpuSharing::kMilli)
+        node.allocatable.Set(kGpuMilliResource, gpu * 1000);
     }
     node.labels["kubernetes.io/hostname"] = node.name;
     std::string_view model = Field(f, model_col);
@@ -230,11 +238,11 @@ Status ParseAlibabaPodList(std::string_view text, const std::string& source,
       "{} rows never scheduled in the original cluster (empty scheduled_time): {}", unscheduled,
       options.skip_unscheduled ? "skipped (--unscheduled skip)"
                                : "submitted with duration deletion_time - creation_time"));
-  out->notes.push_back(fmt::format(
-      "{} GPU-sharing pods (gpu_milli < 1000): {}", shared_gpu,
-      options.gpu_sharing == GpuSharing::kMilli
-          ? "request alibaba.com/gpu-milli = num_gpu * gpu_milli"
-          : "each takes one whole nvidia.com/gpu (--gpu-sharing round-up)"));
+  out->notes.push_back(
+      fmt::format("{} GPU-sharing pods (gpu_milli < 1000): {}", shared_gpu,
+                  options.gpu_sharing == GpuSharing::kMilli
+                      ? "request alibaba.com/gpu-milli = num_gpu * gpu_milli"
+                      : "each takes one whole nvidia.com/gpu (--gpu-sharing round-up)"));
   SortByArrival(&out->pods);
   return {};
 }
@@ -244,7 +252,8 @@ Status ReadAlibabaPodList(const std::string& path, const TraceOptions& options, 
   if (Status s = ReadFileToString(path, &text); !s.ok()) return s;
   const std::size_t slash = path.find_last_of('/');
   out->source = "trace " + (slash == std::string::npos ? path : path.substr(slash + 1));
-  return ParseAlibabaPodList(text, path.substr(slash == std::string::npos ? 0 : slash + 1), options, out);
+  return ParseAlibabaPodList(text, path.substr(slash == std::string::npos ? 0 : slash + 1), options,
+                             out);
 }
 
 }  // namespace capext
