@@ -35,7 +35,10 @@ struct ExtenderConfig {
   std::string kubeconfig;  // kubeconfig / --kubeconfig (live mode; in-cluster when empty and
                            // KUBERNETES_SERVICE_HOST is set)
   std::chrono::milliseconds resync_period{600000};  // resyncPeriod / --resync-period
-  bool ignore_not_ready = false;                    // ignoreNotReady / --ignore-not-ready
+  // discoveryInterval / --discovery-interval: how often live mode asks which ElasticQuota API
+  // groups are served (a CRD installed or removed later is picked up without a restart).
+  std::chrono::milliseconds discovery_interval{30000};
+  bool ignore_not_ready = false;  // ignoreNotReady / --ignore-not-ready
 
   // Policies (names from the policies/ registries).
   std::string quota_semantics = "capacity-extender";      // quotaSemantics / --quota-semantics

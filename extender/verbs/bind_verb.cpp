@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include "core/quota_admission.h"
-#include "extender/verbs/extender_service.h"
 #include "extender/log.h"
+#include "extender/verbs/extender_service.h"
 
 namespace capext {
 namespace {
@@ -104,8 +104,9 @@ void ExtenderService::Bind(std::string& body, http::Responder respond) {
       return known ? CacheKey(*known) : std::string();
     });
   }
-  auto work = [this, request, respond]() {
-    BindOutcome outcome = binder_->Bind(request);
+  // The completion runs inline (embedded) or on the API client's thread (live): it only takes
+  // the cache lock briefly and hands the response to the HTTP server.
+  binder_->Bind(request, [this, request, respond](BindOutcome outcome) {
     FinishBind(request, outcome);
     metrics_->CountDecision("bind", outcome.ok ? "bound" : "bind-failed");
     Log(outcome.ok ? LogLevel::kInfo : LogLevel::kWarn, "bind",
@@ -114,12 +115,7 @@ void ExtenderService::Bind(std::string& body, http::Responder respond) {
          {"outcome", outcome.ok ? "bound" : "bind-failed"},
          {"reason", outcome.error}});
     respond(BindingResult(outcome.ok ? "" : "capacity-extender: binding failed: " + outcome.error));
-  };
-  if (binder_->blocking()) {
-    run_blocking(std::move(work));
-  } else {
-    work();
-  }
+  });
 }
 
 }  // namespace capext

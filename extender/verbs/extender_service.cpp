@@ -15,9 +15,7 @@ ExtenderService::ExtenderService(SchedulerCache* cache, Metrics* metrics,
       scorer_(std::move(scorer)),
       order_(std::move(order)),
       binder_(binder),
-      options_(options) {
-  run_blocking = [](std::function<void()> work) { std::thread(std::move(work)).detach(); };
-}
+      options_(options) {}
 
 void ExtenderService::LearnPod(const Pod& pod) {
   if (pod.IsBound()) return;  // bound pods come from the snapshot or the API server

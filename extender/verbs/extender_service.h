@@ -10,11 +10,11 @@
 #include <set>
 #include <string>
 
-#include "extender/wire/extender_wire.h"
 #include "extender/http/server.h"
 #include "extender/metrics.h"
 #include "extender/pod_binder.h"
 #include "extender/scheduler_cache.h"
+#include "extender/wire/extender_wire.h"
 #include "policies/node_scorer.h"
 #include "policies/victim_order.h"
 
@@ -33,16 +33,12 @@ class ExtenderService {
   http::Response Filter(std::string& body);
   http::Response Prioritize(std::string& body);
   http::Response Preempt(std::string& body);
-  // Answers through `respond`, possibly later from another thread (a blocking binder).
+  // Answers through `respond`, possibly later from another thread (the binder's completion).
   void Bind(std::string& body, http::Responder respond);
   http::Response Quotas() const;
   http::Response Explain(std::string& body);
   // Quota gauges in the Prometheus text format (used, min, max per namespace and resource).
   std::string QuotaGauges() const;
-
-  // Runs blocking work (live-mode binds) off the IO threads. Defaults to a detached thread per
-  // call; serve installs a bounded pool.
-  std::function<void(std::function<void()>)> run_blocking;
 
   const VictimOrder& victim_order() const { return *order_; }
   SchedulerCache& cache() { return *cache_; }
