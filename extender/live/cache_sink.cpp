@@ -3,6 +3,7 @@
 #include <set>
 
 #include "config/object_codec.h"
+#include "config/object_stream_decoder.h"
 #include "extender/log.h"
 
 namespace capext {
@@ -15,8 +16,8 @@ std::string QuotaGroupOf(const std::string& resource) {
   return "";
 }
 
-bool Decode(const std::string& resource, std::string_view text, const DecodeOptions& options,
-            KubeObject* out) {
+bool DecodeWithDom(const std::string& resource, std::string_view text, const DecodeOptions& options,
+                   KubeObject* out) {
   rapidjson::Document doc;
   doc.Parse(text.data(), text.size());
   if (doc.HasParseError() || !doc.IsObject()) {
@@ -62,6 +63,28 @@ const ElasticQuota* SameNameOtherGroup(const ClusterState& state, const ElasticQ
     if (d.ns == quota.ns && d.name == quota.name && d.api_group != quota.api_group) return &d;
   }
   return nullptr;
+}
+
+// Pods and nodes, nearly every event, go through the streaming decoder (no DOM); anything it
+// does not decode (another kind, a malformed object: logged by the DOM path) and the rare kinds
+// go through the DOM.
+bool Decode(const std::string& resource, std::string_view text, const DecodeOptions& options,
+            KubeObject* out) {
+  std::string kind;
+  if (resource == "pods") {
+    Pod pod;
+    if (DecodePodJson(text, options, &pod, &kind).ok() && kind == "Pod") {
+      *out = std::move(pod);
+      return true;
+    }
+  } else if (resource == "nodes") {
+    Node node;
+    if (DecodeNodeJson(text, &node, &kind).ok() && kind == "Node") {
+      *out = std::move(node);
+      return true;
+    }
+  }
+  return DecodeWithDom(resource, text, options, out);
 }
 
 std::string PodKey(const Pod& p) {

@@ -1,5 +1,6 @@
 // CacheSink: the one writer from informers into the SchedulerCache. Decodes each object (JSON
-// text) with the object codec and applies it; a Replace (first list, relist after 410, resync)
+// text; pods and nodes with the streaming decoder, other kinds with the object codec's DOM path)
+// and applies it; a Replace (first list, relist after 410, resync)
 // also removes every cached object of that resource that the list no longer has. Objects that
 // fail to decode are logged and skipped (they can never crash the cache). ElasticQuotas come from
 // one informer per API group (resource "elasticquotas" or "elasticquotas.<group>"): a Replace

@@ -1,0 +1,98 @@
+// JsonPullReader: one JSON text as a stream of tokens, pulled one at a time. RapidJSON's SAX
+// reader (no DOM) records the tokens onto a flat tape that is reused from call to call, so that
+// nothing is allocated per object once the tape has grown; the decoder then pulls tokens in
+// document order. It accepts exactly what rapidjson::Document::Parse(data, size) with default
+// flags accepts (same input stream type, same grammar, trailing garbage rejected).
+//
+// `metadata.managedFields` of the root object (the bulk of a real object, never read by the
+// decoders) is parsed but not recorded: a pull decoder never sees it.
+//
+// Thread-safety: one reader per thread; the tape is thread-local.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace capext::json {
+
+enum class Token {
+  kNull,
+  kBool,
+  kNumber,
+  kString,
+  kKey,
+  kStartObject,
+  kEndObject,
+  kStartArray,
+  kEndArray,
+  kEnd,    // the root value was complete and nothing but whitespace followed
+  kError,  // malformed JSON: see error()
+};
+
+// How RapidJSON classified a number (the DOM keeps the same distinction).
+enum class NumberKind { kInt, kUint, kInt64, kUint64, kDouble };
+
+struct TapeToken {
+  Token type = Token::kNull;
+  NumberKind number_kind = NumberKind::kInt;
+  bool bool_value = false;
+  uint32_t offset = 0;  // kString / kKey: into the tape's text
+  uint32_t length = 0;
+  int64_t int64_value = 0;
+  uint64_t uint64_value = 0;
+  double double_value = 0;
+};
+
+// The recorded tokens of one text. Reused: clear() keeps the capacity.
+struct JsonTape {
+  std::vector<TapeToken> tokens;
+  std::string text;  // every string, each followed by a NUL
+  Status error;      // the parse error, if any
+  void clear() {
+    tokens.clear();
+    text.clear();
+    error = Status::Ok();
+  }
+};
+
+class JsonPullReader {
+ public:
+  // Parses `json` onto this thread's tape (valid until the next reader on this thread).
+  explicit JsonPullReader(std::string_view json);
+
+  // Advances to the next token. A malformed text yields kError at once (never its tokens);
+  // after kEnd or kError it keeps returning that.
+  Token Next();
+  Token token() const { return current_ ? current_->type : Token::kNull; }
+
+  // kString / kKey: the full text (may contain NULs) and the same bytes NUL-terminated (as the
+  // DOM's GetString(), which stops at the first NUL).
+  std::string_view text() const;
+  const char* c_text() const;
+  bool bool_value() const { return current_->bool_value; }
+  NumberKind number_kind() const { return current_->number_kind; }
+  int64_t int64_value() const { return current_->int64_value; }     // kInt, kUint, kInt64
+  uint64_t uint64_value() const { return current_->uint64_value; }  // kUint, kUint64
+  double double_value() const { return current_->double_value; }    // kDouble
+  // The number as rapidjson::Value::IsInt() would see it.
+  bool IsInt() const;
+
+  // Consumes the rest of the value whose first token is the current one (an object or array
+  // through its end; a scalar needs nothing). Returns false on malformed JSON.
+  bool SkipValue();
+
+  // The parse error, "JSON parse error at offset N: ...". REQUIRES: token() == kError.
+  const Status& error() const { return tape_->error; }
+
+ private:
+  JsonTape* tape_;
+  size_t next_ = 0;
+  const TapeToken* current_ = nullptr;
+  TapeToken end_;
+};
+
+}  // namespace capext::json
