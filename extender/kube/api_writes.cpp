@@ -87,10 +87,12 @@ ApiWriteResult Binder::Bind(const std::string& namespace_name, const std::string
 
 void Binder::BindAsync(const std::string& namespace_name, const std::string& pod_name,
                        const std::string& pod_uid, const std::string& node_name,
-                       std::function<void(ApiWriteResult)> done) {
-  client_->SendAsync("POST", PodPath(namespace_name, pod_name) + "/binding",
-                     BindingBody(namespace_name, pod_name, pod_uid, node_name), "application/json",
-                     [done = std::move(done)](RestResponse response) { done(ToResult(response)); });
+                       std::function<void(ApiWriteResult)> done,
+                       std::chrono::milliseconds timeout) {
+  client_->SendAsync(
+      "POST", PodPath(namespace_name, pod_name) + "/binding",
+      BindingBody(namespace_name, pod_name, pod_uid, node_name), "application/json",
+      [done = std::move(done)](RestResponse response) { done(ToResult(response)); }, timeout);
 }
 
 ApiWriteResult Evictor::Evict(const std::string& namespace_name, const std::string& pod_name,

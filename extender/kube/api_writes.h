@@ -36,10 +36,11 @@ class Binder {
   explicit Binder(RestClient* client) : client_(client) {}
   ApiWriteResult Bind(const std::string& namespace_name, const std::string& pod_name,
                       const std::string& pod_uid, const std::string& node_name);
-  // `done` runs once on the client thread.
+  // `done` runs once on the client thread; `timeout` > 0 bounds this request (else the
+  // client's request timeout).
   void BindAsync(const std::string& namespace_name, const std::string& pod_name,
                  const std::string& pod_uid, const std::string& node_name,
-                 std::function<void(ApiWriteResult)> done);
+                 std::function<void(ApiWriteResult)> done, std::chrono::milliseconds timeout = {});
 
  private:
   RestClient* client_;

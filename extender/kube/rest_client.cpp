@@ -97,6 +97,7 @@ class RestClient::Impl {
     std::string method, path, body, content_type;
     ResponseCallback done;
     std::string token;
+    std::chrono::milliseconds timeout{0};
     bool retried_unauthorized = false;
     bool retried_stale = false;
     bool cancelled = false;
@@ -208,20 +209,20 @@ class RestClient::Impl {
       ++open_;
       auto connection = NewConnection();
       call->connection = connection;
-      connection->Connect(options_.request_timeout, [this, call, connection](beast::error_code ec,
-                                                                             const char* stage) {
-        if (ec || call->cancelled) {
-          connection->Close();
-          --open_;
-          Finish(call, {0, "",
-                        call->cancelled ? "cancelled"
-                                        : call->method + " " + call->path + ": " + stage + " " +
-                                              endpoint_.host_header + ": " +
-                                              DescribeError(ec, options_.request_timeout)});
-          return Pump();
-        }
-        Run(call, connection, false);
-      });
+      connection->Connect(
+          call->timeout, [this, call, connection](beast::error_code ec, const char* stage) {
+            if (ec || call->cancelled) {
+              connection->Close();
+              --open_;
+              Finish(call, {0, "",
+                            call->cancelled ? "cancelled"
+                                            : call->method + " " + call->path + ": " + stage + " " +
+                                                  endpoint_.host_header + ": " +
+                                                  DescribeError(ec, call->timeout)});
+              return Pump();
+            }
+            Run(call, connection, false);
+          });
       return;
     }
     if (waiting_.size() >= options_.max_queued) {
@@ -240,7 +241,7 @@ class RestClient::Impl {
     auto request =
         BuildRequest(call->method, call->path, call->body, call->content_type, call->token);
     connection->Exchange(
-        std::move(request), options_.request_timeout,
+        std::move(request), call->timeout,
         [this, call, connection, reused](beast::error_code ec, ApiResponse&& response,
                                          bool got_some) {
           call->connection.reset();
@@ -263,9 +264,9 @@ class RestClient::Impl {
               idle_.clear();
               Dispatch(call);
             } else {
-              Finish(call, {0, "",
-                            call->method + " " + call->path + ": " +
-                                DescribeError(ec, options_.request_timeout)});
+              Finish(call,
+                     {0, "",
+                      call->method + " " + call->path + ": " + DescribeError(ec, call->timeout)});
             }
             return Pump();
           }
@@ -476,9 +477,11 @@ RestClientStats RestClient::Stats() const {
 
 std::shared_ptr<CallHandle> RestClient::SendAsync(std::string method, std::string path,
                                                   std::string body, std::string content_type,
-                                                  ResponseCallback done) {
+                                                  ResponseCallback done,
+                                                  std::chrono::milliseconds timeout) {
   auto call = impl_->NewCall(std::move(method), std::move(path), std::move(body),
                              std::move(content_type), std::move(done));
+  call->timeout = timeout.count() > 0 ? timeout : impl_->options_.request_timeout;
   net::post(impl_->io_, [impl = impl_.get(), call] {
     impl->active_.insert(call);
     impl->Dispatch(call);

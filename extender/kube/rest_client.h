@@ -43,7 +43,8 @@ struct RestResponse {
 };
 
 struct RestClientOptions {
-  // Whole-exchange timeout of ordinary requests (connect + write + read).
+  // Timeout of ordinary requests: bounds the connection set-up (when a new connection is needed)
+  // and, separately, the exchange (write + read).
   std::chrono::milliseconds request_timeout{30000};
   std::string user_agent = "capacity-extender";
   size_t max_connections = 4;  // keep-alive connections for ordinary requests
@@ -88,9 +89,11 @@ class RestClient {
 
   using ResponseCallback = std::function<void(RestResponse)>;
   // `path` is the request target below the server URL, with its query: "/api/v1/pods?limit=5".
-  // `done` runs exactly once, on the client thread.
+  // `done` runs exactly once, on the client thread. `timeout` > 0 replaces the client's
+  // request_timeout for this call (set-up and exchange).
   std::shared_ptr<CallHandle> SendAsync(std::string method, std::string path, std::string body,
-                                        std::string content_type, ResponseCallback done);
+                                        std::string content_type, ResponseCallback done,
+                                        std::chrono::milliseconds timeout = {});
 
   // Blocking forms. A stop request aborts the call (the result then carries error "cancelled").
   RestResponse Get(const std::string& path, std::stop_token stop = {});

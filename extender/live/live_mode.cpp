@@ -35,20 +35,25 @@ void RouteKubeLogs() {
   });
 }
 
-// Binding through the API client: completes on the client thread, no thread per bind.
+// Binding through the API client: completes on the client thread, no thread per bind. A binding
+// is given the extender's own request deadline: kube-scheduler stops waiting soon after it.
 class LiveBinder final : public PodBinder {
  public:
-  explicit LiveBinder(kube::RestClient* client) : binder_(client) {}
+  LiveBinder(kube::RestClient* client, std::chrono::milliseconds timeout)
+      : binder_(client), timeout_(timeout) {}
   void Bind(const BindRequest& r, BindDone done) override {
     binder_.BindAsync(
-        r.ns, r.name, r.uid, r.node, [done = std::move(done)](kube::ApiWriteResult result) {
+        r.ns, r.name, r.uid, r.node,
+        [done = std::move(done)](kube::ApiWriteResult result) {
           done(
               BindOutcome{result.ok, result.http_status, result.ok ? "" : Describe(result), false});
-        });
+        },
+        timeout_);
   }
 
  private:
   kube::Binder binder_;
+  std::chrono::milliseconds timeout_;
 };
 
 // Evictions and nudges are rare: the reclaim loop waits for each on its own thread.
@@ -148,7 +153,7 @@ class LiveModeImpl final : public LiveMode {
   }
 
   std::unique_ptr<PodBinder> MakeBinder() override {
-    return std::make_unique<LiveBinder>(client_.get());
+    return std::make_unique<LiveBinder>(client_.get(), config_.request_timeout);
   }
   std::unique_ptr<Evictor> MakeEvictor() override {
     return std::make_unique<LiveEvictor>(client_.get());

@@ -114,6 +114,8 @@ class ApiServerDouble {
   ApiServerDouble& operator=(const ApiServerDouble&) = delete;
 
   bool started() const { return port_ > 0; }
+  // Stops the double now (SIGTERM, then SIGKILL): its connections close under their clients.
+  void Stop() { Kill(); }
   const std::string& error() const { return error_; }
   int port() const { return port_; }
   std::string url() const {
