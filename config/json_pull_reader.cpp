@@ -14,10 +14,13 @@
 namespace capext::json {
 namespace {
 
-// Records SAX events onto a tape, leaving out the root's metadata.managedFields values.
+using InputStream = rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream>;
+
+// Records SAX events onto a tape, leaving out managedFields of the root's metadata and of the
+// root's "object" member's metadata.
 class TapeRecorder {
  public:
-  explicit TapeRecorder(JsonTape* tape) : tape_(tape) {}
+  TapeRecorder(JsonTape* tape, const InputStream* stream) : tape_(tape), stream_(stream) {}
 
   bool Null() { return Scalar(TapeToken{Token::kNull}); }
   bool Bool(bool b) {
@@ -39,8 +42,13 @@ class TapeRecorder {
   bool Key(const char* s, rapidjson::SizeType n, bool) {
     if (skipping_) return true;
     std::string_view key(s, n);
-    if (depth_ == 1) in_metadata_ = EqualFold(key, "metadata");
-    if (depth_ == 2 && in_metadata_ && EqualFold(key, "managedFields")) {
+    if (depth_ == 1) {
+      in_metadata_ = EqualFold(key, "metadata");
+      in_object_ = key == "object";
+    }
+    if (depth_ == 2 && in_object_) in_object_metadata_ = EqualFold(key, "metadata");
+    if (((depth_ == 2 && in_metadata_) || (depth_ == 3 && in_object_metadata_)) &&
+        EqualFold(key, "managedFields")) {
       skipping_ = true;  // the key and its whole value stay off the tape
       skip_depth_ = 0;
       return true;
@@ -77,7 +85,9 @@ class TapeRecorder {
       ++skip_depth_;
       return true;
     }
-    tape_->tokens.push_back(TapeToken{type});
+    TapeToken t{type};
+    t.byte_offset = static_cast<uint32_t>(stream_->Tell() - 1);  // '{' or '[' was just taken
+    tape_->tokens.push_back(t);
     return true;
   }
   bool Close(Token type) {
@@ -86,8 +96,14 @@ class TapeRecorder {
       if (--skip_depth_ == 0) skipping_ = false;
       return true;
     }
-    if (depth_ == 1) in_metadata_ = false;
-    tape_->tokens.push_back(TapeToken{type});
+    if (depth_ == 1) {
+      in_metadata_ = false;
+      in_object_metadata_ = false;
+    }
+    if (depth_ == 2) in_object_metadata_ = false;
+    TapeToken t{type};
+    t.byte_offset = static_cast<uint32_t>(stream_->Tell());
+    tape_->tokens.push_back(t);
     return true;
   }
   void Push(Token type, const char* s, size_t n) {
@@ -100,8 +116,11 @@ class TapeRecorder {
   }
 
   JsonTape* tape_;
+  const InputStream* stream_;
   int depth_ = 0;
-  bool in_metadata_ = false;  // inside the root's "metadata" member value (any letter case)
+  bool in_metadata_ = false;         // inside the root's "metadata" member value (any letter case)
+  bool in_object_ = false;           // inside the root's "object" member value
+  bool in_object_metadata_ = false;  // inside that object's "metadata" member value
   bool skipping_ = false;
   int skip_depth_ = 0;
 };
@@ -113,14 +132,16 @@ JsonTape& ThreadTape() {
 
 }  // namespace
 
-JsonPullReader::JsonPullReader(std::string_view json) : tape_(&ThreadTape()) {
+JsonPullReader::JsonPullReader(std::string_view json, bool may_reuse)
+    : json_(json), tape_(&ThreadTape()) {
+  if (may_reuse && Reuse(json)) return;
   tape_->clear();
   // The same stream type as Document::Parse(const char*, size_t): a MemoryStream read as UTF-8
   // (a BOM skipped; a NUL byte ends the text).
   rapidjson::MemoryStream memory(json.data(), json.size());
-  rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> stream(memory);
+  InputStream stream(memory);
   rapidjson::Reader reader;
-  TapeRecorder recorder(tape_);
+  TapeRecorder recorder(tape_, &stream);
   rapidjson::ParseResult result = reader.Parse<rapidjson::kParseDefaultFlags>(stream, recorder);
   if (result.IsError()) {
     tape_->error = Status::Error(fmt::format("JSON parse error at offset {}: {}", result.Offset(),
@@ -130,11 +151,49 @@ JsonPullReader::JsonPullReader(std::string_view json) : tape_(&ThreadTape()) {
   } else {
     end_.type = Token::kEnd;
   }
+  end_index_ = tape_->tokens.size();
+}
+
+void JsonPullReader::OfferForReuse() {
+  if (!reused_ && end_.type == Token::kEnd) tape_->source = json_;
+}
+
+bool JsonPullReader::Reuse(std::string_view json) {
+  const std::string_view source = tape_->source;
+  if (source.empty() || json.empty() || json.data() < source.data() ||
+      json.data() + json.size() > source.data() + source.size() || json.front() != '{') {
+    return false;
+  }
+  const size_t begin = static_cast<size_t>(json.data() - source.data());
+  const size_t end = begin + json.size();
+  const auto& tokens = tape_->tokens;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (tokens[i].type != Token::kStartObject || tokens[i].byte_offset != begin) continue;
+    int depth = 0;
+    for (size_t j = i; j < tokens.size(); ++j) {
+      if (tokens[j].type == Token::kStartObject || tokens[j].type == Token::kStartArray) ++depth;
+      if (tokens[j].type == Token::kEndObject || tokens[j].type == Token::kEndArray) --depth;
+      if (depth == 0) {
+        if (tokens[j].byte_offset != end) return false;
+        next_ = i;
+        end_index_ = j + 1;
+        end_.type = Token::kEnd;
+        reused_ = true;
+        return true;
+      }
+    }
+    return false;
+  }
+  return false;
+}
+
+void JsonPullReader::ForgetSource() {
+  ThreadTape().source = {};
 }
 
 Token JsonPullReader::Next() {
   if (current_ == &end_) return end_.type;
-  current_ = next_ < tape_->tokens.size() ? &tape_->tokens[next_++] : &end_;
+  current_ = next_ < end_index_ ? &tape_->tokens[next_++] : &end_;
   return current_->type;
 }
 

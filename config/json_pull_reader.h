@@ -4,8 +4,16 @@
 // document order. It accepts exactly what rapidjson::Document::Parse(data, size) with default
 // flags accepts (same input stream type, same grammar, trailing garbage rejected).
 //
-// `metadata.managedFields` of the root object (the bulk of a real object, never read by the
-// decoders) is parsed but not recorded: a pull decoder never sees it.
+// `metadata.managedFields` of the root object, and of the root's "object" member (a watch
+// event's object), the bulk of a real object and never read by the decoders, is parsed but not
+// recorded: a pull decoder never sees it.
+//
+// One parse for a watch event: after OfferForReuse() on a reader of a well-formed text (the
+// watch line), a reader made on a text that is exactly one object recorded on that tape (the
+// event's object, a view into the line) walks those recorded tokens instead of parsing again:
+// the object was parsed as part of a well-formed text, so its tokens are what a parse of its
+// own would give. ForgetSource() ends the offer, and so does the next parse on the thread; the
+// caller must call it before the offered text's memory changes.
 //
 // Thread-safety: one reader per thread; the tape is thread-local.
 #pragma once
@@ -42,6 +50,8 @@ struct TapeToken {
   bool bool_value = false;
   uint32_t offset = 0;  // kString / kKey: into the tape's text
   uint32_t length = 0;
+  // kStartObject: the byte offset of its '{' in the source; kEndObject: the offset after '}'.
+  uint32_t byte_offset = 0;
   int64_t int64_value = 0;
   uint64_t uint64_value = 0;
   double double_value = 0;
@@ -50,19 +60,33 @@ struct TapeToken {
 // The recorded tokens of one text. Reused: clear() keeps the capacity.
 struct JsonTape {
   std::vector<TapeToken> tokens;
-  std::string text;  // every string, each followed by a NUL
-  Status error;      // the parse error, if any
+  std::string text;         // every string, each followed by a NUL
+  Status error;             // the parse error, if any
+  std::string_view source;  // the text the tokens came from, while it may be reused
   void clear() {
     tokens.clear();
     text.clear();
     error = Status::Ok();
+    source = {};
   }
 };
 
 class JsonPullReader {
  public:
-  // Parses `json` onto this thread's tape (valid until the next reader on this thread).
-  explicit JsonPullReader(std::string_view json);
+  // Parses `json` onto this thread's tape (valid until the next reader on this thread); with
+  // `may_reuse`, walks the offered tape instead when `json` is one object recorded on it.
+  explicit JsonPullReader(std::string_view json, bool may_reuse = false);
+
+  // Whether this reader walks tokens recorded by an earlier parse (for tests and benchmarks).
+  bool reused() const { return reused_; }
+  // kStartObject / kEndObject: see TapeToken::byte_offset.
+  size_t byte_offset() const { return current_->byte_offset; }
+
+  // Lets later readers on this thread reuse this reader's tokens (see above). REQUIRES: the text
+  // parsed without error; it stays unchanged until ForgetSource().
+  void OfferForReuse();
+  // Withdraws the offer.
+  static void ForgetSource();
 
   // Advances to the next token. A malformed text yields kError at once (never its tokens);
   // after kEnd or kError it keeps returning that.
@@ -89,8 +113,13 @@ class JsonPullReader {
   const Status& error() const { return tape_->error; }
 
  private:
+  bool Reuse(std::string_view json);
+
+  std::string_view json_;
   JsonTape* tape_;
   size_t next_ = 0;
+  size_t end_index_ = 0;  // one past the last token to walk
+  bool reused_ = false;
   const TapeToken* current_ = nullptr;
   TapeToken end_;
 };

@@ -9,7 +9,7 @@ namespace capext {
 using namespace stream_decoding;  // NOLINT: the decoder's own toolkit
 
 Status DecodeNodeJson(std::string_view json, Node* out, std::string* kind) {
-  JsonPullReader r(json);
+  JsonPullReader r(json, /*may_reuse=*/true);  // a watch event's object: parsed already
   RootFields root;
   root.kind = "Node";
   Node node;

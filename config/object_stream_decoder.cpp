@@ -255,7 +255,7 @@ bool ReadPodStatus(JsonPullReader& r, PodStatusFields* st) {
 
 Status DecodePodJson(std::string_view json, const DecodeOptions& options, Pod* out,
                      std::string* kind) {
-  JsonPullReader r(json);
+  JsonPullReader r(json, /*may_reuse=*/true);  // a watch event's object: parsed already
   RootFields root;
   root.kind = "Pod";
   PodMetadata meta;

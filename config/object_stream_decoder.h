@@ -10,6 +10,9 @@
 // faults the first one named may differ. *kind receives the object's kind (the default when it
 // has none) so that a caller can hand any other kind to the DOM path.
 //
+// A watch event's object parsed by kube::ParseWatchEvent on this thread is not parsed again: the
+// tokens it offered are walked (json::JsonPullReader::OfferForReuse).
+//
 // Thread-safety: any thread (the token tape is per thread).
 #pragma once
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "config/json_pull_reader.h"
 #include "extender/kube/api_envelopes.h"
 #include "extender/kube/kube_log.h"
 #include "extender/kube/url_component.h"
@@ -234,6 +235,10 @@ void Informer::StartWatch() {
 
 bool Informer::HandleWatchLine(std::string_view line) {
   if (stopping_) return false;
+  // The line's buffer is reused for the next line: withdraw its parsed tokens when done.
+  struct Forget {
+    ~Forget() { json::JsonPullReader::ForgetSource(); }
+  } forget;
   WatchEventEnvelope event;
   Status parsed = ParseWatchEvent(line, &event);
   if (!parsed.ok()) {
