@@ -5,7 +5,7 @@ Starts tests/apiserver_double/apiserver_double.py (127.0.0.1, free port), loads 
 ElasticQuota and N pending pods, starts `capacity-extender serve --kubeconfig ...` on a free
 port, waits for /readyz, then sends N /bind requests over one keep-alive connection (as
 kube-scheduler's extender client does) and prints, for the extender process only:
-  CPU (utime+stime from /proc/PID/stat) per bind, voluntary/non-voluntary context switches per
+  CPU while idle for 3 s (synced, no requests), CPU (utime+stime from /proc/PID/stat) per bind, voluntary/non-voluntary context switches per
   bind (summed over /proc/PID/task/*/status: threads that exited meanwhile are not counted), its
   thread count before/after, and the distinct threads seen while
   binding (/proc/PID/task sampled every 0.5 ms: threads created per N binds, a lower bound).
@@ -124,6 +124,9 @@ def main():
                     pass
                 time.sleep(0.0005)
 
+        idle_start = proc_stat(extender.pid)
+        time.sleep(3.0)
+        idle_end = proc_stat(extender.pid)
         sampler = threading.Thread(target=sample)
         before = proc_stat(extender.pid)
         before_tasks = set(os.listdir("/proc/%d/task" % extender.pid))
@@ -147,6 +150,9 @@ def main():
         created = len(seen - before_tasks)
         cpu_ms = (after[0] - before[0]) * 1000.0
         print("binary: %s" % binary)
+        print("idle (synced, no requests): %.1f ms CPU per second, %.1f context switches per second" % (
+            (idle_end[0] - idle_start[0]) * 1000.0 / 3.0,
+            (idle_end[1] + idle_end[2] - idle_start[1] - idle_start[2]) / 3.0))
         print("binds: %d (errors %d) in %.2f s" % (binds, errors, wall))
         print("extender CPU: %.0f ms total, %.3f ms per bind" % (cpu_ms, cpu_ms / binds))
         print("context switches per bind: voluntary %.2f, non-voluntary %.2f" % (
