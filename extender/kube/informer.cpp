@@ -74,8 +74,11 @@ void Informer::Stop() {
 bool Informer::Stopping() {
   if (!stopping_) return false;
   if (outstanding_ == 0 && stopped_) {
-    stopped_->set_value();
+    // Stop() returns, and the informer may be destroyed, as soon as the value is set: nothing
+    // of *this is touched after that.
+    std::promise<void> acknowledged = std::move(*stopped_);
     stopped_.reset();
+    acknowledged.set_value();
   }
   return true;
 }
