@@ -150,6 +150,12 @@ class LiveModeImpl final : public LiveMode {
     if (informers_) informers_->Stop();
     for (auto& [group, quota] : quota_informers_)
       quota.informer->Stop();
+    quota_informers_.clear();
+    informers_.reset();
+    // Calls still in flight (a binding past the drain) complete now, with "cancelled", while
+    // the service they answer through still exists. The binder, evictor and nudger must not be
+    // used after Stop().
+    client_.reset();
   }
 
   std::unique_ptr<PodBinder> MakeBinder() override {
