@@ -28,11 +28,11 @@ class TapeRecorder {
     t.bool_value = b;
     return Scalar(t);
   }
-  bool Int(int i) { return Number(NumberKind::kInt, i, 0, 0); }
-  bool Uint(unsigned u) { return Number(NumberKind::kUint, static_cast<int64_t>(u), u, 0); }
-  bool Int64(int64_t i) { return Number(NumberKind::kInt64, i, 0, 0); }
-  bool Uint64(uint64_t u) { return Number(NumberKind::kUint64, 0, u, 0); }
-  bool Double(double d) { return Number(NumberKind::kDouble, 0, 0, d); }
+  bool Int(int i) { return Number(NumberKind::kInt, static_cast<uint64_t>(int64_t{i})); }
+  bool Uint(unsigned u) { return Number(NumberKind::kUint, u); }
+  bool Int64(int64_t i) { return Number(NumberKind::kInt64, static_cast<uint64_t>(i)); }
+  bool Uint64(uint64_t u) { return Number(NumberKind::kUint64, u); }
+  bool Double(double d) { return Number(NumberKind::kDouble, std::bit_cast<uint64_t>(d)); }
   bool RawNumber(const char*, rapidjson::SizeType, bool) { return false; }  // not enabled
   bool String(const char* s, rapidjson::SizeType n, bool) {
     if (skipping_) return EndSkippedScalar();
@@ -64,15 +64,13 @@ class TapeRecorder {
  private:
   bool Scalar(const TapeToken& t) {
     if (skipping_) return EndSkippedScalar();
-    tape_->tokens.push_back(t);
+    tape_->tokens.emplace_back(t);
     return true;
   }
-  bool Number(NumberKind kind, int64_t i, uint64_t u, double d) {
+  bool Number(NumberKind kind, uint64_t bits) {
     TapeToken t{Token::kNumber};
     t.number_kind = kind;
-    t.int64_value = i;
-    t.uint64_value = u;
-    t.double_value = d;
+    t.number_bits = bits;
     return Scalar(t);
   }
   bool EndSkippedScalar() {
@@ -87,7 +85,7 @@ class TapeRecorder {
     }
     TapeToken t{type};
     t.byte_offset = static_cast<uint32_t>(stream_->Tell() - 1);  // '{' or '[' was just taken
-    tape_->tokens.push_back(t);
+    tape_->tokens.emplace_back(t);
     return true;
   }
   bool Close(Token type) {
@@ -103,7 +101,7 @@ class TapeRecorder {
     if (depth_ == 2) in_object_metadata_ = false;
     TapeToken t{type};
     t.byte_offset = static_cast<uint32_t>(stream_->Tell());
-    tape_->tokens.push_back(t);
+    tape_->tokens.emplace_back(t);
     return true;
   }
   void Push(Token type, const char* s, size_t n) {
@@ -112,7 +110,7 @@ class TapeRecorder {
     t.length = static_cast<uint32_t>(n);
     tape_->text.append(s, n);
     tape_->text.push_back('\0');
-    tape_->tokens.push_back(t);
+    tape_->tokens.emplace_back(t);
   }
 
   JsonTape* tape_;
@@ -211,9 +209,9 @@ bool JsonPullReader::IsInt() const {
       return true;
     case NumberKind::kUint:
     case NumberKind::kUint64:
-      return current_->uint64_value <= static_cast<uint64_t>(INT_MAX);
+      return uint64_value() <= static_cast<uint64_t>(INT_MAX);
     case NumberKind::kInt64:
-      return current_->int64_value >= INT_MIN && current_->int64_value <= INT_MAX;
+      return int64_value() >= INT_MIN && int64_value() <= INT_MAX;
     case NumberKind::kDouble:
       return false;
   }

@@ -18,6 +18,7 @@
 // Thread-safety: one reader per thread; the tape is thread-local.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -27,7 +28,7 @@
 
 namespace capext::json {
 
-enum class Token {
+enum class Token : uint8_t {
   kNull,
   kBool,
   kNumber,
@@ -42,7 +43,7 @@ enum class Token {
 };
 
 // How RapidJSON classified a number (the DOM keeps the same distinction).
-enum class NumberKind { kInt, kUint, kInt64, kUint64, kDouble };
+enum class NumberKind : uint8_t { kInt, kUint, kInt64, kUint64, kDouble };
 
 struct TapeToken {
   Token type = Token::kNull;
@@ -52,10 +53,11 @@ struct TapeToken {
   uint32_t length = 0;
   // kStartObject: the byte offset of its '{' in the source; kEndObject: the offset after '}'.
   uint32_t byte_offset = 0;
-  int64_t int64_value = 0;
-  uint64_t uint64_value = 0;
-  double double_value = 0;
+  // kNumber: the int64 (kInt, kUint, kInt64), the uint64 (kUint, kUint64) or the double's bits.
+  uint64_t number_bits = 0;
 };
+
+static_assert(sizeof(TapeToken) <= 24, "a token is recorded per JSON value: keep it small");
 
 // The recorded tokens of one text. Reused: clear() keeps the capacity.
 struct JsonTape {
@@ -99,9 +101,13 @@ class JsonPullReader {
   const char* c_text() const;
   bool bool_value() const { return current_->bool_value; }
   NumberKind number_kind() const { return current_->number_kind; }
-  int64_t int64_value() const { return current_->int64_value; }     // kInt, kUint, kInt64
-  uint64_t uint64_value() const { return current_->uint64_value; }  // kUint, kUint64
-  double double_value() const { return current_->double_value; }    // kDouble
+  int64_t int64_value() const {  // kInt, kUint, kInt64
+    return static_cast<int64_t>(current_->number_bits);
+  }
+  uint64_t uint64_value() const { return current_->number_bits; }  // kUint, kUint64
+  double double_value() const {                                    // kDouble
+    return std::bit_cast<double>(current_->number_bits);
+  }
   // The number as rapidjson::Value::IsInt() would see it.
   bool IsInt() const;
 
