@@ -11,7 +11,8 @@ kube-scheduler's extender client does) and prints, for the extender process only
   binding (/proc/PID/task sampled every 0.5 ms: threads created per N binds, a lower bound).
 Both processes are stopped by PID at the end.
 
-Usage: live_bind_cost.py BINARY [--binds N]
+Usage: live_bind_cost.py BINARY [--binds N] [--perf FILE]   (--perf: `perf record -g` of the
+extender while it binds, into FILE)
 """
 import http.client
 import json
@@ -128,6 +129,12 @@ def main():
         time.sleep(3.0)
         idle_end = proc_stat(extender.pid)
         sampler = threading.Thread(target=sample)
+        perf = None
+        if "--perf" in sys.argv:
+            perf = subprocess.Popen(["perf", "record", "-g", "-p", str(extender.pid), "-o",
+                                     sys.argv[sys.argv.index("--perf") + 1]],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(0.5)
         before = proc_stat(extender.pid)
         before_tasks = set(os.listdir("/proc/%d/task" % extender.pid))
         sampler.start()
@@ -145,6 +152,9 @@ def main():
         wall = time.time() - started
         time.sleep(0.2)
         after = proc_stat(extender.pid)
+        if perf is not None:
+            perf.send_signal(signal.SIGINT)
+            perf.wait(timeout=30)
         sampling[0] = False
         sampler.join()
         created = len(seen - before_tasks)
