@@ -56,6 +56,9 @@ const std::vector<ConfigField>& Table() {
        &EC::kubeconfig},
       {"resync-period", "resyncPeriod", "DURATION", "Cluster state",
        "full relist of every watched kind", &EC::resync_period},
+      {"discovery-interval", "discoveryInterval", "DURATION", "Cluster state",
+       "how often the served ElasticQuota API groups are discovered again (CRDs installed later)",
+       &EC::discovery_interval},
       {"ignore-not-ready", "ignoreNotReady", "", "Cluster state",
        "never offer nodes that are not Ready", &EC::ignore_not_ready},
 

@@ -37,7 +37,10 @@ struct ExtenderConfig {
   std::string kubeconfig;  // kubeconfig / --kubeconfig (live mode; in-cluster when empty and
                            // KUBERNETES_SERVICE_HOST is set)
   std::chrono::milliseconds resync_period{600000};  // resyncPeriod / --resync-period
-  bool ignore_not_ready = false;                    // ignoreNotReady / --ignore-not-ready
+  // discoveryInterval / --discovery-interval: how often live mode asks which ElasticQuota API
+  // groups are served (a CRD installed or removed later is picked up without a restart).
+  std::chrono::milliseconds discovery_interval{30000};
+  bool ignore_not_ready = false;  // ignoreNotReady / --ignore-not-ready
 
   // Policies (names from the policies/ tables; the defaults are their first entries).
   std::string quota_semantics{QuotaSemanticsPolicies().default_entry().name};  // quotaSemantics

@@ -87,6 +87,7 @@ bool ValidateExtenderConfig(const ExtenderConfig& c, std::vector<ConfigDiagnosti
   }
   check.Positive("requestTimeout", c.request_timeout);
   check.Positive("resyncPeriod", c.resync_period);
+  check.Positive("discoveryInterval", c.discovery_interval);
   check.Positive("reservationTTL", c.reservation_ttl);
   check.Positive("nominationTTL", c.nomination_ttl);
   check.Positive("reclaimInterval", c.reclaim_interval);

@@ -7,8 +7,6 @@
 #include <fmt/format.h>
 
 namespace capext::json {
-namespace {
-
 bool EqualFold(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -19,6 +17,8 @@ bool EqualFold(std::string_view a, std::string_view b) {
   }
   return true;
 }
+
+namespace {
 
 const char* TypeName(const rapidjson::Value& v) {
   switch (v.GetType()) {

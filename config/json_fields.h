@@ -16,6 +16,9 @@
 
 namespace capext::json {
 
+// ASCII case-insensitive equality, as member names are matched after an exact match failed.
+bool EqualFold(std::string_view a, std::string_view b);
+
 // The member `name` of `object`, or nullptr when absent or null. REQUIRES: object.IsObject().
 const rapidjson::Value* Member(const rapidjson::Value& object, std::string_view name);
 

@@ -1,8 +1,11 @@
 // PodBinder: makes a pod's binding real once /bind has reserved its quota. Embedded mode updates
-// the in-memory state; live mode POSTs pods/{name}/binding to the API server.
-// Thread-safety: implementations are called from several threads at once.
+// the in-memory state and completes inline; live mode POSTs pods/{name}/binding through the API
+// client and completes from the client's thread when the answer (or a timeout) arrives. No
+// thread is created or blocked per binding.
+// Thread-safety: Bind is called from several threads at once.
 #pragma once
 
+#include <functional>
 #include <string>
 
 namespace capext {
@@ -17,19 +20,21 @@ struct BindRequest {
 
 struct BindOutcome {
   bool ok = false;
-  int http_status = 0;  // the API server's answer (0 in embedded mode)
+  int http_status = 0;  // the API server's answer (0 in embedded mode or without an answer)
   std::string error;    // why it failed, for ExtenderBindingResult.Error
   // True when the binding is already visible in the cache (embedded mode); false when it will be
   // confirmed later by the watch (the reservation then stays until then or its TTL).
   bool applied = false;
 };
 
+// Runs exactly once per Bind call, possibly before Bind returns. It must not block: in live mode
+// it runs on the API client's only thread.
+using BindDone = std::function<void(BindOutcome)>;
+
 class PodBinder {
  public:
   virtual ~PodBinder() = default;
-  virtual BindOutcome Bind(const BindRequest& request) = 0;
-  // Whether Bind blocks on the network (then /bind runs it off the IO threads).
-  virtual bool blocking() const = 0;
+  virtual void Bind(const BindRequest& request, BindDone done) = 0;
 };
 
 }  // namespace capext

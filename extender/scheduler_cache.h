@@ -46,6 +46,15 @@ class SchedulerCache {
   // Ready = every informer listed once (always true in embedded mode).
   bool ready() const { return ready_.load(std::memory_order_acquire); }
   void set_ready(bool ready) { ready_.store(ready, std::memory_order_release); }
+  // Why the cache is not ready, for /readyz ("" = the default message).
+  std::string not_ready_reason() const {
+    std::lock_guard lock(reason_mutex_);
+    return not_ready_reason_;
+  }
+  void set_not_ready_reason(std::string reason) {
+    std::lock_guard lock(reason_mutex_);
+    not_ready_reason_ = std::move(reason);
+  }
 
  private:
   mutable std::shared_mutex mutex_;
@@ -53,6 +62,8 @@ class SchedulerCache {
   DecodeOptions decode_options_;
   ClockFn clock_;
   std::atomic<bool> ready_{false};
+  mutable std::mutex reason_mutex_;
+  std::string not_ready_reason_;
 };
 
 }  // namespace capext

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(build-essential cmake ninja-build ccache pkg-config clang libclang-rt-14-dev
-          libcpprest-dev libboost-dev libboost-graph-dev rapidjson-dev libyaml-cpp-dev
+          libboost-dev libboost-graph-dev rapidjson-dev libyaml-cpp-dev
           libfmt-dev catch2 libssl-dev openssl python3 curl)
 missing=()
 for p in "${packages[@]}"; do

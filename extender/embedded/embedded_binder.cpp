@@ -2,7 +2,11 @@
 
 namespace capext {
 
-BindOutcome EmbeddedBinder::Bind(const BindRequest& request) {
+void EmbeddedBinder::Bind(const BindRequest& request, BindDone done) {
+  done(BindNow(request));
+}
+
+BindOutcome EmbeddedBinder::BindNow(const BindRequest& request) {
   const int64_t now = cache_->NowMs();
   return cache_->Write([&](ClusterState& state) {
     const Pod* pod = state.FindPod(request.uid);

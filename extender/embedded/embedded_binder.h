@@ -11,8 +11,9 @@ namespace capext {
 class EmbeddedBinder final : public PodBinder {
  public:
   explicit EmbeddedBinder(SchedulerCache* cache) : cache_(cache) {}
-  BindOutcome Bind(const BindRequest& request) override;
-  bool blocking() const override { return false; }
+  // Completes inline.
+  void Bind(const BindRequest& request, BindDone done) override;
+  BindOutcome BindNow(const BindRequest& request);
 
  private:
   SchedulerCache* cache_;

@@ -103,7 +103,8 @@ http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptio
       if (!get) return method_not_allowed("GET");
       if (service->cache().ready())
         return finish({200, "application/json", R"({"status":"ready"})", {}});
-      return finish(JsonError(503, "cluster cache not synced yet"));
+      const std::string reason = service->cache().not_ready_reason();
+      return finish(JsonError(503, reason.empty() ? "cluster cache not synced yet" : reason));
     }
     if (path == "/metrics") {
       if (!get) return method_not_allowed("GET");

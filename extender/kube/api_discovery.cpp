@@ -4,8 +4,6 @@
 
 #include <algorithm>
 
-#include "extender/kube/kube_log.h"
-
 namespace capext::kube {
 namespace {
 
@@ -103,31 +101,17 @@ Status DiscoverApis(RestClient* client, DiscoveredApis* out) {
     if (group.name == kElasticQuotaGroup) current = &group;
     if (group.name == kLegacyElasticQuotaGroup) legacy = &group;
   }
-  std::string found;
-  if (current) found += ChooseVersion(*current).ToString();
-  if (legacy) found += (found.empty() ? "" : ", ") + ChooseVersion(*legacy).ToString();
-  Log(LogSeverity::kInfo,
-      "ElasticQuota groups served: " + (found.empty() ? std::string("none") : found));
-
   for (const ServedGroup* candidate : {current, legacy}) {
     if (candidate == nullptr) continue;
     GroupVersion gv = ChooseVersion(*candidate);
     std::string why;
     if (ServesElasticQuotas(client, gv, &why)) {
-      apis.elastic_quota = gv;
-      break;
+      apis.elastic_quota_groups.push_back(gv);
+    } else {
+      apis.unusable.push_back("ElasticQuota group " + gv.ToString() + " unusable: " + why);
     }
-    Log(LogSeverity::kWarning, "ElasticQuota group " + gv.ToString() + " unusable: " + why);
   }
-  if (apis.elastic_quota) {
-    std::string ignored = (current && legacy && apis.elastic_quota->group == kElasticQuotaGroup)
-                              ? " (" + std::string(kLegacyElasticQuotaGroup) + " ignored)"
-                              : "";
-    Log(LogSeverity::kInfo, "using ElasticQuota API " + apis.elastic_quota->ToString() + ignored);
-  } else {
-    Log(LogSeverity::kWarning,
-        "the cluster serves no ElasticQuota API (is the CRD installed?): quotas are not watched");
-  }
+  if (!apis.elastic_quota_groups.empty()) apis.elastic_quota = apis.elastic_quota_groups.front();
   *out = std::move(apis);
   return Status::Ok();
 }

@@ -1,6 +1,7 @@
 // ApiDiscovery: which API groups the cluster serves, and which ElasticQuota group to use.
 // ElasticQuota exists under two groups: scheduling.x-k8s.io (current scheduler-plugins) and
-// scheduling.sigs.k8s.io (older releases). The current one is preferred when both are served.
+// scheduling.sigs.k8s.io (older releases). Live mode reads every group that is served (a cluster
+// may carry quotas of both); the current one comes first.
 #pragma once
 
 #include <optional>
@@ -24,14 +25,19 @@ struct GroupVersion {
 
 struct DiscoveredApis {
   std::vector<std::string> groups;  // every group of GET /apis, in the server's order
-  // The ElasticQuota group/version in use; empty when the cluster serves neither group (the
-  // CRD is not installed) or the chosen group/version lists no "elasticquotas" resource.
+  // Every ElasticQuota group/version served with an "elasticquotas" resource, current group
+  // first. Empty when the cluster serves neither (the CRD is not installed).
+  std::vector<GroupVersion> elastic_quota_groups;
+  // The first of elastic_quota_groups, if any.
   std::optional<GroupVersion> elastic_quota;
+  // Why a served ElasticQuota group/version is not usable ("... lists no elasticquotas").
+  std::vector<std::string> unusable;
 };
 
-// GET /apis, then GET /apis/<group>/<version> of the chosen ElasticQuota group to confirm it
-// serves elasticquotas. The version is v1alpha1 when served, else the group's preferred one.
-// Logs the choice and any ignored alternative. Errors only for a failed or malformed /apis.
+// GET /apis, then GET /apis/<group>/<version> of each ElasticQuota group to confirm it serves
+// elasticquotas. The version is v1alpha1 when served, else the group's preferred one. Logs
+// nothing (live mode runs it periodically and logs changes). Errors only for a failed or
+// malformed /apis.
 Status DiscoverApis(RestClient* client, DiscoveredApis* out);
 
 }  // namespace capext::kube

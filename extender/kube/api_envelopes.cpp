@@ -5,6 +5,8 @@
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
+#include "config/json_pull_reader.h"
+
 namespace capext::kube {
 namespace {
 
@@ -106,60 +108,6 @@ class ListHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, ListH
   std::vector<Item> items_;
 };
 
-class WatchEventHandler
-    : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, WatchEventHandler> {
- public:
-  explicit WatchEventHandler(rapidjson::MemoryStream* stream) : stream_(stream) {}
-
-  bool Key(const char* text, rapidjson::SizeType length, bool) {
-    std::string_view key(text, length);
-    if (depth_ == 1) key1_ = key;
-    if (depth_ == 2) key2_ = key;
-    if (depth_ == 3) key3_ = key;
-    return true;
-  }
-  bool String(const char* text, rapidjson::SizeType length, bool) {
-    if (depth_ == 1 && key1_ == "type") type.assign(text, length);
-    if (depth_ == 3 && key1_ == "object" && key2_ == "metadata" && key3_ == "resourceVersion") {
-      resource_version.assign(text, length);
-    }
-    return true;
-  }
-  bool StartObject() {
-    ++depth_;
-    if (depth_ == 2 && key1_ == "object") object_begin = stream_->Tell() - 1;
-    if (depth_ == 2) key2_.clear();
-    if (depth_ == 3) key3_.clear();
-    return true;
-  }
-  bool EndObject(rapidjson::SizeType) {
-    if (depth_ == 2 && key1_ == "object") object_end = stream_->Tell();
-    --depth_;
-    return true;
-  }
-  bool StartArray() {
-    ++depth_;
-    return true;
-  }
-  bool EndArray(rapidjson::SizeType) {
-    --depth_;
-    return true;
-  }
-  bool Default() { return true; }
-
-  std::string type;
-  std::string resource_version;
-  size_t object_begin = 0;
-  size_t object_end = 0;
-
- private:
-  rapidjson::MemoryStream* stream_;
-  int depth_ = 0;
-  std::string key1_;
-  std::string key2_;
-  std::string key3_;
-};
-
 std::string StringMember(const rapidjson::Value& object, const char* name) {
   auto it = object.FindMember(name);
   if (it == object.MemberEnd() || !it->value.IsString()) return "";
@@ -210,18 +158,55 @@ Status ParseListPage(std::string_view body, ListPage* out) {
 }
 
 Status ParseWatchEvent(std::string_view line, WatchEventEnvelope* out) {
-  rapidjson::MemoryStream stream(line.data(), line.size());
-  WatchEventHandler handler(&stream);
-  rapidjson::Reader reader;
-  rapidjson::ParseResult result = reader.Parse<kParseFlags>(stream, handler);
-  if (!result) return ParseErrorStatus("watch event", result.Code(), result.Offset());
-  if (handler.type.empty()) return Status::Error("watch event without a type");
-  if (handler.object_end <= handler.object_begin) {
-    return Status::Error("watch event " + handler.type + " without an object");
+  // One parse onto the thread's token tape, offered for reuse: decoding the event's object right
+  // after (config/object_stream_decoder.h) walks the same tokens instead of parsing again.
+  json::JsonPullReader reader(line);
+  std::string type, resource_version;
+  size_t object_begin = 0, object_end = 0;
+  std::string_view key1, key2, key3;  // the last key seen at depth 1, 2, 3
+  int depth = 0;
+  for (json::Token t = reader.Next(); t != json::Token::kEnd; t = reader.Next()) {
+    switch (t) {
+      case json::Token::kError:
+        return Status::Error("watch event: " + reader.error().message());
+      case json::Token::kKey:
+        if (depth == 1) key1 = reader.text();
+        if (depth == 2) key2 = reader.text();
+        if (depth == 3) key3 = reader.text();
+        break;
+      case json::Token::kString:
+        if (depth == 1 && key1 == "type") type.assign(reader.text());
+        if (depth == 3 && key1 == "object" && key2 == "metadata" && key3 == "resourceVersion") {
+          resource_version.assign(reader.text());
+        }
+        break;
+      case json::Token::kStartObject:
+        ++depth;
+        if (depth == 2 && key1 == "object") object_begin = reader.byte_offset();
+        if (depth == 2) key2 = {};
+        if (depth == 3) key3 = {};
+        break;
+      case json::Token::kEndObject:
+        if (depth == 2 && key1 == "object") object_end = reader.byte_offset();
+        --depth;
+        break;
+      case json::Token::kStartArray:
+        ++depth;
+        break;
+      case json::Token::kEndArray:
+        --depth;
+        break;
+      default:
+        break;
+    }
   }
-  out->type = std::move(handler.type);
-  out->resource_version = std::move(handler.resource_version);
-  out->object = line.substr(handler.object_begin, handler.object_end - handler.object_begin);
+  if (type.empty()) return Status::Error("watch event without a type");
+  if (object_end <= object_begin)
+    return Status::Error("watch event " + type + " without an object");
+  reader.OfferForReuse();
+  out->type = std::move(type);
+  out->resource_version = std::move(resource_version);
+  out->object = line.substr(object_begin, object_end - object_begin);
   return Status::Ok();
 }
 

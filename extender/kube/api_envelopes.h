@@ -34,7 +34,10 @@ struct WatchEventEnvelope {
   std::string resource_version;  // object.metadata.resourceVersion; empty if absent (ERROR)
 };
 
-// Parses one line of a watch stream (one event). `out->object` points into `line`.
+// Parses one line of a watch stream (one event). `out->object` points into `line`. The tokens
+// stay offered for reuse on this thread (json::JsonPullReader::OfferForReuse) so that decoding
+// the object does not parse it again: call json::JsonPullReader::ForgetSource() before `line`'s
+// memory changes.
 Status ParseWatchEvent(std::string_view line, WatchEventEnvelope* out);
 
 // A meta/v1 Status, the body of every API error (and of binding/eviction successes).

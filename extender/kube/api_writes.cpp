@@ -52,8 +52,10 @@ ApiWriteResult ToResult(const RestResponse& response) {
 
 }  // namespace
 
-ApiWriteResult Binder::Bind(const std::string& namespace_name, const std::string& pod_name,
-                            const std::string& pod_uid, const std::string& node_name) {
+namespace {
+
+std::string BindingBody(const std::string& namespace_name, const std::string& pod_name,
+                        const std::string& pod_uid, const std::string& node_name) {
   rapidjson::StringBuffer body;
   JsonWriter writer(body);
   writer.StartObject();
@@ -72,8 +74,25 @@ ApiWriteResult Binder::Bind(const std::string& namespace_name, const std::string
   Field(writer, "name", node_name);
   writer.EndObject();
   writer.EndObject();
+  return std::string(body.GetString(), body.GetSize());
+}
+
+}  // namespace
+
+ApiWriteResult Binder::Bind(const std::string& namespace_name, const std::string& pod_name,
+                            const std::string& pod_uid, const std::string& node_name) {
   return ToResult(client_->Post(PodPath(namespace_name, pod_name) + "/binding",
-                                std::string(body.GetString(), body.GetSize())));
+                                BindingBody(namespace_name, pod_name, pod_uid, node_name)));
+}
+
+void Binder::BindAsync(const std::string& namespace_name, const std::string& pod_name,
+                       const std::string& pod_uid, const std::string& node_name,
+                       std::function<void(ApiWriteResult)> done,
+                       std::chrono::milliseconds timeout) {
+  client_->SendAsync(
+      "POST", PodPath(namespace_name, pod_name) + "/binding",
+      BindingBody(namespace_name, pod_name, pod_uid, node_name), "application/json",
+      [done = std::move(done)](RestResponse response) { done(ToResult(response)); }, timeout);
 }
 
 ApiWriteResult Evictor::Evict(const std::string& namespace_name, const std::string& pod_name,

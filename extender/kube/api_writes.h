@@ -1,12 +1,14 @@
 // The writes live mode makes to the API server, one thin class each: bind a pod, evict a pod,
 // patch an ElasticQuota's status.used, annotate a pod to nudge kube-scheduler into a retry.
-// Each call blocks on one request (RestClient's timeout) and returns an ApiWriteResult.
+// The blocking calls wait on one request (RestClient's timeout) from the caller's thread and return
+// an ApiWriteResult; BindAsync completes on the client thread instead (the /bind hot path).
 //
 // Thread-safety: every method may be called concurrently (RestClient is thread-safe).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -34,6 +36,11 @@ class Binder {
   explicit Binder(RestClient* client) : client_(client) {}
   ApiWriteResult Bind(const std::string& namespace_name, const std::string& pod_name,
                       const std::string& pod_uid, const std::string& node_name);
+  // `done` runs once on the client thread; `timeout` > 0 bounds this request (else the
+  // client's request timeout).
+  void BindAsync(const std::string& namespace_name, const std::string& pod_name,
+                 const std::string& pod_uid, const std::string& node_name,
+                 std::function<void(ApiWriteResult)> done, std::chrono::milliseconds timeout = {});
 
  private:
   RestClient* client_;

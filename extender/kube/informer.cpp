@@ -1,9 +1,11 @@
 #include "extender/kube/informer.h"
 
+#include <boost/asio/steady_timer.hpp>
+
 #include <algorithm>
-#include <condition_variable>
 #include <utility>
 
+#include "config/json_pull_reader.h"
 #include "extender/kube/api_envelopes.h"
 #include "extender/kube/kube_log.h"
 #include "extender/kube/url_component.h"
@@ -28,22 +30,20 @@ std::string DescribeFailure(const RestResponse& response) {
   return "HTTP " + std::to_string(response.status) + ": " + response.body.substr(0, 200);
 }
 
-// Sleeps for `duration` unless `stop` is requested first; returns false when stopped.
-bool WaitUnlessStopped(std::stop_token stop, std::chrono::milliseconds duration) {
-  std::mutex mutex;
-  std::condition_variable_any wake;
-  std::unique_lock<std::mutex> lock(mutex);
-  wake.wait_for(lock, stop, duration, [] { return false; });
-  return !stop.stop_requested();
-}
-
 }  // namespace
+
+class Informer::Timer {
+ public:
+  explicit Timer(boost::asio::io_context& io) : timer(io) {}
+  boost::asio::steady_timer timer;
+};
 
 Informer::Informer(RestClient* client, InformerOptions options, InformerSink* sink)
     : client_(client),
       options_(std::move(options)),
       sink_(sink),
-      random_(options_.seed != 0 ? options_.seed : std::random_device{}()) {}
+      random_(options_.seed != 0 ? options_.seed : std::random_device{}()),
+      timer_(std::make_unique<Timer>(client->io_context())) {}
 
 Informer::~Informer() {
   Stop();
@@ -51,14 +51,36 @@ Informer::~Informer() {
 
 void Informer::Start() {
   std::lock_guard<std::mutex> lock(lifecycle_mutex_);
-  thread_ = std::jthread([this](std::stop_token stop) { Run(stop); });
+  started_ = true;
+  client_->RunOnClientThread([this] { Next(); });
 }
 
 void Informer::Stop() {
   std::lock_guard<std::mutex> lock(lifecycle_mutex_);
-  if (!thread_.joinable()) return;
-  thread_.request_stop();
-  thread_.join();
+  if (!started_ || stop_done_) return;
+  stop_done_ = true;
+  auto acknowledged = std::make_shared<std::promise<void>>();
+  std::future<void> done = acknowledged->get_future();
+  client_->RunOnClientThread([this, acknowledged] {
+    stopping_ = true;
+    stopped_.emplace(std::move(*acknowledged));
+    timer_->timer.cancel();
+    if (call_) call_->Cancel();
+    Stopping();
+  });
+  done.wait();
+}
+
+bool Informer::Stopping() {
+  if (!stopping_) return false;
+  if (outstanding_ == 0 && stopped_) {
+    // Stop() returns, and the informer may be destroyed, as soon as the value is set: nothing
+    // of *this is touched after that.
+    std::promise<void> acknowledged = std::move(*stopped_);
+    stopped_.reset();
+    acknowledged.set_value();
+  }
+  return true;
 }
 
 InformerStats Informer::Stats() const {
@@ -78,7 +100,7 @@ std::chrono::seconds Informer::NextWatchTimeout() {
   return std::chrono::seconds(std::max<int64_t>(1, pick(random_)));
 }
 
-bool Informer::Backoff(std::stop_token stop) {
+std::chrono::milliseconds Informer::NextBackoff() {
   // Exponential: initial * 2^step, capped; jittered into [50%, 100%] of that.
   auto ceiling = options_.backoff_initial;
   for (int i = 0; i < backoff_step_ && ceiling < options_.backoff_max; ++i)
@@ -86,63 +108,144 @@ bool Informer::Backoff(std::stop_token stop) {
   ceiling = std::min(ceiling, options_.backoff_max);
   ++backoff_step_;
   std::uniform_real_distribution<double> jitter(0.5, 1.0);
-  auto wait = std::chrono::milliseconds(
+  return std::chrono::milliseconds(
       static_cast<int64_t>(static_cast<double>(ceiling.count()) * jitter(random_)));
-  return WaitUnlessStopped(stop, wait);
 }
 
-bool Informer::ListAll(std::stop_token stop, std::vector<std::string>* items, std::string* rv,
-                       std::string* error) {
-  items->clear();
-  rv->clear();
-  std::string continue_token;
-  int restarts = 0;
-  while (!stop.stop_requested()) {
-    std::string path = options_.path + "?limit=" + std::to_string(options_.page_size);
-    if (!continue_token.empty()) path += "&continue=" + EscapeUrlComponent(continue_token);
-    RestResponse response = client_->Get(path, stop);
-    if (response.status == 410 && !continue_token.empty() && restarts < kMaxListRestarts) {
-      // The list's point in time was compacted away between pages (capture 74): the pages
-      // read so far no longer belong to one consistent list, so start a fresh one.
-      Log(LogSeverity::kInfo, "list of " + options_.resource + ": continue token expired, " +
-                                  "starting the list again");
-      ++restarts;
-      items->clear();
-      rv->clear();
-      continue_token.clear();
-      continue;
-    }
-    if (response.status != 200) {
-      *error = "list " + options_.path + ": " + DescribeFailure(response);
-      return false;
-    }
-    ListPage page;
-    Status parsed = ParseListPage(response.body, &page);
-    if (!parsed.ok()) {
-      *error = "list " + options_.path + ": " + parsed.message();
-      return false;
-    }
-    if (rv->empty()) *rv = page.resource_version;  // every page carries the first page's RV
-    for (auto& item : page.items)
-      items->push_back(std::move(item));
-    if (page.continue_token.empty()) {
-      if (rv->empty()) {
-        *error = "list " + options_.path + ": no metadata.resourceVersion";
-        return false;
-      }
-      return true;
-    }
-    continue_token = std::move(page.continue_token);
+void Informer::After(std::chrono::milliseconds wait) {
+  ++outstanding_;
+  timer_->timer.expires_after(wait);
+  timer_->timer.async_wait([this](const boost::system::error_code&) {
+    --outstanding_;
+    if (Stopping()) return;
+    Next();
+  });
+}
+
+void Informer::Backoff() {
+  After(NextBackoff());
+}
+
+void Informer::Fail(const std::string& message) {
+  Log(LogSeverity::kWarning, message);
+  CountError();
+  Backoff();
+}
+
+void Informer::Next() {
+  if (Stopping()) return;
+  if (!need_list_) return StartWatch();
+  items_.clear();
+  list_rv_.clear();
+  continue_token_.clear();
+  list_restarts_ = 0;
+  RequestPage();
+}
+
+void Informer::RequestPage() {
+  std::string path = options_.path + "?limit=" + std::to_string(options_.page_size);
+  if (!continue_token_.empty()) path += "&continue=" + EscapeUrlComponent(continue_token_);
+  ++outstanding_;
+  call_ = client_->SendAsync("GET", std::move(path), "", "", [this](RestResponse response) {
+    --outstanding_;
+    call_.reset();
+    if (Stopping()) return;
+    OnPage(std::move(response));
+  });
+}
+
+void Informer::OnPage(RestResponse response) {
+  if (response.status == 410 && !continue_token_.empty() && list_restarts_ < kMaxListRestarts) {
+    // The list's point in time was compacted away between pages (capture 74): the pages read so
+    // far no longer belong to one consistent list, so start a fresh one.
+    Log(LogSeverity::kInfo,
+        "list of " + options_.resource + ": continue token expired, starting the list again");
+    ++list_restarts_;
+    items_.clear();
+    list_rv_.clear();
+    continue_token_.clear();
+    return RequestPage();
   }
-  *error = "stopped";
-  return false;
+  if (response.status != 200) {
+    return Fail("list " + options_.path + ": " + DescribeFailure(response) + " (retrying)");
+  }
+  ListPage page;
+  if (Status parsed = ParseListPage(response.body, &page); !parsed.ok()) {
+    return Fail("list " + options_.path + ": " + parsed.message() + " (retrying)");
+  }
+  if (list_rv_.empty()) list_rv_ = page.resource_version;  // every page carries the first's RV
+  for (auto& item : page.items)
+    items_.push_back(std::move(item));
+  if (!page.continue_token.empty()) {
+    continue_token_ = std::move(page.continue_token);
+    return RequestPage();
+  }
+  if (list_rv_.empty()) {
+    return Fail("list " + options_.path + ": no metadata.resourceVersion (retrying)");
+  }
+  sink_->Replace(options_.resource, std::move(items_));
+  items_ = {};
+  resource_version_ = list_rv_;
+  need_list_ = false;
+  synced_.store(true, std::memory_order_release);
+  backoff_step_ = 0;
+  {
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    stats_.synced = true;
+    ++stats_.lists;
+    if (resync_) ++stats_.resyncs;
+    stats_.resource_version = resource_version_;
+  }
+  resync_ = false;
+  if (options_.resync_period.count() > 0) next_resync_ = Clock::now() + options_.resync_period;
+  Next();
 }
 
-bool Informer::HandleWatchLine(std::string_view line, WatchVerdict* verdict) {
+void Informer::StartWatch() {
+  auto timeout = NextWatchTimeout();
+  if (next_resync_ != Clock::time_point::max()) {
+    auto until_resync = std::chrono::ceil<std::chrono::seconds>(next_resync_ - Clock::now());
+    if (until_resync.count() <= 0) {
+      need_list_ = true;  // periodic full relist: repairs anything a watch might have missed
+      resync_ = true;
+      return Next();
+    }
+    timeout = std::min(timeout, until_resync);
+  }
+  std::string path = options_.path +
+                     "?watch=1&resourceVersion=" + EscapeUrlComponent(resource_version_) +
+                     "&allowWatchBookmarks=true&timeoutSeconds=" + std::to_string(timeout.count());
+  {
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    ++stats_.watches;
+  }
+  watch_expired_ = false;
+  watch_error_.clear();
+  const auto started = Clock::now();
+  ++outstanding_;
+  call_ = client_->WatchAsync(
+      std::move(path),
+      std::chrono::duration_cast<std::chrono::milliseconds>(timeout) +
+          options_.watch_inactivity_slack,
+      [this](std::string_view line) { return HandleWatchLine(line); },
+      [this, started](WatchResult result) {
+        --outstanding_;
+        call_.reset();
+        if (Stopping()) return;
+        OnWatchEnd(std::move(result), started);
+      });
+}
+
+bool Informer::HandleWatchLine(std::string_view line) {
+  if (stopping_) return false;
+  // The line's buffer is reused for the next line: withdraw its parsed tokens when done.
+  struct Forget {
+    ~Forget() { json::JsonPullReader::ForgetSource(); }
+  } forget;
   WatchEventEnvelope event;
   Status parsed = ParseWatchEvent(line, &event);
   if (!parsed.ok()) {
-    verdict->error = "undecodable watch event of " + options_.resource + ": " + parsed.message();
+    watch_error_ = "undecodable watch event of " + options_.resource + ": " + parsed.message();
     return false;
   }
   WatchEventType type;
@@ -163,9 +266,9 @@ bool Informer::HandleWatchLine(std::string_view line, WatchVerdict* verdict) {
     ApiStatus status;
     bool is_status = ParseApiStatus(event.object, &status);
     if (is_status && status.code == 410) {
-      verdict->expired = true;  // "too old resource version" (captures 75, 76)
+      watch_expired_ = true;  // "too old resource version" (captures 75, 76)
     } else {
-      verdict->error =
+      watch_error_ =
           "watch of " + options_.resource + " sent ERROR " +
           (is_status ? std::to_string(status.code) + " " + status.reason + ": " + status.message
                      : std::string(event.object.substr(0, 200)));
@@ -176,118 +279,47 @@ bool Informer::HandleWatchLine(std::string_view line, WatchVerdict* verdict) {
         "watch of " + options_.resource + ": ignoring event type \"" + event.type + "\"");
     return true;
   }
-  sink_->Apply(options_.resource, type, std::string(event.object));
-  if (!event.resource_version.empty()) resource_version_ = event.resource_version;
+  sink_->Apply(options_.resource, type, event.object);
+  if (!event.resource_version.empty()) resource_version_ = std::move(event.resource_version);
   std::lock_guard<std::mutex> lock(stats_mutex_);
   ++stats_.events;
   stats_.resource_version = resource_version_;
   return true;
 }
 
-void Informer::Run(std::stop_token stop) {
-  bool need_list = true;
-  bool resync = false;
-  int expired_in_a_row = 0;
-  Clock::time_point next_resync = Clock::time_point::max();
-  while (!stop.stop_requested()) {
-    if (need_list) {
-      std::vector<std::string> items;
-      std::string rv;
-      std::string error;
-      if (!ListAll(stop, &items, &rv, &error)) {
-        if (stop.stop_requested()) break;
-        Log(LogSeverity::kWarning, error + " (retrying)");
-        CountError();
-        Backoff(stop);
-        continue;
-      }
-      sink_->Replace(options_.resource, std::move(items));
-      resource_version_ = rv;
-      need_list = false;
-      synced_.store(true, std::memory_order_release);
-      ResetBackoff();
-      {
-        std::lock_guard<std::mutex> lock(stats_mutex_);
-        stats_.synced = true;
-        ++stats_.lists;
-        if (resync) ++stats_.resyncs;
-        stats_.resource_version = rv;
-      }
-      resync = false;
-      if (options_.resync_period.count() > 0) next_resync = Clock::now() + options_.resync_period;
-    }
-
-    auto timeout = NextWatchTimeout();
-    if (next_resync != Clock::time_point::max()) {
-      auto until_resync = std::chrono::ceil<std::chrono::seconds>(next_resync - Clock::now());
-      if (until_resync.count() <= 0) {
-        need_list = true;  // periodic full relist: repairs anything a watch might have missed
-        resync = true;
-        continue;
-      }
-      timeout = std::min(timeout, until_resync);
-    }
-    std::string path =
-        options_.path + "?watch=1&resourceVersion=" + EscapeUrlComponent(resource_version_) +
-        "&allowWatchBookmarks=true&timeoutSeconds=" + std::to_string(timeout.count());
+void Informer::OnWatchEnd(WatchResult result, Clock::time_point started) {
+  if (watch_expired_ || result.status == 410) {
+    Log(LogSeverity::kInfo, "watch of " + options_.resource + " from resourceVersion " +
+                                resource_version_ + " expired (410): relisting");
+    need_list_ = true;
     {
       std::lock_guard<std::mutex> lock(stats_mutex_);
-      ++stats_.watches;
+      ++stats_.relists_expired;
     }
-    WatchVerdict verdict;
-    auto started = Clock::now();
-    WatchResult result = client_->Watch(
-        path,
-        std::chrono::duration_cast<std::chrono::milliseconds>(timeout) +
-            options_.watch_inactivity_slack,
-        [this, &verdict](std::string_view line) { return HandleWatchLine(line, &verdict); }, stop);
-    if (stop.stop_requested()) break;
-
-    if (verdict.expired || result.status == 410) {
-      Log(LogSeverity::kInfo, "watch of " + options_.resource + " from resourceVersion " +
-                                  resource_version_ + " expired (410): relisting");
-      need_list = true;
-      {
-        std::lock_guard<std::mutex> lock(stats_mutex_);
-        ++stats_.relists_expired;
-      }
-      // A fresh list's RV expiring again at once means something is off: do not spin.
-      if (++expired_in_a_row > 1) Backoff(stop);
-      continue;
-    }
-    if (result.lines > 0) expired_in_a_row = 0;
-    if (!verdict.error.empty()) {
-      Log(LogSeverity::kWarning, verdict.error + ": relisting");
-      CountError();
-      need_list = true;
-      Backoff(stop);
-      continue;
-    }
-    if (result.status != 200) {
-      RestResponse failure{result.status, result.body, result.error};
-      Log(LogSeverity::kWarning,
-          "watch of " + options_.resource + ": " + DescribeFailure(failure) + " (retrying)");
-      CountError();
-      Backoff(stop);
-      continue;
-    }
-    bool useful = result.lines > 0 || Clock::now() - started >= kMinimalUsefulWatch;
-    if (!result.error.empty()) {
-      // A dropped stream: resume from the last resourceVersion; nothing is lost or repeated.
-      Log(LogSeverity::kInfo,
-          result.error + "; resuming from resourceVersion " + resource_version_);
-      if (!useful) {
-        CountError();
-        Backoff(stop);
-      }
-      continue;
-    }
-    if (useful) {
-      ResetBackoff();
-    } else {
-      Backoff(stop);
-    }
+    // A fresh list's RV expiring again at once means something is off: do not spin.
+    if (++expired_in_a_row_ > 1) return Backoff();
+    return Next();
   }
+  if (result.lines > 0) expired_in_a_row_ = 0;
+  if (!watch_error_.empty()) {
+    need_list_ = true;
+    return Fail(watch_error_ + ": relisting");
+  }
+  if (result.status != 200) {
+    RestResponse failure{result.status, result.body, result.error};
+    return Fail("watch of " + options_.resource + ": " + DescribeFailure(failure) + " (retrying)");
+  }
+  const bool useful = result.lines > 0 || Clock::now() - started >= kMinimalUsefulWatch;
+  if (!result.error.empty()) {
+    // A dropped stream: resume from the last resourceVersion; nothing is lost or repeated.
+    Log(LogSeverity::kInfo, result.error + "; resuming from resourceVersion " + resource_version_);
+    if (useful) return Next();
+    CountError();
+    return Backoff();
+  }
+  if (!useful) return Backoff();
+  backoff_step_ = 0;
+  Next();
 }
 
 }  // namespace capext::kube

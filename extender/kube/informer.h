@@ -1,21 +1,24 @@
-// Informer: keeps one resource of the API server mirrored into an InformerSink, on its own
-// thread. LIST (paged), hand the complete list over as a Replace, then WATCH from the list's
-// resourceVersion with bookmarks; resume watches from the last resourceVersion seen (events and
-// BOOKMARKs) when they end or break; relist on 410 Gone (HTTP or an ERROR event); back off
-// exponentially with jitter on errors; relist periodically to repair any drift.
+// Informer: keeps one resource of the API server mirrored into an InformerSink, driven by
+// callbacks on the RestClient's client thread (no thread of its own). LIST (paged), hand the
+// complete list over as a Replace, then WATCH from the list's resourceVersion with bookmarks;
+// resume watches from the last resourceVersion seen (events and BOOKMARKs) when they end or
+// break; relist on 410 Gone (HTTP or an ERROR event); back off exponentially with jitter on
+// errors; relist periodically to repair any drift. The sink is called on the client thread.
 //
-// Thread-safety: Start/Stop from one controlling thread; HasSynced/Stats from any thread.
+// Thread-safety: Start/Stop from one controlling thread (never the client thread); HasSynced and
+// Stats from any thread.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <future>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
-#include <stop_token>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "extender/kube/informer_sink.h"
@@ -59,10 +62,10 @@ class Informer {
   Informer(const Informer&) = delete;
   Informer& operator=(const Informer&) = delete;
 
-  // Starts the informer's thread. REQUIRES: not started before.
+  // Starts listing. REQUIRES: not started before.
   void Start();
-  // Ends the thread and waits for it. Prompt: an in-flight list or watch is aborted. The sink
-  // is never called after Stop() returns. Idempotent.
+  // Cancels the list or watch in flight and waits until no callback of this informer is left on
+  // the client thread. The sink is never called after Stop() returns. Idempotent.
   void Stop();
 
   bool HasSynced() const { return synced_.load(std::memory_order_acquire); }
@@ -70,35 +73,54 @@ class Informer {
   const std::string& resource() const { return options_.resource; }
 
  private:
-  struct WatchVerdict {  // what the lines of one watch told us
-    bool expired = false;
-    std::string error;
-  };
-
-  void Run(std::stop_token stop);
-  // Lists every page. On success fills items and the list's resourceVersion.
-  bool ListAll(std::stop_token stop, std::vector<std::string>* items, std::string* rv,
-               std::string* error);
-  bool HandleWatchLine(std::string_view line, WatchVerdict* verdict);
+  class Timer;
+  // Everything below runs on the client thread.
+  void Next();  // list or watch, whichever is due
+  void RequestPage();
+  void OnPage(RestResponse response);
+  void StartWatch();
+  void OnWatchEnd(WatchResult result, std::chrono::steady_clock::time_point started);
+  bool HandleWatchLine(std::string_view line);
+  void Fail(const std::string& message);  // log, count, back off, then Next()
+  void Backoff();                         // wait the next step, then Next()
+  void After(std::chrono::milliseconds wait);
+  // True (and the stop acknowledged once nothing is outstanding) when stopping.
+  bool Stopping();
   std::chrono::seconds NextWatchTimeout();
-  // Waits the next backoff step unless stopped; returns false when stopped.
-  bool Backoff(std::stop_token stop);
-  void ResetBackoff() { backoff_step_ = 0; }
+  std::chrono::milliseconds NextBackoff();
   void CountError();
 
   RestClient* client_;
   InformerOptions options_;
   InformerSink* sink_;
   std::mt19937_64 random_;
+
+  // Client-thread state.
   int backoff_step_ = 0;
-  std::string resource_version_;  // only the informer thread writes it
+  std::string resource_version_;
+  bool need_list_ = true;
+  bool resync_ = false;
+  int expired_in_a_row_ = 0;
+  std::chrono::steady_clock::time_point next_resync_ = std::chrono::steady_clock::time_point::max();
+  std::vector<std::string> items_;  // pages read so far
+  std::string list_rv_;
+  std::string continue_token_;
+  int list_restarts_ = 0;
+  bool watch_expired_ = false;
+  std::string watch_error_;
+  std::shared_ptr<CallHandle> call_;
+  std::unique_ptr<Timer> timer_;
+  int outstanding_ = 0;  // callbacks still to come (request, watch, timer)
+  bool stopping_ = false;
+  std::optional<std::promise<void>> stopped_;
 
   std::atomic<bool> synced_{false};
   mutable std::mutex stats_mutex_;
   InformerStats stats_;
 
   std::mutex lifecycle_mutex_;
-  std::jthread thread_;
+  bool started_ = false;
+  bool stop_done_ = false;
 };
 
 }  // namespace capext::kube

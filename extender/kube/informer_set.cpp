@@ -13,9 +13,6 @@ std::vector<InformerOptions> LiveModeInformers(const DiscoveredApis& apis,
       {"priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses"},
       {"poddisruptionbudgets", "/apis/policy/v1/poddisruptionbudgets"},
   };
-  if (apis.elastic_quota) {
-    resources.emplace_back("elasticquotas", apis.elastic_quota->ApiPath() + "/elasticquotas");
-  }
   std::vector<InformerOptions> out;
   for (auto& [resource, path] : resources) {
     InformerOptions options = base;
@@ -23,7 +20,20 @@ std::vector<InformerOptions> LiveModeInformers(const DiscoveredApis& apis,
     options.path = path;
     out.push_back(std::move(options));
   }
+  for (const auto& gv : apis.elastic_quota_groups)
+    out.push_back(ElasticQuotaInformer(gv, base));
   return out;
+}
+
+std::string ElasticQuotaResource(const std::string& group) {
+  return group == kElasticQuotaGroup ? std::string("elasticquotas") : "elasticquotas." + group;
+}
+
+InformerOptions ElasticQuotaInformer(const GroupVersion& gv, const InformerOptions& base) {
+  InformerOptions options = base;
+  options.resource = ElasticQuotaResource(gv.group);
+  options.path = gv.ApiPath() + "/elasticquotas";
+  return options;
 }
 
 InformerSet::InformerSet(RestClient* client, InformerSink* sink, DiscoveredApis apis)

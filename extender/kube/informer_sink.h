@@ -3,24 +3,27 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace capext::kube {
 
 enum class WatchEventType { kAdded, kModified, kDeleted };
 
-// Called from informer threads, one thread per resource; implementations serialise into one
-// writer. Calls for one resource arrive in the order the API server produced them: a Replace,
-// then Applies with increasing resourceVersions, then possibly another Replace (after a 410
-// relist or a periodic resync) that supersedes everything before it.
+// Called on the RestClient's client thread (one thread for every informer of a client). Calls for
+// one resource arrive in the order the API server produced them: a Replace, then Applies with
+// increasing resourceVersions, then possibly another Replace (after a 410 relist or a periodic
+// resync) that supersedes everything before it.
 class InformerSink {
  public:
   virtual ~InformerSink() = default;
   // The complete current set of objects of `resource` (after a list/relist): each element is
   // one object's JSON text, with kind and apiVersion present.
   virtual void Replace(const std::string& resource, std::vector<std::string> objects_json) = 0;
-  // One watch event. For kDeleted the object is its last state.
-  virtual void Apply(const std::string& resource, WatchEventType type, std::string object_json) = 0;
+  // One watch event. For kDeleted the object is its last state. The view is valid only during
+  // the call.
+  virtual void Apply(const std::string& resource, WatchEventType type,
+                     std::string_view object_json) = 0;
 };
 
 }  // namespace capext::kube

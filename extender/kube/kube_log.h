@@ -1,5 +1,6 @@
 // Log lines of the API-server client (connection trouble, relists, token reloads, insecure TLS).
-// main() may redirect them into the process's own logger; the default writes to stderr.
+// Live mode routes them into the process logger (extender/log.h); the default writes the same
+// logfmt shape (ts=... level=... component=kube msg="...") to stderr.
 // Thread-safety: all functions may be called from any thread.
 #pragma once
 

@@ -1,36 +1,35 @@
-// The only file that includes cpprestsdk: its headers cost seconds per translation unit.
 #include "extender/kube/rest_client.h"
 
-#include <cpprest/http_client.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
-#include <pplx/threadpool.h>
 
-#include <algorithm>
-#include <cerrno>
-#include <mutex>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/ssl/context.hpp>
+
+#include <atomic>
+#include <deque>
+#include <future>
+#include <set>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "extender/kube/api_connection.h"
 #include "extender/kube/kube_log.h"
 
 namespace capext::kube {
 namespace {
 
-namespace http = web::http;
-namespace http_client = web::http::client;
+namespace net = boost::asio;
+namespace beast = boost::beast;
 
 constexpr size_t kMaxWatchLine = 64u << 20;  // one event larger than this is a broken stream
-constexpr size_t kReadBuffer = 64u << 10;
-
-struct TlsMaterial {
-  std::string ca_pem;
-  std::string cert_pem;
-  std::string key_pem;
-};
+constexpr size_t kMaxErrorBody = 64u << 10;  // kept of a non-200 watch response
 
 // Adds every certificate of a PEM bundle to `store`; returns how many.
 int AddPemCertificates(X509_STORE* store, const std::string& pem) {
@@ -46,121 +45,391 @@ int AddPemCertificates(X509_STORE* store, const std::string& pem) {
   return added;
 }
 
-// Configures one TLS context (cpprestsdk builds one per new connection and hands it to us).
-// Throws std::exception on unusable material; Create() runs it once up front so that never
-// happens inside cpprestsdk.
-void ApplyTls(boost::asio::ssl::context& context, const TlsMaterial& tls) {
-  SSL_CTX* native = context.native_handle();
+// The one TLS context of the client. Throws std::exception on unusable material.
+std::unique_ptr<net::ssl::context> MakeTlsContext(const KubeConfig& config) {
+  auto context = std::make_unique<net::ssl::context>(net::ssl::context::tls_client);
+  SSL_CTX* native = context->native_handle();
   SSL_CTX_set_min_proto_version(native, TLS1_2_VERSION);
-  if (!tls.ca_pem.empty()) {
-    // A fresh store drops the system roots cpprestsdk loaded: only the cluster CA is trusted.
+  if (config.insecure_skip_tls_verify) {
+    context->set_verify_mode(net::ssl::verify_none);
+  } else {
+    context->set_verify_mode(net::ssl::verify_peer);
+    if (config.ca_pem.empty()) context->set_default_verify_paths();
+  }
+  if (!config.ca_pem.empty()) {
+    // A store of its own: only the cluster CA is trusted, never the system roots.
     X509_STORE* store = X509_STORE_new();
-    if (AddPemCertificates(store, tls.ca_pem) == 0) {
+    if (AddPemCertificates(store, config.ca_pem) == 0) {
       X509_STORE_free(store);
       throw std::runtime_error("the certificate-authority data holds no PEM certificate");
     }
     SSL_CTX_set_cert_store(native, store);  // takes ownership
   }
-  if (!tls.cert_pem.empty()) {
-    context.use_certificate_chain(boost::asio::buffer(tls.cert_pem));
-    context.use_private_key(boost::asio::buffer(tls.key_pem), boost::asio::ssl::context::pem);
+  if (!config.client_cert_pem.empty()) {
+    context->use_certificate_chain(net::buffer(config.client_cert_pem));
+    context->use_private_key(net::buffer(config.client_key_pem), net::ssl::context::pem);
   }
+  return context;
 }
 
-std::string DescribeException(const std::exception& e) {
-  if (auto* http_error = dynamic_cast<const http::http_exception*>(&e)) {
-    std::string text = http_error->what();
-    // cpprestsdk maps asio's "end of file" (misc category, value 2) into the generic category,
-    // where 2 reads "No such file or directory": say what it means instead.
-    std::error_code code = http_error->error_code();
-    std::string detail =
-        code.value() == ENOENT ? "connection closed by the server" : code.message();
-    if (!detail.empty() && text.find(detail) == std::string::npos) text += " (" + detail + ")";
-    return text;
+std::string DescribeError(const beast::error_code& ec, std::chrono::milliseconds timeout) {
+  if (ec == beast::error::timeout)
+    return "timed out after " + std::to_string(timeout.count()) + " ms";
+  if (ec == net::error::eof || ec == beast_http::error::end_of_stream ||
+      ec == beast_http::error::partial_message) {
+    return "connection closed by the server";
   }
-  return e.what();
+  return ec.message();
+}
+
+// A closed keep-alive connection shows up on reuse as one of these, before any response byte.
+bool IsStaleConnection(const beast::error_code& ec) {
+  return ec == net::error::eof || ec == beast_http::error::end_of_stream ||
+         ec == net::error::connection_reset || ec == net::error::broken_pipe;
 }
 
 }  // namespace
 
-void InitializeHttpThreadPool(size_t threads) {
-  static std::once_flag once;
-  bool first = false;
-  std::call_once(once, [&] {
-    first = true;
-    try {
-      crossplat::threadpool::initialize_with_threads(threads);
-    } catch (const std::exception& e) {
-      Log(LogSeverity::kWarning,
-          std::string("cpprestsdk thread pool already running, size unchanged: ") + e.what());
-    }
-  });
-  if (!first) Log(LogSeverity::kInfo, "InitializeHttpThreadPool called again: ignored");
-}
-
 class RestClient::Impl {
  public:
-  Impl(KubeConfig config, RestClientOptions options)
+  struct Call final : CallHandle, std::enable_shared_from_this<Call> {
+    Impl* impl = nullptr;
+    std::string method, path, body, content_type;
+    ResponseCallback done;
+    std::string token;
+    std::chrono::milliseconds timeout{0};
+    bool retried_unauthorized = false;
+    bool retried_stale = false;
+    bool cancelled = false;
+    bool finished = false;
+    std::shared_ptr<ApiConnection> connection;
+    void Cancel() override {
+      impl->OnThread([self = shared_from_this()] { self->impl->CancelCall(self); });
+    }
+  };
+
+  struct WatchCall final : CallHandle, std::enable_shared_from_this<WatchCall> {
+    Impl* impl = nullptr;
+    std::string path;
+    std::chrono::milliseconds inactivity{0};
+    LineCallback on_line;
+    std::function<void(WatchResult)> done;
+    std::shared_ptr<ApiConnection> connection;
+    WatchResult result;
+    std::string pending;  // bytes after the last '\n'
+    bool cancelled = false;
+    bool finished = false;
+    void Cancel() override {
+      impl->OnThread([self = shared_from_this()] {
+        self->cancelled = true;
+        if (self->connection) self->connection->Close();
+      });
+    }
+  };
+
+  Impl(KubeConfig config, RestClientOptions options, ApiEndpoint endpoint,
+       std::unique_ptr<net::ssl::context> tls)
       : config_(std::move(config)),
         options_(std::move(options)),
-        tls_(std::make_shared<const TlsMaterial>(
-            TlsMaterial{config_.ca_pem, config_.client_cert_pem, config_.client_key_pem})),
-        client_(web::uri(config_.server), MakeConfig(options_.request_timeout)) {}
-
-  http_client::http_client_config MakeConfig(std::chrono::milliseconds timeout) const {
-    http_client::http_client_config config;
-    config.set_timeout(timeout);
-    config.set_validate_certificates(!config_.insecure_skip_tls_verify);
-    std::shared_ptr<const TlsMaterial> tls = tls_;
-    config.set_ssl_context_callback(
-        [tls](boost::asio::ssl::context& context) { ApplyTls(context, *tls); });
-    return config;
+        endpoint_(std::move(endpoint)),
+        tls_(std::move(tls)),
+        io_(1),
+        work_(net::make_work_guard(io_)) {
+    thread_ = std::thread([this] { io_.run(); });
+    thread_id_ = thread_.get_id();
   }
 
-  std::string CurrentToken() const { return config_.token ? config_.token->Current() : ""; }
+  ~Impl() {
+    net::post(io_, [this] { Shutdown(); });
+    work_.reset();
+    thread_.join();
+  }
 
-  http::http_request MakeRequest(const std::string& method, const std::string& path,
-                                 const std::string& token) const {
-    http::http_request request(method);
-    request.set_request_uri(web::uri(path));
-    request.headers().add("Accept", "application/json");
-    request.headers().add("User-Agent", options_.user_agent);
-    if (!token.empty()) request.headers().add("Authorization", "Bearer " + token);
+  bool OnClientThread() const { return std::this_thread::get_id() == thread_id_; }
+
+  // Runs `work` now when on the client thread, else posts it there.
+  void OnThread(std::function<void()> work) {
+    if (OnClientThread()) {
+      work();
+    } else {
+      net::post(io_, std::move(work));
+    }
+  }
+
+  std::shared_ptr<Call> NewCall(std::string method, std::string path, std::string body,
+                                std::string content_type, ResponseCallback done) {
+    auto call = std::make_shared<Call>();
+    call->impl = this;
+    call->method = std::move(method);
+    call->path = std::move(path);
+    call->body = std::move(body);
+    call->content_type = std::move(content_type);
+    call->done = std::move(done);
+    return call;
+  }
+
+  std::shared_ptr<ApiRequest> BuildRequest(const std::string& method, const std::string& path,
+                                           const std::string& body, const std::string& content_type,
+                                           const std::string& token) const {
+    auto request = std::make_shared<ApiRequest>(beast_http::string_to_verb(method),
+                                                endpoint_.base_path + path, 11);
+    if (request->method() == beast_http::verb::unknown) request->method_string(method);
+    request->set(beast_http::field::host, endpoint_.host_header);
+    request->set(beast_http::field::user_agent, options_.user_agent);
+    request->set(beast_http::field::accept, "application/json");
+    if (!token.empty()) request->set(beast_http::field::authorization, "Bearer " + token);
+    if (!body.empty() || method == "POST" || method == "PUT" || method == "PATCH") {
+      request->set(beast_http::field::content_type, content_type);
+      request->body() = body;
+    }
+    request->keep_alive(true);
+    request->prepare_payload();
     return request;
   }
 
-  RestResponse SendOnce(const std::string& method, const std::string& path, std::string body,
-                        const std::string& content_type, const std::string& token,
-                        std::stop_token stop) {
-    RestResponse result;
-    pplx::cancellation_token_source cancel;
-    std::stop_callback on_stop(stop, [&cancel] { cancel.cancel(); });
-    try {
-      http::http_request request = MakeRequest(method, path, token);
-      if (!body.empty() || method == "POST" || method == "PUT" || method == "PATCH") {
-        request.set_body(std::move(body), content_type);
-      }
-      http::http_response response = client_.request(request, cancel.get_token()).get();
-      result.status = response.status_code();
-      // Bodies of any size may arrive chunked (README fact 6): cpprestsdk de-chunks them.
-      result.body = response.extract_utf8string(true).get();
-    } catch (const pplx::task_canceled&) {
-      result.status = 0;
-      result.error = "cancelled";
-    } catch (const std::exception& e) {
-      // A cancelled request surfaces as an http_exception (operation_canceled) as often as a
-      // task_canceled: the stop request, not the exception type, says it was ours.
-      result.status = 0;
-      result.error =
-          stop.stop_requested() ? "cancelled" : method + " " + path + ": " + DescribeException(e);
+  std::string CurrentToken() { return config_.token ? config_.token->Current() : ""; }
+
+  std::shared_ptr<ApiConnection> NewConnection() {
+    ++connections_;
+    return std::make_shared<ApiConnection>(io_, endpoint_, tls_.get(),
+                                           !config_.insecure_skip_tls_verify);
+  }
+
+  // --- ordinary requests; everything below runs on the client thread ---
+
+  void Dispatch(const std::shared_ptr<Call>& call) {
+    if (call->finished) return;
+    if (shutting_down_ || call->cancelled) return Finish(call, {0, "", "cancelled"});
+    if (!idle_.empty()) {
+      auto connection = std::move(idle_.back());
+      idle_.pop_back();
+      return Run(call, connection, true);
     }
-    return result;
+    if (open_ < options_.max_connections) {
+      ++open_;
+      auto connection = NewConnection();
+      call->connection = connection;
+      connection->Connect(
+          call->timeout, [this, call, connection](beast::error_code ec, const char* stage) {
+            if (ec || call->cancelled) {
+              connection->Close();
+              --open_;
+              Finish(call, {0, "",
+                            call->cancelled ? "cancelled"
+                                            : call->method + " " + call->path + ": " + stage + " " +
+                                                  endpoint_.host_header + ": " +
+                                                  DescribeError(ec, call->timeout)});
+              return Pump();
+            }
+            Run(call, connection, false);
+          });
+      return;
+    }
+    if (waiting_.size() >= options_.max_queued) {
+      return Finish(call,
+                    {0, "",
+                     call->method + " " + call->path + ": " + std::to_string(waiting_.size()) +
+                         " requests already wait for a connection"});
+    }
+    waiting_.push_back(call);
+  }
+
+  void Run(const std::shared_ptr<Call>& call, const std::shared_ptr<ApiConnection>& connection,
+           bool reused) {
+    call->connection = connection;
+    call->token = CurrentToken();
+    auto request =
+        BuildRequest(call->method, call->path, call->body, call->content_type, call->token);
+    connection->Exchange(
+        std::move(request), call->timeout,
+        [this, call, connection, reused](beast::error_code ec, ApiResponse&& response,
+                                         bool got_some) {
+          call->connection.reset();
+          if (call->cancelled || shutting_down_) {
+            connection->Close();
+            --open_;
+            Finish(call, {0, "", "cancelled"});
+            return Pump();
+          }
+          if (ec) {
+            connection->Close();
+            --open_;
+            if (reused && !got_some && IsStaleConnection(ec) && !call->retried_stale) {
+              call->retried_stale = true;
+              ++stale_retries_;
+              for (auto& idle : idle_) {  // the server closed them all, most likely (restart)
+                idle->Close();
+                --open_;
+              }
+              idle_.clear();
+              Dispatch(call);
+            } else {
+              Finish(call,
+                     {0, "",
+                      call->method + " " + call->path + ": " + DescribeError(ec, call->timeout)});
+            }
+            return Pump();
+          }
+          if (response.keep_alive() && connection->is_open()) {
+            idle_.push_back(connection);
+          } else {
+            connection->Close();
+            --open_;
+          }
+          const int status = static_cast<int>(response.result_int());
+          if (status == 401 && config_.token && config_.token->from_file() &&
+              !call->retried_unauthorized && config_.token->ForceReload() &&
+              CurrentToken() != call->token) {
+            call->retried_unauthorized = true;
+            Dispatch(call);
+          } else {
+            Finish(call, {status, std::move(response.body()), ""});
+          }
+          Pump();
+        });
+  }
+
+  void Pump() {
+    while (!waiting_.empty() && !shutting_down_ &&
+           (!idle_.empty() || open_ < options_.max_connections)) {
+      auto call = std::move(waiting_.front());
+      waiting_.pop_front();
+      Dispatch(call);
+    }
+  }
+
+  void Finish(const std::shared_ptr<Call>& call, RestResponse response) {
+    if (call->finished) return;
+    call->finished = true;
+    ++requests_;
+    active_.erase(call);
+    auto done = std::move(call->done);
+    done(std::move(response));
+  }
+
+  void CancelCall(const std::shared_ptr<Call>& call) {
+    if (call->finished) return;
+    call->cancelled = true;
+    for (auto it = waiting_.begin(); it != waiting_.end(); ++it) {
+      if (*it == call) {
+        waiting_.erase(it);
+        return Finish(call, {0, "", "cancelled"});
+      }
+    }
+    if (call->connection) call->connection->Close();  // its handler finishes the call
+  }
+
+  // --- watches ---
+
+  void StartWatch(const std::shared_ptr<WatchCall>& watch) {
+    watches_.insert(watch);
+    if (shutting_down_ || watch->cancelled) return FinishWatch(watch);
+    watch->connection = NewConnection();
+    watch->connection->Connect(options_.request_timeout, [this, watch](beast::error_code ec,
+                                                                       const char* stage) {
+      if (watch->cancelled || shutting_down_) return FinishWatch(watch);
+      if (ec) {
+        watch->result.error = "watch " + watch->path + ": " + stage + " " + endpoint_.host_header +
+                              ": " + DescribeError(ec, options_.request_timeout);
+        return FinishWatch(watch);
+      }
+      std::string token = CurrentToken();
+      watch->connection->Stream(
+          BuildRequest("GET", watch->path, "", "", token), options_.request_timeout,
+          watch->inactivity, [watch](int status) { watch->result.status = status; },
+          [watch](std::string_view data) { return WatchData(*watch, data); },
+          [this, watch, token](beast::error_code ec, bool complete) {
+            if (!watch->cancelled && !watch->result.stopped && watch->result.error.empty()) {
+              if (complete) {
+                watch->result.completed = watch->result.status == 200;
+              } else if (ec) {
+                watch->result.error =
+                    "watch " + watch->path + ": " + DescribeError(ec, watch->inactivity);
+              }
+            }
+            if (watch->result.status == 401 && config_.token) config_.token->ForceReload();
+            FinishWatch(watch);
+          });
+    });
+  }
+
+  static bool WatchData(WatchCall& watch, std::string_view data) {
+    if (watch.cancelled) return false;
+    if (watch.result.status != 200) {
+      if (watch.result.body.size() < kMaxErrorBody) watch.result.body.append(data);
+      return true;
+    }
+    std::string& pending = watch.pending;
+    pending.append(data);
+    size_t start = 0;
+    for (size_t newline; (newline = pending.find('\n', start)) != std::string::npos;
+         start = newline + 1) {
+      if (newline == start) continue;
+      ++watch.result.lines;
+      if (!watch.on_line(std::string_view(pending).substr(start, newline - start))) {
+        watch.result.stopped = true;
+        return false;
+      }
+      if (watch.cancelled) return false;
+    }
+    pending.erase(0, start);
+    if (pending.size() > kMaxWatchLine) {
+      watch.result.error = "watch event larger than " + std::to_string(kMaxWatchLine) + " bytes";
+      return false;
+    }
+    return true;
+  }
+
+  void FinishWatch(const std::shared_ptr<WatchCall>& watch) {
+    if (watch->finished) return;
+    watch->finished = true;
+    watches_.erase(watch);
+    if (watch->connection) watch->connection->Close();
+    watch->connection.reset();
+    if (watch->cancelled) watch->result.stopped = true;
+    auto done = std::move(watch->done);
+    watch->on_line = nullptr;
+    done(std::move(watch->result));
+  }
+
+  void Shutdown() {
+    shutting_down_ = true;
+    auto waiting = std::move(waiting_);
+    for (auto& call : waiting)
+      Finish(call, {0, "", "cancelled"});
+    for (auto& call : std::set<std::shared_ptr<Call>>(active_)) {
+      call->cancelled = true;
+      if (call->connection) call->connection->Close();
+    }
+    for (auto& watch : std::set<std::shared_ptr<WatchCall>>(watches_)) {
+      watch->cancelled = true;
+      if (watch->connection) watch->connection->Close();
+    }
+    for (auto& connection : idle_)
+      connection->Close();
+    idle_.clear();
   }
 
   KubeConfig config_;
   RestClientOptions options_;
-  std::shared_ptr<const TlsMaterial> tls_;
-  http_client::http_client client_;  // ordinary requests; thread-safe, pools connections
+  ApiEndpoint endpoint_;
+  std::unique_ptr<net::ssl::context> tls_;
+  net::io_context io_;
+  net::executor_work_guard<net::io_context::executor_type> work_;
+  std::thread thread_;
+  std::thread::id thread_id_;
+
+  // Client-thread state.
+  std::vector<std::shared_ptr<ApiConnection>> idle_;
+  size_t open_ = 0;  // pool connections open or opening
+  std::deque<std::shared_ptr<Call>> waiting_;
+  std::set<std::shared_ptr<Call>> active_;
+  std::set<std::shared_ptr<WatchCall>> watches_;
+  bool shutting_down_ = false;
+
+  std::atomic<uint64_t> requests_{0};
+  std::atomic<uint64_t> connections_{0};
+  std::atomic<uint64_t> stale_retries_{0};
 };
 
 RestClient::RestClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -169,20 +438,20 @@ RestClient::~RestClient() = default;
 Status RestClient::Create(const KubeConfig& config, const RestClientOptions& options,
                           std::unique_ptr<RestClient>* out) {
   if (config.server.empty()) return Status::Error("API server URL is empty");
-  if (config.server.rfind("https://", 0) == 0) {
+  ApiEndpoint endpoint;
+  std::string error;
+  if (!ParseApiEndpoint(config.server, &endpoint, &error)) return Status::Error(error);
+  std::unique_ptr<net::ssl::context> tls;
+  if (endpoint.tls) {
     try {
-      boost::asio::ssl::context probe(boost::asio::ssl::context::sslv23_client);
-      ApplyTls(probe, TlsMaterial{config.ca_pem, config.client_cert_pem, config.client_key_pem});
+      tls = MakeTlsContext(config);
     } catch (const std::exception& e) {
       return Status::Error(std::string("TLS configuration for ") + config.server + " (" +
                            config.origin + "): " + e.what());
     }
   }
-  try {
-    out->reset(new RestClient(std::make_unique<Impl>(config, options)));
-  } catch (const std::exception& e) {
-    return Status::Error("API server URL \"" + config.server + "\": " + e.what());
-  }
+  out->reset(
+      new RestClient(std::make_unique<Impl>(config, options, std::move(endpoint), std::move(tls))));
   return Status::Ok();
 }
 
@@ -190,19 +459,47 @@ const std::string& RestClient::server() const {
   return impl_->config_.server;
 }
 
+boost::asio::io_context& RestClient::io_context() {
+  return impl_->io_;
+}
+
+void RestClient::RunOnClientThread(std::function<void()> work) {
+  net::post(impl_->io_, std::move(work));
+}
+
+bool RestClient::OnClientThread() const {
+  return impl_->OnClientThread();
+}
+
+RestClientStats RestClient::Stats() const {
+  return {impl_->requests_.load(), impl_->connections_.load(), impl_->stale_retries_.load()};
+}
+
+std::shared_ptr<CallHandle> RestClient::SendAsync(std::string method, std::string path,
+                                                  std::string body, std::string content_type,
+                                                  ResponseCallback done,
+                                                  std::chrono::milliseconds timeout) {
+  auto call = impl_->NewCall(std::move(method), std::move(path), std::move(body),
+                             std::move(content_type), std::move(done));
+  call->timeout = timeout.count() > 0 ? timeout : impl_->options_.request_timeout;
+  net::post(impl_->io_, [impl = impl_.get(), call] {
+    impl->active_.insert(call);
+    impl->Dispatch(call);
+  });
+  return call;
+}
+
 RestResponse RestClient::Send(const std::string& method, const std::string& path, std::string body,
                               const std::string& content_type, std::stop_token stop) {
-  std::string token = impl_->CurrentToken();
-  bool may_retry = impl_->config_.token && impl_->config_.token->from_file();
-  RestResponse response =
-      impl_->SendOnce(method, path, may_retry ? body : std::move(body), content_type, token, stop);
-  if (response.status == 401 && may_retry && impl_->config_.token->ForceReload()) {
-    std::string fresh = impl_->CurrentToken();
-    if (fresh != token) {
-      response = impl_->SendOnce(method, path, std::move(body), content_type, fresh, stop);
-    }
+  if (impl_->OnClientThread()) {
+    return {0, "", method + " " + path + ": a blocking call on the client thread would deadlock"};
   }
-  return response;
+  std::promise<RestResponse> promise;
+  std::future<RestResponse> future = promise.get_future();
+  auto handle = SendAsync(method, path, std::move(body), content_type,
+                          [&promise](RestResponse r) { promise.set_value(std::move(r)); });
+  std::stop_callback on_stop(stop, [&handle] { handle->Cancel(); });
+  return future.get();
 }
 
 RestResponse RestClient::Get(const std::string& path, std::stop_token stop) {
@@ -224,72 +521,34 @@ RestResponse RestClient::Delete(const std::string& path) {
   return Send("DELETE", path, "", "");
 }
 
+std::shared_ptr<CallHandle> RestClient::WatchAsync(std::string path,
+                                                   std::chrono::milliseconds inactivity_timeout,
+                                                   LineCallback on_line,
+                                                   std::function<void(WatchResult)> done) {
+  auto watch = std::make_shared<Impl::WatchCall>();
+  watch->impl = impl_.get();
+  watch->path = std::move(path);
+  watch->inactivity = inactivity_timeout;
+  watch->on_line = std::move(on_line);
+  watch->done = std::move(done);
+  net::post(impl_->io_, [impl = impl_.get(), watch] { impl->StartWatch(watch); });
+  return watch;
+}
+
 WatchResult RestClient::Watch(const std::string& path, std::chrono::milliseconds inactivity_timeout,
                               const LineCallback& on_line, std::stop_token stop) {
-  WatchResult result;
-  // A client of its own: its inactivity timeout must exceed the watch's timeoutSeconds, unlike
-  // ordinary calls, and a cancelled stream must not disturb the shared connection pool.
-  http_client::http_client client(web::uri(impl_->config_.server),
-                                  impl_->MakeConfig(inactivity_timeout));
-  pplx::cancellation_token_source cancel;
-  std::stop_callback on_stop(stop, [&cancel] { cancel.cancel(); });
-  std::string token = impl_->CurrentToken();
-  try {
-    http::http_response response =
-        client.request(impl_->MakeRequest("GET", path, token), cancel.get_token()).get();
-    result.status = response.status_code();
-    if (result.status != 200) {
-      result.body = response.extract_utf8string(true).get();
-      if (result.status == 401 && impl_->config_.token) impl_->config_.token->ForceReload();
-      return result;
-    }
-    // The response task completed with the headers; the body streams in as chunks arrive.
-    // getn(n) waits until n bytes are buffered, so ask for what is already there (at least 1
-    // byte) to hand each event over as soon as it arrives. in_avail() only grows under us.
-    concurrency::streams::streambuf<uint8_t> body = response.body().streambuf();
-    std::vector<uint8_t> buffer(kReadBuffer);
-    std::string pending;  // bytes after the last '\n' seen
-    while (!stop.stop_requested()) {
-      size_t want = std::clamp<size_t>(body.in_avail(), 1, buffer.size());
-      size_t got = body.getn(buffer.data(), want).get();
-      if (got == 0) {
-        // End of the body. cpprestsdk closes the body buffer the same way whether the terminating
-        // chunk arrived or the connection broke; only content_ready() tells them apart (throws).
-        response.content_ready().get();
-        result.completed = true;
-        break;
-      }
-      pending.append(reinterpret_cast<const char*>(buffer.data()), got);
-      size_t start = 0;
-      for (size_t newline; (newline = pending.find('\n', start)) != std::string::npos;
-           start = newline + 1) {
-        if (newline == start) continue;
-        ++result.lines;
-        if (!on_line(std::string_view(pending).substr(start, newline - start))) {
-          result.stopped = true;
-          cancel.cancel();  // closes the connection: the rest of the stream is unwanted
-          return result;
-        }
-      }
-      pending.erase(0, start);
-      if (pending.size() > kMaxWatchLine) {
-        result.error = "watch event larger than " + std::to_string(kMaxWatchLine) + " bytes";
-        cancel.cancel();
-        return result;
-      }
-    }
-    if (stop.stop_requested()) result.stopped = true;
-  } catch (const pplx::task_canceled&) {
-    result.stopped = stop.stop_requested();
-    if (!result.stopped) result.error = "watch cancelled";
-  } catch (const std::exception& e) {
-    if (stop.stop_requested()) {
-      result.stopped = true;
-    } else {
-      result.error = "watch " + path + ": " + DescribeException(e);
-    }
+  if (impl_->OnClientThread()) {
+    WatchResult result;
+    result.error = "watch " + path + ": a blocking call on the client thread would deadlock";
+    return result;
   }
-  if (result.stopped || !result.error.empty()) cancel.cancel();
+  std::promise<WatchResult> promise;
+  std::future<WatchResult> future = promise.get_future();
+  auto handle = WatchAsync(path, inactivity_timeout, on_line,
+                           [&promise](WatchResult r) { promise.set_value(std::move(r)); });
+  std::stop_callback on_stop(stop, [&handle] { handle->Cancel(); });
+  WatchResult result = future.get();
+  if (stop.stop_requested()) result.stopped = true;
   return result;
 }
 

@@ -1,14 +1,20 @@
-// RestClient: blocking HTTP(S) calls to the Kubernetes API server from our own threads, and
-// streaming watches. Built on cpprestsdk, whose headers stay inside rest_client.cpp.
+// RestClient: every call live mode makes to the Kubernetes API server, on ONE client thread of
+// its own (Boost.Beast over Asio). Requests go over a small pool of keep-alive connections with
+// a bounded queue; each has a timeout; a reused connection the server had closed is replaced and
+// the request sent again once; completion callbacks run on the client thread. Watches stream on
+// dedicated connections, their lines handed to a callback on the client thread as they arrive.
+// No thread is created per request.
 //
 // TLS: the server certificate is verified against KubeConfig::ca_pem (only those roots) or, when
-// that is empty, the system roots; the host name must match. Verification is off only when the
-// kubeconfig asked for insecure-skip-tls-verify. Client certificates and bearer tokens are sent
-// when configured; the token is fetched for every request, so a rotated token file is used as
-// soon as it is re-read, and a 401 forces a re-read plus one retry.
+// that is empty, the system roots; the host name (or IP address) must match. Verification is off
+// only when the kubeconfig asked for insecure-skip-tls-verify. Client certificates and bearer
+// tokens are sent when configured; the token is fetched for every request, so a rotated token
+// file is used as soon as it is re-read, and a 401 forces a re-read plus one retry.
 //
-// Thread-safety: every method may be called concurrently from any number of threads, but never
-// from inside a cpprestsdk continuation (the calls block on cpprestsdk tasks).
+// Thread-safety: every method may be called from any thread. The blocking calls (Get, Post, ...,
+// Watch) wait on the client thread and must not be called from it (they then fail at once with
+// an error instead of deadlocking); callbacks of the asynchronous calls run on the client thread
+// and must not block.
 #pragma once
 
 #include <chrono>
@@ -23,11 +29,11 @@
 #include "core/status.h"
 #include "extender/kube/kube_config.h"
 
-namespace capext::kube {
+namespace boost::asio {
+class io_context;
+}
 
-// Sizes cpprestsdk's shared I/O thread pool. Call once, early in main(), before any request;
-// later calls are ignored (logged). Without it cpprestsdk starts its default pool on first use.
-void InitializeHttpThreadPool(size_t threads);
+namespace capext::kube {
 
 struct RestResponse {
   int status = 0;     // HTTP status code; 0 when no response arrived (see error)
@@ -37,31 +43,59 @@ struct RestResponse {
 };
 
 struct RestClientOptions {
-  // Inactivity timeout of ordinary requests (cpprestsdk restarts it whenever bytes move).
+  // Timeout of ordinary requests: bounds the connection set-up (when a new connection is needed)
+  // and, separately, the exchange (write + read).
   std::chrono::milliseconds request_timeout{30000};
   std::string user_agent = "capacity-extender";
+  size_t max_connections = 4;  // keep-alive connections for ordinary requests
+  size_t max_queued = 4096;    // requests waiting for a connection; beyond: failed at once
 };
 
 struct WatchResult {
   int status = 0;          // HTTP status of the watch response; 0 when none arrived
   std::string body;        // the response body when status != 200
   std::string error;       // why the stream broke (dropped connection, timeout); empty otherwise
-  bool stopped = false;    // ended by the stop token or by on_line returning false
+  bool stopped = false;    // ended by a cancel/stop or by on_line returning false
   bool completed = false;  // the server ended the stream normally (terminating chunk)
   uint64_t lines = 0;      // complete lines handed to on_line
 };
 
+// Cancels one asynchronous call. Cancelling a finished call does nothing. Thread-safe; on the
+// client thread it takes effect at once, elsewhere as soon as the client thread gets to it.
+// REQUIRES: the RestClient still exists.
+class CallHandle {
+ public:
+  virtual ~CallHandle() = default;
+  virtual void Cancel() = 0;
+};
+
+struct RestClientStats {
+  uint64_t requests = 0;       // requests completed (any outcome)
+  uint64_t connections = 0;    // connections opened (pool and watches)
+  uint64_t stale_retries = 0;  // requests re-sent after a reused connection turned out closed
+};
+
 class RestClient {
  public:
-  // Checks the TLS material (CA, client certificate and key must parse) and builds the client.
+  // Checks the URL and the TLS material (CA, client certificate and key must parse), then
+  // starts the client thread.
   static Status Create(const KubeConfig& config, const RestClientOptions& options,
                        std::unique_ptr<RestClient>* out);
+  // Cancels every call in flight (their callbacks run with error "cancelled") and joins the
+  // client thread.
   ~RestClient();
   RestClient(const RestClient&) = delete;
   RestClient& operator=(const RestClient&) = delete;
 
+  using ResponseCallback = std::function<void(RestResponse)>;
   // `path` is the request target below the server URL, with its query: "/api/v1/pods?limit=5".
-  // A stop request aborts the call (the result then carries error "cancelled").
+  // `done` runs exactly once, on the client thread. `timeout` > 0 replaces the client's
+  // request_timeout for this call (set-up and exchange).
+  std::shared_ptr<CallHandle> SendAsync(std::string method, std::string path, std::string body,
+                                        std::string content_type, ResponseCallback done,
+                                        std::chrono::milliseconds timeout = {});
+
+  // Blocking forms. A stop request aborts the call (the result then carries error "cancelled").
   RestResponse Get(const std::string& path, std::stop_token stop = {});
   RestResponse Post(const std::string& path, std::string body,
                     const std::string& content_type = "application/json");
@@ -73,16 +107,31 @@ class RestClient {
                     const std::string& content_type, std::stop_token stop = {});
 
   // Called with each complete line of a watch stream (without its '\n'; empty lines skipped).
-  // Returning false ends the watch (the connection is closed).
+  // Returning false ends the watch (the connection is closed). The view is valid only during
+  // the call.
   using LineCallback = std::function<bool(std::string_view line)>;
 
   // GETs `path` (which should carry watch=1) and streams the response body line by line until
   // the server ends it, the connection breaks, `inactivity_timeout` passes without a byte, the
-  // callback returns false, or `stop` is requested (then it returns promptly). A trailing
-  // partial line of a broken stream is dropped, never delivered. Runs on the calling thread.
+  // callback returns false, or the handle is cancelled. A trailing partial line of a broken
+  // stream is dropped, never delivered. `on_line` and then `done` (once) run on the client
+  // thread; no line is delivered after Cancel() returned on the client thread.
+  std::shared_ptr<CallHandle> WatchAsync(std::string path,
+                                         std::chrono::milliseconds inactivity_timeout,
+                                         LineCallback on_line,
+                                         std::function<void(WatchResult)> done);
+
+  // Blocking form of WatchAsync (on_line still runs on the client thread); `stop` cancels.
   WatchResult Watch(const std::string& path, std::chrono::milliseconds inactivity_timeout,
                     const LineCallback& on_line, std::stop_token stop);
 
+  // The client thread's io_context, for timers of code that runs on the client thread.
+  boost::asio::io_context& io_context();
+  // Runs `work` on the client thread (later, never inline).
+  void RunOnClientThread(std::function<void()> work);
+  bool OnClientThread() const;
+
+  RestClientStats Stats() const;
   const std::string& server() const;
 
  private:

@@ -3,13 +3,21 @@
 #include <set>
 
 #include "config/object_codec.h"
+#include "config/object_stream_decoder.h"
 #include "extender/log.h"
 
 namespace capext {
 namespace {
 
-bool Decode(const std::string& resource, const std::string& text, const DecodeOptions& options,
-            KubeObject* out) {
+// "scheduling.x-k8s.io" for "elasticquotas", <group> for "elasticquotas.<group>", else "".
+std::string QuotaGroupOf(const std::string& resource) {
+  if (resource == "elasticquotas") return kElasticQuotaGroup;
+  if (resource.rfind("elasticquotas.", 0) == 0) return resource.substr(14);
+  return "";
+}
+
+bool DecodeWithDom(const std::string& resource, std::string_view text, const DecodeOptions& options,
+                   KubeObject* out) {
   rapidjson::Document doc;
   doc.Parse(text.data(), text.size());
   if (doc.HasParseError() || !doc.IsObject()) {
@@ -19,22 +27,64 @@ bool Decode(const std::string& resource, const std::string& text, const DecodeOp
   static const std::map<std::string, std::string> kKinds = {
       {"pods", "Pod"},
       {"nodes", "Node"},
-      {"elasticquotas", "ElasticQuota"},
       {"priorityclasses", "PriorityClass"},
       {"poddisruptionbudgets", "PodDisruptionBudget"}};
   auto kind_it = kKinds.find(resource);
-  if (kind_it == kKinds.end()) return false;
+  std::string default_kind;
+  if (kind_it != kKinds.end()) {
+    default_kind = kind_it->second;
+  } else if (!QuotaGroupOf(resource).empty()) {
+    default_kind = "ElasticQuota";
+  } else {
+    return false;
+  }
   bool skipped = false;
   std::string kind;
-  Status s = DecodeKubeObject(doc, options, kind_it->second, out, &skipped, &kind);
+  Status s = DecodeKubeObject(doc, options, default_kind, out, &skipped, &kind);
   if (!s.ok() || skipped) {
     Log(LogLevel::kWarn, "cannot decode object; skipped",
         {{"resource", resource},
-         {"object", DescribeObject(doc, kind_it->second)},
+         {"object", DescribeObject(doc, default_kind)},
          {"error", s.ok() ? "unexpected kind " + kind : s.message()}});
     return false;
   }
   return true;
+}
+
+// The stored quota (in use or waiting as a duplicate) with the namespace and name of `quota` but
+// of the other API group: the core keys quotas by namespace and name only, so `quota` must
+// neither replace nor delete it.
+const ElasticQuota* SameNameOtherGroup(const ClusterState& state, const ElasticQuota& quota) {
+  const ElasticQuota* in_use = state.QuotaFor(quota.ns);
+  if (in_use != nullptr && in_use->name == quota.name) {
+    return in_use->api_group != quota.api_group ? in_use : nullptr;
+  }
+  for (const auto& d : state.quota_set().duplicates()) {
+    if (d.ns == quota.ns && d.name == quota.name && d.api_group != quota.api_group) return &d;
+  }
+  return nullptr;
+}
+
+// Pods and nodes, nearly every event, go through the streaming decoder (no DOM); anything it
+// does not decode (another kind, a malformed object: logged by the DOM path) and the rare kinds
+// go through the DOM.
+bool Decode(const std::string& resource, std::string_view text, const DecodeOptions& options,
+            KubeObject* out) {
+  std::string kind;
+  if (resource == "pods") {
+    Pod pod;
+    if (DecodePodJson(text, options, &pod, &kind).ok() && kind == "Pod") {
+      *out = std::move(pod);
+      return true;
+    }
+  } else if (resource == "nodes") {
+    Node node;
+    if (DecodeNodeJson(text, &node, &kind).ok() && kind == "Node") {
+      *out = std::move(node);
+      return true;
+    }
+  }
+  return DecodeWithDom(resource, text, options, out);
 }
 
 std::string PodKey(const Pod& p) {
@@ -48,9 +98,15 @@ void Upsert(ClusterState& state, KubeObject&& obj) {
         if constexpr (std::is_same_v<T, Pod>) state.UpsertPod(std::move(o));
         if constexpr (std::is_same_v<T, Node>) state.UpsertNode(std::move(o));
         if constexpr (std::is_same_v<T, ElasticQuota>) {
-          if (!state.UpsertQuota(o)) {
+          if (const ElasticQuota* other = SameNameOtherGroup(state, o)) {
             Log(LogLevel::kWarn, "second ElasticQuota in a namespace is ignored",
-                {{"quota", o.Key()}});
+                {{"quota", o.Key()},
+                 {"group", o.api_group},
+                 {"kept", other->Key()},
+                 {"kept_group", other->api_group}});
+          } else if (!state.UpsertQuota(o)) {
+            Log(LogLevel::kWarn, "second ElasticQuota in a namespace is ignored",
+                {{"quota", o.Key()}, {"group", o.api_group}});
           }
         }
         if constexpr (std::is_same_v<T, PriorityClass>) state.UpsertPriorityClass(o);
@@ -65,7 +121,9 @@ void Remove(ClusterState& state, const KubeObject& obj) {
         using T = std::decay_t<decltype(o)>;
         if constexpr (std::is_same_v<T, Pod>) state.DeletePod(PodKey(o));
         if constexpr (std::is_same_v<T, Node>) state.DeleteNode(o.name);
-        if constexpr (std::is_same_v<T, ElasticQuota>) state.DeleteQuota(o.ns, o.name);
+        if constexpr (std::is_same_v<T, ElasticQuota>) {
+          if (SameNameOtherGroup(state, o) == nullptr) state.DeleteQuota(o.ns, o.name);
+        }
         if constexpr (std::is_same_v<T, PriorityClass>) state.DeletePriorityClass(o.name);
         if constexpr (std::is_same_v<T, PodDisruptionBudget>) state.DeletePdb(o.ns, o.name);
       },
@@ -112,13 +170,15 @@ void CacheSink::Replace(const std::string& resource, std::vector<std::string> ob
       }
       for (const auto& name : gone)
         state.DeleteNode(name);
-    } else if (resource == "elasticquotas") {
+    } else if (const std::string group = QuotaGroupOf(resource); !group.empty()) {
       std::vector<std::pair<std::string, std::string>> gone;
       for (const auto& [ns, q] : state.quota_set().quotas()) {
-        if (!keep.count(ns + "/" + q.name)) gone.emplace_back(ns, q.name);
+        if (q.api_group == group && !keep.count(ns + "/" + q.name)) gone.emplace_back(ns, q.name);
       }
       for (const auto& d : state.quota_set().duplicates()) {
-        if (!keep.count(d.ns + "/" + d.name)) gone.emplace_back(d.ns, d.name);
+        if (d.api_group == group && !keep.count(d.ns + "/" + d.name)) {
+          gone.emplace_back(d.ns, d.name);
+        }
       }
       for (const auto& [ns, name] : gone)
         state.DeleteQuota(ns, name);
@@ -145,7 +205,7 @@ void CacheSink::Replace(const std::string& resource, std::vector<std::string> ob
 }
 
 void CacheSink::Apply(const std::string& resource, kube::WatchEventType type,
-                      std::string object_json) {
+                      std::string_view object_json) {
   KubeObject obj;
   if (!Decode(resource, object_json, cache_->decode_options(), &obj)) return;
   cache_->Write([&](ClusterState& state) {

@@ -1,11 +1,17 @@
 // CacheSink: the one writer from informers into the SchedulerCache. Decodes each object (JSON
-// text) with the object codec and applies it; a Replace (first list, relist after 410, resync)
+// text; pods and nodes with the streaming decoder, other kinds with the object codec's DOM path)
+// and applies it; a Replace (first list, relist after 410, resync)
 // also removes every cached object of that resource that the list no longer has. Objects that
-// fail to decode are logged and skipped (they can never crash the cache).
-// Thread-safety: called from one informer thread per resource; serialised by the cache's lock.
+// fail to decode are logged and skipped (they can never crash the cache). ElasticQuotas come from
+// one informer per API group (resource "elasticquotas" or "elasticquotas.<group>"): a Replace
+// removes only quotas of its own group, and a quota whose namespace and name are already taken
+// by a quota of the other group is reported and ignored (one quota per namespace).
+// Thread-safety: any thread (the API client's thread, live mode's discovery); serialised by the
+// cache's lock.
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "extender/kube/informer_sink.h"
@@ -19,7 +25,7 @@ class CacheSink final : public kube::InformerSink {
   CacheSink(SchedulerCache* cache, Metrics* metrics) : cache_(cache), metrics_(metrics) {}
   void Replace(const std::string& resource, std::vector<std::string> objects_json) override;
   void Apply(const std::string& resource, kube::WatchEventType type,
-             std::string object_json) override;
+             std::string_view object_json) override;
 
  private:
   SchedulerCache* cache_;

@@ -1,6 +1,8 @@
 #include "extender/live/live_mode.h"
 
 #include <condition_variable>
+#include <map>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -11,6 +13,7 @@
 #include "extender/kube/api_writes.h"
 #include "extender/kube/informer_set.h"
 #include "extender/kube/kube_config.h"
+#include "extender/kube/kube_log.h"
 #include "extender/kube/rest_client.h"
 #include "extender/live/cache_sink.h"
 #include "extender/log.h"
@@ -23,19 +26,38 @@ std::string Describe(const kube::ApiWriteResult& r) {
                             : fmt::format("HTTP {} {}: {}", r.http_status, r.reason, r.message);
 }
 
+// The API client's log lines go through the process logger (logfmt or JSON, level filter).
+void RouteKubeLogs() {
+  kube::SetLogSink([](kube::LogSeverity severity, const std::string& message) {
+    const LogLevel level = severity == kube::LogSeverity::kInfo      ? LogLevel::kInfo
+                           : severity == kube::LogSeverity::kWarning ? LogLevel::kWarn
+                                                                     : LogLevel::kError;
+    Log(level, message, {{"component", "kube"}});
+  });
+}
+
+// Binding through the API client: completes on the client thread, no thread per bind. A binding
+// is given the extender's own request deadline: kube-scheduler stops waiting soon after it.
 class LiveBinder final : public PodBinder {
  public:
-  explicit LiveBinder(kube::RestClient* client) : binder_(client) {}
-  BindOutcome Bind(const BindRequest& r) override {
-    kube::ApiWriteResult result = binder_.Bind(r.ns, r.name, r.uid, r.node);
-    return BindOutcome{result.ok, result.http_status, result.ok ? "" : Describe(result), false};
+  LiveBinder(kube::RestClient* client, std::chrono::milliseconds timeout)
+      : binder_(client), timeout_(timeout) {}
+  void Bind(const BindRequest& r, BindDone done) override {
+    binder_.BindAsync(
+        r.ns, r.name, r.uid, r.node,
+        [done = std::move(done)](kube::ApiWriteResult result) {
+          done(
+              BindOutcome{result.ok, result.http_status, result.ok ? "" : Describe(result), false});
+        },
+        timeout_);
   }
-  bool blocking() const override { return true; }
 
  private:
   kube::Binder binder_;
+  std::chrono::milliseconds timeout_;
 };
 
+// Evictions and nudges are rare: the reclaim loop waits for each on its own thread.
 class LiveEvictor final : public Evictor {
  public:
   explicit LiveEvictor(kube::RestClient* client) : evictor_(client) {}
@@ -69,6 +91,13 @@ class LiveNudger final : public RequeueNudger {
   kube::PodAnnotator annotator_;
 };
 
+std::string GroupList(const std::vector<kube::GroupVersion>& groups) {
+  std::string out;
+  for (const auto& g : groups)
+    out += (out.empty() ? "" : ",") + g.ToString();
+  return out.empty() ? "none" : out;
+}
+
 class LiveModeImpl final : public LiveMode {
  public:
   LiveModeImpl(const ExtenderConfig& config, SchedulerCache* cache, Metrics* metrics)
@@ -76,7 +105,7 @@ class LiveModeImpl final : public LiveMode {
   ~LiveModeImpl() override { Stop(); }
 
   bool Init(std::string* error) {
-    kube::InitializeHttpThreadPool(4);
+    RouteKubeLogs();
     kube::KubeConfig kube_config;
     if (Status s = kube::LoadKubeConfig(config_.kubeconfig, &kube_config); !s.ok()) {
       *error = s.message();
@@ -98,16 +127,17 @@ class LiveModeImpl final : public LiveMode {
       groups += (groups.empty() ? "" : ",") + g;
     Log(LogLevel::kInfo, "API groups found",
         {{"groups", groups},
-         {"elasticquota",
-          apis.elastic_quota ? apis.elastic_quota->ToString() : "none (CRD not installed)"}});
-    elastic_quota_ = apis.elastic_quota;
-    kube::InformerOptions base;
-    base.resync_period = config_.resync_period;
+         {"elasticquota", apis.elastic_quota_groups.empty()
+                              ? "none (CRD not installed)"
+                              : GroupList(apis.elastic_quota_groups)}});
+    base_.resync_period = config_.resync_period;
     informers_ = std::make_unique<kube::InformerSet>(client_.get(), &sink_, apis);
-    for (auto& options : kube::LiveModeInformers(apis, base))
+    for (auto& options : kube::LiveModeInformers(kube::DiscoveredApis{}, base_))
       informers_->Add(std::move(options));
     started_ = std::chrono::steady_clock::now();
     informers_->Start();
+    ApplyQuotaGroups(apis);
+    last_discovery_ = std::chrono::steady_clock::now();
     background_ = std::jthread([this](std::stop_token stop) { Background(stop); });
     return true;
   }
@@ -119,10 +149,18 @@ class LiveModeImpl final : public LiveMode {
       background_.join();
     }
     if (informers_) informers_->Stop();
+    for (auto& [group, quota] : quota_informers_)
+      quota.informer->Stop();
+    quota_informers_.clear();
+    informers_.reset();
+    // Calls still in flight (a binding past the drain) complete now, with "cancelled", while
+    // the service they answer through still exists. The binder, evictor and nudger must not be
+    // used after Stop().
+    client_.reset();
   }
 
   std::unique_ptr<PodBinder> MakeBinder() override {
-    return std::make_unique<LiveBinder>(client_.get());
+    return std::make_unique<LiveBinder>(client_.get(), config_.request_timeout);
   }
   std::unique_ptr<Evictor> MakeEvictor() override {
     return std::make_unique<LiveEvictor>(client_.get());
@@ -135,19 +173,106 @@ class LiveModeImpl final : public LiveMode {
   }
 
  private:
-  // Readiness, then status.used write-back every interval.
+  struct QuotaInformer {
+    kube::GroupVersion gv;
+    std::unique_ptr<kube::Informer> informer;
+  };
+
+  // Starts an informer for every ElasticQuota group newly served; stops the informer of a group
+  // no longer served and forgets its quotas. Main thread at Init, then the background thread.
+  void ApplyQuotaGroups(const kube::DiscoveredApis& apis) {
+    for (const auto& note : apis.unusable) {
+      if (reported_unusable_.insert(note).second) Log(LogLevel::kWarn, note);
+    }
+    std::map<std::string, kube::GroupVersion> served;
+    for (const auto& gv : apis.elastic_quota_groups)
+      served[gv.group] = gv;
+    bool changed = false;
+    for (auto it = quota_informers_.begin(); it != quota_informers_.end();) {
+      auto now = served.find(it->first);
+      if (now != served.end() && now->second.version == it->second.gv.version) {
+        ++it;
+        continue;
+      }
+      Log(LogLevel::kWarn, "ElasticQuota API no longer served: its quotas are dropped",
+          {{"api", it->second.gv.ToString()}});
+      it->second.informer->Stop();
+      sink_.Replace(kube::ElasticQuotaResource(it->first), {});
+      it = quota_informers_.erase(it);
+      changed = true;
+    }
+    for (const auto& gv : apis.elastic_quota_groups) {
+      if (quota_informers_.count(gv.group)) continue;
+      auto informer = std::make_unique<kube::Informer>(
+          client_.get(), kube::ElasticQuotaInformer(gv, base_), &sink_);
+      informer->Start();
+      Log(LogLevel::kInfo, "watching ElasticQuotas", {{"api", gv.ToString()}});
+      quota_informers_[gv.group] = QuotaInformer{gv, std::move(informer)};
+      changed = true;
+    }
+    if (changed || quota_informers_.empty()) {
+      std::lock_guard lock(groups_mutex_);
+      quota_groups_.clear();
+      for (const auto& [group, quota] : quota_informers_)
+        quota_groups_.push_back(quota.gv);
+    }
+    if (quota_informers_.empty() && !warned_no_quota_api_) {
+      Log(LogLevel::kWarn,
+          "the cluster serves no ElasticQuota API (is the CRD installed?): not ready; discovery "
+          "runs again every discoveryInterval",
+          {{"interval_ms", std::to_string(config_.discovery_interval.count())}});
+    }
+    warned_no_quota_api_ = quota_informers_.empty();
+  }
+
+  // Ready once every informer listed once and at least one ElasticQuota API is served.
+  void UpdateReadiness() {
+    std::vector<std::string> unsynced = informers_->UnsyncedResources();
+    for (const auto& [group, quota] : quota_informers_) {
+      if (!quota.informer->HasSynced()) unsynced.push_back(quota.informer->resource());
+    }
+    std::string reason;
+    if (quota_informers_.empty()) {
+      reason = fmt::format(
+          "no ElasticQuota API is served: neither {}/v1alpha1 nor {}/v1alpha1 lists "
+          "elasticquotas (install the ElasticQuota CRD); quotas cannot be enforced",
+          kube::kElasticQuotaGroup, kube::kLegacyElasticQuotaGroup);
+    } else if (!unsynced.empty()) {
+      std::string names;
+      for (const auto& n : unsynced)
+        names += (names.empty() ? "" : ", ") + n;
+      reason = "cluster cache not synced yet: waiting for the first list of " + names;
+    }
+    cache_->set_not_ready_reason(reason);
+    const bool ready = reason.empty();
+    if (ready && !cache_->ready() && !logged_sync_) {
+      logged_sync_ = true;
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::steady_clock::now() - started_)
+                          .count();
+      Log(LogLevel::kInfo, "cluster cache synced", {{"sync_ms", std::to_string(ms)}});
+    }
+    cache_->set_ready(ready);
+  }
+
+  // Readiness, periodic re-discovery, then status.used write-back every interval.
   void Background(std::stop_token stop) {
     std::mutex mutex;
     std::unique_lock lock(mutex);
     while (!stop.stop_requested()) {
-      if (!cache_->ready() && informers_->HasSynced()) {
-        cache_->set_ready(true);
-        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::steady_clock::now() - started_)
-                            .count();
-        Log(LogLevel::kInfo, "cluster cache synced", {{"sync_ms", std::to_string(ms)}});
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last_discovery_ >= config_.discovery_interval) {
+        last_discovery_ = now;
+        kube::DiscoveredApis apis;
+        if (Status s = kube::DiscoverApis(client_.get(), &apis); s.ok()) {
+          ApplyQuotaGroups(apis);
+        } else {
+          Log(LogLevel::kWarn, "API discovery failed; keeping the known groups",
+              {{"error", s.message()}});
+        }
       }
-      if (cache_->ready() && config_.status_updates && elastic_quota_) WriteStatus();
+      UpdateReadiness();
+      if (cache_->ready() && config_.status_updates) WriteStatus();
       wake_.wait_for(lock, std::min(config_.status_update_interval, std::chrono::milliseconds(200)),
                      [&] { return stop.stop_requested(); });
     }
@@ -158,7 +283,7 @@ class LiveModeImpl final : public LiveMode {
     if (now - last_status_ < config_.status_update_interval) return;
     last_status_ = now;
     struct Row {
-      std::string ns, name;
+      std::string ns, name, group;
       std::map<std::string, std::string> used;
     };
     // Every governed resource (zero included) is written whenever the object's status differs
@@ -167,7 +292,7 @@ class LiveModeImpl final : public LiveMode {
       std::vector<Row> out;
       for (const auto& [ns, q] : state.quota_set().quotas()) {
         const ResourceList& used = state.Used(ns);
-        Row row{ns, q.name, {}};
+        Row row{ns, q.name, q.api_group, {}};
         bool differs = !q.status_used.has_value();
         auto add = [&](ResourceName n) {
           row.used[std::string(n.str())] = QuantityFromDecisionAmount(n, used.Get(n)).ToString();
@@ -183,14 +308,25 @@ class LiveModeImpl final : public LiveMode {
       }
       return out;
     });
-    kube::StatusPatcher patcher(client_.get(), *elastic_quota_);
+    std::vector<kube::GroupVersion> groups;
+    {
+      std::lock_guard lock(groups_mutex_);
+      groups = quota_groups_;
+    }
     for (const auto& row : rows) {
-      kube::ApiWriteResult r = patcher.PatchUsed(row.ns, row.name, row.used);
+      // The status goes to the API group the quota object came from.
+      const kube::GroupVersion* gv = nullptr;
+      for (const auto& g : groups) {
+        if (g.group == row.group) gv = &g;
+      }
+      if (gv == nullptr) continue;
+      kube::ApiWriteResult r =
+          kube::StatusPatcher(client_.get(), *gv).PatchUsed(row.ns, row.name, row.used);
       if (r.ok) {
         metrics_->Count("capacity_extender_status_patches_total");
       } else {
         Log(LogLevel::kWarn, "status.used patch failed",
-            {{"quota", row.ns + "/" + row.name}, {"error", Describe(r)}});
+            {{"quota", row.ns + "/" + row.name}, {"group", row.group}, {"error", Describe(r)}});
       }
     }
   }
@@ -199,10 +335,17 @@ class LiveModeImpl final : public LiveMode {
   SchedulerCache* cache_;
   Metrics* metrics_;
   CacheSink sink_;
+  kube::InformerOptions base_;
   std::unique_ptr<kube::RestClient> client_;
   std::unique_ptr<kube::InformerSet> informers_;
-  std::optional<kube::GroupVersion> elastic_quota_;
+  std::map<std::string, QuotaInformer> quota_informers_;  // by group; main/background thread
+  std::set<std::string> reported_unusable_;
+  bool warned_no_quota_api_ = false;
+  bool logged_sync_ = false;
+  std::mutex groups_mutex_;
+  std::vector<kube::GroupVersion> quota_groups_;
   std::chrono::steady_clock::time_point started_;
+  std::chrono::steady_clock::time_point last_discovery_{};
   std::chrono::steady_clock::time_point last_status_{};
   std::condition_variable wake_;
   std::jthread background_;

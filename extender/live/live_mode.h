@@ -26,6 +26,8 @@ class LiveMode {
   static std::unique_ptr<LiveMode> Start(const ExtenderConfig& config, SchedulerCache* cache,
                                          Metrics* metrics, std::string* error);
   virtual ~LiveMode() = default;
+  // Stops the informers and the API client (calls in flight complete as cancelled). The
+  // binder, evictor and nudger must not be used afterwards. Idempotent.
   virtual void Stop() = 0;
   virtual std::unique_ptr<PodBinder> MakeBinder() = 0;
   virtual std::unique_ptr<Evictor> MakeEvictor() = 0;

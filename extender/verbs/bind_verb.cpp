@@ -102,8 +102,9 @@ void ExtenderService::Bind(std::string& body, http::Responder respond) {
     respond(BindingResult(verdict.ok() ? "" : "capacity-extender: " + verdict.message()));
     return;
   }
-  auto work = [this, request, respond]() {
-    BindOutcome outcome = binder_->Bind(request);
+  // The completion runs inline (embedded) or on the API client's thread (live): it only takes
+  // the cache lock briefly and hands the response to the HTTP server.
+  binder_->Bind(request, [this, request, respond](BindOutcome outcome) {
     FinishBind(request, outcome);
     metrics_->CountDecision("bind", outcome.ok ? "bound" : "bind-failed");
     Log(outcome.ok ? LogLevel::kInfo : LogLevel::kWarn, "bind",
@@ -112,12 +113,7 @@ void ExtenderService::Bind(std::string& body, http::Responder respond) {
          {"outcome", outcome.ok ? "bound" : "bind-failed"},
          {"reason", outcome.error}});
     respond(BindingResult(outcome.ok ? "" : "capacity-extender: binding failed: " + outcome.error));
-  };
-  if (binder_->blocking()) {
-    run_blocking(std::move(work));
-  } else {
-    work();
-  }
+  });
 }
 
 }  // namespace capext

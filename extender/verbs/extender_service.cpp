@@ -14,9 +14,7 @@ ExtenderService::ExtenderService(SchedulerCache* cache, Metrics* metrics, NodeSc
       scoring_(scoring),
       more_important_(std::move(more_important)),
       binder_(binder),
-      options_(options) {
-  run_blocking = [](std::function<void()> work) { std::thread(std::move(work)).detach(); };
-}
+      options_(options) {}
 
 DecisionPod::DecisionPod(const ClusterState& state, const Pod& wire_pod) {
   const std::string key = StoreKeyOf(wire_pod);

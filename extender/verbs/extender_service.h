@@ -36,16 +36,12 @@ class ExtenderService {
   http::Response Filter(std::string& body);
   http::Response Prioritize(std::string& body);
   http::Response Preempt(std::string& body);
-  // Answers through `respond`, possibly later from another thread (a blocking binder).
+  // Answers through `respond`, possibly later from another thread (the binder's completion).
   void Bind(std::string& body, http::Responder respond);
   http::Response Quotas() const;
   http::Response Explain(std::string& body);
   // Quota gauges in the Prometheus text format (used, min, max per namespace and resource).
   std::string QuotaGauges() const;
-
-  // Runs blocking work (live-mode binds) off the IO threads. Defaults to a detached thread per
-  // call; serve installs a bounded pool.
-  std::function<void(std::function<void()>)> run_blocking;
 
   const MoreImportantFn& more_important() const { return more_important_; }
   SchedulerCache& cache() { return *cache_; }

@@ -56,6 +56,8 @@ Control endpoints for tests (no authentication; JSON bodies; all answer JSON):
   POST /_double/delay {"ms":N,"count":-1,"path_prefix":"","method":""}   delay matching requests
   POST /_double/churn {"resource":"pods","namespace":"ns","prefix":"c-","count":N,
                        "action":"create"|"relabel"|"delete"}   server-side burst of writes
+  POST /_double/install_group {"group":"scheduling.sigs.k8s.io"}   serve that ElasticQuota group
+        from now on (as when its CRD is installed later); discovery lists it, its objects start empty
   GET  /_double/requests[?since=SEQ]          request log; POST /_double/requests/clear
   GET  /_double/state                         resourceVersion, history floor, open watches
   GET  /_double/objects?resource=pods[&group=..]   every stored object, sorted by key
@@ -700,7 +702,20 @@ class Api:
                 for k in keys:
                     self.delete_locked(events, k, s.objects[events][k])
             return 200, {"deleted": len(keys)}
+        if path == "/_double/install_group":
+            return 200, self.install_group(body.get("group", "scheduling.x-k8s.io"))
         raise not_found_path()
+
+    def install_group(self, group):
+        s = self.store
+        with s.cond:
+            if group not in self.eq_groups:
+                self.eq_groups.append(group)
+                res = Resource(group, "v1alpha1", "elasticquotas", "ElasticQuota", True, False,
+                               None, has_generation=True)
+                self.resources[(res.group, res.version, res.plural)] = res  # shared with the store
+                s.objects[res] = {}
+            return {"groups": list(self.eq_groups)}
 
     def drop_watches(self, after_events, partial):
         s = self.store
@@ -1148,6 +1163,9 @@ RESOURCE_PATH = re.compile(
 
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes: without TCP_NODELAY the body waits for the
+    # client's delayed ACK (~40 ms per request on loopback). The bytes on the wire are the same.
+    disable_nagle_algorithm = True
     api = None  # set by main()
     verbose = False
 

@@ -25,6 +25,8 @@
 //   6. PDB refusal (429): no eviction succeeds and nothing is deleted when job-b is the only
 //      candidate (the refused eviction is retried every round, bounded by the eviction rate
 //      limit); with a second candidate node the reclaim moves on to it in the same round.
+//   7. without an ElasticQuota API /readyz answers 503 naming it; a CRD installed later is
+//      discovered again (--discovery-interval) and its quotas enforced, without a restart.
 // Token rotation is covered by the kube_* tests and not repeated here.
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
@@ -219,9 +221,10 @@ struct QuotaRow {
 // The double with the seed cluster, a kubeconfig for it, and (after StartExtender) the extender.
 class LiveCluster {
  public:
-  explicit LiveCluster(bool tls = false) {
+  explicit LiveCluster(bool tls = false, const std::string& group = "scheduling.x-k8s.io") {
     ApiServerDouble::Options options;
     options.token = kToken;
+    options.group = group;
     if (tls) {
       certs_ = MakeTestCertificates(dir_);
       REQUIRE(certs_.error.empty());
@@ -946,4 +949,41 @@ TEST_CASE("live: a PDB refusal (429) moves the reclaim on to the next candidate 
   REQUIRE(doc.IsObject());
   INFO(filter.body);
   CHECK(NodeNamesOf(doc) == std::vector<std::string>{"n3"});
+}
+
+TEST_CASE("live: /readyz names the missing ElasticQuota API; a CRD installed later is enforced",
+          "[e2e][live]") {
+  LiveCluster cluster(false, "none");
+  cluster.Create("/api/v1/nodes", NodeJson("n1", "8"));
+  cluster.CreatePod(Pod("eq1", "big", "4", ""));
+  cluster.StartExtender({"--discovery-interval", "200ms"});
+  // Everything else lists at once; readiness waits for a quota API.
+  const bool explained = Poll(
+      [&] {
+        ClientResponse r = cluster.Get("/readyz");
+        return r.status == 503 && Contains(r.body, "no ElasticQuota API is served") &&
+               Contains(r.body, "scheduling.x-k8s.io/v1alpha1") &&
+               Contains(r.body, "scheduling.sigs.k8s.io/v1alpha1");
+      },
+      10s);
+  INFO(cluster.Get("/readyz").body);
+  CHECK(explained);
+  std::this_thread::sleep_for(500ms);
+  CHECK(cluster.Get("/readyz").status == 503);
+  const std::string log = cluster.extender().Log();
+  CHECK(Contains(log, "the cluster serves no ElasticQuota API"));
+  CHECK_FALSE(Contains(log, "kube info:"));  // every line is logfmt
+
+  REQUIRE_FALSE(
+      cluster.api().Control("install_group", R"({"group":"scheduling.x-k8s.io"})").empty());
+  cluster.Create(std::string(kEqPath) + "eq1/elasticquotas", QuotaJson("eq1", "2", "3"));
+  cluster.WaitReady();
+  CHECK(Poll([&] { return cluster.Quotas().count("eq1") == 1; }, 5s));
+  ClientResponse filter = cluster.Post("/filter", cluster.FilterArgs("eq1", "big", {"n1"}));
+  INFO(filter.body);
+  CHECK(filter.status == 200);
+  CHECK(Contains(filter.body, "ElasticQuota eq1/eq1"));
+  CHECK(NodeNamesOf(ParseBody(filter)).empty());
+  CHECK(Contains(cluster.extender().Log(),
+                 "msg=\"watching ElasticQuotas\" api=scheduling.x-k8s.io/v1alpha1"));
 }

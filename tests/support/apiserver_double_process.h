@@ -1,6 +1,7 @@
-// Test support for the tests that need an API server: runs tests/apiserver_double/apiserver_double.py (a TEST
-// DOUBLE of kube-apiserver) as a child process on 127.0.0.1, port 0, and talks to its control
-// endpoints. The process is killed by PID when the object goes away.
+// Test support for the tests that need an API server: runs
+// tests/apiserver_double/apiserver_double.py (a TEST DOUBLE of kube-apiserver) as a child process
+// on 127.0.0.1, port 0, and talks to its control endpoints. The process is killed by PID when the
+// object goes away.
 #pragma once
 
 #include <rapidjson/document.h>
@@ -24,8 +25,8 @@
 #include <vector>
 
 #include "extender/kube/kube_config.h"
-#include "tests/support/temp_dir.h"
 #include "extender/kube/rest_client.h"
+#include "tests/support/temp_dir.h"
 
 namespace capext::kube::testing {
 
@@ -106,18 +107,15 @@ class ApiServerDouble {
     int history = 100000;
   };
 
-  explicit ApiServerDouble(Options options) : options_(std::move(options)) {
-    // cpprestsdk's pool is sized once per process; the tests have no main() of their own.
-    static const bool pool_ready = (InitializeHttpThreadPool(8), true);
-    (void)pool_ready;
-    Start();
-  }
+  explicit ApiServerDouble(Options options) : options_(std::move(options)) { Start(); }
   ApiServerDouble() : ApiServerDouble(Options{}) {}
   ~ApiServerDouble() { Kill(); }
   ApiServerDouble(const ApiServerDouble&) = delete;
   ApiServerDouble& operator=(const ApiServerDouble&) = delete;
 
   bool started() const { return port_ > 0; }
+  // Stops the double now (SIGTERM, then SIGKILL): its connections close under their clients.
+  void Stop() { Kill(); }
   const std::string& error() const { return error_; }
   int port() const { return port_; }
   std::string url() const {

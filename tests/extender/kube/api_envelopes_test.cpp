@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "config/json_pull_reader.h"
+#include "config/object_stream_decoder.h"
+#include "tests/support/object_decoding.h"
+
 namespace capext::kube {
 namespace {
 
@@ -112,6 +116,27 @@ TEST_CASE("watch events of capture 23 give type and object text and resourceVers
   CHECK(types == std::vector<std::string>{"ADDED", "MODIFIED", "MODIFIED", "DELETED", "BOOKMARK",
                                           "BOOKMARK"});
   CHECK(versions == std::vector<std::string>{"207", "208", "209", "210", "210", "210"});
+}
+
+TEST_CASE("a watch event's object decodes from the envelope's tokens as from its own parse",
+          "[kube]") {
+  std::vector<std::string> lines = Lines(CaptureBody("23-pods-watch-from-list-rv.response.txt"));
+  REQUIRE(lines.size() == 6);
+  for (const auto& line : lines) {
+    WatchEventEnvelope event;
+    REQUIRE(ParseWatchEvent(line, &event).ok());
+    Pod reused, fresh;
+    std::string kind_reused, kind_fresh;
+    Status a = DecodePodJson(event.object, {}, &reused, &kind_reused);  // the line's tokens
+    json::JsonPullReader::ForgetSource();
+    const std::string copy(event.object);
+    Status b = DecodePodJson(copy, {}, &fresh, &kind_fresh);  // a parse of its own
+    REQUIRE(a.ok() == b.ok());
+    if (!a.ok()) continue;
+    CHECK(capext::testing::Text(reused) == capext::testing::Text(fresh));
+    CHECK(kind_reused == kind_fresh);
+    if (event.type != "BOOKMARK") CHECK(!reused.name.empty());
+  }
 }
 
 TEST_CASE("a 410 ERROR event carries an Expired Status", "[kube]") {

@@ -88,14 +88,13 @@ std::string BindError(const http::Response& response) {
 class FlakyBinder final : public PodBinder {
  public:
   FlakyBinder(PodBinder* inner, int every) : inner_(inner), every_(every) {}
-  BindOutcome Bind(const BindRequest& request) override {
+  void Bind(const BindRequest& request, BindDone done) override {
     if (++calls_ % every_ == 0) {
       ++failures;
-      return BindOutcome{false, 500, "injected failure", false};
+      return done(BindOutcome{false, 500, "injected failure", false});
     }
-    return inner_->Bind(request);
+    inner_->Bind(request, std::move(done));
   }
-  bool blocking() const override { return inner_->blocking(); }
   std::atomic<int> failures{0};
 
  private:
@@ -104,28 +103,13 @@ class FlakyBinder final : public PodBinder {
   std::atomic<int> calls_{0};
 };
 
-// Like the API-server path: blocks (runs off the IO threads), answers ok, but the binding only
-// becomes visible when the watch confirms it.
-class LiveLikeBinder final : public PodBinder {
- public:
-  BindOutcome Bind(const BindRequest& /*request*/) override {
-    std::this_thread::yield();
-    ++calls;
-    return BindOutcome{true, 201, "", false};
-  }
-  bool blocking() const override { return true; }
-  std::atomic<int> calls{0};
-};
-
-// Runs blocking bind work on threads of its own, joined before the test ends.
+// Runs bind completions on threads of its own, joined before the test ends.
 class WorkThreads {
  public:
   ~WorkThreads() { JoinAll(); }
-  std::function<void(std::function<void()>)> Runner() {
-    return [this](std::function<void()> work) {
-      std::lock_guard lock(mutex_);
-      threads_.emplace_back(std::move(work));
-    };
+  void Run(std::function<void()> work) {
+    std::lock_guard lock(mutex_);
+    threads_.emplace_back(std::move(work));
   }
   void JoinAll() {
     std::vector<std::thread> threads;
@@ -140,6 +124,21 @@ class WorkThreads {
  private:
   std::mutex mutex_;
   std::vector<std::thread> threads_;
+};
+
+// Like the API-server path: completes later on another thread, answers ok, but the binding only
+// becomes visible when the watch confirms it.
+class LiveLikeBinder final : public PodBinder {
+ public:
+  void Bind(const BindRequest& /*request*/, BindDone done) override {
+    work.Run([this, done = std::move(done)] {
+      std::this_thread::yield();
+      ++calls;
+      done(BindOutcome{true, 201, "", false});
+    });
+  }
+  std::atomic<int> calls{0};
+  WorkThreads work;
 };
 
 struct QuotaNumbers {
@@ -383,8 +382,7 @@ TEST_CASE("bind storm with a live-like binder: reservations hold until confirmed
           "[concurrency]") {
   StormCluster cluster([](EmbeddedBinder*) { return std::make_unique<LiveLikeBinder>(); });
   auto& live = *static_cast<LiveLikeBinder*>(cluster.binder);
-  WorkThreads work;
-  cluster.service.run_blocking = work.Runner();
+  WorkThreads& work = live.work;
   cluster.LearnAllPods();
 
   StormResult r = RunStorm([&](int, int pod) { return cluster.BindNow(pod); });

@@ -1,0 +1,95 @@
+// Typed reads of the value under a JsonPullReader, with exactly the semantics of json_fields.h
+// (null = absent, the same type checks, the same quantity and time parsing), for decoders that
+// pull tokens instead of walking a DOM. Each Read* starts at the value's first token, consumes
+// the whole value, and returns false only for malformed JSON; a type or content error goes to
+// *status (the first one kept), never stopping the walk.
+//
+// Member selection follows json::Member: MemberSlot::Take says whether a key selects a field now.
+//
+// Thread-safety: stateless helpers.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "config/json_pull_reader.h"
+#include "core/label_selector.h"
+#include "core/resource_list.h"
+#include "core/status.h"
+
+namespace capext::json {
+
+// One field of an object read from a token stream. json::Member picks the first exact match of
+// a name, else the first case-insensitive one; a later member replaces an earlier choice only
+// when it matches better, so Take() tells the caller to reset the field and decode this value.
+struct MemberSlot {
+  int rank = 0;  // 0 none yet, 1 case-insensitive match, 2 exact match
+  Status status;
+  bool Take(std::string_view key, std::string_view name);
+};
+
+// Keeps the first error.
+void KeepFirst(Status* into, const Status& s);
+
+// Calls member(key) for each member of the object whose kStartObject is current; `member` must
+// consume the value (its first token is current when called). False on malformed JSON.
+template <class F>
+bool ForEachMember(JsonPullReader& r, F&& member) {
+  while (true) {
+    Token t = r.Next();
+    if (t == Token::kEndObject) return true;
+    if (t != Token::kKey) return false;
+    const std::string_view key = r.text();  // stays valid: the tape does not move
+    t = r.Next();
+    if (t == Token::kEnd || t == Token::kError || t == Token::kKey) return false;
+    if (!member(key)) return false;
+  }
+}
+
+// Calls element(index) for each element of the array whose kStartArray is current.
+template <class F>
+bool ForEachElement(JsonPullReader& r, F&& element) {
+  for (size_t i = 0;; ++i) {
+    Token t = r.Next();
+    if (t == Token::kEndArray) return true;
+    if (t == Token::kEnd || t == Token::kError || t == Token::kKey || t == Token::kEndObject) {
+      return false;
+    }
+    if (!element(i)) return false;
+  }
+}
+
+// A field path for messages ("spec.containers[0].resources"), built on the stack.
+class FieldPath {
+ public:
+  FieldPath(std::string_view base, std::string_view suffix);
+  FieldPath(std::string_view base, size_t index);  // base[index]
+  std::string_view view() const { return {buffer_.data(), buffer_.size()}; }
+  operator std::string_view() const { return view(); }
+
+ private:
+  fmt::basic_memory_buffer<char, 192> buffer_;
+};
+
+// "{path}: expected {want}, got {type of the current token}" and the value skipped.
+bool WrongTypeSkip(JsonPullReader& r, std::string_view path, const char* want, Status* status);
+
+bool PullString(JsonPullReader& r, std::string_view path, std::string* out, Status* status);
+bool PullBool(JsonPullReader& r, std::string_view path, bool* out, Status* status);
+bool PullInt32(JsonPullReader& r, std::string_view path, std::optional<int32_t>* out,
+               Status* status);
+bool PullTime(JsonPullReader& r, std::string_view path, int64_t* out_ms, Status* status);
+// An object of strings (null members skipped); keys and values cut at a NUL, as the DOM's.
+bool PullStringMap(JsonPullReader& r, std::string_view path, Labels* out, Status* status);
+bool PullStringArray(JsonPullReader& r, std::string_view path, std::vector<std::string>* out,
+                     Status* status);
+// An object of quantities in decision units; *out is set (possibly empty) when it is an object.
+bool PullResourceList(JsonPullReader& r, std::string_view path, bool allow_negative,
+                      std::optional<ResourceList>* out, Status* status);
+
+}  // namespace capext::json

@@ -1,0 +1,130 @@
+// DecodeNodeJson (config/object_stream_decoder.h).
+#include <optional>
+
+#include "config/object_stream_decoder.h"
+#include "config/object_stream_parts.h"
+
+namespace capext {
+
+using namespace stream_decoding;  // NOLINT: the decoder's own toolkit
+
+Status DecodeNodeJson(std::string_view json, Node* out, std::string* kind) {
+  JsonPullReader r(json, /*may_reuse=*/true);  // a watch event's object: parsed already
+  RootFields root;
+  root.kind = "Node";
+  Node node;
+  bool meta_present = false;
+  Status meta_status, spec_status, status_status;
+  MemberSlot meta_slot, spec_slot, status_slot;
+  MemberSlot name_slot, labels_slot;
+  MemberSlot unschedulable_slot, taints_slot;
+  MemberSlot allocatable_slot, capacity_slot;
+  std::optional<ResourceList> allocatable, capacity;
+  Status s = ReadRoot(r, &root, [&](std::string_view key) {
+    if (meta_slot.Take(key, "metadata")) {
+      node.name.clear();
+      node.labels = Labels{};
+      name_slot = labels_slot = MemberSlot{};
+      meta_status = Status::Ok();
+      if (!ObjectOrAbsent(r, "metadata", &meta_status, &meta_present)) return false;
+      if (!meta_present) return true;
+      return ForEachMember(r, [&](std::string_view member) {
+        if (name_slot.Take(member, "name")) {
+          node.name.clear();
+          return json::PullString(r, "metadata.name", &node.name, &name_slot.status);
+        }
+        if (labels_slot.Take(member, "labels")) {
+          node.labels = Labels{};
+          return json::PullStringMap(r, "metadata.labels", &node.labels, &labels_slot.status);
+        }
+        return r.SkipValue();
+      });
+    }
+    if (spec_slot.Take(key, "spec")) {
+      node.unschedulable = false;
+      node.taints.clear();
+      unschedulable_slot = taints_slot = MemberSlot{};
+      spec_status = Status::Ok();
+      bool present = false;
+      if (!ObjectOrAbsent(r, "spec", &spec_status, &present)) return false;
+      if (!present) return true;
+      return ForEachMember(r, [&](std::string_view member) {
+        if (unschedulable_slot.Take(member, "unschedulable")) {
+          node.unschedulable = false;
+          return json::PullBool(r, "spec.unschedulable", &node.unschedulable,
+                                &unschedulable_slot.status);
+        }
+        if (taints_slot.Take(member, "taints")) {
+          node.taints.clear();
+          Status* ts = &taints_slot.status;
+          if (r.token() == Token::kNull) return true;
+          if (r.token() != Token::kStartArray) {
+            return json::WrongTypeSkip(r, "spec.taints", "array", ts);
+          }
+          return ForEachElement(r, [&](size_t i) {
+            const FieldPath path("spec.taints", i);
+            return ObjectElement(r, path, ts, [&] {
+              Taint taint;
+              MemberSlot slots[3];
+              static constexpr std::string_view kNames[3] = {"key", "value", "effect"};
+              std::string* fields[3] = {&taint.key, &taint.value, &taint.effect};
+              bool ok = ForEachMember(r, [&](std::string_view k) {
+                for (int f = 0; f < 3; ++f) {
+                  if (slots[f].Take(k, kNames[f])) {
+                    fields[f]->clear();
+                    return json::PullString(r, FieldPath(path, FieldPath(".", kNames[f])),
+                                            fields[f], &slots[f].status);
+                  }
+                }
+                return r.SkipValue();
+              });
+              for (const auto& slot : slots)
+                KeepFirst(ts, slot.status);
+              node.taints.push_back(std::move(taint));
+              return ok;
+            });
+          });
+        }
+        return r.SkipValue();
+      });
+    }
+    if (status_slot.Take(key, "status")) {
+      allocatable.reset();
+      capacity.reset();
+      allocatable_slot = capacity_slot = MemberSlot{};
+      status_status = Status::Ok();
+      bool present = false;
+      if (!ObjectOrAbsent(r, "status", &status_status, &present)) return false;
+      if (!present) return true;
+      return ForEachMember(r, [&](std::string_view member) {
+        if (allocatable_slot.Take(member, "allocatable")) {
+          allocatable.reset();
+          return json::PullResourceList(r, "status.allocatable", false, &allocatable,
+                                        &allocatable_slot.status);
+        }
+        if (capacity_slot.Take(member, "capacity")) {
+          capacity.reset();
+          return json::PullResourceList(r, "status.capacity", false, &capacity,
+                                        &capacity_slot.status);
+        }
+        return r.SkipValue();
+      });
+    }
+    return r.SkipValue();
+  });
+  *kind = root.kind;
+  if (!s.ok()) return s;
+  if (!meta_present) {
+    return meta_status.ok() ? Status::Error("metadata: missing") : meta_status;
+  }
+  for (const Status* part : {&meta_status, &name_slot.status, &labels_slot.status, &spec_status,
+                             &unschedulable_slot.status, &taints_slot.status, &status_status,
+                             &allocatable_slot.status, &capacity_slot.status}) {
+    if (!part->ok()) return *part;
+  }
+  node.allocatable = allocatable ? std::move(*allocatable) : capacity.value_or(ResourceList{});
+  *out = std::move(node);
+  return {};
+}
+
+}  // namespace capext

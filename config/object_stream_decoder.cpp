@@ -1,0 +1,320 @@
+#include "config/object_stream_decoder.h"
+
+#include <fmt/format.h>
+
+#include <optional>
+#include <vector>
+
+#include "config/object_stream_parts.h"
+#include "core/pod_request.h"
+
+namespace capext {
+namespace {
+
+using namespace stream_decoding;  // NOLINT: the decoder's own toolkit
+
+struct PodMetadata {
+  bool present = false;
+  std::string ns, name, uid;
+  int64_t creation_ms = 0, deletion_ms = 0;
+  Labels labels;
+  std::string accelerator_model;
+  MemberSlot ns_slot, name_slot, uid_slot, creation_slot, labels_slot, deletion_slot,
+      annotations_slot;
+  Status object_status;
+  Status Verdict() const {
+    Status s = object_status;
+    for (const MemberSlot* slot : {&ns_slot, &name_slot, &uid_slot, &creation_slot, &labels_slot,
+                                   &deletion_slot, &annotations_slot}) {
+      KeepFirst(&s, slot->status);
+    }
+    return s;
+  }
+};
+
+bool ReadPodMetadata(JsonPullReader& r, const DecodeOptions& options, PodMetadata* m) {
+  *m = PodMetadata{};
+  if (!ObjectOrAbsent(r, "metadata", &m->object_status, &m->present)) return false;
+  if (!m->present) return true;
+  return ForEachMember(r, [&](std::string_view key) {
+    if (m->ns_slot.Take(key, "namespace")) {
+      m->ns.clear();
+      return json::PullString(r, "metadata.namespace", &m->ns, &m->ns_slot.status);
+    }
+    if (m->name_slot.Take(key, "name")) {
+      m->name.clear();
+      return json::PullString(r, "metadata.name", &m->name, &m->name_slot.status);
+    }
+    if (m->uid_slot.Take(key, "uid")) {
+      m->uid.clear();
+      return json::PullString(r, "metadata.uid", &m->uid, &m->uid_slot.status);
+    }
+    if (m->creation_slot.Take(key, "creationTimestamp")) {
+      m->creation_ms = 0;
+      return json::PullTime(r, "metadata.creationTimestamp", &m->creation_ms,
+                            &m->creation_slot.status);
+    }
+    if (m->labels_slot.Take(key, "labels")) {
+      m->labels = Labels{};
+      return json::PullStringMap(r, "metadata.labels", &m->labels, &m->labels_slot.status);
+    }
+    if (m->deletion_slot.Take(key, "deletionTimestamp")) {
+      m->deletion_ms = 0;
+      return json::PullTime(r, "metadata.deletionTimestamp", &m->deletion_ms,
+                            &m->deletion_slot.status);
+    }
+    if (!options.accelerator_model_annotation.empty() &&
+        m->annotations_slot.Take(key, "annotations")) {
+      m->accelerator_model.clear();
+      bool present = false;
+      if (!ObjectOrAbsent(r, "metadata.annotations", &m->annotations_slot.status, &present)) {
+        return false;
+      }
+      if (!present) return true;
+      MemberSlot model_slot;
+      bool ok = ForEachMember(r, [&](std::string_view annotation) {
+        if (model_slot.Take(annotation, options.accelerator_model_annotation)) {
+          m->accelerator_model.clear();
+          return json::PullString(r, "metadata.annotations", &m->accelerator_model,
+                                  &model_slot.status);
+        }
+        return r.SkipValue();
+      });
+      KeepFirst(&m->annotations_slot.status, model_slot.status);
+      return ok;
+    }
+    return r.SkipValue();
+  });
+}
+
+struct PodSpec {
+  bool present = false;
+  std::string node_name, scheduler_name, priority_class_name, preemption_text;
+  std::optional<int32_t> priority;
+  Labels node_selector;
+  std::vector<Toleration> tolerations;
+  std::vector<NodeSelectorTerm> affinity;
+  std::vector<ContainerRequests> containers, init_containers;
+  std::optional<ResourceList> overhead;
+  Status object_status;
+  // In the DOM path's order of checks.
+  MemberSlot node_name_slot, scheduler_slot, priority_slot, class_slot, preemption_slot,
+      selector_slot, tolerations_slot, affinity_slot, containers_slot, init_slot, overhead_slot;
+};
+
+bool ReadPodSpec(JsonPullReader& r, PodSpec* spec) {
+  *spec = PodSpec{};
+  if (!ObjectOrAbsent(r, "spec", &spec->object_status, &spec->present)) return false;
+  if (!spec->present) return true;
+  return ForEachMember(r, [&](std::string_view key) {
+    PodSpec& s = *spec;
+    if (s.node_name_slot.Take(key, "nodeName")) {
+      s.node_name.clear();
+      return json::PullString(r, "spec.nodeName", &s.node_name, &s.node_name_slot.status);
+    }
+    if (s.scheduler_slot.Take(key, "schedulerName")) {
+      s.scheduler_name.clear();
+      return json::PullString(r, "spec.schedulerName", &s.scheduler_name, &s.scheduler_slot.status);
+    }
+    if (s.priority_slot.Take(key, "priority")) {
+      s.priority.reset();
+      return json::PullInt32(r, "spec.priority", &s.priority, &s.priority_slot.status);
+    }
+    if (s.class_slot.Take(key, "priorityClassName")) {
+      s.priority_class_name.clear();
+      return json::PullString(r, "spec.priorityClassName", &s.priority_class_name,
+                              &s.class_slot.status);
+    }
+    if (s.preemption_slot.Take(key, "preemptionPolicy")) {
+      s.preemption_text.clear();
+      return json::PullString(r, "spec.preemptionPolicy", &s.preemption_text,
+                              &s.preemption_slot.status);
+    }
+    if (s.selector_slot.Take(key, "nodeSelector")) {
+      s.node_selector = Labels{};
+      return json::PullStringMap(r, "spec.nodeSelector", &s.node_selector, &s.selector_slot.status);
+    }
+    if (s.tolerations_slot.Take(key, "tolerations")) {
+      s.tolerations.clear();
+      return ReadTolerations(r, &s.tolerations, &s.tolerations_slot.status);
+    }
+    if (s.affinity_slot.Take(key, "affinity")) {
+      s.affinity.clear();
+      return ReadAffinity(r, &s.affinity, &s.affinity_slot.status);
+    }
+    if (s.containers_slot.Take(key, "containers")) {
+      s.containers.clear();
+      return ReadContainers(r, "spec.containers", &s.containers, &s.containers_slot.status);
+    }
+    if (s.init_slot.Take(key, "initContainers")) {
+      s.init_containers.clear();
+      return ReadContainers(r, "spec.initContainers", &s.init_containers, &s.init_slot.status);
+    }
+    if (s.overhead_slot.Take(key, "overhead")) {
+      s.overhead.reset();
+      return json::PullResourceList(r, "spec.overhead", false, &s.overhead,
+                                    &s.overhead_slot.status);
+    }
+    return r.SkipValue();
+  });
+}
+
+Status SpecVerdict(const PodSpec& s, std::optional<PreemptionPolicy>* policy) {
+  Status out = s.object_status;
+  for (const MemberSlot* slot :
+       {&s.node_name_slot, &s.scheduler_slot, &s.priority_slot, &s.class_slot}) {
+    KeepFirst(&out, slot->status);
+  }
+  KeepFirst(&out, s.preemption_slot.status);
+  if (out.ok() && !s.preemption_text.empty()) {
+    if (s.preemption_text == "Never") {
+      *policy = PreemptionPolicy::kNever;
+    } else if (s.preemption_text == "PreemptLowerPriority") {
+      *policy = PreemptionPolicy::kPreemptLowerPriority;
+    } else {
+      out = Status::Error(fmt::format("spec.preemptionPolicy: unknown preemption policy \"{}\"",
+                                      s.preemption_text));
+    }
+  }
+  for (const MemberSlot* slot : {&s.selector_slot, &s.tolerations_slot, &s.affinity_slot,
+                                 &s.containers_slot, &s.init_slot, &s.overhead_slot}) {
+    KeepFirst(&out, slot->status);
+  }
+  return out;
+}
+
+struct PodStatusFields {
+  bool present = false;
+  std::string phase, nominated;
+  int64_t start_ms = 0;
+  bool unschedulable = false;
+  Status object_status;
+  MemberSlot phase_slot, nominated_slot, start_slot, conditions_slot;
+};
+
+bool ReadConditions(JsonPullReader& r, bool* unschedulable, Status* status) {
+  if (r.token() == Token::kNull) return true;
+  if (r.token() != Token::kStartArray) {
+    return json::WrongTypeSkip(r, "status.conditions", "array", status);
+  }
+  return ForEachElement(r, [&](size_t i) {
+    if (r.token() != Token::kStartObject) return r.SkipValue();  // skipped, as the DOM path does
+    const FieldPath path("status.conditions", i);
+    std::string values[3];
+    MemberSlot slots[3];
+    static constexpr std::string_view kNames[3] = {"type", "status", "reason"};
+    bool ok = ForEachMember(r, [&](std::string_view key) {
+      for (int f = 0; f < 3; ++f) {
+        if (slots[f].Take(key, kNames[f])) {
+          values[f].clear();
+          return json::PullString(r, FieldPath(path, FieldPath(".", kNames[f])), &values[f],
+                                  &slots[f].status);
+        }
+      }
+      return r.SkipValue();
+    });
+    Status element;
+    for (const auto& slot : slots)
+      KeepFirst(&element, slot.status);
+    KeepFirst(status, element);
+    if (element.ok() && values[0] == "PodScheduled" && values[1] == "False" &&
+        values[2] == "Unschedulable") {
+      *unschedulable = true;
+    }
+    return ok;
+  });
+}
+
+bool ReadPodStatus(JsonPullReader& r, PodStatusFields* st) {
+  *st = PodStatusFields{};
+  if (!ObjectOrAbsent(r, "status", &st->object_status, &st->present)) return false;
+  if (!st->present) return true;
+  return ForEachMember(r, [&](std::string_view key) {
+    if (st->phase_slot.Take(key, "phase")) {
+      st->phase.clear();
+      return json::PullString(r, "status.phase", &st->phase, &st->phase_slot.status);
+    }
+    if (st->nominated_slot.Take(key, "nominatedNodeName")) {
+      st->nominated.clear();
+      return json::PullString(r, "status.nominatedNodeName", &st->nominated,
+                              &st->nominated_slot.status);
+    }
+    if (st->start_slot.Take(key, "startTime")) {
+      st->start_ms = 0;
+      return json::PullTime(r, "status.startTime", &st->start_ms, &st->start_slot.status);
+    }
+    if (st->conditions_slot.Take(key, "conditions")) {
+      st->unschedulable = false;
+      return ReadConditions(r, &st->unschedulable, &st->conditions_slot.status);
+    }
+    return r.SkipValue();
+  });
+}
+
+}  // namespace
+
+Status DecodePodJson(std::string_view json, const DecodeOptions& options, Pod* out,
+                     std::string* kind) {
+  JsonPullReader r(json, /*may_reuse=*/true);  // a watch event's object: parsed already
+  RootFields root;
+  root.kind = "Pod";
+  PodMetadata meta;
+  PodSpec spec;
+  PodStatusFields status;
+  MemberSlot meta_slot, spec_slot, status_slot;
+  Status s = ReadRoot(r, &root, [&](std::string_view key) {
+    if (meta_slot.Take(key, "metadata")) return ReadPodMetadata(r, options, &meta);
+    if (spec_slot.Take(key, "spec")) return ReadPodSpec(r, &spec);
+    if (status_slot.Take(key, "status")) return ReadPodStatus(r, &status);
+    return r.SkipValue();
+  });
+  *kind = root.kind;
+  if (!s.ok()) return s;
+  if (!meta.present) {
+    return meta.object_status.ok() ? Status::Error("metadata: missing") : meta.object_status;
+  }
+  if (Status m = meta.Verdict(); !m.ok()) return m;
+  std::optional<PreemptionPolicy> policy;
+  if (Status sp = SpecVerdict(spec, &policy); !sp.ok()) return sp;
+  Status st = status.object_status;
+  for (const MemberSlot* slot :
+       {&status.phase_slot, &status.nominated_slot, &status.start_slot, &status.conditions_slot}) {
+    KeepFirst(&st, slot->status);
+  }
+  if (!st.ok()) return st;
+
+  Pod pod;
+  pod.ns = meta.ns.empty() ? std::string("default") : std::move(meta.ns);
+  pod.name = std::move(meta.name);
+  pod.uid = std::move(meta.uid);
+  pod.creation_ms = meta.creation_ms;
+  pod.labels = std::move(meta.labels);
+  pod.terminating = meta.deletion_ms != 0;
+  pod.accelerator_model = std::move(meta.accelerator_model);
+  pod.node_name = std::move(spec.node_name);
+  pod.scheduler_name = std::move(spec.scheduler_name);
+  pod.spec_priority = spec.priority;
+  pod.priority_class_name = std::move(spec.priority_class_name);
+  pod.spec_preemption_policy = policy;
+  pod.node_selector = std::move(spec.node_selector);
+  pod.tolerations = std::move(spec.tolerations);
+  pod.required_affinity = std::move(spec.affinity);
+  pod.requests = EffectivePodRequest(spec.containers, spec.init_containers,
+                                     spec.overhead.value_or(ResourceList{}));
+  if (status.phase == "Running") {
+    pod.phase = PodPhase::kRunning;
+  } else if (status.phase == "Succeeded") {
+    pod.phase = PodPhase::kSucceeded;
+  } else if (status.phase == "Failed") {
+    pod.phase = PodPhase::kFailed;
+  } else if (status.phase == "Unknown") {
+    pod.phase = PodPhase::kUnknown;
+  }
+  pod.nominated_node_name = std::move(status.nominated);
+  pod.start_ms = status.start_ms;
+  pod.unschedulable_condition = status.unschedulable;
+  *out = std::move(pod);
+  return {};
+}
+
+}  // namespace capext

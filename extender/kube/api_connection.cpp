@@ -1,0 +1,205 @@
+#include "extender/kube/api_connection.h"
+
+#include <openssl/ssl.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+
+namespace capext::kube {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+
+// A list response of a large cluster is big; the limit only guards against a runaway server.
+constexpr std::uint64_t kMaxResponseBody = 1ull << 30;
+constexpr std::uint32_t kMaxResponseHeader = 64 * 1024;
+
+bool IsIpAddress(const std::string& host) {
+  boost::system::error_code ec;
+  net::ip::make_address(host, ec);
+  return !ec;
+}
+
+}  // namespace
+
+bool ParseApiEndpoint(const std::string& url, ApiEndpoint* out, std::string* error) {
+  ApiEndpoint endpoint;
+  std::string rest;
+  if (url.rfind("https://", 0) == 0) {
+    endpoint.tls = true;
+    rest = url.substr(8);
+  } else if (url.rfind("http://", 0) == 0) {
+    rest = url.substr(7);
+  } else {
+    *error = "API server URL \"" + url + "\" is not http:// or https://";
+    return false;
+  }
+  const size_t slash = rest.find('/');
+  std::string authority = rest.substr(0, slash);
+  if (slash != std::string::npos) endpoint.base_path = rest.substr(slash);
+  while (!endpoint.base_path.empty() && endpoint.base_path.back() == '/')
+    endpoint.base_path.pop_back();
+  endpoint.host_header = authority;
+  if (!authority.empty() && authority.front() == '[') {
+    const size_t close = authority.find(']');
+    if (close == std::string::npos) {
+      *error = "API server URL \"" + url + "\": unterminated IPv6 address";
+      return false;
+    }
+    endpoint.host = authority.substr(1, close - 1);
+    if (close + 1 < authority.size() && authority[close + 1] == ':')
+      endpoint.port = authority.substr(close + 2);
+  } else {
+    const size_t colon = authority.rfind(':');
+    endpoint.host = authority.substr(0, colon);
+    if (colon != std::string::npos) endpoint.port = authority.substr(colon + 1);
+  }
+  if (endpoint.port.empty()) endpoint.port = endpoint.tls ? "443" : "80";
+  if (endpoint.host.empty()) {
+    *error = "API server URL \"" + url + "\" has no host";
+    return false;
+  }
+  *out = std::move(endpoint);
+  return true;
+}
+
+ApiConnection::ApiConnection(net::io_context& io, const ApiEndpoint& endpoint,
+                             net::ssl::context* tls_context, bool verify_host)
+    : io_(io), endpoint_(endpoint), tls_context_(tls_context), verify_host_(verify_host) {
+  if (tls_context_ != nullptr) {
+    tls_.emplace(io_, *tls_context_);
+  } else {
+    plain_.emplace(io_);
+  }
+}
+
+beast::tcp_stream& ApiConnection::Lowest() {
+  return tls_ ? beast::get_lowest_layer(*tls_) : *plain_;
+}
+
+void ApiConnection::Close() {
+  open_ = false;
+  beast::error_code ignored;
+  Lowest().socket().shutdown(net::ip::tcp::socket::shutdown_both, ignored);
+  Lowest().close();
+}
+
+void ApiConnection::Connect(std::chrono::milliseconds timeout,
+                            std::function<void(ErrorCode, const char*)> done) {
+  auto self = shared_from_this();
+  auto resolver = std::make_shared<net::ip::tcp::resolver>(io_);
+  resolver->async_resolve(
+      endpoint_.host, endpoint_.port,
+      [self, resolver, timeout, done = std::move(done)](
+          ErrorCode ec, net::ip::tcp::resolver::results_type results) mutable {
+        if (ec) return done(ec, "resolve");
+        self->Lowest().expires_after(timeout);
+        self->Lowest().async_connect(results, [self, done = std::move(done)](
+                                                  ErrorCode ec,
+                                                  const net::ip::tcp::endpoint&) mutable {
+          if (ec) return done(ec, "connect");
+          self->Lowest().socket().set_option(net::ip::tcp::no_delay(true), ec);
+          if (!self->tls_) {
+            self->open_ = true;
+            return done({}, "");
+          }
+          SSL* ssl = self->tls_->native_handle();
+          if (!IsIpAddress(self->endpoint_.host)) {
+            SSL_set_tlsext_host_name(ssl, self->endpoint_.host.c_str());
+          }
+          if (self->verify_host_) {
+            self->tls_->set_verify_callback(net::ssl::host_name_verification(self->endpoint_.host));
+          }
+          self->tls_->async_handshake(net::ssl::stream_base::client,
+                                      [self, done = std::move(done)](ErrorCode ec) {
+                                        if (ec) return done(ec, "TLS handshake");
+                                        self->open_ = true;
+                                        done({}, "");
+                                      });
+        });
+      });
+}
+
+void ApiConnection::Exchange(std::shared_ptr<ApiRequest> request, std::chrono::milliseconds timeout,
+                             std::function<void(ErrorCode, ApiResponse&&, bool)> done) {
+  auto self = shared_from_this();
+  Lowest().expires_after(timeout);
+  parser_.emplace();
+  parser_->body_limit(kMaxResponseBody);
+  parser_->header_limit(kMaxResponseHeader);
+  WithStream([&](auto& stream) {
+    beast_http::async_write(
+        stream, *request, [self, request, done = std::move(done)](ErrorCode ec, size_t) mutable {
+          if (ec) return done(ec, ApiResponse{}, false);
+          self->WithStream([&](auto& s) {
+            beast_http::async_read(s, self->buffer_, *self->parser_,
+                                   [self, done = std::move(done)](ErrorCode ec, size_t) {
+                                     const bool got_some = self->parser_->got_some();
+                                     if (ec) return done(ec, ApiResponse{}, got_some);
+                                     self->Lowest().expires_never();
+                                     done({}, self->parser_->release(), true);
+                                   });
+          });
+        });
+  });
+}
+
+void ApiConnection::Stream(std::shared_ptr<ApiRequest> request, std::chrono::milliseconds timeout,
+                           std::chrono::milliseconds inactivity, std::function<void(int)> on_header,
+                           std::function<bool(std::string_view)> on_data,
+                           std::function<void(ErrorCode, bool)> done) {
+  auto self = shared_from_this();
+  Lowest().expires_after(timeout);
+  stream_parser_.emplace();
+  // A watch never ends by size. (Not boost::none: Boost 1.74 then rejects every Content-Length.)
+  stream_parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
+  stream_parser_->header_limit(kMaxResponseHeader);
+  WithStream([&](auto& stream) {
+    beast_http::async_write(
+        stream, *request,
+        [self, request, inactivity, on_header = std::move(on_header), on_data = std::move(on_data),
+         done = std::move(done)](ErrorCode ec, size_t) mutable {
+          if (ec) return done(ec, false);
+          self->WithStream([&](auto& s) {
+            beast_http::async_read_header(
+                s, self->buffer_, *self->stream_parser_,
+                [self, inactivity, on_header = std::move(on_header), on_data = std::move(on_data),
+                 done = std::move(done)](ErrorCode ec, size_t) mutable {
+                  if (ec) return done(ec, false);
+                  on_header(self->stream_parser_->get().result_int());
+                  self->ReadSome(inactivity, std::move(on_data), std::move(done));
+                });
+          });
+        });
+  });
+}
+
+void ApiConnection::ReadSome(std::chrono::milliseconds inactivity,
+                             std::function<bool(std::string_view)> on_data,
+                             std::function<void(ErrorCode, bool)> done) {
+  if (stream_parser_->is_done()) return done({}, true);
+  auto& body = stream_parser_->get().body();
+  body.data = chunk_.data();
+  body.size = chunk_.size();
+  Lowest().expires_after(inactivity);
+  auto self = shared_from_this();
+  WithStream([&](auto& stream) {
+    beast_http::async_read_some(
+        stream, buffer_, *stream_parser_,
+        [self, inactivity, on_data = std::move(on_data), done = std::move(done)](ErrorCode ec,
+                                                                                 size_t) mutable {
+          if (ec == beast_http::error::need_buffer) ec = {};
+          const size_t got = self->chunk_.size() - self->stream_parser_->get().body().size;
+          if (got > 0 && !on_data(std::string_view(self->chunk_.data(), got))) {
+            return done(boost::asio::error::operation_aborted, false);
+          }
+          if (ec) return done(ec, false);
+          self->ReadSome(inactivity, std::move(on_data), std::move(done));
+        });
+  });
+}
+
+}  // namespace capext::kube

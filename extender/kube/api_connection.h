@@ -1,0 +1,99 @@
+// ApiConnection: one HTTP/1.1 keep-alive connection to the API server (plain TCP or TLS), driven
+// asynchronously on the client's io_context. It carries one exchange at a time: either a whole
+// request/response (Exchange) or a streamed response body (Stream, for watches).
+//
+// Thread-safety: every method must be called on the io_context's thread (the client thread);
+// completion handlers run there too. Close() makes any operation in flight complete with an
+// error (operation_aborted or a closed-socket error).
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace capext::kube {
+
+// Where the API server is: parsed from KubeConfig::server ("https://host:port/prefix").
+struct ApiEndpoint {
+  bool tls = false;
+  std::string host;         // without IPv6 brackets
+  std::string port;         // "443" when the URL has none (80 for http)
+  std::string host_header;  // as in the URL ("[::1]:6443")
+  std::string base_path;    // "" or "/prefix" (no trailing '/')
+};
+
+// Returns false with *error for a URL that is not http(s)://host[:port][/path].
+bool ParseApiEndpoint(const std::string& url, ApiEndpoint* out, std::string* error);
+
+namespace beast_http = boost::beast::http;
+using ApiRequest = beast_http::request<beast_http::string_body>;
+using ApiResponse = beast_http::response<beast_http::string_body>;
+
+class ApiConnection : public std::enable_shared_from_this<ApiConnection> {
+ public:
+  using ErrorCode = boost::beast::error_code;
+  // `tls_context` is null for plain HTTP; it must outlive the connection.
+  ApiConnection(boost::asio::io_context& io, const ApiEndpoint& endpoint,
+                boost::asio::ssl::context* tls_context, bool verify_host);
+
+  // Resolves, connects and (TLS) handshakes within `timeout`. `stage` names what failed.
+  void Connect(std::chrono::milliseconds timeout,
+               std::function<void(ErrorCode, const char* stage)> done);
+
+  // Writes `request` and reads the whole response within `timeout`. `got_some` tells whether any
+  // byte of a response arrived (a reused connection the server had closed gets none).
+  void Exchange(std::shared_ptr<ApiRequest> request, std::chrono::milliseconds timeout,
+                std::function<void(ErrorCode, ApiResponse&&, bool got_some)> done);
+
+  // Writes `request`, reads the response header (within `timeout`), then hands the body over
+  // piece by piece as it arrives (on_data returning false ends the exchange, which then
+  // completes with operation_aborted); `inactivity` bounds the wait for each piece. `done` runs
+  // once: `complete` is true when the body ended normally (terminating chunk or full length).
+  void Stream(std::shared_ptr<ApiRequest> request, std::chrono::milliseconds timeout,
+              std::chrono::milliseconds inactivity, std::function<void(int status)> on_header,
+              std::function<bool(std::string_view data)> on_data,
+              std::function<void(ErrorCode, bool complete)> done);
+
+  void Close();
+  bool is_open() const { return open_; }
+
+ private:
+  boost::beast::tcp_stream& Lowest();
+  template <class F>
+  void WithStream(F&& f) {
+    if (tls_) {
+      f(*tls_);
+    } else {
+      f(*plain_);
+    }
+  }
+  void ReadSome(std::chrono::milliseconds inactivity,
+                std::function<bool(std::string_view data)> on_data,
+                std::function<void(ErrorCode, bool complete)> done);
+
+  boost::asio::io_context& io_;
+  ApiEndpoint endpoint_;
+  boost::asio::ssl::context* tls_context_;
+  bool verify_host_;
+  std::optional<boost::beast::tcp_stream> plain_;
+  std::optional<boost::beast::ssl_stream<boost::beast::tcp_stream>> tls_;
+  boost::beast::flat_buffer buffer_;
+  std::optional<beast_http::response_parser<beast_http::string_body>> parser_;
+  std::optional<beast_http::response_parser<beast_http::buffer_body>> stream_parser_;
+  std::array<char, 64 * 1024> chunk_{};
+  bool open_ = false;
+};
+
+}  // namespace capext::kube

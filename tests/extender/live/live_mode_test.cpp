@@ -1,0 +1,365 @@
+// LiveMode in process against the API-server double: the live binder (asynchronous, through the
+// one API client thread) under 1,000 binds with no thread created and no quota exceeded; failed
+// bindings (409, 500, a delay past the deadline, a connection dropped) releasing the
+// reservation before the answer; ElasticQuotas of both API groups enforced, status written to
+// each quota's own group; a CRD installed after start picked up by re-discovery, with /readyz's
+// reason naming the missing API until then.
+#include "extender/live/live_mode.h"
+
+#include <rapidjson/document.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "extender/verbs/extender_service.h"
+#include "tests/support/apiserver_double_process.h"
+
+namespace capext {
+namespace {
+
+using kube::testing::ApiServerDouble;
+using kube::testing::TempDir;
+using namespace std::chrono_literals;
+
+constexpr char kEqX[] = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/";
+constexpr char kEqSigs[] = "/apis/scheduling.sigs.k8s.io/v1alpha1/namespaces/";
+
+// Threads of this process now (entries of /proc/self/task).
+int ThreadCount() {
+  int n = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task"))
+    ++n;
+  return n;
+}
+
+bool Poll(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() >= deadline) return condition();
+    std::this_thread::sleep_for(20ms);
+  }
+  return true;
+}
+
+std::string QuotaJson(const std::string& group, const std::string& ns, const std::string& name,
+                      const std::string& max_cpu) {
+  return R"({"apiVersion":")" + group + R"(/v1alpha1","kind":"ElasticQuota","metadata":{"name":")" +
+         name + R"(","namespace":")" + ns + R"("},"spec":{"min":{"cpu":")" + max_cpu +
+         R"("},"max":{"cpu":")" + max_cpu + R"("}}})";
+}
+
+std::string PodJson(const std::string& ns, const std::string& name, const std::string& cpu) {
+  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name + R"(","namespace":")" +
+         ns +
+         R"("},"spec":{"containers":[{"name":"c","image":"pause","resources":{"requests":)"
+         R"({"cpu":")" +
+         cpu + R"("}}}]},"status":{"phase":"Pending"}})";
+}
+
+// The double, the kubeconfig for it, a LiveMode on a fresh cache and a service over it.
+struct LiveFixture {
+  explicit LiveFixture(const std::string& group = "scheduling.x-k8s.io",
+                       std::chrono::milliseconds request_timeout = 4000ms)
+      : api(Options(group)), cache(QuotaSemantics::kCapacityExtender, {}) {
+    REQUIRE(api.started());
+    REQUIRE_FALSE(api.Control("requests/clear").empty());  // the control client exists now
+    dir.Write("kubeconfig",
+              "apiVersion: v1\nkind: Config\nclusters:\n- name: d\n  cluster:\n"
+              "    server: " +
+                  api.url() +
+                  "\ncontexts:\n- name: d\n  context:\n    cluster: d\n    user: u\n"
+                  "current-context: d\nusers:\n- name: u\n  user:\n    token: " +
+                  "test-token\n");
+    config.kubeconfig = dir.File("kubeconfig");
+    config.request_timeout = request_timeout;
+    config.discovery_interval = 200ms;
+    config.status_update_interval = 200ms;
+  }
+  static ApiServerDouble::Options Options(const std::string& group) {
+    ApiServerDouble::Options options;
+    options.group = group;
+    return options;
+  }
+  void Create(const std::string& collection, const std::string& json) {
+    kube::RestResponse r = api.ControlClient()->Post(collection, json);
+    INFO(collection << " " << r.status << " " << r.body << r.error);
+    REQUIRE(r.status == 201);
+  }
+  void Start() {
+    std::string error;
+    live = LiveMode::Start(config, &cache, &metrics, &error);
+    INFO(error);
+    REQUIRE(live);
+    binder = live->MakeBinder();
+    service = std::make_unique<ExtenderService>(&cache, &metrics, NodeScoring::kLeastAllocated,
+                                                MoreImportantPod, binder.get(), ServiceOptions{});
+  }
+  bool WaitReady() {
+    return Poll([&] { return cache.ready(); }, 20s);
+  }
+  std::string Uid(const std::string& ns, const std::string& name) {
+    return cache.Read([&](const ClusterState& s) {
+      const Pod* p = s.FindPodByName(ns, name);
+      return p ? p->uid : std::string();
+    });
+  }
+  std::string BindBody(const std::string& ns, const std::string& name, const std::string& node) {
+    return R"({"PodName":")" + name + R"(","PodNamespace":")" + ns + R"(","PodUID":")" +
+           Uid(ns, name) + R"(","Node":")" + node + R"("})";
+  }
+  // Starts one /bind; the future holds its ExtenderBindingResult.Error.
+  std::future<std::string> BindAsync(const std::string& ns, const std::string& name,
+                                     const std::string& node) {
+    auto promise = std::make_shared<std::promise<std::string>>();
+    std::future<std::string> future = promise->get_future();
+    std::string body = BindBody(ns, name, node);
+    service->Bind(body, [promise](http::Response r) {
+      rapidjson::Document doc;
+      doc.Parse(r.body.c_str());
+      promise->set_value(r.status == 200 && doc.IsObject() && doc.HasMember("Error")
+                             ? doc["Error"].GetString()
+                             : "<status " + std::to_string(r.status) + ">");
+    });
+    return future;
+  }
+  std::string Bind(const std::string& ns, const std::string& name, const std::string& node) {
+    return BindAsync(ns, name, node).get();
+  }
+  size_t Reservations() {
+    return cache.Read([](const ClusterState& s) { return s.reservations().size(); });
+  }
+  int64_t UsedMilli(const std::string& ns) {
+    return cache.Read([&](const ClusterState& s) { return s.Used(ns).Get("cpu"); });
+  }
+
+  TempDir dir;
+  ApiServerDouble api;
+  SchedulerCache cache;
+  Metrics metrics;
+  ExtenderConfig config;
+  std::unique_ptr<LiveMode> live;
+  std::unique_ptr<PodBinder> binder;
+  std::unique_ptr<ExtenderService> service;
+};
+
+const char kBigNode[] =
+    R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":)"
+    R"({"cpu":"1000","memory":"1Ti","pods":"5000"}}})";
+
+TEST_CASE("live binder: 1,000 concurrent binds create no thread and never exceed the quota",
+          "[live]") {
+  LiveFixture f;
+  f.Create("/api/v1/nodes", kBigNode);
+  f.Create(std::string(kEqX) + "storm/elasticquotas",
+           QuotaJson("scheduling.x-k8s.io", "storm", "storm", "5"));  // 500 pods of 10m
+  REQUIRE_FALSE(
+      f.api
+          .Control("churn", R"({"resource":"pods","namespace":"storm","prefix":"p-","count":1000})")
+          .empty());
+  f.Start();
+  REQUIRE(f.WaitReady());
+  REQUIRE(Poll([&] { return !f.Uid("storm", "p-999").empty(); }, 10s));
+  std::vector<std::string> bodies;
+  // The first bindings are held back so that the rest pile up in the client's queue.
+  REQUIRE_FALSE(f.api
+                    .Control("delay", R"({"ms":300,"count":4,"path_prefix":"/api/v1/namespaces/)"
+                                      R"(storm/pods/","method":"POST"})")
+                    .empty());
+
+  const int before = ThreadCount();
+  std::vector<std::future<std::string>> results;
+  for (int i = 0; i < 1000; ++i)
+    results.push_back(f.BindAsync("storm", "p-" + std::to_string(i), "n1"));
+  const int during = ThreadCount();
+  int bound = 0, refused = 0;
+  for (auto& r : results) {
+    const std::string error = r.get();
+    if (error.empty()) {
+      ++bound;
+    } else {
+      INFO(error);
+      CHECK(error.find("would exceed max") != std::string::npos);
+      ++refused;
+    }
+  }
+  const int after = ThreadCount();
+  CHECK(during == before);
+  CHECK(after == before);
+  CHECK(bound == 500);
+  CHECK(refused == 500);
+  CHECK(f.api.CountRequests("POST", "/binding") == 500);
+  CHECK(f.UsedMilli("storm") == 5000);
+  // Every binding reached the API server, through a handful of connections.
+  CHECK(Poll([&] { return f.Reservations() == 0; }, 10s));  // confirmed by the watch
+  CHECK(f.UsedMilli("storm") == 5000);
+}
+
+TEST_CASE("live binder: failed bindings release the reservation before the answer", "[live]") {
+  LiveFixture f("scheduling.x-k8s.io", 500ms);
+  f.Create("/api/v1/nodes", kBigNode);
+  f.Create(std::string(kEqX) + "eq/elasticquotas",
+           QuotaJson("scheduling.x-k8s.io", "eq", "eq", "4"));
+  f.Create("/api/v1/namespaces/eq/pods", PodJson("eq", "web", "1"));
+  f.Start();
+  REQUIRE(f.WaitReady());
+  REQUIRE(Poll([&] { return !f.Uid("eq", "web").empty(); }, 10s));
+
+  SECTION("409 and 500 from the API server") {
+    for (int code : {409, 500}) {
+      REQUIRE_FALSE(f.api
+                        .Control("inject_binding_failures",
+                                 R"({"count":1,"code":)" + std::to_string(code) + "}")
+                        .empty());
+      const std::string error = f.Bind("eq", "web", "n1");
+      INFO(error);
+      CHECK(error.find("HTTP " + std::to_string(code)) != std::string::npos);
+      CHECK(f.Reservations() == 0);
+      CHECK(f.UsedMilli("eq") == 0);
+    }
+  }
+  SECTION("an API server slower than the deadline") {
+    REQUIRE_FALSE(f.api
+                      .Control("delay", R"({"ms":1500,"count":1,"path_prefix":"/api/v1/)"
+                                        R"(namespaces/eq/pods/web/binding"})")
+                      .empty());
+    const std::string error = f.Bind("eq", "web", "n1");
+    INFO(error);
+    CHECK(error.find("timed out after 500 ms") != std::string::npos);
+    CHECK(f.Reservations() == 0);
+    CHECK(f.UsedMilli("eq") == 0);
+  }
+  SECTION("the connection dropped mid-request") {
+    REQUIRE_FALSE(f.api
+                      .Control("delay", R"({"ms":3000,"count":1,"path_prefix":"/api/v1/)"
+                                        R"(namespaces/eq/pods/web/binding"})")
+                      .empty());
+    LiveFixture* fixture = &f;
+    std::future<std::string> pending = f.BindAsync("eq", "web", "n1");
+    std::this_thread::sleep_for(200ms);
+    fixture->api.Stop();  // the API server goes away with the request in flight
+    const std::string error = pending.get();
+    INFO(error);
+    CHECK_FALSE(error.empty());
+    CHECK(f.Reservations() == 0);
+    CHECK(f.UsedMilli("eq") == 0);
+  }
+  SECTION("success, then idempotent") {
+    CHECK(f.Bind("eq", "web", "n1").empty());
+    CHECK(f.UsedMilli("eq") == 1000);
+    CHECK(f.Bind("eq", "web", "n1").empty());
+    CHECK(f.api.CountRequests("POST", "/binding") == 1);
+  }
+  f.live->Stop();
+}
+
+TEST_CASE("live quotas: both API groups are read; status goes to each quota's group", "[live]") {
+  LiveFixture f("both");
+  f.Create("/api/v1/nodes", kBigNode);
+  f.Create(std::string(kEqX) + "current/elasticquotas",
+           QuotaJson("scheduling.x-k8s.io", "current", "current", "1"));
+  f.Create(std::string(kEqSigs) + "legacy/elasticquotas",
+           QuotaJson("scheduling.sigs.k8s.io", "legacy", "legacy", "1"));
+  // One quota per namespace: whichever group's informer delivers first is used, the other one is
+  // reported and ignored.
+  f.Create(std::string(kEqX) + "shared/elasticquotas",
+           QuotaJson("scheduling.x-k8s.io", "shared", "first", "1"));
+  f.Create(std::string(kEqSigs) + "shared/elasticquotas",
+           QuotaJson("scheduling.sigs.k8s.io", "shared", "second", "1"));
+  for (const char* ns : {"current", "legacy", "shared"}) {
+    f.Create(std::string("/api/v1/namespaces/") + ns + "/pods", PodJson(ns, "small", "500m"));
+    f.Create(std::string("/api/v1/namespaces/") + ns + "/pods", PodJson(ns, "big", "2"));
+  }
+  f.Start();
+  REQUIRE(f.WaitReady());
+  REQUIRE(Poll([&] { return !f.Uid("shared", "big").empty(); }, 10s));
+
+  const auto quota_of = [&](const std::string& ns) {
+    return f.cache.Read([&](const ClusterState& s) {
+      const ElasticQuota* q = s.QuotaFor(ns);
+      return q ? q->api_group + "/" + q->name : std::string("none");
+    });
+  };
+  CHECK(quota_of("current") == "scheduling.x-k8s.io/current");
+  CHECK(quota_of("legacy") == "scheduling.sigs.k8s.io/legacy");
+  const std::string shared = quota_of("shared");
+  CHECK((shared == "scheduling.x-k8s.io/first" || shared == "scheduling.sigs.k8s.io/second"));
+
+  for (const char* ns : {"current", "legacy", "shared"}) {
+    INFO(ns);
+    const std::string over = f.Bind(ns, "big", "n1");  // 2 cpu > max 1: refused in every group
+    CHECK(over.find("exceeds the max of ElasticQuota") != std::string::npos);
+    CHECK(f.Bind(ns, "small", "n1").empty());
+  }
+  // status.used is patched on the object's own group.
+  const auto status_used = [&](const std::string& group, const std::string& ns,
+                               const std::string& name) {
+    rapidjson::Document doc;
+    doc.Parse(f.api.ControlGet("objects?resource=elasticquotas&group=" + group).c_str());
+    if (!doc.IsObject()) return std::string();
+    for (const auto& item : doc["items"].GetArray()) {
+      if (std::string(item["metadata"]["namespace"].GetString()) == ns &&
+          std::string(item["metadata"]["name"].GetString()) == name && item.HasMember("status") &&
+          item["status"].HasMember("used")) {
+        return std::string(item["status"]["used"]["cpu"].GetString());
+      }
+    }
+    return std::string();
+  };
+  CHECK(Poll([&] { return status_used("scheduling.sigs.k8s.io", "legacy", "legacy") == "500m"; },
+             10s));
+  CHECK(Poll([&] { return status_used("scheduling.x-k8s.io", "current", "current") == "500m"; },
+             10s));
+  const bool first_used = shared == "scheduling.x-k8s.io/first";
+  CHECK(Poll(
+      [&] {
+        return status_used(first_used ? "scheduling.x-k8s.io" : "scheduling.sigs.k8s.io", "shared",
+                           first_used ? "first" : "second") == "500m";
+      },
+      10s));
+  // The ignored one is never written.
+  CHECK(status_used(first_used ? "scheduling.sigs.k8s.io" : "scheduling.x-k8s.io", "shared",
+                    first_used ? "second" : "first")
+            .empty());
+  f.live->Stop();
+}
+
+TEST_CASE("live quotas: a CRD installed after start is watched without a restart", "[live]") {
+  LiveFixture f("none");
+  f.Create("/api/v1/nodes", kBigNode);
+  f.Create("/api/v1/namespaces/late/pods", PodJson("late", "big", "2"));
+  f.Start();
+  // Everything else is listed, but without an ElasticQuota API the cache is not ready.
+  std::this_thread::sleep_for(600ms);
+  CHECK_FALSE(f.cache.ready());
+  const std::string reason = f.cache.not_ready_reason();
+  INFO(reason);
+  CHECK(reason.find("no ElasticQuota API is served") != std::string::npos);
+  CHECK(reason.find("scheduling.x-k8s.io/v1alpha1") != std::string::npos);
+
+  REQUIRE_FALSE(f.api.Control("install_group", R"({"group":"scheduling.sigs.k8s.io"})").empty());
+  f.Create(std::string(kEqSigs) + "late/elasticquotas",
+           QuotaJson("scheduling.sigs.k8s.io", "late", "late", "1"));
+  REQUIRE(f.WaitReady());
+  CHECK(f.cache.not_ready_reason().empty());
+  REQUIRE(Poll(
+      [&] {
+        return f.cache.Read([](const ClusterState& s) { return s.QuotaFor("late"); }) !=
+               nullptr;
+      },
+      10s));
+  REQUIRE(Poll([&] { return !f.Uid("late", "big").empty(); }, 10s));
+  const std::string over = f.Bind("late", "big", "n1");
+  INFO(over);
+  CHECK(over.find("exceeds the max of ElasticQuota late/late") != std::string::npos);
+  f.live->Stop();
+}
+
+}  // namespace
+}  // namespace capext
