@@ -111,23 +111,6 @@ struct Extender {
   }
 };
 
-// NodeNames passed by one answer (-1 on an error answer).
-int PassedNodes(ExtenderService& service, const std::string& body) {
-  std::string copy = body;
-  http::Response r = service.Filter(copy);
-  rapidjson::Document doc;
-  doc.Parse(r.body.c_str());
-  if (r.status != 200 || !doc.IsObject() || !doc["NodeNames"].IsArray()) return -1;
-  if (std::string(doc["Error"].GetString()) != "") return -1;
-  return static_cast<int>(doc["NodeNames"].Size());
-}
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 == 1 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
 // A synthetic workload over the 900 leaves and the 1,000 quotas sized against the cluster.
 SimulationInput SimInput(int nodes, int64_t pods, bool tree) {
   SimulationInput in;
