@@ -9,6 +9,7 @@
 #include <malloc.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <rapidjson/document.h>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 #include <sys/socket.h>
@@ -36,6 +37,7 @@
 #include "core/cluster_state.h"
 #include "core/elastic_quota.h"
 #include "extender/http/server.h"
+#include "extender/verbs/extender_service.h"
 
 namespace capext::bench {
 
@@ -121,6 +123,13 @@ inline Summary Summarize(std::vector<double> samples) {
     sum += v;
   s.mean = sum / static_cast<double>(samples.size());
   return s;
+}
+
+// The median of `v` (0 when empty).
+inline double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 == 1 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 inline void PrintSummary(const char* what, const Summary& s) {
@@ -333,6 +342,17 @@ inline std::string JsonStringArray(const std::vector<std::string>& names) {
     out += '"';
   }
   return out + "]";
+}
+
+// Passed node count of one Filter answer (-1 on an error answer).
+inline int PassedNodes(ExtenderService& service, const std::string& body) {
+  std::string copy = body;
+  http::Response r = service.Filter(copy);
+  rapidjson::Document doc;
+  doc.Parse(r.body.c_str());
+  if (r.status != 200 || !doc.IsObject() || !doc["NodeNames"].IsArray()) return -1;
+  if (std::string(doc["Error"].GetString()) != "") return -1;
+  return static_cast<int>(doc["NodeNames"].Size());
 }
 
 // ExtenderArgs in nodeCacheCapable mode.

@@ -38,12 +38,6 @@ std::size_t PeakResidentBytes() {
   return 0;
 }
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 == 1 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
 SimulationInput Synthetic(int nodes, int64_t pods, uint64_t seed) {
   SimulationInput in;
   in.nodes = GenerateSyntheticNodes(nodes);

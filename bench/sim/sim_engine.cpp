@@ -335,7 +335,10 @@ void SimEngine::Collect() {
       v.min = it->second.min;
       v.max = setup.max_equals_min ? it->second.min : it->second.max;
     }
-    if (v.in_plan) v.priority = it->second.priority;
+    if (v.in_plan) {
+      v.priority = it->second.priority;
+      v.parent = it->second.parent;
+    }
     out_->tenants.push_back(std::move(v));
   }
   const std::size_t n = tenants_.size();
