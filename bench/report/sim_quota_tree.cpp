@@ -24,8 +24,8 @@ double ReportScale(const SimulationResult& r, const std::string& which) {
   return 1000.0;
 }
 
-QuotaTree BuildQuotaTree(const SimulationResult& r) {
-  QuotaTree tree;
+PlanTreeView BuildQuotaTree(const SimulationResult& r) {
+  PlanTreeView tree;
   std::map<std::string, std::size_t> in_plan;  // name -> tenant index
   bool any_parent = false;
   for (std::size_t t = 0; t < r.tenants.size(); ++t) {

@@ -18,15 +18,15 @@ namespace capext {
 
 struct QuotaTreeNode {
   std::size_t tenant = 0;             // index into SimulationResult::tenants
-  std::optional<std::size_t> parent;  // index into QuotaTree::nodes; none for a root
+  std::optional<std::size_t> parent;  // index into PlanTreeView::nodes; none for a root
   int level = 0;                      // 0 for a root
-  std::vector<std::size_t> children;  // indices into QuotaTree::nodes, by name
+  std::vector<std::size_t> children;  // indices into PlanTreeView::nodes, by name
   // Subtree used at each timeline sample (SimMetrics::timeline), in decision units: millicores,
   // bytes and the gpu dimension's units.
   std::vector<int64_t> cpu, memory, gpu;
 };
 
-struct QuotaTree {
+struct PlanTreeView {
   std::vector<QuotaTreeNode> nodes;  // depth first from the roots; roots and siblings by name
   int levels = 0;                    // 1 + the deepest level
 
@@ -36,7 +36,7 @@ struct QuotaTree {
 // Empty when no tenant of `result` names a parent (a flat plan). Tenants outside the plan are
 // not part of it; a parent that is not a tenant of the result, or a cycle (both refused when
 // the plan is loaded), leaves the quota out.
-QuotaTree BuildQuotaTree(const SimulationResult& result);
+PlanTreeView BuildQuotaTree(const SimulationResult& result);
 
 // What one level's used did against its min and max, for one resource ("cpu", "memory" or the
 // result's gpu resource).

@@ -13,11 +13,11 @@ namespace {
 using html::LimitText;
 using html::LimitValue;
 
-const std::string& NameOf(const SimulationResult& r, const QuotaTree& tree, std::size_t node) {
+const std::string& NameOf(const SimulationResult& r, const PlanTreeView& tree, std::size_t node) {
   return r.tenants[tree.nodes[node].tenant].name;
 }
 
-std::string Table(const SimulationResult& r, const QuotaTree& tree) {
+std::string Table(const SimulationResult& r, const PlanTreeView& tree) {
   const bool gpu = !r.gpu_resource.empty();
   const double gpu_scale = ReportScale(r, "gpu");
   std::string out =
@@ -62,7 +62,7 @@ std::string Table(const SimulationResult& r, const QuotaTree& tree) {
 }
 
 // Used over time at a parent's level and at each child's, against the parent's min and max.
-std::string LevelChart(const SimulationResult& r, const QuotaTree& tree, std::size_t index,
+std::string LevelChart(const SimulationResult& r, const PlanTreeView& tree, std::size_t index,
                        const std::string& which) {
   const QuotaTreeNode& node = tree.nodes[index];
   const TenantPlanView& plan = r.tenants[node.tenant];
@@ -112,7 +112,7 @@ std::string LevelChart(const SimulationResult& r, const QuotaTree& tree, std::si
 
 }  // namespace
 
-std::string QuotaTreeSection(const SimulationResult& r, const QuotaTree& tree) {
+std::string QuotaTreeSection(const SimulationResult& r, const PlanTreeView& tree) {
   std::string out =
       fmt::format("<h2>Quota tree: used vs min vs max per level</h2><p>{} quotas on {} levels.</p>",
                   tree.nodes.size(), tree.levels);

@@ -13,6 +13,6 @@
 namespace capext {
 
 // REQUIRES: `tree` was built from `result` and is not empty.
-std::string QuotaTreeSection(const SimulationResult& result, const QuotaTree& tree);
+std::string QuotaTreeSection(const SimulationResult& result, const PlanTreeView& tree);
 
 }  // namespace capext

@@ -33,7 +33,7 @@ void Definitions(Writer& w) {
   w.EndObject();
 }
 
-void Quota(Writer& w, const SimulationResult& r, const QuotaTree& tree, const QuotaTreeNode& node,
+void Quota(Writer& w, const SimulationResult& r, const PlanTreeView& tree, const QuotaTreeNode& node,
            bool with_timeline) {
   const TenantPlanView& plan = r.tenants[node.tenant];
   w.StartObject();
@@ -87,7 +87,7 @@ void Quota(Writer& w, const SimulationResult& r, const QuotaTree& tree, const Qu
 
 }  // namespace
 
-void QuotaTreeJson(Writer& w, const SimulationResult& r, const QuotaTree& tree,
+void QuotaTreeJson(Writer& w, const SimulationResult& r, const PlanTreeView& tree,
                    bool with_timeline) {
   Key(w, "hierarchy");
   w.StartObject();

@@ -20,7 +20,7 @@
 namespace capext {
 
 // REQUIRES: `tree` was built from `result` and is not empty.
-void QuotaTreeJson(report_json::Writer& w, const SimulationResult& result, const QuotaTree& tree,
+void QuotaTreeJson(report_json::Writer& w, const SimulationResult& result, const PlanTreeView& tree,
                    bool with_timeline);
 
 }  // namespace capext

@@ -63,7 +63,7 @@ std::string ReportHtml(const SimulationResult& r, const ReportContext& context) 
 
   // A plan with parents: its levels, and no per-tenant chart for a pure grouping quota (no pod
   // of its own: its level is charted in the tree section).
-  const QuotaTree tree = BuildQuotaTree(r);
+  const PlanTreeView tree = BuildQuotaTree(r);
   std::vector<bool> grouping(r.tenants.size(), false);
   if (!tree.empty()) {
     out += QuotaTreeSection(r, tree);

@@ -218,7 +218,7 @@ void Body(Writer& w, const SimulationResult& r, const ReportContext& c, bool ful
     Tenant(w, summary[i], &r.tenants[i]);
   w.EndArray();
   // Only for a plan with parents: flat plans keep their report byte for byte.
-  if (const QuotaTree tree = BuildQuotaTree(r); !tree.empty()) QuotaTreeJson(w, r, tree, full);
+  if (const PlanTreeView tree = BuildQuotaTree(r); !tree.empty()) QuotaTreeJson(w, r, tree, full);
   Invariants(w, summary);
 }
 

@@ -9,6 +9,7 @@
 
 #include "bench/sim/trace_reader.h"
 #include "bench/sim/workload.h"
+#include "core/quota_admission.h"
 #include "core/quota_semantics.h"
 #include "policies/policies.h"
 
@@ -208,10 +209,15 @@ int SimEngine::BucketFor(const WorkloadPod& wp, int tenant) {
   }
   info.prototype.emplace(state_.Normalize(std::move(proto)));
   info.profile = placement_->ProfileOf(*info.prototype, scoring_);
-  if (const ElasticQuota* q = tenants_[tenant].quota) {
-    info.never_fits_quota =
-        !ExceedsMax(state_.semantics(), *q, ResourceList{}, info.prototype->quota_request())
-             .empty();
+  if (tenants_[tenant].quota != nullptr) {
+    // The request alone above the max of its quota or of an ancestor: nothing can ever help.
+    const AdmissionPath path = MakeAdmissionPath(state_, *info.prototype);
+    for (const auto& level : path.levels) {
+      info.never_fits_quota =
+          info.never_fits_quota || !ExceedsMax(state_.semantics(), *level.quota, ResourceList{},
+                                               info.prototype->quota_request())
+                                        .empty();
+    }
   }
   info.never_fits_nodes = true;
   for (int n = 0; n < nodes_->size() && info.never_fits_nodes; ++n) {

@@ -190,7 +190,7 @@ TEST_CASE("the quota tree: levels depth first, a parent's used is its subtree's 
           "[sim][report][hierarchy]") {
   const SimulationInput in = SmallTree(9);
   const SimulationResult r = RunPolicy(in, SimPolicy::kCapacity);
-  const QuotaTree tree = BuildQuotaTree(r);
+  const PlanTreeView tree = BuildQuotaTree(r);
   REQUIRE(tree.nodes.size() == 5);
   CHECK(tree.levels == 3);
   std::vector<std::string> names;
