@@ -11,8 +11,7 @@
 //     nodes, flat and tree runs alternating (--repeat each); decisions per CPU second, the ratio
 //     the median over adjacent pairs.
 // Prints the numbers and writes out/bench/hierarchy_bench.json (or --json FILE); targets: each
-// tree/flat ratio at least 0.9. Until the core reads the annotation the two clusters decide
-// alike; the harness measures whatever the core does with it.
+// tree/flat ratio at least 0.9.
 #include <rapidjson/document.h>
 
 #include <algorithm>
@@ -307,7 +306,7 @@ int main(int argc, char** argv) {
   report.Target("sim_decisions_tree_over_flat", sim_ratio_median, ">=", 0.9, "x");
   report.Note("note",
               "flat = the same 1,000 quotas without the parent annotation; each pair measured "
-              "alternately in one run. Until the core reads the annotation both decide alike.");
+              "alternately in one run.");
   report.Write(args.Str("--json", ""));
   return 0;
 }
