@@ -125,7 +125,7 @@ inline Summary Summarize(std::vector<double> samples) {
   return s;
 }
 
-// The median of `v` (0 when empty).
+// The median of per-run values (the mean of the two middle ones for an even count); 0 if none.
 inline double Median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -539,10 +539,16 @@ class Report {
     Number(key + ".max_us", s.max);
     Number(key + ".n", static_cast<double>(s.n));
   }
-  // `op` is "<=" or ">="; prints and records whether `value` meets `target`.
+  // Per-run values of a measure whose median is reported (JSON "series").
+  void Series(const std::string& key, std::vector<double> values) {
+    series_.emplace_back(key, std::move(values));
+  }
+  // `op` is "<=", ">=" or "=="; prints and records whether `value` meets `target`. The JSON row
+  // is {"name","value","unit","target":"<= 0.5","op","threshold","met"} in every benchmark, so
+  // that bench.sh can summarize them all.
   void Target(const std::string& key, double value, const std::string& op, double target,
               const std::string& unit) {
-    const bool met = op == "<=" ? value <= target : value >= target;
+    const bool met = op == "<=" ? value <= target : op == ">=" ? value >= target : value == target;
     targets_.push_back({key, value, op, target, unit, met});
     std::printf("  TARGET %-48s %12.2f %s %s %-10.2f %s\n", key.c_str(), value, unit.c_str(),
                 op.c_str(), target, met ? "MET" : "MISSED");
@@ -573,6 +579,16 @@ class Report {
       w.String(v.c_str());
     }
     w.EndObject();
+    w.Key("series");
+    w.StartObject();
+    for (const auto& [k, values] : series_) {
+      w.Key(k.c_str());
+      w.StartArray();
+      for (double v : values)
+        w.Double(v);
+      w.EndArray();
+    }
+    w.EndObject();
     w.Key("targets");
     w.StartArray();
     for (const auto& t : targets_) {
@@ -581,12 +597,14 @@ class Report {
       w.String(t.name.c_str());
       w.Key("value");
       w.Double(t.value);
-      w.Key("op");
-      w.String(t.op.c_str());
-      w.Key("target");
-      w.Double(t.target);
       w.Key("unit");
       w.String(t.unit.c_str());
+      w.Key("target");
+      w.String(fmt::format("{} {:g}", t.op, t.target).c_str());
+      w.Key("op");
+      w.String(t.op.c_str());
+      w.Key("threshold");
+      w.Double(t.target);
       w.Key("met");
       w.Bool(t.met);
       w.EndObject();
@@ -610,6 +628,7 @@ class Report {
   std::string name_;
   std::vector<std::pair<std::string, double>> numbers_;
   std::vector<std::pair<std::string, std::string>> notes_;
+  std::vector<std::pair<std::string, std::vector<double>>> series_;
   std::vector<TargetRow> targets_;
 };
 
