@@ -1,0 +1,150 @@
+// The generated cases the differential test relies on (tests/support/random_cluster.h,
+// cluster_case.h): deterministic per seed, printed snapshots that read back as the case and load
+// in the real binary, and shrinking that keeps exactly what a failure needs.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+
+#include "config/quota_hierarchy_check.h"
+#include "config/snapshot.h"
+#include "tests/support/random_cluster.h"
+#include "tests/support/temp_dir.h"
+
+namespace capext::testing {
+namespace {
+
+// Every decoded object, one line each, in a stable order.
+std::string Describe(const Snapshot& s) {
+  std::string out;
+  for (const Node& n : s.nodes)
+    out += fmt::format("node {} {} taints {}\n", n.name, n.allocatable.ToString(), n.taints.size());
+  for (const Pod& p : s.pods) {
+    out += fmt::format("pod {} uid {} node {} requests {} priority {} class {} nominated {}\n",
+                       p.Key(), p.uid, p.node_name, p.requests.ToString(),
+                       p.spec_priority.value_or(-1), p.priority_class_name, p.nominated_node_name);
+  }
+  for (const ElasticQuota& q : s.quotas) {
+    out += fmt::format("quota {} min {} max {}\n", q.Key(), q.min ? q.min->ToString() : "absent",
+                       q.max ? q.max->ToString() : "absent");
+  }
+  for (const PriorityClass& pc : s.priority_classes)
+    out += fmt::format("class {} {} {}\n", pc.name, pc.value, pc.global_default);
+  for (const PodDisruptionBudget& pdb : s.pdbs)
+    out += fmt::format("pdb {}/{} {}\n", pdb.ns, pdb.name, pdb.disruptions_allowed);
+  return out;
+}
+
+Snapshot Parse(const std::string& text, const ClusterCase& c) {
+  Snapshot s;
+  const Status status = ParseSnapshot(text, "case", c.decode_options(), &s);
+  INFO(status.message());
+  REQUIRE(status.ok());
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("the generator is deterministic per seed", "[difftest][generator]") {
+  for (uint64_t seed : {1u, 2u, 77u}) {
+    RandomCluster a(seed), b(seed);
+    const ClusterCase ca = a.Generate(), cb = b.Generate();
+    CHECK(SnapshotJson(ca) == SnapshotJson(cb));
+    CHECK(a.Question(ca).ToJson() == b.Question(cb).ToJson());
+  }
+  RandomCluster one(1), two(2);
+  CHECK(SnapshotJson(one.Generate()) != SnapshotJson(two.Generate()));
+}
+
+TEST_CASE("a case's snapshot YAML reads back as its JSON does", "[difftest][generator]") {
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    RandomCluster generator(seed);
+    const ClusterCase c = generator.Generate();
+    const std::string yaml = SnapshotYaml(c, {"a note", "another note"});
+    INFO(yaml);
+    CHECK(Describe(Parse(yaml, c)) == Describe(Parse(SnapshotJson(c), c)));
+    ClusterState state;
+    CHECK(BuildState(c, &state).ok());
+  }
+}
+
+TEST_CASE("quota trees: children name their parent and fit inside it", "[difftest][generator]") {
+  // Off by default (flat quotas); the hierarchical quotas of capacity-semantics 5 turn it on.
+  RandomClusterOptions options;
+  options.quota_depth = 4;
+  int children = 0, deepest = 0;
+  for (uint64_t seed = 1; seed <= 80; ++seed) {
+    RandomCluster generator(seed, options);
+    const ClusterCase c = generator.Generate();
+    const Snapshot s = Parse(SnapshotJson(c), c);
+    std::vector<ElasticQuota> roots_and_children;
+    for (const ElasticQuota& q : s.quotas) {
+      if (q.name.ends_with("-dup")) continue;  // a second quota of a namespace: not in the tree
+      roots_and_children.push_back(q);
+      if (q.parent.empty()) continue;
+      ++children;
+      deepest = std::max<int>(deepest, static_cast<int>(std::count(q.ns.begin(), q.ns.end(), '-')));
+    }
+    const auto problems = CheckQuotaHierarchy(roots_and_children, "in the generated case");
+    std::string text;
+    for (const auto& p : problems)
+      text += p.message + "\n";
+    INFO("seed " << seed << "\n" << text << SnapshotYaml(c, {}));
+    CHECK(problems.empty());
+  }
+  CHECK(children > 40);
+  CHECK(deepest == 3);
+}
+
+TEST_CASE("ShrinkCase keeps exactly what the failure needs", "[difftest][generator]") {
+  RandomCluster generator(5);
+  ClusterCase c;
+  while (c.ObjectsOf("Pod").size() < 3 || c.held.empty())
+    c = generator.Generate();
+  const std::string uid = c.ObjectsOf("Pod")[1]->Find("metadata")->Find("uid")->str();
+  // The "failure": the pod and node n1 are both there.
+  auto fails = [&](const ClusterCase& k) {
+    bool node = false;
+    for (const JsonTree* n : k.ObjectsOf("Node"))
+      node = node || ObjectName(*n) == "n1";
+    return node && k.FindPod(uid) != nullptr;
+  };
+  REQUIRE(fails(c));
+  const ClusterCase minimal = ShrinkCase(c, fails);
+  CHECK(minimal.objects.size() == 2);
+  CHECK(minimal.held.empty());
+  CHECK(fails(minimal));
+}
+
+TEST_CASE("a printed minimal snapshot loads in capacity-extender explain",
+          "[difftest][generator][e2e]") {
+  RandomCluster generator(3);
+  ClusterCase c = generator.Generate();
+  const JsonTree question = generator.Question(c);
+  const std::string uid = question.Find("metadata")->Find("uid")->str();
+  if (c.FindPod(uid) == nullptr) c.objects.push_back(question);
+  TempDir dir;
+  const std::string path = dir.Write("case.yaml", SnapshotYaml(c, {"printed by a test"}));
+  const std::string cmd = fmt::format(
+      "'{}' explain --snapshot '{}' --quota-semantics {} '{}' 2>&1", CE_EXTENDER_BIN, path,
+      c.semantics == QuotaSemantics::kSchedulerPlugins ? "scheduler-plugins" : "capacity-extender",
+      ObjectName(question));
+  FILE* pipe = popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0)
+    out.append(buf, n);
+  const int status = pclose(pipe);
+  INFO(cmd << "\n" << out);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(out.find("pod " + ObjectName(question)) != std::string::npos);
+  CHECK(out.find("reclaim: ") != std::string::npos);
+}
+
+}  // namespace capext::testing
