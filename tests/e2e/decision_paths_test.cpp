@@ -51,11 +51,11 @@ std::string Report(const ClusterCase& c, const JsonTree& question, uint64_t ques
       break;
     }
   }
-  const std::string uid = question.Find("metadata")->Find("uid")->str();
-  if (minimal.FindPod(uid) == nullptr) minimal.objects.push_back(question);
+  const std::string key = PodKey(question);
+  if (minimal.FindPod(key) == nullptr) minimal.objects.push_back(question);
   const std::vector<std::string> notes = {
       fmt::format("decision paths disagree on {}: {}", first.path, detail),
-      fmt::format("question pod: {} (uid {}); path-choice seed {}", ObjectName(question), uid,
+      fmt::format("question pod: {} (key {}); path-choice seed {}", ObjectName(question), key,
                   question_seed),
       fmt::format("replay: CE_DIFFTEST_STATES=1 CE_DIFFTEST_SEED={} build/tests/e2e_tests "
                   "'[difftest]'",

@@ -104,13 +104,13 @@ TEST_CASE("ShrinkCase keeps exactly what the failure needs", "[difftest][generat
   ClusterCase c;
   while (c.ObjectsOf("Pod").size() < 3 || c.held.empty())
     c = generator.Generate();
-  const std::string uid = c.ObjectsOf("Pod")[1]->Find("metadata")->Find("uid")->str();
+  const std::string key = PodKey(*c.ObjectsOf("Pod")[1]);
   // The "failure": the pod and node n1 are both there.
   auto fails = [&](const ClusterCase& k) {
     bool node = false;
     for (const JsonTree* n : k.ObjectsOf("Node"))
       node = node || ObjectName(*n) == "n1";
-    return node && k.FindPod(uid) != nullptr;
+    return node && k.FindPod(key) != nullptr;
   };
   REQUIRE(fails(c));
   const ClusterCase minimal = ShrinkCase(c, fails);
@@ -124,8 +124,7 @@ TEST_CASE("a printed minimal snapshot loads in capacity-extender explain",
   RandomCluster generator(3);
   ClusterCase c = generator.Generate();
   const JsonTree question = generator.Question(c);
-  const std::string uid = question.Find("metadata")->Find("uid")->str();
-  if (c.FindPod(uid) == nullptr) c.objects.push_back(question);
+  if (c.FindPod(PodKey(question)) == nullptr) c.objects.push_back(question);
   TempDir dir;
   const std::string path = dir.Write("case.yaml", SnapshotYaml(c, {"printed by a test"}));
   const std::string cmd = fmt::format(

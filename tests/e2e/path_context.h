@@ -60,8 +60,14 @@ struct PathContext {
   }
 };
 
+// Every comparison for ctx.question on ctx.base (decision_paths.cpp).
+void RunPaths(PathContext& ctx);
 // The verbs, through ExtenderService with an embedded cache and binder (verb_paths.cpp).
 void CompareVerbPaths(PathContext& ctx);
+// /binds the question where /filter passes it, the binding left to the watch (so the reservation
+// stays, as in live mode), then runs every comparison for an identical pod on the state the bind
+// left (verb_paths.cpp). Disagreements are reported under "after /bind: <path>".
+void CompareAfterBind(PathContext& ctx);
 // Reclaim planning, the candidate searches and the placement searches (core_paths.cpp).
 void CompareCorePaths(PathContext& ctx);
 

@@ -34,11 +34,16 @@ std::vector<const JsonTree*> ClusterCase::ObjectsOf(const std::string& kind) con
   return out;
 }
 
-const JsonTree* ClusterCase::FindPod(const std::string& uid) const {
+const JsonTree* ClusterCase::FindPod(const std::string& key) const {
   for (const JsonTree* pod : ObjectsOf("Pod")) {
-    if (StringAt(*pod, "metadata", "uid") == uid) return pod;
+    if (PodKey(*pod) == key) return pod;
   }
   return nullptr;
+}
+
+std::string PodKey(const JsonTree& pod) {
+  const std::string& uid = StringAt(pod, "metadata", "uid");
+  return uid.empty() ? ObjectName(pod) : uid;
 }
 
 std::string ObjectName(const JsonTree& object) {
@@ -66,11 +71,11 @@ Status BuildState(const ClusterCase& c, ClusterState* out) {
   *out = ClusterState(c.semantics);
   ApplySnapshot(snapshot, out);
   for (const HeldRoom& h : c.held) {
-    if (out->FindPod(h.pod_uid) == nullptr) continue;  // its pod was dropped
+    if (out->FindPod(h.pod_key) == nullptr) continue;  // its pod was dropped
     if (h.kind == HeldRoom::Kind::kReservation) {
-      out->Reserve(h.pod_uid, h.node, kHeldExpiresMs);
+      out->Reserve(h.pod_key, h.node, kHeldExpiresMs);
     } else {
-      out->Nominate(h.pod_uid, h.node, kHeldExpiresMs);
+      out->Nominate(h.pod_key, h.node, kHeldExpiresMs);
     }
   }
   return {};
@@ -87,9 +92,9 @@ std::string SnapshotYaml(const ClusterCase& c, const std::vector<std::string>& n
   }
   for (const HeldRoom& h : c.held) {
     out += fmt::format(
-        "# not in a snapshot: {} of pod uid {} on node {}\n",
+        "# not in a snapshot: {} of pod {} on node {}\n",
         h.kind == HeldRoom::Kind::kReservation ? "a /bind reservation" : "our reclaim's nomination",
-        h.pod_uid, h.node);
+        h.pod_key, h.node);
   }
   JsonTree list = JsonTree::Object();
   list["apiVersion"] = "v1";

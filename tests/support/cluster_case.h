@@ -23,7 +23,7 @@ namespace capext::testing {
 struct HeldRoom {
   enum class Kind { kReservation, kNomination };
   Kind kind = Kind::kReservation;
-  std::string pod_uid;
+  std::string pod_key;  // the pod's store key: its uid, else "namespace/name"
   std::string node;
 };
 
@@ -40,12 +40,14 @@ struct ClusterCase {
   DecodeOptions decode_options() const;
   // The objects of `kind`.
   std::vector<const JsonTree*> ObjectsOf(const std::string& kind) const;
-  // A pod of the case by uid, or nullptr.
-  const JsonTree* FindPod(const std::string& uid) const;
+  // A pod of the case by store key (PodKey), or nullptr.
+  const JsonTree* FindPod(const std::string& key) const;
 };
 
 // "namespace/name" or "name" of an object, for messages.
 std::string ObjectName(const JsonTree& object);
+// The store key ClusterState files a pod under: metadata.uid, else "namespace/name".
+std::string PodKey(const JsonTree& pod);
 
 // The objects as one JSON List (a snapshot file's text).
 std::string SnapshotJson(const ClusterCase& c);

@@ -79,6 +79,7 @@ JsonTree RandomCluster::NewNode(const std::string& name) {
     alloc["nvidia.com/gpu"] = std::to_string(gpu);
   }
   if (rng_.Chance(30)) alloc["ephemeral-storage"] = MemoryText(rng_, 100 * kGiB);
+  if (rng_.Chance(3)) alloc.Erase("memory");  // scoring then averages cpu alone
   node["status"]["capacity"] = alloc;
   node_names_.push_back(name);
   node_cpu_.push_back(cpu);
@@ -121,7 +122,7 @@ std::vector<JsonTree> RandomCluster::PriorityClasses() {
   return out;
 }
 
-JsonTree RandomCluster::NewPdb(const std::string& ns) {
+JsonTree RandomCluster::NewPdb(const ClusterCase& c, const std::string& ns) {
   JsonTree pdb = JsonTree::Object();
   pdb["apiVersion"] = "policy/v1";
   pdb["kind"] = "PodDisruptionBudget";
@@ -139,6 +140,12 @@ JsonTree RandomCluster::NewPdb(const std::string& ns) {
     selector["matchExpressions"].Push(std::move(expr));
   }  // else an empty selector: selects nothing (as kube-scheduler's preemption reads it)
   pdb["status"]["disruptionsAllowed"] = rng_.Pick({0, 0, 1, 2});
+  // Pods already being disrupted (evicted, not yet gone) are not counted again.
+  for (const JsonTree* pod : c.ObjectsOf("Pod")) {
+    if (pod->Find("metadata")->Find("namespace")->str() == ns && rng_.Chance(15))
+      pdb["status"]["disruptedPods"][pod->Find("metadata")->Find("name")->str()] =
+          "2026-01-01T00:00:00Z";
+  }
   return pdb;
 }
 
@@ -180,7 +187,7 @@ ClusterCase RandomCluster::Generate() {
   all.insert(all.end(), free_namespaces_.begin(), free_namespaces_.end());
   for (const std::string& ns : all) {
     AddPods(&c, ns);
-    if (rng_.Chance(30)) c.objects.push_back(NewPdb(ns));
+    if (rng_.Chance(30)) c.objects.push_back(NewPdb(c, ns));
   }
   return c;
 }

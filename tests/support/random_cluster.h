@@ -107,7 +107,7 @@ class RandomCluster {
   // REQUIRES: `siblings` >= 1 children share `parent`.
   QuotaLimits ChildLimits(const QuotaLimits& parent, int siblings);
   std::vector<JsonTree> PriorityClasses();
-  JsonTree NewPdb(const std::string& ns);
+  JsonTree NewPdb(const ClusterCase& c, const std::string& ns);
   void AddPods(ClusterCase* c, const std::string& ns);
   PodLifecycle DrawLifecycle();
   // Requests, containers and init containers, overhead.

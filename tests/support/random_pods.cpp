@@ -69,7 +69,11 @@ void RandomCluster::FillContainers(JsonTree* spec, int size_class) {
     containers.Push(Container("main", Requests(rng_, part, memory, gpu, ephemeral)));
     containers.Push(Container("helper", Requests(rng_, cpu - part, 0, 0, false)));
   } else {
-    containers.Push(Container("main", Requests(rng_, cpu, memory, gpu, ephemeral)));
+    JsonTree& main =
+        containers.Push(Container("main", Requests(rng_, cpu, memory, gpu, ephemeral)));
+    // A request of 0 (the same as none, for node fit and quotas).
+    if (rng_.Chance(3))
+      main["resources"]["requests"][rng_.Pick({"memory", "nvidia.com/gpu"})] = "0";
   }
   if (rng_.Chance(15)) {
     // An ordinary init container: its request counts when larger than the containers'.
@@ -204,6 +208,7 @@ std::string RandomCluster::PlaceBound(int64_t cpu) {
     n = rng_.Below(static_cast<int>(node_names_.size()));  // a snapshot may overcommit
   }
   if (n < 0) return "";
+  if (rng_.Chance(2)) return "gone-node";  // bound to a node deleted since (pods keep counting)
   node_used_[static_cast<std::size_t>(n)] += cpu;
   return node_names_[static_cast<std::size_t>(n)];
 }
@@ -230,6 +235,8 @@ JsonTree RandomCluster::NewPod(const std::string& ns, PodLifecycle lifecycle,
   meta["name"] = name;
   meta["namespace"] = ns;
   meta["uid"] = "uid-" + name;
+  // A snapshot's pod may lack a uid (it is then keyed by namespace/name).
+  if (rng_.Chance(4)) meta.Erase("uid");
   const int64_t created = NextTimeMs();
   meta["creationTimestamp"] = TimeText(created);
   if (rng_.Chance(55)) meta["labels"]["app"] = rng_.Pick({"a", "b", "c"});
@@ -310,7 +317,7 @@ void RandomCluster::AddPods(ClusterCase* c, const std::string& ns) {
         if (node_names_.empty()) break;
         c->held.push_back({lifecycle == PodLifecycle::kReserved ? HeldRoom::Kind::kReservation
                                                                 : HeldRoom::Kind::kNomination,
-                           pod["metadata"]["uid"].str(), rng_.Pick(node_names_)});
+                           PodKey(pod), rng_.Chance(5) ? "gone-node" : rng_.Pick(node_names_)});
         break;
       case PodLifecycle::kPending:
         break;
@@ -329,9 +336,9 @@ JsonTree RandomCluster::Question(const ClusterCase& c) {
     for (const JsonTree* pod : c.ObjectsOf("Pod")) {
       const JsonTree* spec = pod->Find("spec");
       if ((spec != nullptr && spec->Find("nodeName") != nullptr) || IsTerminalPhase(*pod)) continue;
-      const std::string& uid = pod->Find("metadata")->Find("uid")->str();
+      const std::string key = PodKey(*pod);
       const bool reserved = std::any_of(c.held.begin(), c.held.end(), [&](const HeldRoom& h) {
-        return h.pod_uid == uid && h.kind == HeldRoom::Kind::kReservation;
+        return h.pod_key == key && h.kind == HeldRoom::Kind::kReservation;
       });
       if (!reserved) pending.push_back(pod);
     }
