@@ -6,6 +6,7 @@
 #include <array>
 
 #include "core/placement.h"
+#include "policies/policies.h"
 #include "tests/e2e/path_context.h"
 
 namespace capext::testing {
@@ -71,6 +72,10 @@ void RunPaths(PathContext& ctx) {
     std::swap(ctx.names[i - 1], ctx.names[ctx.Draw(100 + i) % i]);
   ctx.scoring = std::array{NodeScoring::kLeastAllocated, NodeScoring::kMostAllocated,
                            NodeScoring::kNone}[ctx.Draw(1) % 3];
+  const auto& orders = VictimOrderPolicies();
+  ctx.more_important =
+      (ctx.Draw(2) % 2 == 0 ? orders.default_entry() : *orders.Find("priority-then-largest-first"))
+          .make();
 
   const PodFilter filter(ctx.base, *ctx.pod);
   for (const std::string& name : ctx.names)

@@ -13,8 +13,8 @@
 //  - the simulator's placement: DensePlacement::Find / ScanNodes with every node and with a
 //    rotating start and a limit, against FindPlacement, and (every node) against filter +
 //    prioritize: a node /filter passes with the best /prioritize score, the first name on a tie.
-// Everything the check varies (scoring, starts, limits, proposed nodes, mirror dimensions) is
-// derived from `seed`, so a case keeps failing the same way while it is shrunk.
+// Everything the check varies (scoring, victim order, starts, limits, proposed nodes, mirror
+// dimensions) is derived from `seed`, so a case keeps failing the same way while it is shrunk.
 // Thread-safety: a call uses only its own objects.
 #pragma once
 

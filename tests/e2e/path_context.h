@@ -12,6 +12,7 @@
 
 #include "core/cluster_state.h"
 #include "core/node_score.h"
+#include "core/victim_selection.h"
 #include "tests/e2e/decision_paths.h"
 
 namespace capext::testing {
@@ -38,6 +39,7 @@ struct PathContext {
   std::map<std::string, Status> verdict;  // core's PodFilter verdict for each of `names`
   std::map<std::string, int> scores;      // /prioritize's answer for each of `names`
   NodeScoring scoring = NodeScoring::kLeastAllocated;
+  MoreImportantFn more_important = MoreImportantPod;  // the victim order policy
   std::vector<Disagreement> out;
 
   // A number derived from the seed and `salt`: the same for every run of one case.
