@@ -48,11 +48,7 @@ TEST_CASE("SearchCandidates chooses what FindPreemption chooses over the same po
     RandomCluster gen(seed);
     const testing::ClusterCase c = gen.Generate();
     ClusterState state;
-    REQUIRE(testing::BuildState(c, &state).ok());
-    std::vector<ResourceName> dims;
-    if (gen.rng().Chance(60)) dims.push_back(ResourceName::Of("nvidia.com/gpu"));
-    if (gen.rng().Chance(30)) dims.push_back(kEphemeralStorageName);
-    state.EnableDenseNodes(dims);
+    testing::BuildDenseState(gen, c, &state);
     DensePlacement placement(state);
     RandomChanges changes(&gen, c.decode_options());
     std::string last_change = "none";

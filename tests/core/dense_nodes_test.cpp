@@ -29,14 +29,6 @@ using testing::PodLifecycle;
 using testing::RandomChanges;
 using testing::RandomCluster;
 
-std::vector<ResourceName> Dims(testing::SeededRandom& rng) {
-  std::vector<ResourceName> dims;
-  if (rng.Chance(70)) dims.push_back(ResourceName::Of("nvidia.com/gpu"));
-  if (rng.Chance(50)) dims.push_back(kEphemeralStorageName);
-  if (rng.Chance(20)) dims.push_back(kPodsName);  // never a column: pods are slots
-  return dims;
-}
-
 // Equal as amounts: a name absent and a name at 0 are the same.
 bool SameAmounts(const ResourceList& a, const ResourceList& b) {
   for (const auto& [name, amount] : a.entries()) {
@@ -248,8 +240,7 @@ TEST_CASE("DenseNodes equals the node table through random changes", "[core][den
     RandomCluster gen(seed);
     const ClusterCase c = gen.Generate();
     ClusterState state;
-    REQUIRE(testing::BuildState(c, &state).ok());
-    state.EnableDenseNodes(Dims(gen.rng()));
+    testing::BuildDenseState(gen, c, &state);
     RandomChanges changes(&gen, c.decode_options());
     std::vector<std::string> done;
     for (int step = 0; step <= 40; ++step) {

@@ -48,10 +48,7 @@ TEST_CASE("DensePlacement equals FindPlacement through random changes",
     RandomCluster gen(seed);
     const testing::ClusterCase c = gen.Generate();
     ClusterState state;
-    REQUIRE(testing::BuildState(c, &state).ok());
-    std::vector<ResourceName> dims;
-    if (gen.rng().Chance(60)) dims.push_back(ResourceName::Of("nvidia.com/gpu"));
-    state.EnableDenseNodes(dims);
+    testing::BuildDenseState(gen, c, &state);
     DensePlacement placement(state);  // kept across every change below
     RandomChanges changes(&gen, c.decode_options());
     std::string last_change = "none";

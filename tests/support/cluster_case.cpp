@@ -52,14 +52,23 @@ std::string ObjectName(const JsonTree& object) {
   return ns.empty() ? name : ns + "/" + name;
 }
 
-std::string SnapshotJson(const ClusterCase& c) {
+namespace {
+
+// The objects as one `kind: List` (what kubectl get -o yaml prints).
+JsonTree AsList(const ClusterCase& c) {
   JsonTree list = JsonTree::Object();
   list["apiVersion"] = "v1";
   list["kind"] = "List";
   JsonTree& items = list["items"] = JsonTree::Array();
   for (const JsonTree& o : c.objects)
     items.Push(o);
-  return list.ToJson();
+  return list;
+}
+
+}  // namespace
+
+std::string SnapshotJson(const ClusterCase& c) {
+  return AsList(c).ToJson();
 }
 
 Status BuildState(const ClusterCase& c, ClusterState* out) {
@@ -96,13 +105,7 @@ std::string SnapshotYaml(const ClusterCase& c, const std::vector<std::string>& n
         h.kind == HeldRoom::Kind::kReservation ? "a /bind reservation" : "our reclaim's nomination",
         h.pod_key, h.node);
   }
-  JsonTree list = JsonTree::Object();
-  list["apiVersion"] = "v1";
-  list["kind"] = "List";
-  JsonTree& items = list["items"] = JsonTree::Array();
-  for (const JsonTree& o : c.objects)
-    items.Push(o);
-  out += list.ToYaml();
+  out += AsList(c).ToYaml();
   return out;
 }
 

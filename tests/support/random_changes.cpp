@@ -33,6 +33,19 @@ Pod DecodeGeneratedPod(const JsonTree& pod, const DecodeOptions& options) {
   return std::get<Pod>(Decode(pod, options));
 }
 
+void BuildDenseState(RandomCluster& generator, const ClusterCase& c, ClusterState* out) {
+  if (Status s = BuildState(c, out); !s.ok()) {
+    std::cerr << "generated case does not decode: " << s.message() << "\n";
+    std::abort();
+  }
+  SeededRandom& rng = generator.rng();
+  std::vector<ResourceName> dims;
+  if (rng.Chance(65)) dims.push_back(ResourceName::Of("nvidia.com/gpu"));
+  if (rng.Chance(40)) dims.push_back(kEphemeralStorageName);
+  if (rng.Chance(15)) dims.push_back(kPodsName);
+  out->EnableDenseNodes(std::move(dims));
+}
+
 NormalizedPod QuestionFor(RandomCluster& generator, const ClusterState& state,
                           const DecodeOptions& options) {
   SeededRandom& rng = generator.rng();

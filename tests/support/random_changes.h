@@ -18,6 +18,10 @@ namespace capext::testing {
 // Decodes a generated pod (as the snapshot loader does). REQUIRES: a valid Pod object.
 Pod DecodeGeneratedPod(const JsonTree& pod, const DecodeOptions& options);
 
+// Builds `c` into *out and mirrors it in a DenseNodes of random extra dimensions (GPUs,
+// ephemeral-storage, sometimes `pods`, which never becomes a column). REQUIRES: `c` decodes.
+void BuildDenseState(RandomCluster& generator, const ClusterCase& c, ClusterState* out);
+
 // A pod to ask about on `state` as it is now: one of its pending pods (as stored), or a new pod
 // (pending, now and then nominated; often of a high priority, so that it may preempt).
 NormalizedPod QuestionFor(RandomCluster& generator, const ClusterState& state,
