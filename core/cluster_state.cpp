@@ -129,13 +129,13 @@ std::vector<const NormalizedPod*> ClusterState::PendingPods() const {
 bool ClusterState::UpsertQuota(const ElasticQuota& quota) {
   ++version_;
   const bool used = store_.quota_set().Upsert(quota);
-  if (used) ledger_.RebuildTotals(store_.quota_set());
+  if (used) ledger_.RebuildQuotas(store_.quota_set());
   return used;
 }
 
 void ClusterState::DeleteQuota(std::string_view ns, std::string_view name) {
   ++version_;
-  if (store_.quota_set().Delete(ns, name)) ledger_.RebuildTotals(store_.quota_set());
+  if (store_.quota_set().Delete(ns, name)) ledger_.RebuildQuotas(store_.quota_set());
 }
 
 void ClusterState::UpsertPriorityClass(const PriorityClass& pc) {
