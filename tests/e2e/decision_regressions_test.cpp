@@ -9,6 +9,8 @@
 #include <catch2/catch.hpp>
 
 #include "core/placement_search.h"
+#include "core/preemption.h"
+#include "core/reasons.h"
 #include "extender/embedded/embedded_binder.h"
 #include "extender/verbs/extender_service.h"
 #include "tests/e2e/decision_paths.h"
@@ -138,7 +140,55 @@ ClusterCase OvercommittedCase() {
   return c;
 }
 
+// Found by the differential test's tree checks (seed 312, reduced): team/team {min cpu 4} has a
+// child a1/a1 {min cpu 4}, so team's own namespace has a min of 0; other/other {min cpu 2} is
+// another root, borrowing with a terminating pod of 3 cpu on n1. A pod of team's own namespace
+// nominated to n1 asks again.
+ClusterCase TerminatingCousinCase(const std::string& terminating_cpu) {
+  ClusterCase c;
+  JsonTree child = Quota("a1", "4", "8");
+  child["metadata"]["annotations"][kParentQuotaAnnotation] = "team/team";
+  JsonTree x = PendingPod("other", "x", 0, terminating_cpu);
+  x["spec"]["nodeName"] = "n1";
+  x["status"]["phase"] = "Running";
+  x["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:05Z";
+  c.objects = {Node("n1", "8"), Quota("team", "4", "8"), child, Quota("other", "2", "8"), x};
+  return c;
+}
+
+PreemptionPlan PreemptionOf(const ClusterCase& c, const JsonTree& pod) {
+  ClusterState state(c.semantics);
+  REQUIRE(BuildState(c, &state).ok());
+  Pod raw;
+  rapidjson::Document doc;
+  const std::string json = pod.ToJson();
+  doc.Parse(json.c_str());
+  REQUIRE(DecodePod(doc, {}, &raw).ok());
+  const NormalizedPod normalized = state.Normalize(raw);
+  return FindPreemption(state, normalized, MoreImportantPod);
+}
+
 }  // namespace
+
+TEST_CASE(
+    "quota trees: a terminating pod that the tree's victim rule would take blocks preempting "
+    "again",
+    "[difftest][regression]") {
+  // Before the fix, eligibility used the flat rule: the preemptor's own leaf (team's own
+  // namespace, min 0) is above its min, so other's pods were not victims. In the tree the rule
+  // is decided where the two sides meet (the virtual root): team, used 0 + 1 within its min 4,
+  // may take from other, which borrows (3 > 2): x is already making room, so wait for it.
+  const JsonTree p = PendingPod("team", "p", 0, "1", "n1");
+  const ClusterCase borrowing = TerminatingCousinCase("3");
+  RequireAgreement(borrowing, p);
+  const PreemptionPlan plan = PreemptionOf(borrowing, p);
+  CHECK(plan.outcome == PreemptionPlan::Outcome::kNotEligible);
+  CHECK(plan.why.message() == reasons::kTerminatingVictimOnNominatedNode);
+  // other within its min: x would not be a victim, so preempting may go on.
+  const ClusterCase within = TerminatingCousinCase("2");
+  RequireAgreement(within, p);
+  CHECK(PreemptionOf(within, p).outcome != PreemptionPlan::Outcome::kNotEligible);
+}
 
 TEST_CASE("a node overcommitted on a resource the pod does not request still fits it",
           "[difftest][regression]") {
