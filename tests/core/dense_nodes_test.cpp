@@ -18,6 +18,7 @@
 #include "core/node_score.h"
 #include "core/quota_admission.h"
 #include "tests/support/builders.h"
+#include "tests/support/quota_tree_recount.h"
 #include "tests/support/random_changes.h"
 
 namespace capext {
@@ -26,19 +27,10 @@ namespace {
 using testing::ClusterCase;
 using testing::DecodeGeneratedPod;
 using testing::PodLifecycle;
+using testing::QuotaTreeRecount;
 using testing::RandomChanges;
 using testing::RandomCluster;
-
-// Equal as amounts: a name absent and a name at 0 are the same.
-bool SameAmounts(const ResourceList& a, const ResourceList& b) {
-  for (const auto& [name, amount] : a.entries()) {
-    if (b.Get(name) != amount) return false;
-  }
-  for (const auto& [name, amount] : b.entries()) {
-    if (a.Get(name) != amount) return false;
-  }
-  return true;
-}
+using testing::SameAmounts;
 
 // The node table and the ledger against what the objects add up to.
 void CheckAccounting(const ClusterState& state) {
@@ -78,12 +70,22 @@ void CheckAccounting(const ClusterState& state) {
     CHECK(record->fit.free_memory ==
           SaturatingSub(node.allocatable.Get(kMemoryName), requested[name].Get(kMemoryName)));
   }
-  AggregateBuilder totals(state.semantics());
   for (const auto& [ns, quota] : state.quota_set().quotas()) {
     INFO("namespace " << ns);
     CHECK(SameAmounts(state.Used(ns), used[ns]));
-    totals.AddQuota(quota, used[ns]);
   }
+  // The quota tree's subtree usage, and the cluster-wide sums over its roots.
+  const QuotaTreeRecount recount(state);
+  const QuotaTree& tree = state.ledger().tree();
+  for (const QuotaTreeRecount::TreeNode& n : recount.nodes()) {
+    INFO("quota tree node " << n.key);
+    const int core = n.own ? tree.LeafOf(n.quota.ns) : tree.QuotaNodeOf(n.quota.ns);
+    REQUIRE(core >= 0);
+    CHECK(SameAmounts(state.ledger().NodeUsed(core), n.used));
+  }
+  AggregateBuilder totals(state.semantics());
+  for (int root : recount.Roots())
+    totals.AddQuota(recount.node(root).quota, recount.node(root).used);
   const AggregateTotals expected = std::move(totals).Build();
   CHECK(SameAmounts(state.totals().used, expected.used));
   CHECK(SameAmounts(state.totals().min, expected.min));

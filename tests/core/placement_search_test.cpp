@@ -90,8 +90,9 @@ TEST_CASE("DensePlacement equals FindPlacement through random changes",
       }
     }
   }
-  // The searches must have had something to find, and limits that cut scans short.
-  CHECK(feasible_found * 5 > compared);
+  // The searches must have had something to find (about a fifth of the questions: quota trees
+  // reject more than flat quotas), and limits that cut scans short.
+  CHECK(feasible_found * 6 > compared);
   CHECK(limited * 20 > compared);
 }
 

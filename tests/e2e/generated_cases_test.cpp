@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include <fmt/format.h>
@@ -28,8 +29,8 @@ std::string Describe(const Snapshot& s) {
                        p.spec_priority.value_or(-1), p.priority_class_name, p.nominated_node_name);
   }
   for (const ElasticQuota& q : s.quotas) {
-    out += fmt::format("quota {} min {} max {}\n", q.Key(), q.min ? q.min->ToString() : "absent",
-                       q.max ? q.max->ToString() : "absent");
+    out += fmt::format("quota {} parent '{}' min {} max {}\n", q.Key(), q.parent,
+                       q.min ? q.min->ToString() : "absent", q.max ? q.max->ToString() : "absent");
   }
   for (const PriorityClass& pc : s.priority_classes)
     out += fmt::format("class {} {} {}\n", pc.name, pc.value, pc.global_default);
@@ -71,32 +72,109 @@ TEST_CASE("a case's snapshot YAML reads back as its JSON does", "[difftest][gene
   }
 }
 
-TEST_CASE("quota trees: children name their parent and fit inside it", "[difftest][generator]") {
-  // Off by default (flat quotas); the hierarchical quotas of capacity-semantics 5 turn it on.
+// The quotas a case puts in the tree (a "-dup" is a second quota of a namespace: not in it).
+std::vector<ElasticQuota> TreeQuotas(const Snapshot& s) {
+  std::vector<ElasticQuota> out;
+  for (const ElasticQuota& q : s.quotas) {
+    if (!q.name.ends_with("-dup")) out.push_back(q);
+  }
+  return out;
+}
+
+TEST_CASE("quota forests: depth 2 to 4, valid up to warnings, both kinds of parents",
+          "[difftest][generator]") {
   RandomClusterOptions options;
-  options.quota_depth = 4;
-  int children = 0, deepest = 0;
+  options.tree_percent = 100;
+  options.invalid_parent_percent = 0;
+  std::map<int, int> levels;  // clusters by their deepest level
+  int grouping = 0, governing = 0, exact = 0, warnings = 0;
+  for (uint64_t seed = 1; seed <= 150; ++seed) {
+    RandomCluster generator(seed, options);
+    const ClusterCase c = generator.Generate();
+    const Snapshot s = Parse(SnapshotJson(c), c);
+    const std::vector<ElasticQuota> quotas = TreeQuotas(s);
+    std::string text;
+    int errors = 0;
+    for (const auto& p : CheckQuotaHierarchy(quotas, "in the generated case")) {
+      text += p.message + "\n";
+      errors += p.severity == Severity::kError ? 1 : 0;
+      warnings += p.severity == Severity::kWarning ? 1 : 0;
+    }
+    INFO("seed " << seed << "\n" << text << SnapshotYaml(c, {}));
+    CHECK(errors == 0);
+    int deepest = 0;
+    for (const PlannedQuota& plan : generator.quota_plans())
+      deepest = std::max(deepest, plan.depth + 1);
+    ++levels[deepest];
+    for (const ElasticQuota& parent : quotas) {
+      ResourceList children_min;
+      bool has_children = false;
+      for (const ElasticQuota& child : quotas) {
+        if (child.parent != parent.Key()) continue;
+        has_children = true;
+        if (child.min) children_min.Add(*child.min);
+      }
+      if (!has_children) continue;
+      bool pods = false;
+      for (const Pod& pod : s.pods)
+        pods = pods || pod.ns == parent.ns;
+      (pods ? governing : grouping) += 1;
+      if (parent.min && !parent.min->entries().empty() && children_min == *parent.min) ++exact;
+    }
+  }
+  CHECK(levels[1] == 0);
+  for (int level : {2, 3, 4}) {
+    INFO("clusters with " << level << " levels");
+    CHECK(levels[level] >= 20);
+  }
+  CHECK(grouping >= 20);
+  CHECK(governing >= 20);
+  CHECK(exact >= 10);     // the children's mins sum to exactly the parent's
+  CHECK(warnings >= 10);  // a child's max above its parent's
+}
+
+TEST_CASE("quota forests: an invalid parent fails validation and is a root at runtime",
+          "[difftest][generator]") {
+  RandomClusterOptions options;
+  options.tree_percent = 100;
+  options.invalid_parent_percent = 100;
+  std::map<std::string, int> kinds;
   for (uint64_t seed = 1; seed <= 80; ++seed) {
     RandomCluster generator(seed, options);
     const ClusterCase c = generator.Generate();
     const Snapshot s = Parse(SnapshotJson(c), c);
-    std::vector<ElasticQuota> roots_and_children;
-    for (const ElasticQuota& q : s.quotas) {
-      if (q.name.ends_with("-dup")) continue;  // a second quota of a namespace: not in the tree
-      roots_and_children.push_back(q);
-      if (q.parent.empty()) continue;
-      ++children;
-      deepest = std::max<int>(deepest, static_cast<int>(std::count(q.ns.begin(), q.ns.end(), '-')));
-    }
-    const auto problems = CheckQuotaHierarchy(roots_and_children, "in the generated case");
+    int errors = 0;
+    for (const auto& p : CheckQuotaHierarchy(TreeQuotas(s), "in the generated case"))
+      errors += p.severity == Severity::kError ? 1 : 0;
+    ClusterState state(c.semantics);
+    REQUIRE(BuildState(c, &state).ok());
+    const auto& problems = state.ledger().tree().problems();
     std::string text;
-    for (const auto& p : problems)
-      text += p.message + "\n";
+    for (const auto& p : problems) {
+      text += p.quota + ": " + p.why + "\n";
+      for (const char* kind : {"does not exist", "names itself", "cycle", "other API group"})
+        kinds[kind] += p.why.find(kind) != std::string::npos ? 1 : 0;
+    }
     INFO("seed " << seed << "\n" << text << SnapshotYaml(c, {}));
-    CHECK(problems.empty());
+    CHECK(errors > 0);
+    CHECK(!problems.empty());
   }
-  CHECK(children > 40);
-  CHECK(deepest == 3);
+  for (const auto& [kind, count] : kinds) {
+    INFO(kind);
+    CHECK(count >= 5);
+  }
+  CHECK(kinds.size() == 4);
+}
+
+TEST_CASE("flat clusters: no quota names a parent", "[difftest][generator]") {
+  RandomClusterOptions options;
+  options.tree_percent = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    RandomCluster generator(seed, options);
+    const ClusterCase c = generator.Generate();
+    for (const ElasticQuota& q : Parse(SnapshotJson(c), c).quotas)
+      CHECK(q.parent.empty());
+  }
 }
 
 TEST_CASE("ShrinkCase keeps exactly what the failure needs", "[difftest][generator]") {

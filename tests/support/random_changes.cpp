@@ -218,9 +218,9 @@ std::string RandomChanges::Apply(ClusterState* state) {
       state->UpsertPriorityClass(pc);
       return fmt::format("class {} = {}", name, pc.value);
     }
-    case 12: {  // a quota changes or goes
-      if (gen_->quota_namespaces().empty()) break;
-      const std::string ns = rng.Pick(gen_->quota_namespaces());
+    case 12: {  // a quota changes (sometimes its parent too) or goes
+      if (gen_->quota_plans().empty()) break;
+      const std::string ns = rng.Pick(gen_->quota_plans()).ns;
       if (rng.Chance(20)) {
         if (const ElasticQuota* q = state->QuotaFor(ns)) {
           const std::string name = q->name;
@@ -229,11 +229,9 @@ std::string RandomChanges::Apply(ClusterState* state) {
         }
         break;
       }
-      const ElasticQuota* current = state->QuotaFor(ns);
-      const std::string name = current != nullptr ? current->name : ns;
-      state->UpsertQuota(
-          std::get<ElasticQuota>(Decode(gen_->NewQuota({ns, name, "", 0}), options_)));
-      return "update quota " + ns + "/" + name;
+      const auto quota = std::get<ElasticQuota>(Decode(gen_->ChangedQuota(ns), options_));
+      state->UpsertQuota(quota);
+      return fmt::format("update quota {} (parent '{}')", quota.Key(), quota.parent);
     }
     case 13: {
       const std::vector<std::string> expired = state->Expire(now_ms_);

@@ -22,8 +22,9 @@ int64_t RandomCluster::NextTimeMs() {
 }
 
 std::string RandomCluster::AnyNamespace() {
-  if (free_namespaces_.empty() || rng_.Chance(75)) return rng_.Pick(quota_namespaces_);
-  return rng_.Pick(free_namespaces_);
+  if (quota_namespaces_.empty() || (!free_namespaces_.empty() && !rng_.Chance(75)))
+    return free_namespaces_.empty() ? "f-none" : rng_.Pick(free_namespaces_);
+  return rng_.Pick(quota_namespaces_);
 }
 
 JsonTree RandomCluster::NewNode(const std::string& name) {
@@ -157,6 +158,7 @@ ClusterCase RandomCluster::Generate() {
   node_names_.clear();
   node_cpu_.clear();
   node_used_.clear();
+  ns_cpu_used_.clear();
   total_cpu_ = total_memory_ = total_gpu_ = 0;
   accelerator_annotation_ = rng_.Chance(15) ? "ti.cloud.tencent.com/gpu-type" : "";
   c.accelerator_annotation = accelerator_annotation_;
@@ -172,12 +174,20 @@ ClusterCase RandomCluster::Generate() {
   quota_namespaces_.clear();
   free_namespaces_.clear();
   limits_.clear();
-  for (const QuotaPlan& plan : PlanQuotas()) {
+  min_left_.clear();
+  plans_ = PlanQuotas();
+  for (const PlannedQuota& plan : plans_) {
     c.objects.push_back(NewQuota(plan));
-    quota_namespaces_.push_back(plan.ns);
-    // A second quota in a root's namespace now and then: reported and ignored.
-    if (plan.depth == 0 && rng_.Chance(3))
-      c.objects.push_back(NewQuota({plan.ns, plan.name + "-dup", "", 1}));
+    if (!plan.grouping) quota_namespaces_.push_back(plan.ns);
+    // A second quota in a root's namespace now and then: reported and ignored (or, when it is
+    // the one in use, the root's children lose their parent).
+    if (plan.depth == 0 && rng_.Chance(3)) {
+      PlannedQuota dup = plan;
+      dup.name += "-dup";
+      dup.parent.clear();
+      dup.depth = 1;
+      c.objects.push_back(NewQuota(dup));
+    }
   }
   const int free = rng_.Between(0, options_.max_free_namespaces);
   for (int i = 1; i <= free; ++i)

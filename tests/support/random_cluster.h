@@ -15,8 +15,12 @@
 //    spec.priority / priorityClassName / the global default, preemptionPolicy Never, labels PDBs
 //    select, init containers (ordinary and sidecar) and overhead, start times with ties;
 //  - PodDisruptionBudgets with matchLabels or matchExpressions, disruptedPods.
-// Quotas are drawn as a forest (QuotaPlan): with quota_depth > 1 children name their parent
-// through kParentQuotaAnnotation and their mins fit in the parent's min (capacity-semantics 5).
+// Quotas are flat, or (tree_percent of the clusters) a forest of depth 2 to max_quota_depth
+// (docs/quota-hierarchy.md): children name their parent through kParentQuotaAnnotation; parents
+// govern a namespace with pods of their own or are pure grouping quotas (no pods); the children's
+// mins sum to at most the parent's min (sometimes exactly); a child's max is mostly within its
+// parent's, sometimes above it (a warning, the parent caps it); now and then one parent is
+// invalid (missing, itself, a cycle, the other API group: a root at runtime).
 // Thread-safety: one thread per object.
 #pragma once
 
@@ -34,21 +38,37 @@ namespace capext::testing {
 struct RandomClusterOptions {
   int min_nodes = 1;
   int max_nodes = 8;
-  int max_quota_namespaces = 4;  // root quotas
+  int max_quota_namespaces = 4;  // root quotas of a flat cluster (a forest has 1-2 roots)
   int max_free_namespaces = 2;   // namespaces without a quota
   int max_pods_per_namespace = 9;
-  // Levels of quotas: 1 = every quota is a root; d > 1 adds children down to depth d.
-  int quota_depth = 1;
+  // The deepest quota tree: 1 = every quota is a root; d > 1 = a forest of depth 2..d in
+  // `tree_percent` percent of the clusters (the others flat).
+  int max_quota_depth = 4;
+  int tree_percent = 50;
+  // Percent of forests with one invalid parent (missing, itself, a cycle, the other API group),
+  // which the runtime treats as a root and validation reports as an error.
+  int invalid_parent_percent = 12;
   // Percent of clusters that use the scheduler-plugins semantics.
   int scheduler_plugins_percent = 50;
 };
 
 // One quota of the forest, before it becomes an object.
-struct QuotaPlan {
+struct PlannedQuota {
   std::string ns;
   std::string name;
-  std::string parent;  // "<namespace>/<name>", empty for a root
-  int depth = 0;       // 0 = root
+  std::string api_group;  // scheduling.x-k8s.io or scheduling.sigs.k8s.io (a tree shares one)
+  std::string parent;     // "<namespace>/<name>", empty for a root (may name an invalid parent)
+  int depth = 0;          // levels below its root as planned (0 = root)
+  bool grouping = false;  // a parent governing an otherwise empty namespace (no pods)
+  // A forest's subtrees are loaded unevenly, so that some borrow while others are within their
+  // mins: a light quota's namespace gets few pods (a child mostly inherits its parent's load).
+  bool light = false;
+  // Of a child: the percent of its parent's min it gets (the siblings' sum to at most 100), or
+  // -1: what its earlier siblings left. In an exact split every child names every resource of
+  // the parent's min and the shares sum to all of it.
+  int min_percent = 0;
+  bool exact_split = false;
+  std::string Key() const { return ns + "/" + name; }
 };
 
 // The amounts of a quota's spec.min and spec.max (nullopt: the list is absent), by resource.
@@ -86,11 +106,17 @@ class RandomCluster {
   JsonTree NewNode(const std::string& name);
   // An ElasticQuota object for `plan`: a root's mins are drawn around the cluster's size, a
   // child's within its parent's (drawn earlier by this generator: plans come parents first).
-  JsonTree NewQuota(const QuotaPlan& plan);
+  JsonTree NewQuota(const PlannedQuota& plan);
+  // A new version of the quota of `ns` (a quota namespace of the last cluster): new limits, and
+  // now and then another parent (or none), as a user edits a quota.
+  JsonTree ChangedQuota(const std::string& ns);
 
   SeededRandom& rng() { return rng_; }
   const std::vector<std::string>& node_names() const { return node_names_; }
+  // Namespaces with a quota and pods (grouping quotas' namespaces are not among them).
   const std::vector<std::string>& quota_namespaces() const { return quota_namespaces_; }
+  // The last cluster's quotas as planned, parents before children.
+  const std::vector<PlannedQuota>& quota_plans() const { return plans_; }
   const std::vector<std::string>& free_namespaces() const { return free_namespaces_; }
   const std::vector<std::string>& class_names() const { return class_names_; }
   const std::string& accelerator_annotation() const { return accelerator_annotation_; }
@@ -102,10 +128,11 @@ class RandomCluster {
   int64_t NextTimeMs();
 
  private:
-  std::vector<QuotaPlan> PlanQuotas();
+  std::vector<PlannedQuota> PlanQuotas();
+  // Makes one parent of a forest invalid (REQUIRES: some quota has a parent).
+  void BreakAParent(std::vector<PlannedQuota>* plans);
   QuotaLimits RootLimits(int depth);
-  // REQUIRES: `siblings` >= 1 children share `parent`.
-  QuotaLimits ChildLimits(const QuotaLimits& parent, int siblings);
+  QuotaLimits ChildLimits(const PlannedQuota& plan, const QuotaLimits& parent);
   std::vector<JsonTree> PriorityClasses();
   JsonTree NewPdb(const ClusterCase& c, const std::string& ns);
   void AddPods(ClusterCase* c, const std::string& ns);
@@ -121,18 +148,22 @@ class RandomCluster {
   SeededRandom rng_;
   RandomClusterOptions options_;
   std::vector<std::string> node_names_;
-  std::vector<int64_t> node_cpu_;   // allocatable cpu (milli), by node
-  std::vector<int64_t> node_used_;  // the generator's rough cpu accounting, by node
+  std::vector<int64_t> node_cpu_;               // allocatable cpu (milli), by node
+  std::vector<int64_t> node_used_;              // the generator's rough cpu accounting, by node
+  std::map<std::string, int64_t> ns_cpu_used_;  // ... and by namespace
   int64_t total_cpu_ = 0;
   int64_t total_memory_ = 0;
   int64_t total_gpu_ = 0;
   std::vector<std::string> quota_namespaces_;
+  std::vector<PlannedQuota> plans_;
   std::map<std::string, QuotaLimits> limits_;  // by "<namespace>/<name>"
-  std::map<std::string, int> children_;        // by parent key: how many children it has
+  // By parent key: what is left of its min for the children drawn after (exact splits).
+  std::map<std::string, QuotaLimits::Amounts> min_left_;
   std::vector<std::string> free_namespaces_;
   std::vector<std::string> class_names_;  // the classes pods may name (some never created)
   std::string accelerator_annotation_;
   QuotaSemantics semantics_ = QuotaSemantics::kCapacityExtender;
+  bool forest_ = false;                 // the last cluster's quotas form trees
   int64_t now_ms_ = 1'767'225'600'000;  // 2026-01-01T00:00:00Z
   int counter_ = 0;
   int64_t last_cpu_ = 0;  // the cpu request of the pod FillContainers drew last

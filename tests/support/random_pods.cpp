@@ -284,7 +284,10 @@ JsonTree RandomCluster::NewPod(const std::string& ns, PodLifecycle lifecycle,
 }
 
 void RandomCluster::AddPods(ClusterCase* c, const std::string& ns) {
-  const int count = rng_.Between(0, options_.max_pods_per_namespace);
+  bool light = false;
+  for (const PlannedQuota& plan : plans_)
+    light = light || (plan.ns == ns && plan.light);
+  const int count = rng_.Between(0, light ? 2 : options_.max_pods_per_namespace);
   for (int i = 0; i < count; ++i) {
     PodLifecycle lifecycle = DrawLifecycle();
     // The request decides where a bound pod goes: draw the pod first, then place it.
@@ -295,6 +298,7 @@ void RandomCluster::AddPods(ClusterCase* c, const std::string& ns) {
       case PodLifecycle::kBoundPending:
       case PodLifecycle::kTerminating:
         node = PlaceBound(last_cpu_);
+        if (!node.empty()) ns_cpu_used_[ns] += last_cpu_;
         if (node.empty()) {
           // Nowhere to go: it waits instead.
           pod["spec"].Erase("nodeName");
@@ -344,7 +348,27 @@ JsonTree RandomCluster::Question(const ClusterCase& c) {
     }
     if (!pending.empty()) return *rng_.Pick(pending);
   }
-  const std::string ns = rng_.Chance(5) ? "f-none" : AnyNamespace();
+  std::string ns = rng_.Chance(5) ? "f-none" : AnyNamespace();
+  // In a forest, often a namespace still within its cpu min: the preemptor's side of the
+  // tree's victim rule must be within its guarantee for it to take from siblings and cousins.
+  if (forest_ && rng_.Chance(40)) {
+    std::vector<std::string> within;
+    for (const PlannedQuota& plan : plans_) {
+      const QuotaLimits& limits = limits_[plan.Key()];
+      if (plan.grouping || !limits.min || limits.min->count("cpu") == 0) continue;
+      if (ns_cpu_used_[plan.ns] < limits.min->at("cpu")) within.push_back(plan.ns);
+    }
+    if (!within.empty()) ns = rng_.Pick(within);
+  }
+  // Now and then the first pod of a grouping quota's namespace (its parent's own node).
+  if (rng_.Chance(4)) {
+    for (const PlannedQuota& plan : plans_) {
+      if (plan.grouping && rng_.Chance(50)) {
+        ns = plan.ns;
+        break;
+      }
+    }
+  }
   JsonTree pod = NewPod(ns, rng_.Chance(10) ? PodLifecycle::kNominated : PodLifecycle::kPending,
                         node_names_.empty() ? "gone-node" : rng_.Pick(node_names_));
   const std::string name = FreshName("ask");
