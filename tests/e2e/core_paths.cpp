@@ -208,6 +208,7 @@ void CompareCorePaths(PathContext& ctx) {
                                                ? "not eligible"
                                                : "no candidate"));
   CompareReclaim(ctx, all);
+  CompareTreeRules(ctx, all);
 
   ClusterState dense(ctx.base);
   std::vector<ResourceName> dims;

@@ -80,7 +80,8 @@ void RunPaths(PathContext& ctx) {
   const PodFilter filter(ctx.base, *ctx.pod);
   for (const std::string& name : ctx.names)
     ctx.verdict[name] = filter.CheckNode(name);
-  CountQuestion(ctx, filter.quota());
+  ctx.quota = filter.quota();
+  CountQuestion(ctx, ctx.quota);
 
   CompareVerbPaths(ctx);
   CompareCorePaths(ctx);

@@ -12,7 +12,12 @@
 //    (pruned and exhaustive, every node in the pool, a rotating start) chooses the same;
 //  - the simulator's placement: DensePlacement::Find / ScanNodes with every node and with a
 //    rotating start and a limit, against FindPlacement, and (every node) against filter +
-//    prioritize: a node /filter passes with the best /prioritize score, the first name on a tie.
+//    prioritize: a node /filter passes with the best /prioritize score, the first name on a tie;
+//  - the quota tree's rules (docs/quota-hierarchy.md) against a naive recount over the quotas and
+//    pods (QuotaTreeRecount): the tree, each node's subtree usage and the sums over the roots;
+//    the admission verdict (max at the pod's quota and every ancestor, the blocking quota and its
+//    relation named, the cluster-wide rule over the roots); preemption eligibility; and the LCA
+//    rule for every victim FindPreemption proposes on any node.
 // Everything the check varies (scoring, victim order, starts, limits, proposed nodes, mirror
 // dimensions) is derived from `seed`, so a case keeps failing the same way while it is shrunk.
 // Thread-safety: a call uses only its own objects.

@@ -1,5 +1,6 @@
-// The decision engine's differential test (issue 11): on generated clusters and questions, every
-// path that decides about a pod answers the same (decision_paths.h lists the comparisons). A
+// The decision engine's differential test (issues 11 and 13): on generated clusters (flat, or with
+// quota trees of depth 2 to 4) and questions, every path that decides about a pod answers the same,
+// and the tree rules hold on a naive recount (decision_paths.h lists the comparisons). A
 // disagreement fails with the seed and the smallest snapshot (YAML, loadable by `capacity-extender
 // serve --snapshot` and `explain --snapshot`) that still disagrees on the same path.
 //   CE_DIFFTEST_STATES=N   how many clusters (default 10,000; 300 under sanitizers)
@@ -95,17 +96,41 @@ TEST_CASE("every decision path answers the same on generated clusters", "[diffte
   // easy cases proves little). Checked on runs large enough for the fractions to be stable.
   if (states >= 2000) {
     INFO(summary);
-    for (const char* what :
-         {"quota: over max", "quota: over the sum of mins",
-          "quota: request alone above max (unresolvable)", "quota: namespace without a quota",
-          "nodes: no node fits (quota passes)", "nodes: some node short of room (resolvable)",
-          "nodes: some node unresolvable (static checks, allocatable)", "preemption: found",
-          "preemption: not eligible", "reclaim: evict", "reclaim: fits-now", "reclaim: in-flight",
-          "bind: bound", "bind: refused", "preempt: candidates answered",
-          "candidate search: stopped early", "placement: a limited scan stopped early",
-          "cluster: some quota borrows (used above min)"}) {
+    for (const char* what : {"quota: over max",
+                             "quota: over the sum of mins",
+                             "quota: request alone above max (unresolvable)",
+                             "quota: namespace without a quota",
+                             "nodes: no node fits (quota passes)",
+                             "nodes: some node short of room (resolvable)",
+                             "nodes: some node unresolvable (static checks, allocatable)",
+                             "preemption: found",
+                             "preemption: not eligible",
+                             "reclaim: evict",
+                             "reclaim: fits-now",
+                             "reclaim: in-flight",
+                             "bind: bound",
+                             "bind: refused",
+                             "preempt: candidates answered",
+                             "candidate search: stopped early",
+                             "placement: a limited scan stopped early",
+                             "cluster: some quota borrows (used above min)",
+                             "tree: a forest of 2 quota levels",
+                             "tree: a forest of 3 quota levels",
+                             "tree: a forest of 4 quota levels",
+                             "tree: an invalid parent (a root at runtime)",
+                             "tree: over the max of the parent",
+                             "tree: over the max of an ancestor"}) {
       INFO(what);
       CHECK(tally.counts[what] * 100 >= questions);  // at least 1% of the questions
+    }
+    // Rarer, but each must keep occurring: the tree rules at work on victims.
+    for (const char* what : {"tree: request alone above a parent's or ancestor's max",
+                             "tree: victims meet the preemptor at its parent (siblings)",
+                             "tree: victims meet the preemptor above its parent (cousins)",
+                             "tree: victims across a parent's own namespace and its children",
+                             "tree: victims across the roots of a forest"}) {
+      INFO(what);
+      CHECK(tally.counts[what] * 1000 >= questions);  // at least 0.1% of the questions
     }
   }
 }

@@ -12,6 +12,7 @@
 
 #include "core/cluster_state.h"
 #include "core/node_score.h"
+#include "core/preemption.h"
 #include "core/victim_selection.h"
 #include "tests/e2e/decision_paths.h"
 
@@ -36,6 +37,7 @@ struct PathContext {
   ClusterState base;                      // the case's cluster, never changed after building
   std::vector<std::string> state_nodes;   // base's nodes, in name order
   std::vector<std::string> names;         // a /filter request's nodes (+ kGhostNode), in its order
+  Status quota;                           // core's PodFilter quota verdict
   std::map<std::string, Status> verdict;  // core's PodFilter verdict for each of `names`
   std::map<std::string, int> scores;      // /prioritize's answer for each of `names`
   NodeScoring scoring = NodeScoring::kLeastAllocated;
@@ -72,6 +74,10 @@ void CompareVerbPaths(PathContext& ctx);
 void CompareAfterBind(PathContext& ctx);
 // Reclaim planning, the candidate searches and the placement searches (core_paths.cpp).
 void CompareCorePaths(PathContext& ctx);
+// The quota tree's rules against a naive recount: the tree and its usage, admission at every
+// ancestor, the LCA rule for every victim of `all` (FindPreemption over every node); counts what
+// the trees produced (tree_paths.cpp).
+void CompareTreeRules(PathContext& ctx, const PreemptionPlan& all);
 
 // "ok", or "<code>: <message>".
 std::string DescribeStatus(const Status& s);
