@@ -83,10 +83,7 @@ void CheckAccounting(const ClusterState& state) {
     REQUIRE(core >= 0);
     CHECK(SameAmounts(state.ledger().NodeUsed(core), n.used));
   }
-  AggregateBuilder totals(state.semantics());
-  for (int root : recount.Roots())
-    totals.AddQuota(recount.node(root).quota, recount.node(root).used);
-  const AggregateTotals expected = std::move(totals).Build();
+  const AggregateTotals expected = recount.RootTotals(state.semantics());
   CHECK(SameAmounts(state.totals().used, expected.used));
   CHECK(SameAmounts(state.totals().min, expected.min));
   CHECK(state.totals().checked == expected.checked);

@@ -20,7 +20,7 @@ std::string OptionalList(const std::optional<ResourceList>& list) {
   return list ? "{" + list->ToString() + "}" : "absent";
 }
 
-// Core's tree node for the recount's node `i`.
+// Core's tree node for a node of the recount.
 int CoreNodeOf(const QuotaTree& tree, const QuotaTreeRecount::TreeNode& n) {
   return n.own ? tree.LeafOf(n.quota.ns) : tree.QuotaNodeOf(n.quota.ns);
 }
@@ -52,10 +52,7 @@ void CompareTreeAndUsage(PathContext& ctx, const QuotaTreeRecount& recount) {
                                                       n.key, used.ToString(), n.used.ToString()));
     }
   }
-  AggregateBuilder builder(ctx.base.semantics());
-  for (int root : recount.Roots())
-    builder.AddQuota(recount.node(root).quota, recount.node(root).used);
-  const AggregateTotals want = std::move(builder).Build();
+  const AggregateTotals want = recount.RootTotals(ctx.base.semantics());
   const AggregateTotals& got = ctx.base.totals();
   if (!SameAmounts(got.used, want.used) || !SameAmounts(got.min, want.min) ||
       got.checked != want.checked) {
@@ -66,8 +63,8 @@ void CompareTreeAndUsage(PathContext& ctx, const QuotaTreeRecount& recount) {
   }
 }
 
-// Admission (docs/quota-hierarchy.md "Admission") on the recount: the code and the words that
-// name the blocking rule ("" = admitted).
+// Admission (docs/quota-hierarchy.md "Admission") on the recount: the code, and the end of the
+// reason: the blocking rule with its numbers ("" = admitted).
 std::pair<StatusCode, std::string> RecountAdmission(const PathContext& ctx,
                                                     const QuotaTreeRecount& recount) {
   const NormalizedPod& pod = *ctx.pod;
@@ -81,20 +78,23 @@ std::pair<StatusCode, std::string> RecountAdmission(const PathContext& ctx,
     return fmt::format("ElasticQuota {} ({} of {})", key, i == 1 ? "parent" : "ancestor",
                        recount.node(q).key);
   };
+  const ResourceList& request = pod.quota_request();
   for (std::size_t i = 0; i < levels.size(); ++i) {
-    const ElasticQuota& quota = recount.node(levels[i]).quota;
-    if (!ExceedsMax(semantics, quota, ResourceList{}, pod.quota_request()).empty())
-      return {StatusCode::kUnschedulableAndUnresolvable, "the max of " + blocking(i) + ":"};
+    const auto alone = ExceedsMax(semantics, recount.node(levels[i]).quota, {}, request);
+    if (!alone.empty()) {
+      return {StatusCode::kUnschedulableAndUnresolvable,
+              "the max of " + blocking(i) + ": " + DescribeRequestExcesses(alone, "max")};
+    }
   }
   for (std::size_t i = 0; i < levels.size(); ++i) {
     const QuotaTreeRecount::TreeNode& x = recount.node(levels[i]);
-    if (!ExceedsMax(semantics, x.quota, x.used, recount.RequestAt(pod, levels[i])).empty())
-      return {StatusCode::kUnschedulable, blocking(i) + " would exceed max"};
+    const auto over = ExceedsMax(semantics, x.quota, x.used, recount.RequestAt(pod, levels[i]));
+    if (!over.empty()) {
+      return {StatusCode::kUnschedulable,
+              blocking(i) + " would exceed max: " + DescribeExcesses(over, request, "max")};
+    }
   }
-  AggregateBuilder builder(semantics);
-  for (int root : recount.Roots())
-    builder.AddQuota(recount.node(root).quota, recount.node(root).used);
-  const AggregateTotals totals = std::move(builder).Build();
+  const AggregateTotals totals = recount.RootTotals(semantics);
   ResourceList all = recount.RequestAt(pod, q);
   for (const QuotaTreeRecount::Nominated& n : recount.nominated()) {
     const int leaf = recount.LeafOf(n.ns);
@@ -102,17 +102,56 @@ std::pair<StatusCode, std::string> RecountAdmission(const PathContext& ctx,
     const QuotaTreeRecount::TreeNode& l = recount.node(leaf);
     if (!IsBorrowing(semantics, l.quota, l.used)) all.Add(n.request);
   }
-  if (!ExceedsAggregateMin(semantics, recount.node(levels.back()).quota, totals, all).empty())
-    return {StatusCode::kUnschedulable, "would exceed the sum of all mins"};
+  const auto over_min =
+      ExceedsAggregateMin(semantics, recount.node(levels.back()).quota, totals, all);
+  if (!over_min.empty()) {
+    return {StatusCode::kUnschedulable,
+            "would exceed the sum of all mins: " + DescribeExcesses(over_min, request, "min")};
+  }
   return {StatusCode::kOk, ""};
 }
 
 void CompareAdmission(PathContext& ctx, const QuotaTreeRecount& recount) {
   const auto [code, words] = RecountAdmission(ctx, recount);
   const Status& got = ctx.quota;
-  if (got.code() != code || got.message().find(words) == std::string::npos) {
+  if (got.code() != code || !got.message().ends_with(words)) {
     ctx.Disagree("tree: admission", fmt::format("core [{}]; the recount expects {} naming \"{}\"",
                                                 DescribeStatus(got), StatusCodeName(code), words));
+  }
+}
+
+// How far a victim of `ns` is from the preemptor in the tree (docs/quota-hierarchy.md "Order"):
+// 0 in its own namespace, j when they meet j levels above the preemptor's leaf, one more than
+// its root's level when they meet only at the virtual root.
+int RecountDistance(const QuotaTreeRecount& recount, const NormalizedPod& pod,
+                    const std::string& ns) {
+  const int leaf_p = recount.LeafOf(pod.ns), leaf_v = recount.LeafOf(ns);
+  if (leaf_p < 0 || leaf_v < 0 || ns == pod.ns) return 0;
+  const std::vector<int> path = recount.PathUp(leaf_p);
+  const int lca = recount.Lca(leaf_p, leaf_v);
+  return static_cast<int>(std::find(path.begin(), path.end(), lca) - path.begin());
+}
+
+// Every candidate's distance is its farthest victim's, and the chosen node's is the nearest.
+void CheckDistances(PathContext& ctx, const QuotaTreeRecount& recount, const PreemptionPlan& all) {
+  int nearest = INT32_MAX;
+  for (const NodeVictims& c : all.candidates) {
+    int farthest = 0;
+    for (const NormalizedPod* v : c.victims)
+      farthest = std::max(farthest, RecountDistance(recount, *ctx.pod, v->ns));
+    nearest = std::min(nearest, farthest);
+    if (farthest != c.distance) {
+      ctx.Disagree("tree: victim distance",
+                   fmt::format("node {}: core says its farthest victim is at distance {}, the "
+                               "recount {}",
+                               c.node, c.distance, farthest));
+    }
+  }
+  if (all.found() && all.chosen.distance != nearest) {
+    ctx.Disagree("tree: nearest candidate first",
+                 fmt::format("chosen node {} has victims at distance {}; another candidate's "
+                             "farthest is {}",
+                             all.chosen.node, all.chosen.distance, nearest));
   }
 }
 
@@ -284,6 +323,7 @@ void CompareTreeRules(PathContext& ctx, const PreemptionPlan& all) {
   CompareEligibility(ctx, recount, all);
   for (const NodeVictims& c : all.candidates)
     CheckVictims(ctx, recount, c);
+  CheckDistances(ctx, recount, all);
   CountTree(ctx, recount, all);
 }
 

@@ -154,6 +154,13 @@ std::vector<int> QuotaTreeRecount::Roots() const {
   return roots;
 }
 
+AggregateTotals QuotaTreeRecount::RootTotals(QuotaSemantics semantics) const {
+  AggregateBuilder builder(semantics);
+  for (int root : Roots())
+    builder.AddQuota(node(root).quota, node(root).used);
+  return std::move(builder).Build();
+}
+
 ResourceList QuotaTreeRecount::RequestAt(const NormalizedPod& pod, int node) const {
   ResourceList r = pod.quota_request();
   for (const Nominated& n : nominated_) {

@@ -56,6 +56,9 @@ class QuotaTreeRecount {
   const std::vector<std::string>& invalid() const { return invalid_; }
   const std::vector<Nominated>& nominated() const { return nominated_; }
 
+  // The cluster-wide sums of the admission rule, over the roots (AggregateBuilder's arithmetic).
+  AggregateTotals RootTotals(QuotaSemantics semantics) const;
+
   // r at `node` for `pod`: its quota request plus the requests of the pods nominated in the
   // node's subtree with priority >= the pod's (the pod's own nomination excluded).
   ResourceList RequestAt(const NormalizedPod& pod, int node) const;
