@@ -121,8 +121,11 @@ void DenseNodes::Track(const NodeRecord& record, const NormalizedPod& pod, int s
                         dims_.size());
     it = slices.end() - 1;
   }
-  if (int64_t& count = pods_by_priority_[it->ns][pod.priority]; (count += sign) == 0)
-    pods_by_priority_[it->ns].erase(pod.priority);
+  auto& counts = pods_by_priority_[it->ns];
+  auto at = std::lower_bound(counts.begin(), counts.end(), pod.priority,
+                             [](const auto& entry, int32_t p) { return entry.first < p; });
+  if (at == counts.end() || at->first != pod.priority) at = counts.insert(at, {pod.priority, 0});
+  at->second += sign;
   it->pods += sign;
   int64_t* used = it->used();
   for (const auto& [name, amount] : pod.requests.entries()) {
@@ -152,9 +155,11 @@ int DenseNodes::DimOf(ResourceName resource) const {
 }
 
 bool DenseNodes::HasPods(int ns, bool below_priority_only, int32_t priority) const {
-  const auto& counts = pods_by_priority_[static_cast<std::size_t>(ns)];
-  if (counts.empty()) return false;
-  return !below_priority_only || counts.begin()->first < priority;
+  for (const auto& [p, count] : pods_by_priority_[static_cast<std::size_t>(ns)]) {
+    if (below_priority_only && p >= priority) return false;
+    if (count > 0) return true;
+  }
+  return false;
 }
 
 int DenseNodes::NamespaceId(std::string_view ns) const {

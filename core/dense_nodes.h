@@ -109,6 +109,7 @@ class DenseNodes {
   int Score(NodeScoring scoring, const DenseRequest& r, int n) const;
   // Changes with every change of node n's usage (never 0): a key for memoised scores.
   uint32_t version(int n) const { return versions_[n]; }
+  const uint32_t* versions() const { return versions_.data(); }  // version(n) of every node
 
   // Examines nodes start, start+1, ... (wrapping around) and appends to *out those for which
   // the columns (or `exact`) say the pod fits, stopping once `limit` are found; *best is the one
@@ -148,8 +149,10 @@ class DenseNodes {
   NameIndex namespaces_;
   std::vector<std::string> namespace_names_;
   std::deque<std::string> namespace_storage_;  // stable addresses for NamespaceSlice::name
-  std::vector<std::map<int32_t, int64_t>> pods_by_priority_;  // per namespace, cluster-wide
-  std::vector<std::vector<NamespaceSlice>> slices_;           // per node
+  // Per namespace, cluster-wide: (priority, pod count) sorted by priority. Entries stay at zero
+  // (a priority that ran usually comes back; erasing and re-inserting was 6% of the simulator).
+  std::vector<std::vector<std::pair<int32_t, int64_t>>> pods_by_priority_;
+  std::vector<std::vector<NamespaceSlice>> slices_;  // per node
 };
 
 }  // namespace capext

@@ -131,10 +131,26 @@ PlacementResult DensePlacement::ScanNodes(const NormalizedPod& pod, const Profil
   PlacementResult out;
   const auto& mask = masks_[profile.static_class];
   const NodeFitScreen screen(state_, pod);
+  // Score(), with what it reads held in locals: a scan scores hundreds of nodes per decision, and
+  // through members every pointer was loaded again for each.
+  ScoreMemo* const memo = profile.shape < 0 ? nullptr : memo_[profile.shape].data();
+  const uint32_t* const versions = dense_.versions();
+  const DenseNodes& dense = dense_;
+  const DenseRequest& request = profile.request;
+  const NodeScoring scoring = query.scoring;
+  auto score = [memo, versions, &dense, &request, scoring](int n) {
+    if (memo == nullptr) return dense.Score(scoring, request, n);
+    ScoreMemo& m = memo[n];
+    if (m.version != versions[n]) {
+      m.score = dense.Score(scoring, request, n);
+      m.version = versions[n];
+    }
+    return static_cast<int>(m.score);
+  };
   out.examined = dense_.ScanBest(
       profile.request, mask.empty() ? nullptr : mask.data(), query.start, query.limit,
       &out.feasible, [&](int n) { return screen.Fits(*state_.FindNodeRecord(dense_.name(n))); },
-      [&](int n) { return Score(query.scoring, profile, n); }, &out.best);
+      score, &out.best);
   return out;
 }
 

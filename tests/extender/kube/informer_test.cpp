@@ -158,6 +158,9 @@ TEST_CASE("informer: a stream dropped mid-event resumes without loss or duplicat
   Informer informer(client.get(), PodOptions(), &sink);
   informer.Start();
   REQUIRE(Eventually([&] { return informer.HasSynced(); }));
+  // Synced means listed; the watch opens just after. drop_watches only reaches open watches.
+  REQUIRE(Eventually(
+      [&] { return server.ControlGet("state").find("\"watchers\":1") != std::string::npos; }));
 
   long before = server.ResourceVersion();
   // Every open watch sends 137 more events, then half of the next one, then the connection
