@@ -141,23 +141,26 @@ void ClusterState::DeleteQuota(std::string_view ns, std::string_view name) {
 void ClusterState::UpsertPriorityClass(const PriorityClass& pc) {
   ++version_;
   store_.UpsertPriorityClass(pc);
-  store_.RefreshPriorities([&](const NormalizedPod& pod) {
-    for (bool ours : {true, false}) {
-      auto& map = ledger_.nominations(ours);
-      if (auto it = map.find(pod.store_key()); it != map.end()) it->second.priority = pod.priority;
-    }
-  });
+  ResolvePriorities();
 }
 
 void ClusterState::DeletePriorityClass(std::string_view name) {
   ++version_;
   if (!store_.DeletePriorityClass(name)) return;
+  ResolvePriorities();
+}
+
+void ClusterState::ResolvePriorities() {
+  bool counted_changed = false;
   store_.RefreshPriorities([&](const NormalizedPod& pod) {
     for (bool ours : {true, false}) {
       auto& map = ledger_.nominations(ours);
       if (auto it = map.find(pod.store_key()); it != map.end()) it->second.priority = pod.priority;
     }
+    counted_changed = counted_changed || Counts(pod);
   });
+  // The dense mirror files the pods on each node by priority.
+  if (counted_changed) nodes_.PrioritiesChanged();
 }
 
 void ClusterState::UpsertPdb(const PodDisruptionBudget& pdb) {

@@ -133,6 +133,9 @@ class ClusterState {
   void AddContribution(const NormalizedPod& pod);
   void RemoveContribution(const NormalizedPod& pod);
   void PutNomination(bool ours, Nomination nomination);
+  // Re-resolves every pod's priority after a PriorityClass change, keeping nominations and the
+  // dense mirror in step.
+  void ResolvePriorities();
   void EraseNomination(bool ours, std::string_view key);
 
   ObjectStore store_;

@@ -10,6 +10,7 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -51,8 +52,11 @@ class NodeFitScreen {
   bool Fits(const NodeRecord& record) const {
     const NodeFitSummary& fit = record.fit;
     if (full_check_ || fit.static_checks || fit.nominations != 0) return Check(record).ok();
-    return fit.free_pods >= 1 && cpu_ <= fit.free_cpu && memory_ <= fit.free_memory &&
-           ephemeral_storage_ <= fit.free_ephemeral_storage;
+    // A resource the pod does not request (0 here) fits even where the node is overcommitted on
+    // it (free < 0): node fit checks requested resources only.
+    return fit.free_pods >= 1 && cpu_ <= std::max<int64_t>(fit.free_cpu, 0) &&
+           memory_ <= std::max<int64_t>(fit.free_memory, 0) &&
+           ephemeral_storage_ <= std::max<int64_t>(fit.free_ephemeral_storage, 0);
   }
   // CheckNodeFit(state, pod, record), with every reason. REQUIRES: record.node != nullptr.
   Status Check(const NodeRecord& record) const;

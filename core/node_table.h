@@ -90,6 +90,10 @@ class NodeTable {
   // A nomination naming `node` starts (+1) or stops (-1).
   void ChangeNominations(std::string_view node, int delta);
 
+  // Counted pods' priorities changed in place (a PriorityClass change): the dense mirror, which
+  // files them by priority, is rebuilt.
+  void PrioritiesChanged() { RebuildDense(); }
+
   // Keeps a DenseNodes mirror tracking `dims` (see dense_nodes.h) from now on.
   void EnableDense(std::vector<ResourceName> dims);
   // The mirror, or nullptr when not enabled.

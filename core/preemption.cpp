@@ -15,6 +15,7 @@ Status EligibleToPreempt(const ClusterState& state, const PreemptorContext& p) {
   std::string_view nominated = pod.nominated_node_name;
   if (const Nomination* ours = state.FindOurNomination(pod.store_key())) nominated = ours->node;
   if (nominated.empty() || !state.FindNode(nominated)) return {};
+  auto state_used = [&](int node) -> const ResourceList& { return state.ledger().NodeUsed(node); };
   for (const NormalizedPod* x : state.UsageOf(nominated).pods) {
     if (!x->terminating) continue;
     const ElasticQuota* xq = state.QuotaFor(x->ns);
@@ -24,8 +25,11 @@ Status EligibleToPreempt(const ClusterState& state, const PreemptorContext& p) {
       if (x->ns == pod.ns) {
         would_be_victim = x->priority < pod.priority;
       } else {
-        would_be_victim =
-            !p.more_than_min && IsBorrowing(state.semantics(), *xq, state.Used(x->ns));
+        // The victim rule of another namespace, on the state before any removal: (1) at the
+        // preemptor's side of the lowest common ancestor, (2) every level of x's side borrowing.
+        // Flat, this is the reference's "not moreThanMin and x's quota borrowing".
+        const VictimRule::Scope scope = p.rule->ScopeOf(x->ns);
+        would_be_victim = scope.any && (!scope.recheck || p.rule->SideBorrowing(scope, state_used));
       }
     } else {
       would_be_victim = xq == nullptr && x->priority < pod.priority;

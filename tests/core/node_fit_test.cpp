@@ -454,5 +454,23 @@ TEST_CASE("NodeFitScreen agrees with CheckNodeFit through changes of the state",
   ExpectScreenAgrees(state, probes);
 }
 
+TEST_CASE("NodeFitScreen: overcommitted on a resource the pod does not request, the node fits",
+          "[node_fit]") {
+  // Found by the differential test (tests/e2e/decision_paths_test.cpp): a snapshot may show a
+  // node whose pods request more of a resource than it has (here ephemeral-storage it does not
+  // have at all, or memory); node fit only checks what the pod requests, but the screen compared
+  // the pod's 0 with the node's negative room.
+  ClusterState state;
+  state.UpsertNode(MakeNode("n1", 16000, 8 * kGi));
+  state.UpsertPod(MakePod("a", "disk").Cpu(250).Request("ephemeral-storage", kGi).BoundTo("n1"));
+  state.UpsertPod(MakePod("a", "fat").Cpu(250).Memory(12 * kGi).BoundTo("n1"));
+  const std::vector<Pod> probes = {MakePod("b", "cpu-only").Cpu(1000).Priority(0),
+                                   MakePod("b", "nothing").Priority(0),
+                                   MakePod("b", "memory").Cpu(100).Memory(kGi).Priority(0)};
+  ExpectScreenAgrees(state, probes);
+  const NormalizedPod cpu_only = state.Normalize(probes[0]);
+  CHECK(NodeFitScreen(state, cpu_only).Fits(*state.FindNodeRecord("n1")));
+}
+
 }  // namespace
 }  // namespace capext
