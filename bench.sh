@@ -20,7 +20,11 @@ for arg in "$@"; do
 done
 ./scripts/install-deps.sh
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
-cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+# Link-time optimisation: the simulator's decision loop crosses core's files on every pod (state,
+# node table, dense mirror, ledger); measured +8-10% decisions/s. Benchmarks only: it slows the
+# build, and the tests do not need it.
+cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=ON >/dev/null
 # One executable per bench/micro/<name>.cpp (bench_tests is the tests of bench/, not a benchmark).
 targets=$(for src in bench/micro/*.cpp; do n=$(basename "$src" .cpp); echo "bench_$n"; done)
 if [ ${#only[@]} -gt 0 ]; then
