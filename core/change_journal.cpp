@@ -149,34 +149,15 @@ ChangeJournal::Changes ChangeJournal::Since(uint64_t since) const {
     out.overflowed = true;
     return out;
   }
+  // By Kind, in the enum's order.
+  std::vector<std::string>* const lists[] = {&out.pods,   &out.nodes,       &out.usage,
+                                             &out.quotas, &out.nominations, &out.priority_classes,
+                                             &out.pdbs};
   for (uint64_t s = since + 1; s <= last; ++s) {
     const Entry& e = ring_[(s - 1) % capacity_];
-    switch (e.kind) {
-      case Kind::kPod:
-        out.pods.push_back(e.key);
-        break;
-      case Kind::kNode:
-        out.nodes.push_back(e.key);
-        break;
-      case Kind::kUsage:
-        out.usage.push_back(e.key);
-        break;
-      case Kind::kQuota:
-        out.quotas.push_back(e.key);
-        break;
-      case Kind::kNominations:
-        out.nominations.push_back(e.key);
-        break;
-      case Kind::kPriorityClass:
-        out.priority_classes.push_back(e.key);
-        break;
-      case Kind::kPdb:
-        out.pdbs.push_back(e.key);
-        break;
-    }
+    lists[static_cast<std::size_t>(e.kind)]->push_back(e.key);
   }
-  for (auto* list : {&out.pods, &out.nodes, &out.usage, &out.quotas, &out.nominations,
-                     &out.priority_classes, &out.pdbs}) {
+  for (auto* list : lists) {
     std::sort(list->begin(), list->end());
     list->erase(std::unique(list->begin(), list->end()), list->end());
   }
