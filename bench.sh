@@ -1,29 +1,69 @@
 #!/usr/bin/env bash
-# Builds the micro-benchmarks in Release (build-release) and runs every bench_* program once from
-# the repository root. Each writes its JSON report to out/bench/<name>.json (those that write one);
-# its printed numbers go to out/bench/<name>.txt and its logs to out/bench/<name>.log.
+# Builds the micro-benchmarks and capacity-extender in Release (build-release) and runs every
+# bench_* program once from the repository root. Each writes its JSON report to
+# out/bench/<name>.json; its printed numbers go to out/bench/<name>.txt and its logs to
+# out/bench/<name>.log. At the end, every target of every report of this run is gathered into
+# out/bench/summary.json and printed as one table.
 # Benchmarks are never run by ctest: numbers vary with the machine; compare runs on one machine.
-# For options (e.g. --quick), run one directly: build-release/bench/bench_<name> --help.
+# Usage: ./bench.sh [--quick] [NAME...]   (--quick: fewer runs, smaller sizes; NAMEs: only those
+# benchmarks, e.g. ./bench.sh podcost_bench). Each program's own options: bench_<name> --help.
 set -euo pipefail
 cd "$(dirname "$0")"
+quick=()
+only=()
+for arg in "$@"; do
+  case "$arg" in
+    --quick) quick=(--quick) ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) only+=("$arg") ;;
+  esac
+done
 ./scripts/install-deps.sh
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
 cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 # One executable per bench/micro/<name>.cpp (bench_tests is the tests of bench/, not a benchmark).
 targets=$(for src in bench/micro/*.cpp; do n=$(basename "$src" .cpp); echo "bench_$n"; done)
+if [ ${#only[@]} -gt 0 ]; then
+  targets=$(for n in "${only[@]}"; do echo "bench_${n#bench_}"; done)
+fi
+# bench_podcost_bench starts the real capacity-extender.
 # shellcheck disable=SC2086
-cmake --build build-release -j2 --target $targets
+cmake --build build-release -j2 --target $targets capacity-extender
 mkdir -p out/bench
+started=$(date +%s)
 status=0
 for target in $targets; do
   name=${target#bench_}
   exe=build-release/bench/$target
   [ -x "$exe" ] || continue
   echo "=== $name"
-  if ! "$exe" 2>"out/bench/$name.log" | tee "out/bench/$name.txt"; then
+  if ! "$exe" "${quick[@]}" 2>"out/bench/$name.log" | tee "out/bench/$name.txt"; then
     echo "$name failed (see out/bench/$name.log)"
     status=1
   fi
 done
+echo "=== summary of targets ($(( $(date +%s) - started )) s)"
+python3 - "$started" <<'EOF' || status=1
+import glob, json, os, sys
+started = int(sys.argv[1])
+rows = []
+for path in sorted(glob.glob("out/bench/*.json")):
+    if os.path.basename(path) == "summary.json" or os.path.getmtime(path) < started:
+        continue  # a report of an earlier run
+    with open(path) as f:
+        report = json.load(f)
+    for t in report.get("targets", []):
+        rows.append({"bench": report.get("bench"), **t})
+with open("out/bench/summary.json", "w") as f:
+    json.dump({"targets": rows, "met": sum(r["met"] for r in rows), "total": len(rows)}, f,
+              indent=2)
+width = max([len(r["name"]) for r in rows] + [6])
+print("%-18s %-*s %14s %-12s %-14s %s" % ("bench", width, "target", "value", "unit", "wanted",
+                                           "verdict"))
+for r in rows:
+    print("%-18s %-*s %14.4g %-12s %-14s %s" % (r["bench"], width, r["name"], r["value"], r["unit"],
+                                               r["target"], "met" if r["met"] else "MISSED"))
+print("%d of %d targets met; out/bench/summary.json" % (sum(r["met"] for r in rows), len(rows)))
+EOF
 echo "reports in out/bench/"
 exit $status

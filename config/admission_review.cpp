@@ -53,13 +53,13 @@ std::string FindingText(const ValidationFinding& f) {
   return f.field.empty() ? f.message : fmt::format("{}: {}", f.field, f.message);
 }
 
-// The hierarchy problems of `quotas`, as comparable (quota key, text) pairs.
-std::set<std::pair<std::string, std::string>> HierarchyProblems(
-    const std::vector<ElasticQuota>& quotas) {
-  std::set<std::pair<std::string, std::string>> out;
+// The hierarchy problems of `quotas`, as comparable (quota key, text, severity) tuples.
+using HierarchyProblem = std::tuple<std::string, std::string, Severity>;
+std::set<HierarchyProblem> HierarchyProblems(const std::vector<ElasticQuota>& quotas) {
+  std::set<HierarchyProblem> out;
   for (const auto& p : CheckQuotaHierarchy(quotas, "in the cluster")) {
     const std::string text = p.field.empty() ? p.message : p.field + ": " + p.message;
-    out.emplace(quotas[p.quota].Key(), text);
+    out.emplace(quotas[p.quota].Key(), text, p.severity);
   }
   return out;
 }
@@ -79,10 +79,13 @@ void CheckAgainstCluster(const ElasticQuota& quota, const AdmissionClusterView& 
     if (other.Key() != quota.Key()) after.push_back(other);
   }
   after.push_back(quota);
+  // Only what this object changes: problems the cluster already had are not blamed on it.
   const auto before_problems = HierarchyProblems(cluster.existing_quotas);
-  for (const auto& [key, text] : HierarchyProblems(after)) {
-    if (before_problems.contains({key, text})) continue;
-    reasons->push_back(key == quota.Key() ? text : fmt::format("ElasticQuota {}: {}", key, text));
+  for (const auto& problem : HierarchyProblems(after)) {
+    if (before_problems.contains(problem)) continue;
+    const auto& [key, text, severity] = problem;
+    std::string line = key == quota.Key() ? text : fmt::format("ElasticQuota {}: {}", key, text);
+    (severity == Severity::kError ? reasons : warnings)->push_back(std::move(line));
   }
   if (cluster.total_allocatable.empty() || !quota.min) return;
   for (const auto& [resource, message] :

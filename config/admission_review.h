@@ -5,9 +5,10 @@
 // The object gets the same checks as `capacity-extender validate` (quota_object_check.h,
 // written once), plus the cluster's:
 //  - deny (403) when the namespace already has an ElasticQuota of another name;
-//  - deny (403) when the hierarchy gets a problem it did not have before: the parent is missing,
-//    a cycle, children's min above the parent's min, a child's max above the parent's max
-//    (existing problems unrelated to this object are not blamed on it);
+//  - deny (403) when the hierarchy gets an error it did not have before: the parent is missing
+//    or in the other API group, a cycle, children's min above the parent's min (existing
+//    problems unrelated to this object are not blamed on it); warn when a child's max comes to
+//    exceed its parent's max (the parent caps it anyway);
 //  - warn when the sum of mins (existing quotas, this one replacing its old version) exceeds
 //    the cluster's allocatable in a resource this quota's min names.
 // An invalid object (bad quantity, unknown field, min > max...) is denied with 400. Every

@@ -50,6 +50,14 @@ std::vector<QuotaSetProblem> CheckQuotaHierarchy(const std::vector<ElasticQuota>
           {i, std::nullopt, ParentAnnotationField(), "the quota names itself as its parent"});
       continue;
     }
+    const ElasticQuota& parent = quotas[it->second];
+    if (!q.api_group.empty() && !parent.api_group.empty() && q.api_group != parent.api_group) {
+      problems.push_back({i, it->second, ParentAnnotationField(),
+                          fmt::format("the parent ElasticQuota {} is a {} quota and this one a {} "
+                                      "quota: a parent must be in the same API group",
+                                      q.parent, parent.api_group, q.api_group)});
+      continue;
+    }
     parent_of[i] = it->second;
     boost::add_edge(i, it->second, graph);
   }
@@ -72,7 +80,8 @@ std::vector<QuotaSetProblem> CheckQuotaHierarchy(const std::vector<ElasticQuota>
          fmt::format("the hierarchy has a cycle: {}", CyclePath(quotas, parent_of, i))});
   }
 
-  // Children must fit in their parent: min sums within the parent's min, max within its max.
+  // Children must fit in their parent: min sums within the parent's min (an error: the
+  // guarantees could not all be met), max within its max (a warning: the parent caps it).
   std::map<std::size_t, std::vector<std::size_t>> children;
   for (std::size_t i = 0; i < quotas.size(); ++i) {
     // Under a cycle there is no well-defined parent to fit in: the cycle is the problem.
@@ -107,10 +116,12 @@ std::vector<QuotaSetProblem> CheckQuotaHierarchy(const std::vector<ElasticQuota>
       for (const auto& [resource, child_max] : quotas[k].max->entries()) {
         const std::optional<int64_t> parent_max = p.max->Find(resource);
         if (!parent_max || child_max <= *parent_max) continue;
-        problems.push_back({k, parent, "spec.max." + std::string(resource.str()),
-                            fmt::format("max {} {} exceeds the parent {}'s max {} {}", resource,
-                                        FormatAmount(resource, child_max), p.Key(), resource,
-                                        FormatAmount(resource, *parent_max))});
+        problems.push_back(
+            {k, parent, "spec.max." + std::string(resource.str()),
+             fmt::format("max {} {} exceeds the parent {}'s max {} {}: the parent caps it anyway",
+                         resource, FormatAmount(resource, child_max), p.Key(), resource,
+                         FormatAmount(resource, *parent_max)),
+             Severity::kWarning});
       }
     }
   }

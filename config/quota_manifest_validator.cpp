@@ -82,11 +82,11 @@ class SetChecker {
                                   : std::string(" (in the cluster snapshot)");
     }
     if (m.located != nullptr) {
-      report_->entries.push_back({m.located->file, m.located->checked.LineOf(p.field),
-                                  Severity::kError, DescribeQuota(m.quota), p.field, message});
+      report_->entries.push_back({m.located->file, m.located->checked.LineOf(p.field), p.severity,
+                                  DescribeQuota(m.quota), p.field, message});
     } else {
-      report_->entries.push_back({snapshot_file_, 0, Severity::kError,
-                                  DescribeQuota(m.quota) + " (cluster)", p.field, message});
+      report_->entries.push_back(
+          {snapshot_file_, 0, p.severity, DescribeQuota(m.quota) + " (cluster)", p.field, message});
     }
   }
 

@@ -5,8 +5,9 @@
 // Per object (quota_object_check.h): apiVersion/kind, strict fields, names, quantities, min <=
 // max, the reference's traps as warnings. Per config document: every key known and well typed,
 // policy names and cross-field rules (extender_config.h).
-// Across the inputs: one ElasticQuota per namespace; the hierarchy (parents exist, no cycles,
-// children fit in their parent: quota_hierarchy_check.h); the same object defined twice.
+// Across the inputs: one ElasticQuota per namespace; the hierarchy (quota_hierarchy_check.h:
+// parents exist in the same API group, no cycles, children's mins fit in their parent's min;
+// a child's max above its parent's max is a warning); the same object defined twice.
 // With nodes (in the inputs or --cluster SNAPSHOT): a min > 0 for a resource no node has
 // (warning); the sum of mins above the total allocatable (an error with --cluster, else a
 // warning). With pods (inputs or snapshot): a resource pods of quota namespaces request that no

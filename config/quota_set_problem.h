@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "config/validation_finding.h"
+
 namespace capext {
 
 struct QuotaSetProblem {
@@ -15,6 +17,8 @@ struct QuotaSetProblem {
   std::optional<std::size_t> other;  // the other quota involved, when there is exactly one
   std::string field;                 // field of `quota`, "" for the object
   std::string message;
+  // kError: validate fails and the webhook denies; kWarning: reported, allowed.
+  Severity severity = Severity::kError;
 };
 
 }  // namespace capext

@@ -6,6 +6,7 @@ namespace capext {
 
 CandidateKey KeyOf(const NodeVictims& c) {
   CandidateKey k;
+  k.distance = c.distance;
   k.pdb_violations = c.pdb_violations;
   k.victims = c.victims.size();
   k.node = c.node;
@@ -22,6 +23,7 @@ CandidateKey KeyOf(const NodeVictims& c) {
 }
 
 bool Before(const CandidateKey& a, const CandidateKey& b) {
+  if (a.distance != b.distance) return a.distance < b.distance;
   if (a.pdb_violations != b.pdb_violations) return a.pdb_violations < b.pdb_violations;
   if (a.highest_priority != b.highest_priority) return a.highest_priority < b.highest_priority;
   if (a.priority_sum != b.priority_sum) return a.priority_sum < b.priority_sum;
@@ -46,8 +48,10 @@ std::size_t ChooseCandidate(const std::vector<NodeVictims>& candidates) {
 }
 
 CandidateKey LowerBoundKey(const std::string& node, int32_t min_highest_priority,
-                           int64_t latest_start, std::size_t min_victims, int32_t lowest_priority) {
+                           int64_t latest_start, std::size_t min_victims, int32_t lowest_priority,
+                           int32_t min_distance) {
   CandidateKey k;
+  k.distance = min_distance;
   k.pdb_violations = 0;
   k.highest_priority = min_highest_priority;
   // Each victim adds priority + 2^31 >= 0: the most important at least min_highest_priority, the

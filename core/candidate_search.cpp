@@ -10,36 +10,36 @@ namespace {
 // Who may give victims, before any removal (a superset of what 1.2 takes: 1.2 re-checks
 // "borrowing" after each removal): per namespace id of the mirror.
 struct VictimNamespaces {
-  std::vector<char> allowed;         // by namespace id
-  bool any = false;                  // some namespace is allowed
-  bool lower_priority_only = false;  // only pods of priority < the preemptor's
-  int32_t priority = 0;              // the preemptor's
+  struct Scope {
+    bool allowed = false;
+    bool lower_priority_only = false;  // only pods of priority < the preemptor's
+    int32_t distance = 0;
+  };
+  std::vector<Scope> by_id;  // by namespace id of the mirror
+  bool any = false;          // some namespace is allowed
+  int32_t priority = 0;      // the preemptor's
   bool Takes(const NamespaceSlice& s) const {
-    return s.pods > 0 && allowed[s.ns] != 0 && (!lower_priority_only || s.priority < priority);
+    const Scope& scope = by_id[s.ns];
+    return s.pods > 0 && scope.allowed && (!scope.lower_priority_only || s.priority < priority);
   }
 };
 
 VictimNamespaces FindVictimNamespaces(const ClusterState& state, const PreemptorContext& ctx) {
   const DenseNodes& dense = *state.dense_nodes();
+  auto state_used = [&](int node) -> const ResourceList& { return state.ledger().NodeUsed(node); };
   VictimNamespaces v;
   v.priority = ctx.pod->priority;
-  v.lower_priority_only = ctx.quota == nullptr || ctx.more_than_min;
-  v.allowed.assign(dense.namespaces().size(), 0);
+  v.by_id.resize(dense.namespaces().size());
   for (std::size_t id = 0; id < dense.namespaces().size(); ++id) {
-    const std::string& ns = dense.namespaces()[id];
-    const ElasticQuota* quota = state.QuotaFor(ns);
-    bool take;
-    if (ctx.quota != nullptr) {
-      take = ctx.more_than_min ? ns == ctx.pod->ns
-                               : ns != ctx.pod->ns && quota != nullptr &&
-                                     IsBorrowing(state.semantics(), *quota, state.Used(ns));
-    } else {
-      take = quota == nullptr;
-    }
-    // A namespace without a pod that could be taken gives nothing anywhere.
-    take = take && dense.HasPods(static_cast<int>(id), v.lower_priority_only, v.priority);
-    v.allowed[id] = take ? 1 : 0;
-    v.any = v.any || take;
+    const VictimRule::Scope scope = ctx.rule->ScopeOf(dense.namespaces()[id]);
+    VictimNamespaces::Scope& out = v.by_id[id];
+    // A namespace without a pod that could be taken gives nothing anywhere; (2) is checked on
+    // the state before any removal (victim selection re-checks it as it removes).
+    out.allowed = scope.any && (!scope.recheck || ctx.rule->SideBorrowing(scope, state_used)) &&
+                  dense.HasPods(static_cast<int>(id), scope.lower_priority_only, v.priority);
+    out.lower_priority_only = scope.lower_priority_only;
+    out.distance = scope.distance;
+    v.any = v.any || out.allowed;
   }
   return v;
 }
@@ -70,10 +70,19 @@ bool ComputeNeed(const ClusterState& state, const PreemptorContext& ctx, Reclaim
     }
   };
   const ResourceList& request = ctx.pod->quota_request();
-  auto over_max = ExceedsMax(state.semantics(), *ctx.quota, state.Used(ctx.pod->ns), request);
-  if (!over_max.empty() && !ctx.more_than_min) return false;
-  add(over_max);
-  add(ExceedsAggregateMin(state.semantics(), *ctx.quota, state.totals(), request));
+  if (state.ledger().tree().flat()) {
+    auto over_max = ExceedsMax(state.semantics(), *ctx.quota, state.Used(ctx.pod->ns), request);
+    if (!over_max.empty() && !ctx.more_than_min) return false;
+    add(over_max);
+  } else {
+    // Victims in another namespace of a level's subtree lower that level's usage too: every
+    // level's excess is a need, and none is hopeless here (victim selection decides).
+    for (const auto& level : ctx.path.levels) {
+      add(ExceedsMax(state.semantics(), *level.quota, state.ledger().NodeUsed(level.node),
+                     request));
+    }
+  }
+  add(ExceedsAggregateMin(state.semantics(), *ctx.alone.root, state.totals(), request));
   return true;
 }
 
@@ -97,9 +106,11 @@ bool VictimBound(const DenseNodes& dense, int n, const DenseRequest& r, const Re
   const int64_t needed_pods = std::max<int64_t>(need.pods, 1 - dense.PodSlots(n));
   freed.assign(dims, 0);
   int64_t pods = 0;
+  int32_t min_distance = INT32_MAX;
   entries.clear();
   for (const NamespaceSlice& s : dense.Slices(n)) {
     if (!victims.Takes(s)) continue;
+    min_distance = std::min(min_distance, victims.by_id[s.ns].distance);
     entries.push_back(&s);
     pods += s.pods;
     for (std::size_t d = 0; d < dims; ++d)
@@ -149,7 +160,7 @@ bool VictimBound(const DenseNodes& dense, int n, const DenseRequest& r, const Re
     if (!enough()) continue;
     if (!refine) {
       // The cheap bound: priority only (one victim, the best possible start).
-      *bound = LowerBoundKey(dense.name(n), priority, INT64_MAX, 1, lowest);
+      *bound = LowerBoundKey(dense.name(n), priority, INT64_MAX, 1, lowest, min_distance);
       return true;
     }
     int64_t count = std::max<int64_t>(1, needed_pods);
@@ -172,8 +183,8 @@ bool VictimBound(const DenseNodes& dense, int n, const DenseRequest& r, const Re
         count = 2;
       }
     }
-    *bound =
-        LowerBoundKey(dense.name(n), priority, latest, static_cast<std::size_t>(count), lowest);
+    *bound = LowerBoundKey(dense.name(n), priority, latest, static_cast<std::size_t>(count), lowest,
+                           min_distance);
     return true;
   }
   return false;
@@ -225,8 +236,9 @@ CandidateSearchResult SearchCandidates(const ClusterState& state, DensePlacement
   out.pool = pool.size();
 
   // 1.2 on the pool's nodes, most promising first, until no remaining node can beat the best
-  // candidate (its bound is not before the best key). Nodes are grouped by the priority part of
-  // their bound; a group's bounds are refined (victim count, start) only when it is reached.
+  // candidate (its bound is not before the best key). Nodes are grouped by the distance and
+  // priority parts of their bound; a group's bounds are refined (victim count, start) only when
+  // it is reached.
   std::sort(pool.begin(), pool.end(),
             [](const PoolNode& a, const PoolNode& b) { return Before(a.bound, b.bound); });
   std::size_t best = 0;
@@ -237,7 +249,7 @@ CandidateSearchResult SearchCandidates(const ClusterState& state, DensePlacement
   for (std::size_t group = 0; group < pool.size();) {
     if (beaten(pool[group].bound)) break;
     std::size_t end = group;
-    while (end < pool.size() &&
+    while (end < pool.size() && pool[end].bound.distance == pool[group].bound.distance &&
            pool[end].bound.highest_priority == pool[group].bound.highest_priority)
       ++end;
     for (std::size_t k = group; k < end; ++k) {

@@ -137,7 +137,7 @@ bool ClusterState::UpsertQuota(const ElasticQuota& quota) {
   ++version_;
   const bool differs = journal_ && ChangeJournal::QuotaSpecDiffers(QuotaFor(quota.ns), quota);
   const bool used = store_.quota_set().Upsert(quota);
-  if (used) ledger_.RebuildTotals(store_.quota_set());
+  if (used) ledger_.RebuildQuotas(store_.quota_set());
   if (used && differs) journal_->Record(ChangeJournal::Kind::kQuota, quota.ns);
   return used;
 }
@@ -145,7 +145,7 @@ bool ClusterState::UpsertQuota(const ElasticQuota& quota) {
 void ClusterState::DeleteQuota(std::string_view ns, std::string_view name) {
   ++version_;
   if (!store_.quota_set().Delete(ns, name)) return;
-  ledger_.RebuildTotals(store_.quota_set());
+  ledger_.RebuildQuotas(store_.quota_set());
   if (journal_) journal_->Record(ChangeJournal::Kind::kQuota, ns);
 }
 

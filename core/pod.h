@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -90,8 +91,20 @@ inline std::string StoreKeyOf(const Pod& pod) {
 // A Pod after normalisation (see the file comment). Made only by PodNormalizer; read as a Pod.
 class NormalizedPod : public Pod {
  public:
+  NormalizedPod(const NormalizedPod& other)
+      : Pod(other),
+        fallback_key_(other.fallback_key_ ? std::make_unique<std::string>(*other.fallback_key_)
+                                          : nullptr),
+        quota_request_(other.quota_request_) {}
+  NormalizedPod& operator=(const NormalizedPod& other) {
+    if (this != &other) *this = NormalizedPod(other);
+    return *this;
+  }
+  NormalizedPod(NormalizedPod&&) noexcept = default;
+  NormalizedPod& operator=(NormalizedPod&&) noexcept = default;
+
   // StoreKeyOf(*this), without a copy.
-  const std::string& store_key() const { return uid.empty() ? fallback_key_ : uid; }
+  const std::string& store_key() const { return uid.empty() ? *fallback_key_ : uid; }
   // What the pod adds to its quota's usage (QuotaRequestOf under the state's semantics).
   const ResourceList& quota_request() const { return quota_request_; }
 
@@ -101,14 +114,16 @@ class NormalizedPod : public Pod {
     uid = std::move(new_uid);
     name = std::move(new_name);
     creation_ms = new_creation_ms;
-    fallback_key_ = uid.empty() ? Key() : std::string();
+    fallback_key_ = uid.empty() ? std::make_unique<std::string>(Key()) : nullptr;
   }
 
  private:
   friend class PodNormalizer;
   explicit NormalizedPod(Pod&& raw) : Pod(std::move(raw)) {}
 
-  std::string fallback_key_;  // "namespace/name" for a pod without a uid, else empty
+  // "namespace/name" for a pod without a uid (rare: snapshots and tests), else null; a pointer
+  // keeps every other pod 24 bytes smaller.
+  std::unique_ptr<std::string> fallback_key_;
   ResourceList quota_request_;
 };
 

@@ -6,7 +6,7 @@ NormalizedPod PodNormalizer::Normalize(Pod raw) const {
   Resolve(&raw);
   raw.requests.ShrinkToFit();
   NormalizedPod pod(std::move(raw));
-  if (pod.uid.empty()) pod.fallback_key_ = pod.Key();
+  if (pod.uid.empty()) pod.fallback_key_ = std::make_unique<std::string>(pod.Key());
   pod.quota_request_ = QuotaRequestOf(semantics_, pod);
   pod.quota_request_.ShrinkToFit();
   return pod;

@@ -8,53 +8,14 @@
 #include <string>
 #include <string_view>
 
+#include "core/quantity_internal.h"
+
 namespace capext {
 namespace {
 
-using Int128 = __int128;
-using UInt128 = unsigned __int128;
-
-// Most significant digits a parsed decimal value may keep: with 10^36 > |mantissa|, printing
-// (which multiplies by at most 100) and comparing (which aligns to at most 36 digits) stay
-// below 2^127.
-constexpr int kMaxDigits = 36;
-// Kubernetes keeps values to nano precision (resource.Nano).
-constexpr int64_t kNanoScale = -9;
-// ParseQuantity caps binary SI magnitudes here (math.go: maxAllowed).
-constexpr UInt128 kBinaryCap = static_cast<UInt128>(std::numeric_limits<int64_t>::max());
-constexpr UInt128 kInt64MinMagnitude = static_cast<UInt128>(1) << 63;
-
-constexpr UInt128 Pow10(int n) {
-  UInt128 result = 1;
-  for (int i = 0; i < n; ++i)
-    result *= 10;
-  return result;
-}
+using namespace quantity_internal;  // NOLINT: this file is its other half
 
 [[maybe_unused]] constexpr UInt128 kMantissaLimit = Pow10(kMaxDigits);
-
-int DigitCount(UInt128 v) {
-  int n = 1;
-  while (v >= 10) {
-    v /= 10;
-    ++n;
-  }
-  return n;
-}
-
-UInt128 Magnitude(Int128 v) {
-  return v < 0 ? -static_cast<UInt128>(v) : static_cast<UInt128>(v);
-}
-
-std::string DigitsOf(UInt128 v) {
-  std::array<char, 40> buf{};
-  size_t pos = buf.size();
-  do {
-    buf[--pos] = static_cast<char>('0' + static_cast<int>(v % 10));
-    v /= 10;
-  } while (v != 0);
-  return std::string(buf.data() + pos, buf.size() - pos);
-}
 
 bool IsDigit(char c) {
   return c >= '0' && c <= '9';
@@ -231,22 +192,6 @@ UInt128 ParseDigits(std::string_view digits) {
   return v;
 }
 
-// Compares |a| * 10^sa with |b| * 10^sb, both magnitudes non-zero and below 10^36.
-int CompareMagnitude(UInt128 a, int64_t sa, UInt128 b, int64_t sb) {
-  const int64_t top_a = DigitCount(a) + sa;
-  const int64_t top_b = DigitCount(b) + sb;
-  if (top_a != top_b) return top_a < top_b ? -1 : 1;
-  // Same leading digit position: aligning the smaller scale keeps both within 36 digits.
-  if (sa > sb) a *= Pow10(static_cast<int>(sa - sb));
-  if (sb > sa) b *= Pow10(static_cast<int>(sb - sa));
-  if (a == b) return 0;
-  return a < b ? -1 : 1;
-}
-
-bool IsHugePages(std::string_view name) {
-  return name.substr(0, 10) == "hugepages-";
-}
-
 }  // namespace
 
 Quantity::Quantity(Int128 mantissa, int64_t scale, Format format) : format_(format) {
@@ -356,118 +301,6 @@ bool Quantity::Parse(std::string_view text, Quantity* out, std::string* error) {
   const auto magnitude = static_cast<Int128>(ParseDigits(digits));
   *out = Quantity(negative ? -magnitude : magnitude, exponent, format);
   return true;
-}
-
-Quantity Quantity::FromInt(int64_t value, Format format) {
-  return Quantity(value, 0, format);
-}
-
-Quantity Quantity::FromMilli(int64_t milli) {
-  return Quantity(milli, -3, Format::kDecimalSI);
-}
-
-std::string Quantity::ToString() const {
-  if (mantissa_ == 0) return "0";
-  const bool negative = mantissa_ < 0;
-  UInt128 magnitude = Magnitude(mantissa_);
-  std::string out = negative ? "-" : "";
-
-  // BinarySI only for integers of magnitude >= 1024; a value that large with more than 38 digits
-  // cannot be BinarySI (parsing caps at 2^63-1), the guard only keeps the arithmetic in range.
-  if (format_ == Format::kBinarySI && scale_ >= 0 &&
-      DigitCount(magnitude) + static_cast<int64_t>(scale_) <= 38 &&
-      CompareMagnitude(magnitude, scale_, 1024, 0) >= 0) {
-    magnitude *= Pow10(scale_);
-    static constexpr std::array<std::string_view, 7> kBinary = {"",   "Ki", "Mi", "Gi",
-                                                                "Ti", "Pi", "Ei"};
-    size_t power = 0;
-    while (power + 1 < kBinary.size() && magnitude % 1024 == 0) {
-      magnitude /= 1024;
-      ++power;
-    }
-    return out + DigitsOf(magnitude) + std::string(kBinary[power]);
-  }
-
-  // Lower the exponent to a multiple of 3 (the mantissa stays an integer).
-  int64_t exponent = scale_;
-  const int64_t extra = ((exponent % 3) + 3) % 3;
-  magnitude *= Pow10(static_cast<int>(extra));
-  exponent -= extra;
-  out += DigitsOf(magnitude);
-
-  if (format_ != Format::kDecimalExponent && exponent >= -9 && exponent <= 18) {
-    static constexpr std::array<std::string_view, 10> kDecimal = {"n", "u", "m", "",  "k",
-                                                                  "M", "G", "T", "P", "E"};
-    return out + std::string(kDecimal[static_cast<size_t>((exponent + 9) / 3)]);
-  }
-  // DecimalSI has no suffix beyond E (10^18): like current Kubernetes, use the exponent form.
-  if (exponent != 0) out += "e" + std::to_string(exponent);
-  return out;
-}
-
-int64_t Quantity::ScaledValue(int target) const {
-  if (mantissa_ == 0) return 0;
-  const bool negative = mantissa_ < 0;
-  const UInt128 magnitude = Magnitude(mantissa_);
-  const UInt128 limit = negative ? kInt64MinMagnitude : kInt64MinMagnitude - 1;
-  const int64_t shift = static_cast<int64_t>(scale_) - target;
-  const int64_t saturated =
-      negative ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
-
-  UInt128 result = 0;
-  if (shift >= 0) {
-    // 10^19 alone exceeds the int64 range; below that, magnitude <= 2^63 keeps the product
-    // below 2^127.
-    if (shift > 18 || magnitude > limit) return saturated;
-    result = magnitude * Pow10(static_cast<int>(shift));
-  } else if (-shift > kMaxDigits) {
-    result = 1;  // 0 < |value| < 10^36 * 10^shift <= 1 unit.
-  } else {
-    const UInt128 divisor = Pow10(static_cast<int>(-shift));
-    result = magnitude / divisor + (magnitude % divisor != 0 ? 1 : 0);
-  }
-  if (result > limit) return saturated;
-  return negative ? static_cast<int64_t>(-static_cast<Int128>(result))
-                  : static_cast<int64_t>(result);
-}
-
-int64_t Quantity::Value() const {
-  return ScaledValue(0);
-}
-
-int64_t Quantity::MilliValue() const {
-  return ScaledValue(-3);
-}
-
-bool Quantity::IsNegative() const {
-  return mantissa_ < 0;
-}
-
-bool Quantity::IsZero() const {
-  return mantissa_ == 0;
-}
-
-int Quantity::Compare(const Quantity& other) const {
-  const int sign = (mantissa_ > 0) - (mantissa_ < 0);
-  const int other_sign = (other.mantissa_ > 0) - (other.mantissa_ < 0);
-  if (sign != other_sign) return sign < other_sign ? -1 : 1;
-  if (sign == 0) return 0;
-  const int by_magnitude =
-      CompareMagnitude(Magnitude(mantissa_), scale_, Magnitude(other.mantissa_), other.scale_);
-  return sign > 0 ? by_magnitude : -by_magnitude;
-}
-
-int64_t DecisionAmount(std::string_view resource_name, const Quantity& q) {
-  return resource_name == "cpu" ? q.MilliValue() : q.Value();
-}
-
-Quantity QuantityFromDecisionAmount(std::string_view resource_name, int64_t amount) {
-  if (resource_name == "cpu") return Quantity::FromMilli(amount);
-  if (resource_name == "memory" || resource_name == "ephemeral-storage" ||
-      IsHugePages(resource_name)) {
-    return Quantity::FromInt(amount, Quantity::Format::kBinarySI);
-  }
-  return Quantity::FromInt(amount, Quantity::Format::kDecimalSI);
 }
 
 }  // namespace capext

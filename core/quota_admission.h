@@ -1,13 +1,20 @@
-// The admission check of capacity-semantics 1.1: does pod p fit its namespace's ElasticQuota?
-//   inEQ = request(p) + requests of pods nominated in p's namespace with priority >= p's;
-//   all  = inEQ + requests of nominated pods of other quota namespaces not borrowing.
-//   1. used(q) + inEQ exceeds max(q)      -> Unschedulable (UnschedulableAndUnresolvable when
-//                                            request(p) alone exceeds max(q));
-//   2. Σused + all exceeds Σmin            -> Unschedulable;
+// The admission check of capacity-semantics 1.1, over the quota tree (docs/quota-hierarchy.md):
+// does pod p fit its quota, every ancestor of it, and the cluster-wide rule?
+//   r_x  = request(p) + requests of pods nominated in x's subtree with priority >= p's (p's
+//          own nomination excluded); at p's leaf this is today's inEQ;
+//   all  = r_q + requests of nominated pods of namespaces outside q's subtree whose own quota is
+//          not borrowing;
+//   1. used(x) + r_x exceeds max(x), for q and then each ancestor x -> Unschedulable, naming the
+//      first quota that blocks (UnschedulableAndUnresolvable when request(p) alone exceeds the
+//      max of q or of an ancestor: nothing can ever help);
+//   2. Σused + all exceeds Σmin, both over the root quotas -> Unschedulable;
 //   3. otherwise pass. A namespace without a quota always passes.
+// With no parents, q is a root and its own leaf, and this is exactly the flat check.
 // Reasons name every term: "cpu used 0 + nominated 2 + request 3 > max 4".
 // Thread-safety: pure functions over a ClusterState the caller keeps still.
 #pragma once
+
+#include <vector>
 
 #include "core/cluster_state.h"
 #include "core/status.h"
@@ -16,23 +23,56 @@ namespace capext {
 
 // The nominated sums of 1.1 for `pod`, each including the pod's own quota request.
 struct NominatedSums {
-  ResourceList in_eq;
+  ResourceList in_eq;  // r at the pod's leaf (today's inEQ)
   ResourceList all;
 };
-NominatedSums ComputeNominatedSums(const ClusterState& state, const NormalizedPod& pod);
+
+// What admission checks a pod against, computed once per pod: the levels from its quota up to
+// its root with their r_x, and the sums.
+struct AdmissionPath {
+  struct Level {
+    int node = -1;                        // a quota node of the tree
+    const ElasticQuota* quota = nullptr;  // its quota
+    // Index into `extra_in_eq` of r at this level, or -1 when it is sums.in_eq (the level's
+    // subtree holds only the pod's namespace).
+    int in_eq = -1;
+  };
+  const ElasticQuota* quota = nullptr;  // the pod's quota; nullptr: no quota, always admitted
+  int leaf = -1;                        // the pod's leaf in the tree
+  std::vector<Level> levels;            // q's node first, then each ancestor up to the root
+  const ElasticQuota* root = nullptr;   // the root quota over q (q itself when flat)
+  NominatedSums sums;
+  std::vector<ResourceList> extra_in_eq;
+  const ResourceList& InEq(const Level& level) const {
+    return level.in_eq < 0 ? sums.in_eq : extra_in_eq[static_cast<std::size_t>(level.in_eq)];
+  }
+};
+
+AdmissionPath MakeAdmissionPath(const ClusterState& state, const NormalizedPod& pod);
+
+// The nominated sums of 1.1 for `pod` (MakeAdmissionPath's).
+inline NominatedSums ComputeNominatedSums(const ClusterState& state, const NormalizedPod& pod) {
+  return MakeAdmissionPath(state, pod).sums;
+}
 
 // 1.1 against the state's usage (bound + reserved) and nominations.
 Status CheckQuota(const ClusterState& state, const NormalizedPod& pod);
 
-// 1.1 with explicit inputs, for what-if evaluation. `used` is the usage of the pod's quota,
-// `totals` the cluster-wide sums; `sums` as ComputeNominatedSums.
-Status CheckQuotaWith(QuotaSemantics semantics, const NormalizedPod& pod, const ElasticQuota& quota,
-                      const ResourceList& used, const AggregateTotals& totals,
-                      const NominatedSums& sums);
+// 1.1 for a path, with the usage of each tree node from `used_of(node)` and the cluster-wide
+// sums `totals` (a what-if of victim selection passes its own).
+template <typename UsedOf>
+bool QuotaPasses(QuotaSemantics semantics, const AdmissionPath& path, UsedOf&& used_of,
+                 const AggregateTotals& totals) {
+  if (path.quota == nullptr) return true;
+  for (const auto& level : path.levels) {
+    if (!ExceedsMax(semantics, *level.quota, used_of(level.node), path.InEq(level)).empty())
+      return false;
+  }
+  return ExceedsAggregateMin(semantics, *path.root, totals, path.sums.all).empty();
+}
 
-// CheckQuotaWith(...).ok(), without building the reason (for what-if loops).
-bool QuotaCheckPasses(QuotaSemantics semantics, const ElasticQuota& quota, const ResourceList& used,
-                      const AggregateTotals& totals, const ResourceList& in_eq,
-                      const ResourceList& all);
+// QuotaPasses with the reason: the first level or rule that fails.
+Status CheckQuotaPath(const ClusterState& state, const NormalizedPod& pod,
+                      const AdmissionPath& path);
 
 }  // namespace capext

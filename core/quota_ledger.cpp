@@ -13,14 +13,17 @@ void QuotaLedger::ChangeUsage(const QuotaSet& quotas, std::string_view ns,
   if (it == usage_.end()) it = usage_.emplace(std::string(ns), Usage{}).first;
   Usage& u = it->second;
   ResourceList& part = reserved ? u.reserved : u.bound;
-  const ElasticQuota* quota = quotas.QuotaFor(ns);
+  (void)quotas;
+  const int leaf = tree_.LeafOf(ns);
+  const ElasticQuota* root = leaf < 0 ? nullptr : &tree_.quota(tree_.RootOf(leaf));
   // The same saturating arithmetic as adding the list, or subtracting it.
   for (const auto& [name, amount] : quota_request.entries()) {
     const int64_t delta = sign > 0 ? amount : SaturatingSub(0, amount);
     part.AddTo(name, delta);
     u.used.AddTo(name, delta);
-    if (quota != nullptr && CountsInTotals(semantics_, *quota, name))
-      totals_.used.AddTo(name, delta);
+    for (int node = leaf; node >= 0; node = tree_.parent(node))
+      node_used_[node].AddTo(name, delta);
+    if (root != nullptr && CountsInTotals(semantics_, *root, name)) totals_.used.AddTo(name, delta);
   }
 }
 
@@ -39,10 +42,16 @@ const ResourceList& QuotaLedger::Reserved(std::string_view ns) const {
   return it == usage_.end() ? kEmpty : it->second.reserved;
 }
 
-void QuotaLedger::RebuildTotals(const QuotaSet& quotas) {
+void QuotaLedger::RebuildQuotas(const QuotaSet& quotas) {
+  tree_.Rebuild(quotas);
+  node_used_.assign(static_cast<std::size_t>(tree_.size()), ResourceList{});
+  for (const auto& [ns, usage] : usage_) {
+    for (int node = tree_.LeafOf(ns); node >= 0; node = tree_.parent(node))
+      node_used_[node].Add(usage.used);
+  }
   AggregateBuilder builder(semantics_);
-  for (const auto& [ns, quota] : quotas.quotas())
-    builder.AddQuota(quota, Used(ns));
+  for (int root : tree_.roots())
+    builder.AddQuota(tree_.quota(root), node_used_[root]);
   totals_ = std::move(builder).Build();
 }
 

@@ -1,7 +1,8 @@
-// QuotaLedger: the accounting of capacity-semantics 2 — what each namespace uses, the
-// cluster-wide sums the aggregated-min check reads, and the capacity held for pods not yet seen
-// bound: reservations (made only by /bind, until the watch shows the pod bound, or released, or
-// expired) and nominations (ours, made by the reclaim controller with a TTL; or mirroring a
+// QuotaLedger: the accounting of capacity-semantics 2 — what each namespace uses, what each node
+// of the quota tree uses (its subtree's usage: docs/quota-hierarchy.md), the cluster-wide sums
+// over the root quotas that the aggregated-min check reads, and the capacity held for pods not yet
+// seen bound: reservations (made only by /bind, until the watch shows the pod bound, or released,
+// or expired) and nominations (ours, made by the reclaim controller with a TTL; or mirroring a
 // pending pod's status.nominatedNodeName).
 //   used(ns) = requests (as the quota counts them) of the namespace's bound, non-terminal pods
 //              + its reservations.
@@ -23,6 +24,7 @@
 #include "core/name_index.h"
 #include "core/quota_semantics.h"
 #include "core/quota_set.h"
+#include "core/quota_tree.h"
 #include "core/resource_list.h"
 
 namespace capext {
@@ -65,10 +67,14 @@ class QuotaLedger {
   const ResourceList& Used(std::string_view ns) const;
   const ResourceList& Bound(std::string_view ns) const;
   const ResourceList& Reserved(std::string_view ns) const;
-  // Cluster-wide sums over every quota (1.1 step 2), kept up to date incrementally.
+  // The quota tree, and what each of its nodes uses (the subtree's usage; an own node: its
+  // namespace's), kept up to date incrementally along the path of every change.
+  const QuotaTree& tree() const { return tree_; }
+  const ResourceList& NodeUsed(int node) const { return node_used_[node]; }
+  // Cluster-wide sums over the root quotas (1.1 step 2), kept up to date incrementally.
   const AggregateTotals& totals() const { return totals_; }
-  // Recomputes the sums after the set of quotas changed.
-  void RebuildTotals(const QuotaSet& quotas);
+  // Rebuilds the tree, the subtree usage and the sums after the set of quotas changed.
+  void RebuildQuotas(const QuotaSet& quotas);
 
   // --- reservations --------------------------------------------------------------------------
   const Reservation* FindReservation(std::string_view uid) const;
@@ -111,6 +117,8 @@ class QuotaLedger {
 
   QuotaSemantics semantics_;
   std::map<std::string, Usage, std::less<>> usage_;  // by namespace
+  QuotaTree tree_;
+  std::vector<ResourceList> node_used_;  // by tree node
   AggregateTotals totals_;
   ReservationMap reservations_;  // by uid
   NominationMap ours_;           // by uid

@@ -79,6 +79,12 @@ ReclaimPlanForPod PlanReclaim(const ClusterState& state, const NormalizedPod& po
   plan.victims = preemption.chosen.victims;
   plan.pdb_violations = preemption.chosen.pdb_violations;
   plan.candidates = preemption.candidates.size();
+  plan.distance = preemption.chosen.distance;
+  {
+    const NormalizedPod& self = pod;
+    const AdmissionPath path = MakeAdmissionPath(state, self);
+    plan.level = VictimRule(state, self, path).DescribeLevel(plan.distance);
+  }
   plan.why = Status::WithCode(
       feasibility.quota.ok() ? StatusCode::kUnschedulable : feasibility.quota.code(),
       unschedulable);

@@ -31,6 +31,10 @@ struct ReclaimPlanForPod {
   Status why;
   std::string explanation;     // kEvict: the victims chosen and why, for logs
   std::size_t candidates = 0;  // kEvict: how many candidate nodes were found
+  // kEvict: where the victims meet the pod in the quota tree (victim_rule.h): the farthest
+  // victim's distance, and that level described ("ElasticQuota team-a/team-a").
+  int32_t distance = 0;
+  std::string level;
 };
 
 struct ReclaimOptions {

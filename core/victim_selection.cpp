@@ -11,14 +11,15 @@
 
 namespace capext {
 
-// Per preemptor: each namespace met resolved once (its quota, usage and governed resources), and
-// the buffers of the what-if reused from node to node (their capacity stays: no allocation per
-// node once warm).
+// Per preemptor: each namespace met resolved once (its quota, tree leaf, victim scope and the
+// resources its root counts in the cluster-wide sums), and the buffers of the what-if reused from
+// node to node (their capacity stays: no allocation per node once warm).
 struct VictimSelectionScratch {
   struct Namespace {
     const ElasticQuota* quota = nullptr;
-    ResourceList used;                   // QuotaBook::Used, before any change
-    std::vector<ResourceName> governed;  // kCapacityExtender: the names in min or max
+    int leaf = -1;                       // its leaf in the quota tree
+    const ElasticQuota* root = nullptr;  // the root quota over it
+    VictimRule::Scope scope;             // for the current preemptor
   };
   NameIndex namespace_index;
   std::deque<Namespace> namespaces;  // by namespace_index id (stable addresses)
@@ -38,9 +39,14 @@ struct VictimSelectionScratch {
     int64_t requested = 0;
   };
   std::vector<Tracked> tracked;
-  std::vector<std::pair<const Namespace*, ResourceList>> used;  // namespaces changed so far
+  std::vector<std::pair<int, ResourceList>> used;  // tree nodes changed so far, their usage
   std::size_t used_count = 0;
-  std::vector<const NormalizedPod*> pods, potential, ordered, violating, non_violating;
+  std::vector<const NormalizedPod*> potential, ordered, violating, non_violating;
+  struct Entry {
+    const NormalizedPod* pod;
+    const Namespace* ns;
+  };
+  std::vector<Entry> entries;
 
   // Forgets what was learnt from another state or an earlier version of it.
   void Bind(const ClusterState& s) {
@@ -52,23 +58,18 @@ struct VictimSelectionScratch {
     version = s.version();
   }
 
-  const Namespace& NamespaceOf(const ClusterState& s, const std::string& ns) {
+  const Namespace& NamespaceOf(const ClusterState& s, const VictimRule& rule,
+                               const std::string& ns) {
     const int64_t id = namespace_index.Find(ns);
     if (id >= 0) return namespaces[static_cast<std::size_t>(id)];
     Namespace& info = namespaces.emplace_back();
     info.quota = s.QuotaFor(ns);
     if (info.quota != nullptr) {
-      info.used = s.Used(ns);
-      for (const auto* list : {&info.quota->min, &info.quota->max}) {
-        if (!list->has_value()) continue;
-        for (const auto& [name, amount] : (*list)->entries()) {
-          if (Governs(s.semantics(), *info.quota, name) &&
-              std::find(info.governed.begin(), info.governed.end(), name) == info.governed.end()) {
-            info.governed.push_back(name);
-          }
-        }
-      }
+      const QuotaTree& tree = s.ledger().tree();
+      info.leaf = tree.LeafOf(ns);
+      info.root = &tree.quota(tree.RootOf(info.leaf));
     }
+    info.scope = rule.ScopeOf(ns);
     namespace_index.Insert(ns, static_cast<uint32_t>(namespaces.size() - 1));
     return info;
   }
@@ -76,16 +77,9 @@ struct VictimSelectionScratch {
 
 namespace {
 
-bool Contains(const std::vector<ResourceName>& names, ResourceName name) {
-  for (const ResourceName n : names) {
-    if (n == name) return true;
-  }
-  return false;
-}
-
 // A private copy of what removing or restoring pods changes: the node's requested resources and
-// pod count, the usage of every quota touched, and the cluster-wide totals. Lives in the scratch
-// buffers; nothing is allocated per change.
+// pod count, the usage of every quota tree node touched, and the cluster-wide totals. Lives in
+// the scratch buffers; nothing is allocated per change once warm.
 class WhatIf {
  public:
   WhatIf(const ClusterState& state, const PreemptorContext& preemptor, const NodeInfo& node,
@@ -114,7 +108,6 @@ class WhatIf {
     max_pods_ = node_.allocatable.Find(kPodsName);
   }
 
-  // `ns` is the pod's namespace (NamespaceOf(pod.ns)).
   void Remove(const NormalizedPod& pod, const VictimSelectionScratch::Namespace& ns) {
     Change(pod, ns, -1);
   }
@@ -132,16 +125,26 @@ class WhatIf {
     return true;
   }
 
-  // The usage of `ns`'s quota with every change applied.
-  const ResourceList& UsedOf(const VictimSelectionScratch::Namespace& ns) const {
+  // The usage of a quota tree node with every change applied.
+  const ResourceList& UsedOf(int node) const {
     for (std::size_t i = 0; i < s_.used_count; ++i) {
-      if (s_.used[i].first == &ns) return s_.used[i].second;
+      if (s_.used[i].first == node) return s_.used[i].second;
     }
-    return ns.used;
+    return state_.ledger().NodeUsed(node);
   }
   const AggregateTotals& totals() const { return s_.totals; }
 
  private:
+  ResourceList* MutableUsed(int node) {
+    for (std::size_t i = 0; i < s_.used_count; ++i) {
+      if (s_.used[i].first == node) return &s_.used[i].second;
+    }
+    if (s_.used_count == s_.used.size()) s_.used.emplace_back();
+    s_.used[s_.used_count].first = node;
+    s_.used[s_.used_count].second = state_.ledger().NodeUsed(node);
+    return &s_.used[s_.used_count++].second;
+  }
+
   // The same arithmetic as adding a delta list built from ±request (saturating, per name).
   void Change(const NormalizedPod& pod, const VictimSelectionScratch::Namespace& ns, int sign) {
     for (auto& t : s_.tracked) {
@@ -150,23 +153,16 @@ class WhatIf {
     }
     pod_count_ += sign;
     if (ns.quota == nullptr) return;
-    ResourceList* used = nullptr;
-    for (std::size_t i = 0; i < s_.used_count; ++i) {
-      if (s_.used[i].first == &ns) used = &s_.used[i].second;
-    }
-    if (used == nullptr) {
-      if (s_.used_count == s_.used.size()) s_.used.emplace_back();
-      s_.used[s_.used_count].first = &ns;
-      s_.used[s_.used_count].second = ns.used;
-      used = &s_.used[s_.used_count++].second;
-    }
+    const QuotaTree& tree = state_.ledger().tree();
     const QuotaSemantics semantics = state_.semantics();
+    for (int node = ns.leaf; node >= 0; node = tree.parent(node)) {
+      ResourceList* used = MutableUsed(node);
+      for (const auto& [name, amount] : pod.quota_request().entries())
+        used->AddTo(name, sign > 0 ? amount : SaturatingSub(0, amount));
+    }
     for (const auto& [name, amount] : pod.quota_request().entries()) {
-      const int64_t delta = sign > 0 ? amount : SaturatingSub(0, amount);
-      used->AddTo(name, delta);
-      if (semantics == QuotaSemantics::kSchedulerPlugins || Contains(ns.governed, name)) {
-        s_.totals.used.AddTo(name, delta);
-      }
+      if (CountsInTotals(semantics, *ns.root, name))
+        s_.totals.used.AddTo(name, sign > 0 ? amount : SaturatingSub(0, amount));
     }
   }
 
@@ -178,12 +174,19 @@ class WhatIf {
   std::optional<int64_t> max_pods_;
 };
 
-bool QuotaFails(const ClusterState& state, const PreemptorContext& p, const WhatIf& what_if,
-                const VictimSelectionScratch::Namespace& own, const ResourceList& in_eq,
-                const ResourceList& all) {
-  if (p.quota == nullptr) return false;
-  return !QuotaCheckPasses(state.semantics(), *p.quota, what_if.UsedOf(own), what_if.totals(),
-                           in_eq, all);
+bool QuotaFails(const ClusterState& state, const AdmissionPath& path, const WhatIf& what_if) {
+  return !QuotaPasses(
+      state.semantics(), path,
+      [&](int node) -> const ResourceList& { return what_if.UsedOf(node); }, what_if.totals());
+}
+
+// The same path with the request alone in place of every nominated sum.
+AdmissionPath WithRequestAlone(AdmissionPath path, const ResourceList& request) {
+  path.sums.in_eq = request;
+  path.sums.all = request;
+  for (auto& r : path.extra_in_eq)
+    r = request;
+  return path;
 }
 
 }  // namespace
@@ -192,13 +195,11 @@ PreemptorContext MakePreemptorContext(const ClusterState& state, const Normalize
   PreemptorContext ctx;
   ctx.pod = &preemptor;
   ctx.quota = state.QuotaFor(preemptor.ns);
-  ctx.sums = ComputeNominatedSums(state, preemptor);
+  ctx.path = MakeAdmissionPath(state, preemptor);
+  ctx.alone = WithRequestAlone(ctx.path, preemptor.quota_request());
+  ctx.rule = std::make_shared<VictimRule>(state, preemptor, ctx.path);
+  ctx.more_than_min = ctx.rule->more_than_min();
   ctx.scratch = std::make_shared<VictimSelectionScratch>();
-  if (ctx.quota != nullptr) {
-    ctx.more_than_min =
-        !ExceedsMin(state.semantics(), *ctx.quota, state.Used(preemptor.ns), ctx.sums.in_eq)
-             .empty();
-  }
   return ctx;
 }
 
@@ -247,36 +248,36 @@ NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContex
   VictimSelectionScratch& s = p.scratch != nullptr ? *p.scratch : *own_scratch;
   s.Bind(state);
 
-  std::vector<const NormalizedPod*>& pods = s.pods;
-  pods.assign(node.usage->pods.begin(), node.usage->pods.end());
-  // Least important first.
-  std::stable_sort(pods.begin(), pods.end(), [&](const NormalizedPod* a, const NormalizedPod* b) {
-    return more_important(*b, *a);
+  const VictimRule& rule = *p.rule;
+  auto scope_of = [&](const NormalizedPod* x) -> const VictimSelectionScratch::Namespace& {
+    return s.NamespaceOf(state, rule, x->ns);
+  };
+  // The node's pods with their namespace (resolved once), nearest in the quota tree first, then
+  // least important first.
+  auto& entries = s.entries;
+  entries.clear();
+  for (const NormalizedPod* x : node.usage->pods)
+    entries.push_back({x, &scope_of(x)});
+  std::stable_sort(entries.begin(), entries.end(), [&](const auto& a, const auto& b) {
+    const int da = a.ns->scope.distance, db = b.ns->scope.distance;
+    if (da != db) return da < db;
+    return more_important(*b.pod, *a.pod);
   });
 
-  const VictimSelectionScratch::Namespace& own = s.NamespaceOf(state, preemptor.ns);
   WhatIf what_if(state, p, node, s);
+  auto used_of = [&](int tree_node) -> const ResourceList& { return what_if.UsedOf(tree_node); };
   std::vector<const NormalizedPod*>& potential = s.potential;
   potential.clear();
-  for (const NormalizedPod* x : pods) {
-    const VictimSelectionScratch::Namespace& xns = s.NamespaceOf(state, x->ns);
-    const bool same_namespace = &xns == &own;  // one entry per namespace name
-    bool take = false;
-    if (p.quota != nullptr) {
-      if (xns.quota == nullptr) continue;  // pods of namespaces without a quota are never victims
-      if (p.more_than_min) {
-        take = same_namespace && x->priority < preemptor.priority;
-      } else {
-        // Re-evaluated after each removal: a quota stops giving victims once back within min.
-        take = !same_namespace && IsBorrowing(state.semantics(), *xns.quota, what_if.UsedOf(xns));
-      }
-    } else {
-      take = xns.quota == nullptr && x->priority < preemptor.priority;
-    }
-    if (take) {
-      potential.push_back(x);
-      what_if.Remove(*x, xns);
-    }
+  for (const auto& [x, xns_ptr] : entries) {
+    const VictimSelectionScratch::Namespace& xns = *xns_ptr;
+    const VictimRule::Scope& scope = xns.scope;
+    if (!scope.any || (scope.lower_priority_only && x->priority >= preemptor.priority)) continue;
+    // Re-evaluated after each removal: a side stops giving victims once any level of it is back
+    // within its min.
+    if (scope.recheck && !rule.SideBorrowing(scope, used_of)) continue;
+    potential.push_back(x);
+    result.distance = std::max(result.distance, scope.distance);
+    what_if.Remove(*x, xns);
   }
   if (potential.empty()) {
     result.why_not = Status::Unresolvable(std::string(reasons::kNoVictimsOnNode));
@@ -288,28 +289,31 @@ NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContex
     result.why_not = Status::Unresolvable(std::string(reasons::kDoesNotFitAfterVictims));
     return result;
   }
-  const ResourceList& request = preemptor.quota_request();
-  if (QuotaFails(state, p, what_if, own, request, request)) {
+  if (QuotaFails(state, p.alone, what_if)) {
     result.why_not = Status::Unresolvable(std::string(reasons::kQuotaFailsAfterVictims));
     return result;
   }
 
-  // Reprieve: most important first, PDB-protected pods first; put each back unless the
-  // preemptor then no longer fits the node or its quota (with the nominated sums).
+  // Reprieve: PDB-protected pods first, and within each group the farthest in the tree first,
+  // then the most important; put each back unless the preemptor then no longer fits the node or
+  // its quotas (with the nominated sums).
   std::vector<const NormalizedPod*>& ordered = s.ordered;
   ordered.assign(potential.begin(), potential.end());
-  std::stable_sort(
-      ordered.begin(), ordered.end(),
-      [&](const NormalizedPod* a, const NormalizedPod* b) { return more_important(*a, *b); });
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [&](const NormalizedPod* a, const NormalizedPod* b) {
+                     const int da = scope_of(a).scope.distance, db = scope_of(b).scope.distance;
+                     if (da != db) return da > db;
+                     return more_important(*a, *b);
+                   });
   s.violating.clear();
   s.non_violating.clear();
   SplitByPdbViolation(state.pdbs(), ordered, &s.violating, &s.non_violating);
 
   result.victims.reserve(potential.size());
   auto reprieve = [&](const NormalizedPod* x) {
-    const VictimSelectionScratch::Namespace& xns = s.NamespaceOf(state, x->ns);
+    const VictimSelectionScratch::Namespace& xns = scope_of(x);
     what_if.Restore(*x, xns);
-    if (!fits() || QuotaFails(state, p, what_if, own, p.sums.in_eq, p.sums.all)) {
+    if (!fits() || QuotaFails(state, p.path, what_if)) {
       what_if.Remove(*x, xns);
       result.victims.push_back(x);
       return false;
@@ -326,6 +330,9 @@ NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContex
       result.victims.begin(), result.victims.end(),
       [&](const NormalizedPod* a, const NormalizedPod* b) { return more_important(*a, *b); });
   result.candidate = !result.victims.empty();
+  result.distance = 0;
+  for (const NormalizedPod* v : result.victims)
+    result.distance = std::max(result.distance, scope_of(v).scope.distance);
   if (!result.candidate)
     result.why_not = Status::Unresolvable(std::string(reasons::kNoVictimsOnNode));
   return result;

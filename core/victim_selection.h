@@ -1,7 +1,9 @@
 // Victim selection on one node (capacity-semantics 1.2, the reference's SelectVictimsOnNode with
-// its double-removal bug fixed): which pods must go so that `preemptor` fits `node` and its quota.
-// Works on a private what-if copy of the node's usage and of the quotas' usage; the state is
-// never modified.
+// its double-removal bug fixed, over the quota tree: docs/quota-hierarchy.md): which pods must go
+// so that `preemptor` fits `node` and its quotas. Works on a private what-if copy of the node's
+// usage, of the quota tree's usage and of the cluster-wide sums; the state is never modified.
+// Who may be taken is VictimRule's (victim_rule.h); nearer victims in the tree are taken first
+// and reprieved last.
 // Thread-safety: pure; the caller keeps `state` still for the duration of the call.
 #pragma once
 
@@ -13,6 +15,7 @@
 #include "core/cluster_state.h"
 #include "core/quota_admission.h"
 #include "core/status.h"
+#include "core/victim_rule.h"
 
 namespace capext {
 
@@ -25,10 +28,11 @@ struct NodeVictims {
   bool candidate = false;
   std::vector<const NormalizedPod*> victims;  // most important first
   int32_t pdb_violations = 0;
-  Status why_not;  // why the node is not a candidate (unresolvable: no victim can help)
+  int32_t distance = 0;  // the farthest victim's distance in the quota tree (victim_rule.h)
+  Status why_not;        // why the node is not a candidate (unresolvable: no victim can help)
 };
 
-// What SelectVictimsOnNode learns once and reuses across the nodes of one preemptor (the quota
+// What SelectVictimsOnNode learns once and reuses across the nodes of one preemptor (the scope
 // and usage of each namespace it meets, buffers). Defined in victim_selection.cpp.
 struct VictimSelectionScratch;
 
@@ -37,14 +41,17 @@ struct VictimSelectionScratch;
 struct PreemptorContext {
   const NormalizedPod* pod = nullptr;
   const ElasticQuota* quota = nullptr;  // the preemptor's namespace quota, or nullptr
-  NominatedSums sums;                   // inEQ / all
-  bool more_than_min = false;           // used(q) + inEQ exceeds min(q), before any removal
+  AdmissionPath path;                   // admission with the nominated sums (inEQ / all)
+  AdmissionPath alone;                  // admission with the request alone
+  std::shared_ptr<VictimRule> rule;     // who may be a victim
+  bool more_than_min = false;           // the pod takes its leaf above its min (rule's)
   // Set by MakePreemptorContext; valid while the state is not modified. Without it,
   // SelectVictimsOnNode builds its own per call (same results, slower).
   std::shared_ptr<VictimSelectionScratch> scratch;
+  const NominatedSums& sums() const { return path.sums; }
 };
 
-// The context keeps a pointer to `preemptor`: it must outlive the context (a temporary cannot).
+// The context keeps pointers to `preemptor`: it must outlive the context (a temporary cannot).
 PreemptorContext MakePreemptorContext(const ClusterState& state, const NormalizedPod& preemptor);
 PreemptorContext MakePreemptorContext(const ClusterState& state,
                                       NormalizedPod&& preemptor) = delete;

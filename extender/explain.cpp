@@ -5,6 +5,7 @@
 #include <rapidjson/stringbuffer.h>
 
 #include "core/placement.h"
+#include "core/quota_admission.h"
 #include "core/reclaim_planner.h"
 
 namespace capext {
@@ -13,6 +14,7 @@ namespace {
 struct Explanation {
   const ElasticQuota* quota = nullptr;
   ResourceList used, reserved, request;
+  AdmissionPath path;  // the levels from the pod's quota up to its root, with their r
   NominatedSums sums;
   Feasibility feasibility;
   ReclaimPlanForPod reclaim;
@@ -26,7 +28,8 @@ Explanation Explain(const ClusterState& state, const NormalizedPod& pod,
   e.used = state.Used(pod.ns);
   e.reserved = state.ledger().Reserved(pod.ns);
   e.request = pod.quota_request();
-  e.sums = ComputeNominatedSums(state, pod);
+  e.path = MakeAdmissionPath(state, pod);
+  e.sums = e.path.sums;
   e.feasibility = FindFeasibleNodes(state, pod);
   ReclaimOptions options;
   options.include_pods_without_quota = true;
@@ -81,6 +84,29 @@ std::string ExplainPodJson(const ClusterState& state, const NormalizedPod& pod,
     WriteResources(w, "requestWithAllNominated", e.sums.all);
     WriteResources(w, "clusterUsed", state.totals().used);
     WriteResources(w, "clusterMin", state.totals().min);
+    w.Key("parent");
+    if (e.quota->parent.empty()) {
+      w.Null();
+    } else {
+      w.String(e.quota->parent.c_str());
+    }
+    // The arithmetic at every level: the quota, then each ancestor (used = the subtree's).
+    w.Key("levels");
+    w.StartArray();
+    for (std::size_t i = 0; i < e.path.levels.size(); ++i) {
+      const auto& level = e.path.levels[i];
+      w.StartObject();
+      w.Key("quota");
+      w.String(level.quota->Key().c_str());
+      w.Key("relation");
+      w.String(i == 0 ? "self" : i == 1 ? "parent" : "ancestor");
+      WriteResources(w, "min", level.quota->min.value_or(ResourceList{}));
+      WriteResources(w, "max", level.quota->max.value_or(ResourceList{}));
+      WriteResources(w, "used", state.ledger().NodeUsed(level.node));
+      WriteResources(w, "requestWithNominatedInSubtree", e.path.InEq(level));
+      w.EndObject();
+    }
+    w.EndArray();
     w.EndObject();
   }
   w.Key("admission");
@@ -126,6 +152,10 @@ std::string ExplainPodJson(const ClusterState& state, const NormalizedPod& pod,
   w.EndArray();
   w.Key("reason");
   w.String(ReclaimReason(e.reclaim).c_str());
+  if (e.reclaim.decision == ReclaimDecision::kEvict) {
+    w.Key("victimsFoundAt");
+    w.String(e.reclaim.level.c_str());
+  }
   w.EndObject();
   w.Key("reclaimsInFlight");
   w.StartArray();
@@ -171,6 +201,8 @@ std::string ExplainPodText(const ClusterState& state, const NormalizedPod& pod,
   out += fmt::format("reclaim: {}", ReclaimDecisionName(e.reclaim.decision));
   if (const std::string reason = ReclaimReason(e.reclaim); !reason.empty()) out += ": " + reason;
   out += "\n";
+  if (e.reclaim.decision == ReclaimDecision::kEvict)
+    out += fmt::format("  victims found at: {}\n", e.reclaim.level);
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <malloc.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <rapidjson/document.h>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 #include <sys/socket.h>
@@ -36,6 +37,7 @@
 #include "core/cluster_state.h"
 #include "core/elastic_quota.h"
 #include "extender/http/server.h"
+#include "extender/verbs/extender_service.h"
 
 namespace capext::bench {
 
@@ -121,6 +123,13 @@ inline Summary Summarize(std::vector<double> samples) {
     sum += v;
   s.mean = sum / static_cast<double>(samples.size());
   return s;
+}
+
+// The median of per-run values (the mean of the two middle ones for an even count); 0 if none.
+inline double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 == 1 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 inline void PrintSummary(const char* what, const Summary& s) {
@@ -335,6 +344,17 @@ inline std::string JsonStringArray(const std::vector<std::string>& names) {
   return out + "]";
 }
 
+// Passed node count of one Filter answer (-1 on an error answer).
+inline int PassedNodes(ExtenderService& service, const std::string& body) {
+  std::string copy = body;
+  http::Response r = service.Filter(copy);
+  rapidjson::Document doc;
+  doc.Parse(r.body.c_str());
+  if (r.status != 200 || !doc.IsObject() || !doc["NodeNames"].IsArray()) return -1;
+  if (std::string(doc["Error"].GetString()) != "") return -1;
+  return static_cast<int>(doc["NodeNames"].Size());
+}
+
 // ExtenderArgs in nodeCacheCapable mode.
 inline std::string FilterBody(const std::string& pod_json, const std::vector<std::string>& names) {
   return R"({"Pod":)" + pod_json + R"(,"Nodes":null,"NodeNames":)" + JsonStringArray(names) + "}";
@@ -519,10 +539,16 @@ class Report {
     Number(key + ".max_us", s.max);
     Number(key + ".n", static_cast<double>(s.n));
   }
-  // `op` is "<=" or ">="; prints and records whether `value` meets `target`.
+  // Per-run values of a measure whose median is reported (JSON "series").
+  void Series(const std::string& key, std::vector<double> values) {
+    series_.emplace_back(key, std::move(values));
+  }
+  // `op` is "<=", ">=" or "=="; prints and records whether `value` meets `target`. The JSON row
+  // is {"name","value","unit","target":"<= 0.5","op","threshold","met"} in every benchmark, so
+  // that bench.sh can summarize them all.
   void Target(const std::string& key, double value, const std::string& op, double target,
               const std::string& unit) {
-    const bool met = op == "<=" ? value <= target : value >= target;
+    const bool met = op == "<=" ? value <= target : op == ">=" ? value >= target : value == target;
     targets_.push_back({key, value, op, target, unit, met});
     std::printf("  TARGET %-48s %12.2f %s %s %-10.2f %s\n", key.c_str(), value, unit.c_str(),
                 op.c_str(), target, met ? "MET" : "MISSED");
@@ -553,6 +579,16 @@ class Report {
       w.String(v.c_str());
     }
     w.EndObject();
+    w.Key("series");
+    w.StartObject();
+    for (const auto& [k, values] : series_) {
+      w.Key(k.c_str());
+      w.StartArray();
+      for (double v : values)
+        w.Double(v);
+      w.EndArray();
+    }
+    w.EndObject();
     w.Key("targets");
     w.StartArray();
     for (const auto& t : targets_) {
@@ -561,12 +597,14 @@ class Report {
       w.String(t.name.c_str());
       w.Key("value");
       w.Double(t.value);
-      w.Key("op");
-      w.String(t.op.c_str());
-      w.Key("target");
-      w.Double(t.target);
       w.Key("unit");
       w.String(t.unit.c_str());
+      w.Key("target");
+      w.String(fmt::format("{} {:g}", t.op, t.target).c_str());
+      w.Key("op");
+      w.String(t.op.c_str());
+      w.Key("threshold");
+      w.Double(t.target);
       w.Key("met");
       w.Bool(t.met);
       w.EndObject();
@@ -590,6 +628,7 @@ class Report {
   std::string name_;
   std::vector<std::pair<std::string, double>> numbers_;
   std::vector<std::pair<std::string, std::string>> notes_;
+  std::vector<std::pair<std::string, std::vector<double>>> series_;
   std::vector<TargetRow> targets_;
 };
 

@@ -118,17 +118,6 @@ void ReportTimings(Report& report, const std::string& key, const Timings& t) {
   report.Latency(key + ".cpu", t.cpu);
 }
 
-// Passed node count of one Filter answer (-1 on an error answer).
-int PassedNodes(ExtenderService& service, const std::string& body) {
-  std::string copy = body;
-  http::Response r = service.Filter(copy);
-  rapidjson::Document doc;
-  doc.Parse(r.body.c_str());
-  if (r.status != 200 || !doc.IsObject() || !doc["NodeNames"].IsArray()) return -1;
-  if (std::string(doc["Error"].GetString()) != "") return -1;
-  return static_cast<int>(doc["NodeNames"].Size());
-}
-
 }  // namespace
 }  // namespace capext::bench
 

@@ -4,8 +4,9 @@
 // I/O so that it costs as little as possible next to the server on the same machine.
 //
 // Usage: bench_http_server_bench [--connections N] [--seconds S] [--io-threads T]
-//                                [--body-bytes B] [--async]
+//                                [--body-bytes B] [--async] [--quick] [--json FILE]
 //   --async: the handler answers from a separate thread (the bind path) instead of inline.
+//   --quick: one second instead of three. Writes out/bench/http_server_bench.json (or --json).
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -25,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/micro/bench_support.h"
 #include "extender/http/server.h"
 
 namespace {
@@ -37,6 +39,7 @@ struct BenchOptions {
   int io_threads = 2;
   int body_bytes = 200;
   bool async = false;
+  std::string json;  // empty: out/bench/http_server_bench.json
 };
 
 // The bind path: a thread that answers requests handed to it.
@@ -137,6 +140,10 @@ BenchOptions ParseArgs(int argc, char** argv) {
       options.body_bytes = std::max(0, next());
     else if (flag == "--async")
       options.async = true;
+    else if (flag == "--quick")
+      options.seconds = 1;
+    else if (flag == "--json" && i + 1 < argc)
+      options.json = argv[++i];
     else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
       std::exit(2);
@@ -227,5 +234,16 @@ int main(int argc, char** argv) {
   std::printf("requests=%zu failures=%d req/s=%.0f p50=%uus p99=%uus max=%uus\n", all.size(),
               failures.load(), static_cast<double>(all.size()) / elapsed, percentile(0.50),
               percentile(0.99), all.empty() ? 0u : all.back());
+  capext::bench::Report report("http_server_bench");
+  report.Number("connections", bench.connections);
+  report.Number("io_threads", bench.io_threads);
+  report.Number("body_bytes", bench.body_bytes);
+  report.Number("requests", static_cast<double>(all.size()));
+  report.Number("failures", failures.load());
+  report.Number("requests_per_second", static_cast<double>(all.size()) / elapsed);
+  report.Number("p50_us", percentile(0.50));
+  report.Number("p99_us", percentile(0.99));
+  report.Note("handler", bench.async ? "async" : "inline");
+  report.Write(bench.json);
   return failures.load() == 0 ? 0 : 1;
 }

@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "bench/micro/bench_support.h"
-#include "bench/sim/sim_cli.h"
 #include "bench/report/sim_report_html.h"
 #include "bench/report/sim_report_json.h"
 #include "bench/report/sim_timeline_csv.h"
+#include "bench/sim/sim_cli.h"
 #include "bench/sim/simulation.h"
 #include "bench/sim/synthetic_workload.h"
 
@@ -36,12 +36,6 @@ std::size_t PeakResidentBytes() {
       return static_cast<std::size_t>(std::atoll(line.c_str() + 6)) * 1024;
   }
   return 0;
-}
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 == 1 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 SimulationInput Synthetic(int nodes, int64_t pods, uint64_t seed) {
@@ -125,7 +119,9 @@ int main(int argc, char** argv) {
   report.Number("decisions.engine_cpu_seconds_median", Median(cpu_s));
   report.Number("decisions.per_second_median", Median(wall_rate));
   report.Number("decisions.per_cpu_second_median", Median(cpu_rate));
-  report.Target("decisions_per_second_5k_nodes", Median(wall_rate), ">=", 100'000, "decisions/s");
+  report.Series("decisions.per_second", wall_rate);
+  // Issue 14's target for the simulator inside bench.sh.
+  report.Target("decisions_per_second_5k_nodes", Median(wall_rate), ">=", 150'000, "decisions/s");
 
   // 2. A million pods.
   if (million > 0) {

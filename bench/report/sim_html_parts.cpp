@@ -53,9 +53,6 @@ DurationUnit DurationUnitFor(double max_seconds) {
   return {1.0, "seconds"};
 }
 
-namespace {
-
-// The plan's limit of `resource` in chart units, if any.
 std::optional<double> LimitValue(const std::optional<ResourceList>& list,
                                  const std::string& resource, double scale) {
   if (!list || resource.empty()) return std::nullopt;
@@ -63,6 +60,8 @@ std::optional<double> LimitValue(const std::optional<ResourceList>& list,
   if (!v) return std::nullopt;
   return static_cast<double>(*v) / scale;
 }
+
+namespace {
 
 // The highest of used, min and max of tenant t in chart units.
 double ChartPeak(const SimulationResult& r, std::size_t t, bool gpu) {

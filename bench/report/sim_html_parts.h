@@ -8,8 +8,8 @@
 
 #include "bench/report/sim_report_json.h"
 #include "bench/report/sim_summary.h"
-#include "bench/sim/simulation.h"
 #include "bench/report/svg_chart.h"
+#include "bench/sim/simulation.h"
 
 namespace capext::html {
 
@@ -50,6 +50,10 @@ std::string UtilisationChart(const SimulationResult& r, int width);
 // Wait CDFs: one series per (label, sorted waits).
 std::string WaitCdfChart(const std::vector<std::pair<std::string, std::vector<int64_t>>>& series,
                          const std::string& title, int width);
+
+// Plan min/max of a tenant for one resource in chart units (divided by `scale`), if any.
+std::optional<double> LimitValue(const std::optional<ResourceList>& list,
+                                 const std::string& resource, double scale);
 
 // Plan min/max of a tenant for one resource as text ("300", "-" when absent).
 std::string LimitText(const std::optional<ResourceList>& list, const std::string& resource,

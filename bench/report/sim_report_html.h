@@ -2,7 +2,8 @@
 // self-contained pages with inline SVG charts (svg_chart.h) and tables; no scripts, no external
 // resources. Charts: used vs min vs max per tenant over time (cpu, and GPUs when the cluster has
 // any), pending pods per tenant, cluster utilisation, wait-time distribution (per tenant in
-// report.html, per policy in compare.html).
+// report.html, per policy in compare.html). For a quota plan with parents, report.html also
+// shows used, min and max per level (sim_quota_tree_html.h).
 // Thread-safety: pure functions.
 #pragma once
 

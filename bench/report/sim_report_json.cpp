@@ -1,38 +1,14 @@
 #include "bench/report/sim_report_json.h"
 
-#include <rapidjson/prettywriter.h>
-#include <rapidjson/stringbuffer.h>
-
+#include "bench/report/report_json_writer.h"
+#include "bench/report/sim_quota_tree.h"
+#include "bench/report/sim_quota_tree_json.h"
 #include "bench/report/sim_summary.h"
 
 namespace capext {
 namespace {
 
-using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
-
-void Key(Writer& w, const char* k) {
-  w.Key(k);
-}
-void Str(Writer& w, const std::string& s) {
-  w.String(s.c_str(), static_cast<rapidjson::SizeType>(s.size()));
-}
-void Num(Writer& w, const char* k, double v) {
-  w.Key(k);
-  w.Double(v);
-}
-void Int(Writer& w, const char* k, int64_t v) {
-  w.Key(k);
-  w.Int64(v);
-}
-
-void Resources(Writer& w, const ResourceList& list) {
-  w.StartObject();
-  for (const auto& [name, amount] : list.entries()) {
-    w.Key(name.str().data(), static_cast<rapidjson::SizeType>(name.str().size()));
-    Str(w, FormatAmount(name, amount));
-  }
-  w.EndObject();
-}
+using namespace report_json;
 
 void Definitions(Writer& w) {
   Key(w, "definitions");
@@ -79,6 +55,10 @@ void Tenant(Writer& w, const TenantSummary& s, const TenantPlanView* plan) {
       Resources(w, *plan->max);
     }
     if (plan->priority) Int(w, "priority", *plan->priority);
+    if (!plan->parent.empty()) {
+      Key(w, "parent");
+      Str(w, plan->parent);
+    }
     w.EndObject();
   }
   Key(w, "pods");
@@ -237,6 +217,8 @@ void Body(Writer& w, const SimulationResult& r, const ReportContext& c, bool ful
   for (std::size_t i = 0; i + 1 < summary.size(); ++i)
     Tenant(w, summary[i], &r.tenants[i]);
   w.EndArray();
+  // Only for a plan with parents: flat plans keep their report byte for byte.
+  if (const PlanTreeView tree = BuildQuotaTree(r); !tree.empty()) QuotaTreeJson(w, r, tree, full);
   Invariants(w, summary);
 }
 

@@ -7,8 +7,9 @@
 // engine {decisions, binds, failed_attempts, reclaim_attempts, reclaims, evictions,
 // end_seconds}, totals and tenants[] (each: quota, pods {submitted, run, pending, rejected, ...},
 // wait_seconds {count, mean, p50, p95, p99, max}, evictions {suffered, caused},
-// below_guarantee_with_pending_seconds, borrowed_core_hours, used_core_hours, used_gpu_hours),
-// invariants {run_plus_pending_plus_rejected_equals_submitted}.
+// below_guarantee_with_pending_seconds, borrowed_core_hours, used_core_hours, used_gpu_hours;
+// quota.parent for a child in a plan with parents), hierarchy (only for a plan with parents:
+// sim_quota_tree_json.h), invariants {run_plus_pending_plus_rejected_equals_submitted}.
 // Thread-safety: pure functions.
 #pragma once
 

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "config/json_fields.h"
+#include "config/quota_hierarchy_check.h"
+#include "config/quota_object_check.h"
 #include "config/snapshot.h"
 #include "config/yaml_json.h"
 #include "core/quantity.h"
@@ -29,13 +31,14 @@ Status ParseQuotaPlan(const std::string& text, const std::string& source, QuotaP
   if (Status s = ParseYamlDocuments(text, &docs); !s.ok()) return s.WithContext(source);
   if (docs.size() != 1 || !docs[0].IsObject()) {
     return Status::Error(source +
-                         ": expected one YAML map {tenant: {min: {...}, max: {...}, priority: N}}");
+                         ": expected one YAML map {tenant: {min: {...}, max: {...}, priority: N, "
+                         "parent: TENANT}}");
   }
   for (auto t = docs[0].MemberBegin(); t != docs[0].MemberEnd(); ++t) {
     const std::string tenant = t->name.GetString();
     const std::string path = source + ": " + tenant;
     if (!t->value.IsObject())
-      return Status::Error(path + ": expected a map with min, max, priority");
+      return Status::Error(path + ": expected a map with min, max, priority, parent");
     TenantQuota quota;
     for (auto m = t->value.MemberBegin(); m != t->value.MemberEnd(); ++m) {
       const std::string key = m->name.GetString();
@@ -46,8 +49,14 @@ Status ParseQuotaPlan(const std::string& text, const std::string& source, QuotaP
       } else if (key == "priority") {
         if (!m->value.IsInt()) return Status::Error(path + ".priority: expected an integer");
         quota.priority = m->value.GetInt();
+      } else if (key == "parent") {
+        if (!m->value.IsString() || m->value.GetStringLength() == 0) {
+          return Status::Error(path + ".parent: expected the name of another tenant of the plan");
+        }
+        quota.parent = m->value.GetString();
       } else {
-        return Status::Error(path + "." + key + ": unknown key (expected min, max, priority)");
+        return Status::Error(path + "." + key +
+                             ": unknown key (expected min, max, priority, parent)");
       }
     }
     if (quota.min && quota.max) {
@@ -61,7 +70,35 @@ Status ParseQuotaPlan(const std::string& text, const std::string& source, QuotaP
     }
     out->tenants[tenant] = std::move(quota);
   }
-  return {};
+  return CheckQuotaPlanHierarchy(source, out);
+}
+
+bool QuotaPlan::HasHierarchy() const {
+  for (const auto& [name, quota] : tenants) {
+    if (!quota.parent.empty()) return true;
+  }
+  return false;
+}
+
+Status CheckQuotaPlanHierarchy(const std::string& source, QuotaPlan* plan) {
+  if (!plan->HasHierarchy()) return {};
+  std::vector<std::string> tenants;
+  std::vector<ElasticQuota> quotas;
+  for (const auto& [name, quota] : plan->tenants) {
+    tenants.push_back(name);
+    quotas.push_back(ElasticQuotaFor(name, quota, /*max_equals_min=*/false));
+  }
+  std::vector<std::string> errors;
+  for (const auto& p : CheckQuotaHierarchy(quotas, "in the plan")) {
+    // The plan's own field names: parent, min.<resource>, max.<resource>.
+    std::string field = p.field;
+    if (field == ParentAnnotationField()) field = "parent";
+    if (field.starts_with("spec.")) field = field.substr(5);
+    std::string text = fmt::format("{}: {}.{}: {}", source, tenants[p.quota], field, p.message);
+    (p.severity == Severity::kError ? errors : plan->warnings).push_back(std::move(text));
+  }
+  if (errors.empty()) return {};
+  return Status::Error(fmt::format("{}", fmt::join(errors, "; ")));
 }
 
 Status LoadQuotaPlanFile(const std::string& path, QuotaPlan* out) {
@@ -80,6 +117,7 @@ ElasticQuota ElasticQuotaFor(const std::string& tenant, const TenantQuota& quota
   eq.api_group = "scheduling.x-k8s.io";
   eq.min = quota.min;
   eq.max = quota.max;
+  if (!quota.parent.empty()) eq.parent = quota.parent + "/" + quota.parent;
   if (max_equals_min) {
     ResourceList max = quota.min.value_or(ResourceList{});
     if (quota.max) {

@@ -52,8 +52,9 @@ const std::vector<Flag>& Flags() {
       {"synthetic-nodes", "N",
        "generated cluster of N nodes when neither --nodes nor --cluster is given (default 100)"},
       {"quotas", "FILE",
-       "quota plan YAML {tenant: {min: {...}, max: {...}, priority: N}}; default: the snapshot's "
-       "ElasticQuotas, or for --synthetic min = 90%/K of the cluster, max = 2.5 x min"},
+       "quota plan YAML {tenant: {min: {...}, max: {...}, priority: N, parent: TENANT}}; "
+       "default: the snapshot's ElasticQuotas, or for --synthetic min = 90%/K of the cluster, "
+       "max = 2.5 x min"},
       {"policy", "NAME", "capacity (default), scheduler-plugins, static or none", Only::kRun},
       {"policies", "LIST",
        "comma-separated policies (default capacity,scheduler-plugins,static,none)", Only::kCompare},
@@ -401,8 +402,26 @@ Status LoadSimInput(const SimCliConfig& c, SimulationInput* out) {
     if (Status s = LoadQuotaPlanFile(c.quotas, &out->plan); !s.ok()) return s;
     out->workload.notes.push_back("quotas: " + BaseName(c.quotas));
   } else if (!out->background.quotas.empty()) {
+    // The plan names quotas after their namespace: a parent annotation "ns/name" naming a quota
+    // of the snapshot becomes tenant ns.
+    const std::string source = BaseName(c.cluster_snapshot);
+    std::map<std::string, std::string> tenant_of_key;
     for (const auto& q : out->background.quotas)
-      out->plan.tenants[q.ns] = TenantQuota{q.min, q.max, std::nullopt};
+      tenant_of_key.emplace(q.Key(), q.ns);
+    for (const auto& q : out->background.quotas) {
+      std::string parent;
+      if (!q.parent.empty()) {
+        auto it = tenant_of_key.find(q.parent);
+        if (it == tenant_of_key.end()) {
+          return Status::Error(fmt::format(
+              "{}: ElasticQuota {}: the parent ElasticQuota {} is not defined in the snapshot",
+              source, q.Key(), q.parent));
+        }
+        parent = it->second;
+      }
+      out->plan.tenants[q.ns] = TenantQuota{q.min, q.max, std::nullopt, parent};
+    }
+    if (Status s = CheckQuotaPlanHierarchy(source, &out->plan); !s.ok()) return s;
     out->workload.notes.push_back("quotas: the cluster snapshot's ElasticQuotas");
   } else if (c.synthetic) {
     std::set<std::string> tenants;
@@ -417,6 +436,8 @@ Status LoadSimInput(const SimCliConfig& c, SimulationInput* out) {
   } else {
     out->workload.notes.push_back("quotas: none given (no tenant has a quota)");
   }
+  for (const auto& warning : out->plan.warnings)
+    out->workload.notes.push_back("warning: " + warning);
   return {};
 }
 

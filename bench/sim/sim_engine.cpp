@@ -9,6 +9,7 @@
 
 #include "bench/sim/trace_reader.h"
 #include "bench/sim/workload.h"
+#include "core/quota_admission.h"
 #include "core/quota_semantics.h"
 #include "policies/policies.h"
 
@@ -208,10 +209,15 @@ int SimEngine::BucketFor(const WorkloadPod& wp, int tenant) {
   }
   info.prototype.emplace(state_.Normalize(std::move(proto)));
   info.profile = placement_->ProfileOf(*info.prototype, scoring_);
-  if (const ElasticQuota* q = tenants_[tenant].quota) {
-    info.never_fits_quota =
-        !ExceedsMax(state_.semantics(), *q, ResourceList{}, info.prototype->quota_request())
-             .empty();
+  if (tenants_[tenant].quota != nullptr) {
+    // The request alone above the max of its quota or of an ancestor: nothing can ever help.
+    const AdmissionPath path = MakeAdmissionPath(state_, *info.prototype);
+    for (const auto& level : path.levels) {
+      info.never_fits_quota =
+          info.never_fits_quota || !ExceedsMax(state_.semantics(), *level.quota, ResourceList{},
+                                               info.prototype->quota_request())
+                                        .empty();
+    }
   }
   info.never_fits_nodes = true;
   for (int n = 0; n < nodes_->size() && info.never_fits_nodes; ++n) {
@@ -335,7 +341,10 @@ void SimEngine::Collect() {
       v.min = it->second.min;
       v.max = setup.max_equals_min ? it->second.min : it->second.max;
     }
-    if (v.in_plan) v.priority = it->second.priority;
+    if (v.in_plan) {
+      v.priority = it->second.priority;
+      v.parent = it->second.parent;
+    }
     out_->tenants.push_back(std::move(v));
   }
   const std::size_t n = tenants_.size();

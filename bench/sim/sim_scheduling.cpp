@@ -197,16 +197,25 @@ void SimEngine::NominationReleased(int n) {
 }
 
 void SimEngine::ParkForQuota(int b) {
-  // Which dimension blocked, and below which usage it could pass (pending_queue.h).
-  const ElasticQuota& q = *tenants_[buckets_[b].tenant].quota;
-  const NominatedSums sums = ComputeNominatedSums(state_, *scratch_);
-  auto over_max = ExceedsMax(state_.semantics(), q, state_.Used(q.ns), sums.in_eq);
-  if (!over_max.empty()) {
-    queue_.ParkForQuota(b, true, std::string(over_max[0].resource.str()),
-                        SaturatingSub(over_max[0].limit, over_max[0].add));
+  // Which check blocked, and below which usage it could pass (pending_queue.h).
+  const AdmissionPath path = MakeAdmissionPath(state_, *scratch_);
+  const QuotaSemantics semantics = state_.semantics();
+  for (std::size_t i = 0; i < path.levels.size(); ++i) {
+    const auto& level = path.levels[i];
+    auto over =
+        ExceedsMax(semantics, *level.quota, state_.ledger().NodeUsed(level.node), path.InEq(level));
+    if (over.empty()) continue;
+    if (level.node == path.leaf) {
+      // The tenant's own max: it waits on the tenant's usage.
+      queue_.ParkForQuota(b, true, std::string(over[0].resource.str()),
+                          SaturatingSub(over[0].limit, over[0].add));
+    } else {
+      // A parent's max (or a parent's own namespace): any drop of any quota's usage may help.
+      queue_.ParkForQuota(b, false, std::string(over[0].resource.str()), INT64_MAX);
+    }
     return;
   }
-  auto over_min = ExceedsAggregateMin(state_.semantics(), q, state_.totals(), sums.all);
+  auto over_min = ExceedsAggregateMin(semantics, *path.root, state_.totals(), path.sums.all);
   if (!over_min.empty()) {
     queue_.ParkForQuota(b, false, std::string(over_min[0].resource.str()),
                         SaturatingSub(over_min[0].limit, over_min[0].add));

@@ -80,10 +80,11 @@ struct SimulationOptions {
 
 struct TenantPlanView {
   std::string name;
-  bool in_plan = false;   // the quota plan names it
-  bool enforced = false;  // this policy created an ElasticQuota for it
+  bool in_plan = false;                  // the quota plan names it
+  bool enforced = false;                 // this policy created an ElasticQuota for it
   std::optional<ResourceList> min, max;  // as enforced (static: max = min); else as planned
   std::optional<int32_t> priority;
+  std::string parent;  // the plan's parent tenant, "" for a root or a tenant outside the plan
 };
 
 struct SimulationResult {
@@ -100,7 +101,7 @@ struct SimulationResult {
   int64_t decisions = 0;  // scheduling attempts: bind or fail
   int64_t binds = 0;
   int64_t failed_attempts = 0;
-  int64_t reclaims = 0;   // reclaim plans executed
+  int64_t reclaims = 0;  // reclaim plans executed
   int64_t evictions = 0;
   int64_t reclaim_attempts = 0;
   int64_t reclaim_nodes_examined = 0;  // nodes handed to 1.2 (SelectVictimsOnNode)

@@ -5,6 +5,7 @@
 #include "config/snapshot.h"
 #include "extender/bundled_example.h"
 #include "extender/log.h"
+#include "extender/quota_tree_log.h"
 
 namespace capext {
 
@@ -23,6 +24,7 @@ Status LoadEmbeddedCluster(const std::string& path, SchedulerCache* cache, std::
       Log(LogLevel::kWarn, "second ElasticQuota in a namespace is ignored",
           {{"quota", d.Key()}, {"in_force", state.QuotaFor(d.ns)->Key()}});
     }
+    QuotaTreeLog().Report(state.ledger().tree());
     return 0;
   });
   cache->set_ready(true);

@@ -87,10 +87,6 @@ bool Decode(const std::string& resource, std::string_view text, const DecodeOpti
   return DecodeWithDom(resource, text, options, out);
 }
 
-std::string PodKey(const Pod& p) {
-  return p.uid.empty() ? p.Key() : p.uid;
-}
-
 void Upsert(ClusterState& state, KubeObject&& obj) {
   std::visit(
       [&](auto&& o) {
@@ -119,7 +115,7 @@ void Remove(ClusterState& state, const KubeObject& obj) {
   std::visit(
       [&](const auto& o) {
         using T = std::decay_t<decltype(o)>;
-        if constexpr (std::is_same_v<T, Pod>) state.DeletePod(PodKey(o));
+        if constexpr (std::is_same_v<T, Pod>) state.DeletePod(StoreKeyOf(o));
         if constexpr (std::is_same_v<T, Node>) state.DeleteNode(o.name);
         if constexpr (std::is_same_v<T, ElasticQuota>) {
           if (SameNameOtherGroup(state, o) == nullptr) state.DeleteQuota(o.ns, o.name);
@@ -146,7 +142,7 @@ void CacheSink::Replace(const std::string& resource, std::vector<std::string> ob
       std::visit(
           [&](const auto& o) {
             using T = std::decay_t<decltype(o)>;
-            if constexpr (std::is_same_v<T, Pod>) keep.insert(PodKey(o));
+            if constexpr (std::is_same_v<T, Pod>) keep.insert(StoreKeyOf(o));
             if constexpr (std::is_same_v<T, Node> || std::is_same_v<T, PriorityClass>)
               keep.insert(o.name);
             if constexpr (std::is_same_v<T, ElasticQuota> ||
@@ -199,6 +195,7 @@ void CacheSink::Replace(const std::string& resource, std::vector<std::string> ob
     }
     for (auto& obj : objects)
       Upsert(state, std::move(obj));
+    if (!QuotaGroupOf(resource).empty()) tree_log_.Report(state.ledger().tree());
     return 0;
   });
   metrics_->Count("capacity_extender_informer_lists_total", "resource", resource);
@@ -214,6 +211,7 @@ void CacheSink::Apply(const std::string& resource, kube::WatchEventType type,
     } else {
       Upsert(state, std::move(obj));
     }
+    if (!QuotaGroupOf(resource).empty()) tree_log_.Report(state.ledger().tree());
     return 0;
   });
   metrics_->Count("capacity_extender_informer_events_total", "resource", resource);

@@ -16,6 +16,7 @@
 
 #include "extender/kube/informer_sink.h"
 #include "extender/metrics.h"
+#include "extender/quota_tree_log.h"
 #include "extender/scheduler_cache.h"
 
 namespace capext {
@@ -30,6 +31,7 @@ class CacheSink final : public kube::InformerSink {
  private:
   SchedulerCache* cache_;
   Metrics* metrics_;
+  QuotaTreeLog tree_log_;  // used under the cache's write lock
 };
 
 }  // namespace capext

@@ -290,8 +290,10 @@ class LiveModeImpl final : public LiveMode {
     // from the computed usage: also after the quota was re-created or someone else wrote it.
     std::vector<Row> rows = cache_->Read([&](const ClusterState& state) {
       std::vector<Row> out;
+      const QuotaTree& tree = state.ledger().tree();
       for (const auto& [ns, q] : state.quota_set().quotas()) {
-        const ResourceList& used = state.Used(ns);
+        // A parent's status.used is its subtree's usage.
+        const ResourceList& used = state.ledger().NodeUsed(tree.QuotaNodeOf(ns));
         Row row{ns, q.name, q.api_group, {}};
         bool differs = !q.status_used.has_value();
         auto add = [&](ResourceName n) {

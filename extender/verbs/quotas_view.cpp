@@ -56,9 +56,14 @@ http::Response ExtenderService::Quotas() const {
     w.String(semantics.data(), static_cast<rapidjson::SizeType>(semantics.size()));
     w.Key("quotas");
     w.StartArray();
+    const QuotaTree& tree = state.ledger().tree();
     for (const auto& [ns, q] : state.quota_set().quotas()) {
       const auto names = ShownResources(state.semantics(), q);
-      const ResourceList& used = state.Used(ns);
+      const int node = tree.QuotaNodeOf(ns);
+      // used is the subtree's (its own namespace plus its children's used); without children
+      // it is the namespace's.
+      const ResourceList& used = state.ledger().NodeUsed(node);
+      const ResourceList& own_used = state.Used(ns);
       const ResourceList& reserved = state.ledger().Reserved(ns);
       auto min_of = [&](ResourceName n) { return q.min ? q.min->Get(n) : 0; };
       w.StartObject();
@@ -66,6 +71,18 @@ http::Response ExtenderService::Quotas() const {
       w.String(ns.c_str());
       w.Key("name");
       w.String(q.name.c_str());
+      w.Key("parent");
+      if (tree.parent(node) < 0) {
+        w.Null();
+      } else {
+        w.String(tree.quota(tree.parent(node)).Key().c_str());
+      }
+      w.Key("children");
+      w.StartArray();
+      for (int child : tree.children(node)) {
+        if (!tree.is_own(child)) w.String(tree.quota(child).Key().c_str());
+      }
+      w.EndArray();
       WriteList(w, "min", names, [&](ResourceName n) -> std::optional<int64_t> {
         return q.min ? q.min->Find(n) : std::nullopt;
       });
@@ -73,6 +90,7 @@ http::Response ExtenderService::Quotas() const {
         return q.max ? q.max->Find(n) : std::nullopt;
       });
       WriteList(w, "used", names, [&](ResourceName n) { return used.Get(n); });
+      WriteList(w, "namespaceUsed", names, [&](ResourceName n) { return own_used.Get(n); });
       WriteList(w, "reserved", names, [&](ResourceName n) { return reserved.Get(n); });
       WriteList(w, "borrowed", names,
                 [&](ResourceName n) { return std::max<int64_t>(0, used.Get(n) - min_of(n)); });
@@ -102,20 +120,25 @@ std::string ExtenderService::QuotaGauges() const {
   out += "# TYPE capacity_extender_quota_used gauge\n";
   std::string min_lines, max_lines;
   cache_->Read([&](const ClusterState& state) {
+    const QuotaTree& tree = state.ledger().tree();
     for (const auto& [ns, q] : state.quota_set().quotas()) {
-      const ResourceList& used = state.Used(ns);
+      // used is the subtree's: sum only the roots (parent="") for cluster totals.
+      const int node = tree.QuotaNodeOf(ns);
+      const ResourceList& used = state.ledger().NodeUsed(node);
+      const std::string parent = tree.parent(node) < 0 ? "" : tree.quota(tree.parent(node)).Key();
       for (const ResourceName n : ShownResources(state.semantics(), q)) {
-        out += fmt::format("capacity_extender_quota_used{{namespace=\"{}\",resource=\"{}\"}} {}\n",
-                           ns, n, used.Get(n));
+        out += fmt::format(
+            "capacity_extender_quota_used{{namespace=\"{}\",parent=\"{}\",resource=\"{}\"}} {}\n",
+            ns, parent, n, used.Get(n));
         if (q.min && q.min->Has(n)) {
-          min_lines +=
-              fmt::format("capacity_extender_quota_min{{namespace=\"{}\",resource=\"{}\"}} {}\n",
-                          ns, n, q.min->Get(n));
+          min_lines += fmt::format(
+              "capacity_extender_quota_min{{namespace=\"{}\",parent=\"{}\",resource=\"{}\"}} {}\n",
+              ns, parent, n, q.min->Get(n));
         }
         if (q.max && q.max->Has(n)) {
-          max_lines +=
-              fmt::format("capacity_extender_quota_max{{namespace=\"{}\",resource=\"{}\"}} {}\n",
-                          ns, n, q.max->Get(n));
+          max_lines += fmt::format(
+              "capacity_extender_quota_max{{namespace=\"{}\",parent=\"{}\",resource=\"{}\"}} {}\n",
+              ns, parent, n, q.max->Get(n));
         }
       }
     }

@@ -38,10 +38,14 @@ Model (what tests can rely on):
 Usage:
   python3 apiserver_double.py --port 0 --port-file F [--tls-cert C --tls-key K [--client-ca CA]]
       [--token T] [--group scheduling.x-k8s.io|scheduling.sigs.k8s.io|both|none]
-      [--history N] [--initial-rv N] [--verbose]
+      [--history N] [--initial-rv N] [--no-request-log] [--tcp-nodelay] [--verbose]
 Listens on 127.0.0.1 only. Writes the chosen port to F (atomically) once listening.
 With --token, every API request must carry "Authorization: Bearer T" (else 401 as capture 58);
 with --client-ca, a client certificate signed by that CA also authenticates.
+With --no-request-log, API requests are not kept (GET /_double/requests stays empty): for
+benchmarks, where the log would grow by every request body. With --tcp-nodelay, accepted
+connections set TCP_NODELAY as Go's net/http does (a real kube-apiserver): without it a response
+written as headers then body can wait for the client's delayed ACK (~40 ms on Linux loopback).
 
 Control endpoints for tests (no authentication; JSON bodies; all answer JSON):
   POST /_double/drop_watches {"after_events":0,"partial":false}
@@ -58,6 +62,10 @@ Control endpoints for tests (no authentication; JSON bodies; all answer JSON):
                        "action":"create"|"relabel"|"delete"}   server-side burst of writes
   POST /_double/install_group {"group":"scheduling.sigs.k8s.io"}   serve that ElasticQuota group
         from now on (as when its CRD is installed later); discovery lists it, its objects start empty
+  POST /_double/create_many {"resource":"pods","group":"..","items":[{object},..]}
+        creates every item as POST on its collection would (namespace from the item's metadata;
+        same defaults, uids, events and errors), under one lock: for setting up big clusters.
+        Answers {"created":N,"first":RV,"last":RV}; stops at the first invalid item (4xx).
   GET  /_double/requests[?since=SEQ]          request log; POST /_double/requests/clear
   GET  /_double/state                         resourceVersion, history floor, open watches
   GET  /_double/objects?resource=pods[&group=..]   every stored object, sorted by key
@@ -602,10 +610,13 @@ class Api:
         self.delays = []  # dicts: ms, count, path_prefix, method
         self.requests = []
         self.request_seq = 0
+        self.request_log = not getattr(args, "no_request_log", False)
 
     # ----- controls -----
 
     def record(self, entry):
+        if not self.request_log:
+            return
         with self.lock:
             self.request_seq += 1
             entry["seq"] = self.request_seq
@@ -704,6 +715,8 @@ class Api:
             return 200, {"deleted": len(keys)}
         if path == "/_double/install_group":
             return 200, self.install_group(body.get("group", "scheduling.x-k8s.io"))
+        if path == "/_double/create_many":
+            return 201, self.create_many(body)
         raise not_found_path()
 
     def install_group(self, group):
@@ -758,6 +771,22 @@ class Api:
                     else:
                         raise bad_request("unknown churn action " + action)
             return {"first": first + 1, "last": s.rv}
+
+    def create_many(self, body):
+        res = self.find_by_plural(body.get("resource", "pods"), body.get("group"))
+        items = body.get("items")
+        if not isinstance(items, list):
+            raise bad_request("create_many: items must be a list of objects")
+        s = self.store
+        with s.cond:
+            first = s.rv
+            for item in items:
+                ns = ((item.get("metadata") or {}).get("namespace") if isinstance(item, dict)
+                      else None)
+                if res.namespaced and not ns:
+                    raise bad_request("create_many: a %s needs metadata.namespace" % res.kind)
+                self.create_locked(res, ns if res.namespaced else None, item)
+            return {"created": len(items), "first": first + 1, "last": s.rv}
 
     def find_by_plural(self, plural, group=None):
         for r in self.resources.values():
@@ -1264,10 +1293,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         query = urllib.parse.parse_qs(url.query, keep_blank_values=True)
         body = self.read_body()
         content_type = (self.headers.get("Content-Type") or "").split(";")[0].strip()
-        entry = {"method": method, "path": path, "query": url.query,
-                 "content_type": content_type, "body": body[:65536].decode("utf-8", "replace")}
         self.status_code = 0
-        self.log_entry = None if path.startswith("/_double/") else entry
+        self.log_entry = None
+        if self.api.request_log and not path.startswith("/_double/"):
+            self.log_entry = {"method": method, "path": path, "query": url.query,
+                              "content_type": content_type,
+                              "body": body[:65536].decode("utf-8", "replace")}
         try:
             if path.startswith("/_double/"):
                 try:
@@ -1472,12 +1503,15 @@ def main():
     parser.add_argument("--group", default="scheduling.x-k8s.io")
     parser.add_argument("--history", type=int, default=100000)
     parser.add_argument("--initial-rv", type=int, default=100)
+    parser.add_argument("--no-request-log", action="store_true")
+    parser.add_argument("--tcp-nodelay", action="store_true")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
 
     api = Api(args)
     Handler.api = api
     Handler.verbose = args.verbose
+    Handler.disable_nagle_algorithm = args.tcp_nodelay
     server = DoubleServer(("127.0.0.1", args.port), Handler)
     if args.tls_cert:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

@@ -158,8 +158,66 @@ TEST_CASE("hierarchy: a missing parent or a cycle is denied; the children must f
   CHECK(d.message.find("ElasticQuota org/org: spec.min.cpu: the children's min cpu sums to 2 "
                        "(team-a/team-a 2), more than this parent's min cpu 1") !=
         std::string::npos);
-  CHECK(d.message.find("spec.max.cpu: max cpu 4 exceeds the parent org/org's max cpu 2") !=
-        std::string::npos);
+  // Its max above the parent's is only a warning, even next to an error.
+  CHECK(d.message.find("exceeds the parent") == std::string::npos);
+  CHECK(d.warnings ==
+        std::vector<std::string>{"spec.max.cpu: max cpu 4 exceeds the parent org/org's max cpu 2: "
+                                 "the parent caps it anyway"});
+}
+
+TEST_CASE("hierarchy: a child's max above its parent's max is allowed with a warning") {
+  AdmissionClusterView cluster;
+  const int64_t gi = int64_t{1} << 30;
+  cluster.existing_quotas = {Existing("org", "org", {{"cpu", 4000}, {"memory", 8 * gi}},
+                                      {{"cpu", 6000}, {"memory", 8 * gi}})};
+  const std::string parent_org = R"({"scheduling.capacity-extender.io/parent":"org/org"})";
+  AdmissionDecision d =
+      Decide(Review("CREATE",
+                    Quota("team-a", "team-a",
+                          R"({"min":{"cpu":"2","memory":"4Gi"},"max":{"cpu":"8","memory":"8Gi"}})",
+                          parent_org)),
+             cluster);
+  CHECK(d.allowed);
+  CHECK(d.warnings == std::vector<std::string>{"spec.max.cpu: max cpu 8 exceeds the parent "
+                                               "org/org's max cpu 6: the parent caps it anyway"});
+  rapidjson::Document response;
+  response.Parse(WriteAdmissionResponse(d).c_str());
+  REQUIRE(response["response"]["warnings"].IsArray());
+  CHECK(response["response"]["warnings"].Size() == 1);
+
+  // Lowering the parent's max below an existing child's warns about the child, by name.
+  cluster.existing_quotas.push_back(Existing("team-a", "team-a", {{"cpu", 2000}, {"memory", gi}},
+                                             {{"cpu", 6000}, {"memory", gi}}, "org/org"));
+  d = Decide(Review("UPDATE",
+                    Quota("org", "org",
+                          R"({"min":{"cpu":"4","memory":"8Gi"},"max":{"cpu":"5","memory":"8Gi"}})"),
+                    "org"),
+             cluster);
+  CHECK(d.allowed);
+  CHECK(d.warnings == std::vector<std::string>{"ElasticQuota team-a/team-a: spec.max.cpu: max cpu "
+                                               "6 exceeds the parent org/org's max cpu 5: the "
+                                               "parent caps it anyway"});
+}
+
+TEST_CASE("hierarchy: a parent in the other API group is denied") {
+  AdmissionClusterView cluster;
+  const int64_t gi = int64_t{1} << 30;
+  ElasticQuota org = Existing("org", "org", {{"cpu", 4000}, {"memory", 8 * gi}},
+                              {{"cpu", 8000}, {"memory", 8 * gi}});
+  org.api_group = "scheduling.sigs.k8s.io";
+  cluster.existing_quotas = {org};
+  const std::string parent_org = R"({"scheduling.capacity-extender.io/parent":"org/org"})";
+  AdmissionDecision d =
+      Decide(Review("CREATE", Quota("team-a", "team-a", kSpec, parent_org)), cluster);
+  CHECK_FALSE(d.allowed);
+  CHECK(d.code == 403);
+  CHECK(d.message ==
+        "metadata.annotations[scheduling.capacity-extender.io/parent]: the parent ElasticQuota "
+        "org/org is a scheduling.sigs.k8s.io quota and this one a scheduling.x-k8s.io quota: a "
+        "parent must be in the same API group");
+  // The same parent in the same group is fine.
+  cluster.existing_quotas[0].api_group = "scheduling.x-k8s.io";
+  CHECK(Decide(Review("CREATE", Quota("team-a", "team-a", kSpec, parent_org)), cluster).allowed);
 }
 
 TEST_CASE("problems the cluster already had are not blamed on an unrelated quota") {

@@ -19,10 +19,18 @@ ElasticQuota Q(const std::string& key, std::optional<ResourceList> min,
   return q;
 }
 
+using CheckedProblem = QuotaSetProblem;
+
+std::vector<CheckedProblem> Check(const std::vector<ElasticQuota>& quotas) {
+  return CheckQuotaHierarchy(quotas, "here");
+}
+
+// "key field: message", with "(warning) " before the message of a warning.
 std::vector<std::string> Problems(const std::vector<ElasticQuota>& quotas) {
   std::vector<std::string> out;
   for (const auto& p : CheckQuotaHierarchy(quotas, "here")) {
-    out.push_back(quotas[p.quota].Key() + " " + p.field + ": " + p.message);
+    out.push_back(quotas[p.quota].Key() + " " + p.field + ": " +
+                  (p.severity == Severity::kWarning ? "(warning) " : "") + p.message);
   }
   return out;
 }
@@ -70,12 +78,47 @@ TEST_CASE("children's min must sum within the parent's min; a resource it lacks 
                   "more than this parent's min memory 0"});
 }
 
-TEST_CASE("a child's max must not exceed the parent's max where both name the resource") {
+TEST_CASE("a child's max above the parent's max, where both name the resource, is a warning") {
   CHECK(Problems({
             Q("org/org", std::nullopt, ResourceList{{"cpu", 4000}}),
             Q("a/a", std::nullopt, ResourceList{{"cpu", 4500}, {"memory", 1 << 20}}, "org/org"),
-        }) == std::vector<std::string>{
-                  "a/a spec.max.cpu: max cpu 4500m exceeds the parent org/org's max cpu 4"});
+        }) == std::vector<std::string>{"a/a spec.max.cpu: (warning) max cpu 4500m exceeds the "
+                                       "parent org/org's max cpu 4: the parent caps it anyway"});
+}
+
+TEST_CASE("a parent in the other API group is an error, and the link is not followed") {
+  std::vector<ElasticQuota> quotas = {
+      Q("org/org", ResourceList{{"cpu", 1000}}, ResourceList{{"cpu", 1000}}),
+      Q("a/a", ResourceList{{"cpu", 4000}}, ResourceList{{"cpu", 8000}}, "org/org"),
+      Q("b/b", ResourceList{{"cpu", 1000}}, std::nullopt, "a/a"),
+  };
+  quotas[0].api_group = "scheduling.sigs.k8s.io";
+  quotas[1].api_group = "scheduling.x-k8s.io";
+  // b's group is unknown (""): it matches either.
+  const std::vector<CheckedProblem> checked = Check(quotas);
+  CHECK(Problems(quotas) ==
+        std::vector<std::string>{
+            "a/a metadata.annotations[scheduling.capacity-extender.io/parent]: the parent "
+            "ElasticQuota org/org is a scheduling.sigs.k8s.io quota and this one a "
+            "scheduling.x-k8s.io quota: a parent must be in the same API group"});
+  REQUIRE(checked.size() == 1);
+  CHECK(checked[0].other == std::optional<std::size_t>(0));
+  CHECK(checked[0].severity == Severity::kError);
+  // In one group, the same three are checked as a tree: a's min does not fit org's.
+  quotas[0].api_group = quotas[1].api_group;
+  const std::vector<std::string> p = Problems(quotas);
+  REQUIRE(p.size() == 2);
+  CHECK(p[0].starts_with("org/org spec.min.cpu: the children's min cpu sums to 4 (a/a 4)"));
+  CHECK(p[1].starts_with("a/a spec.max.cpu: (warning) max cpu 8 exceeds"));
+}
+
+TEST_CASE("missing parents, self-parents and cycles are errors") {
+  const std::vector<CheckedProblem> problems =
+      Check({Q("a/a", {}, {}, "x/x"), Q("b/b", {}, {}, "b/b"), Q("c/c", {}, {}, "d/d"),
+             Q("d/d", {}, {}, "c/c")});
+  REQUIRE(problems.size() == 4);
+  for (const auto& p : problems)
+    CHECK(p.severity == Severity::kError);
 }
 
 }  // namespace

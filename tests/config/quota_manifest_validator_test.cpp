@@ -8,12 +8,12 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
-#include "tests/support/temp_dir.h"
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
+#include "tests/support/temp_dir.h"
 
 namespace capext {
 namespace {
@@ -121,6 +121,27 @@ TEST_CASE("the valid fixtures pass without errors or warnings") {
   CHECK(CountLines(run.out, ": warning: ") == 0);
   CHECK(run.out.find("5 files, 6 ElasticQuotas, 1 extender config: 0 errors, 0 warnings") !=
         std::string::npos);
+}
+
+TEST_CASE("a child's max above its parent's max is a warning: exit 0, the numbers at file:line") {
+  const std::string path = kFixtures + "/warning/child-max-exceeds-parent-max.yaml";
+  const Run run = Validate({path});
+  INFO(run.out << run.err);
+  CHECK(run.exit_code == 0);
+  CHECK(CountLines(run.out, ": error: ") == 0);
+  CHECK(CountLines(run.out, ": warning: ") == 1);
+  CHECK(run.out.find(path +
+                     ":27: warning: ElasticQuota team-a/team-a: spec.max.cpu: max cpu 12 "
+                     "exceeds the parent org/org's max cpu 8: the parent caps it anyway "
+                     "(see " +
+                     path + ":2)") != std::string::npos);
+  const Run json = Validate({"-o", "json", path});
+  rapidjson::Document d;
+  d.Parse(json.out.c_str());
+  REQUIRE(d.IsArray());
+  REQUIRE(d.Size() == 1);
+  CHECK(std::string(d[0]["severity"].GetString()) == "warning");
+  CHECK(d[0]["line"].GetInt() == 27);
 }
 
 TEST_CASE("everything under deploy/ passes") {
@@ -235,7 +256,9 @@ TEST_CASE("validate --cluster: the sum of mins must fit the nodes' allocatable")
   CHECK(Validate({"--cluster", dir.path() + "/missing.yaml", quotas}).exit_code == 2);
 }
 
-TEST_CASE("validate --cluster: quotas already in the cluster take part in namespace and hierarchy checks") {
+TEST_CASE(
+    "validate --cluster: quotas already in the cluster take part in namespace and hierarchy "
+    "checks") {
   TempDir dir;
   const std::string cluster =
       dir.Write("cluster.yaml", Quota("org", "  min: {cpu: \"4\"}\n  max: {cpu: \"8\"}\n"));

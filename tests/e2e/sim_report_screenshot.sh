@@ -7,9 +7,10 @@
 #
 # Steps: installs Debian's chromium with apt-get if it is missing; builds capacity-sim if needed
 # (in --build-dir, default build/); runs the acceptance command of issue 8 on the Alibaba trace
-# (`capacity-sim run ... --tenants qos --quotas bench/examples/alibaba-quotas.yaml`) and
-# `capacity-sim compare` over the four policies, into a temporary directory; renders every
-# report.html and compare.html; prints where the PNGs are (default /tmp/capext-sim-screenshots/).
+# (`capacity-sim run ... --tenants qos --quotas bench/examples/alibaba-quotas.yaml`),
+# `capacity-sim compare` over the four policies, and a run with the two-level plan
+# bench/examples/alibaba-org-quotas.yaml, into a temporary directory; renders every report.html
+# and compare.html; prints where the PNGs are (default /tmp/capext-sim-screenshots/).
 # Not run by ctest (it needs a browser and a minute); its output is not committed.
 #
 # How console errors are detected, two independent ways, on every page:
@@ -79,6 +80,8 @@ say "capacity-sim run (issue 8 acceptance command)"
 "$sim" run "${trace_flags[@]}" --out "$work/run"
 say "capacity-sim compare over the four policies"
 "$sim" compare "${trace_flags[@]}" --policies capacity,scheduler-plugins,static,none --out "$work/compare"
+say "capacity-sim run with the two-level plan (issue 13: used, min and max per level)"
+"$sim" run "${trace_flags[@]}" --quotas "$here/bench/examples/alibaba-org-quotas.yaml" --out "$work/org-run"
 
 # --- rendering and checking ------------------------------------------------------------------------
 chrome=(chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run
@@ -152,7 +155,8 @@ rm -f "$out_dir/canary.chromium.log"
 echo "  caught (both ways)"
 
 failed=0
-pages=("$work/run/report.html:run-report:4000" "$work/compare/compare.html:compare:9000")
+pages=("$work/run/report.html:run-report:4000" "$work/compare/compare.html:compare:9000"
+       "$work/org-run/report.html:org-run-report:5000")
 for policy in capacity scheduler-plugins static none; do
   pages+=("$work/compare/$policy/report.html:compare-$policy-report:4000")
 done

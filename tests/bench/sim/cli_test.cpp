@@ -5,9 +5,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "tests/support/temp_dir.h"
 #include "bench/sim/sim_cli.h"
 #include "bench/sim/sim_run_commands.h"
+#include "tests/support/temp_dir.h"
 
 namespace capext {
 namespace {
@@ -26,8 +26,8 @@ Status Parse(const std::vector<std::string>& args, SimCliConfig* c, bool compare
 
 TEST_CASE("run flags parse into options", "[sim][cli]") {
   SimCliConfig c;
-  REQUIRE(Parse({"--synthetic", "--pods=500", "--seed", "9", "--policy", "static", "--node-sampling", "all",
-                 "--resubmit-evicted", "--until", "3600", "--out", "o"},
+  REQUIRE(Parse({"--synthetic", "--pods=500", "--seed", "9", "--policy", "static",
+                 "--node-sampling", "all", "--resubmit-evicted", "--until", "3600", "--out", "o"},
                 &c)
               .ok());
   CHECK(c.synthetic);
@@ -43,23 +43,31 @@ TEST_CASE("run flags parse into options", "[sim][cli]") {
 
 TEST_CASE("flag errors are clear", "[sim][cli]") {
   SimCliConfig c;
-  CHECK(Parse({"--out", "o"}, &c).message() == "give exactly one workload: --trace FILE or --synthetic");
+  CHECK(Parse({"--out", "o"}, &c).message() ==
+        "give exactly one workload: --trace FILE or --synthetic");
   CHECK(Parse({"--synthetic"}, &c).message() == "--out DIR is required");
-  CHECK(Parse({"--synthetic", "--out", "o", "--bogus"}, &c).message() == "unknown flag --bogus (see --help)");
-  CHECK(Parse({"--trace", "t.csv", "--out", "o"}, &c).message() == "a trace needs a cluster: --nodes FILE or --cluster FILE");
+  CHECK(Parse({"--synthetic", "--out", "o", "--bogus"}, &c).message() ==
+        "unknown flag --bogus (see --help)");
+  CHECK(Parse({"--trace", "t.csv", "--out", "o"}, &c).message() ==
+        "a trace needs a cluster: --nodes FILE or --cluster FILE");
   SimCliConfig d;
-  CHECK(Parse({"--synthetic", "--out", "o", "--policy", "fastest"}, &d).message().find("unknown policy 'fastest'") == 0);
+  CHECK(Parse({"--synthetic", "--out", "o", "--policy", "fastest"}, &d)
+            .message()
+            .find("unknown policy 'fastest'") == 0);
   SimCliConfig e;
-  CHECK(Parse({"--synthetic", "--out", "o", "--policies", "none"}, &e).message() == "unknown flag --policies (see --help)");
+  CHECK(Parse({"--synthetic", "--out", "o", "--policies", "none"}, &e).message() ==
+        "unknown flag --policies (see --help)");
   SimCliConfig f;
-  CHECK(Parse({"--synthetic", "--out", "o", "--pods", "-3"}, &f).message() == "--pods: expected an integer >= 0, got '-3'");
+  CHECK(Parse({"--synthetic", "--out", "o", "--pods", "-3"}, &f).message() ==
+        "--pods: expected an integer >= 0, got '-3'");
   SimCliConfig g;
   CHECK(Parse({"--synthetic", "--out"}, &g).message() == "--out needs a value (DIR)");
 }
 
 TEST_CASE("a --config file supplies flags; the command line wins", "[sim][cli]") {
   testing::TempDir dir;
-  const std::string cfg = dir.Write("sim.yaml", "synthetic: true\npods: 700\nseed: 3\nout: from-file\npolicies: static,none\n");
+  const std::string cfg = dir.Write(
+      "sim.yaml", "synthetic: true\npods: 700\nseed: 3\nout: from-file\npolicies: static,none\n");
   SimCliConfig c;
   REQUIRE(Parse({"--config", cfg, "--seed", "4"}, &c, true).ok());
   CHECK(c.synthetic_options.pods == 700);
@@ -71,9 +79,53 @@ TEST_CASE("a --config file supplies flags; the command line wins", "[sim][cli]")
   CHECK(Parse({"--config", bad}, &d, true).message() == bad + ": unknown flag 'speed'");
 }
 
+TEST_CASE("a snapshot's quota tree becomes the plan's, by namespace", "[sim][cli][hierarchy]") {
+  testing::TempDir dir;
+  const std::string node =
+      "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: \"8\", "
+      "memory: 32Gi, pods: \"110\"}}\n---\n";
+  const auto quota = [](const std::string& ns, const std::string& name, const std::string& parent) {
+    return "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: ElasticQuota\nmetadata:\n  name: " +
+           name + "\n  namespace: " + ns +
+           (parent.empty()
+                ? ""
+                : "\n  annotations: {scheduling.capacity-extender.io/parent: " + parent + "}") +
+           "\nspec: {min: {cpu: \"2\"}, max: {cpu: \"4\"}}\n---\n";
+  };
+  // The parent's quota is not named after its namespace: the plan's tenant is the namespace.
+  const std::string good = dir.Write(
+      "good.yaml", node + quota("org", "org-quota", "") + quota("team", "team", "org/org-quota"));
+  SimCliConfig c;
+  REQUIRE(Parse({"--synthetic", "--pods", "10", "--cluster", good, "--out", "o"}, &c).ok());
+  SimulationInput in;
+  REQUIRE(LoadSimInput(c, &in).ok());
+  CHECK(in.plan.tenants.at("team").parent == "org");
+  CHECK(in.plan.tenants.at("org").parent.empty());
+  CHECK(ElasticQuotaFor("team", in.plan.tenants.at("team"), false).parent == "org/org");
+
+  const std::string missing =
+      dir.Write("missing.yaml", node + quota("team", "team", "org/org-quota"));
+  SimCliConfig m;
+  REQUIRE(Parse({"--synthetic", "--pods", "10", "--cluster", missing, "--out", "o"}, &m).ok());
+  SimulationInput bad;
+  CHECK(LoadSimInput(m, &bad).message() ==
+        "missing.yaml: ElasticQuota team/team: the parent ElasticQuota org/org-quota is not "
+        "defined in the snapshot");
+  // The plan's checks run on a snapshot's tree too: here a cycle.
+  const std::string cycle =
+      dir.Write("cycle.yaml", node + quota("a", "a", "b/b") + quota("b", "b", "a/a"));
+  SimCliConfig y;
+  REQUIRE(Parse({"--synthetic", "--pods", "10", "--cluster", cycle, "--out", "o"}, &y).ok());
+  SimulationInput looped;
+  CHECK(LoadSimInput(y, &looped)
+            .message()
+            .starts_with("cycle.yaml: a.parent: the hierarchy has a cycle: a/a -> b/b -> a/a"));
+}
+
 TEST_CASE("run writes its files and repeats itself byte for byte", "[sim][cli]") {
   testing::TempDir dir;
-  const std::vector<std::string> base = {"--synthetic", "--pods", "2000", "--synthetic-nodes", "10", "--no-progress"};
+  const std::vector<std::string> base = {"--synthetic",       "--pods", "2000",
+                                         "--synthetic-nodes", "10",     "--no-progress"};
   auto with_out = [&](const std::string& out) {
     auto args = base;
     args.push_back("--out");
@@ -95,30 +147,36 @@ TEST_CASE("run writes its files and repeats itself byte for byte", "[sim][cli]")
 TEST_CASE("compare writes one report per policy and the side-by-side files", "[sim][cli]") {
   testing::TempDir dir;
   const std::string out = dir.path() + "/cmp";
-  REQUIRE(RunCompareCommand({"--synthetic", "--pods", "1500", "--synthetic-nodes", "10", "--no-progress", "--out", out,
-                             "--jobs", "2"}) == 0);
-  for (const char* f : {"compare.json", "compare.html", "perf.json", "capacity/report.json", "scheduler-plugins/report.html",
-                        "static/timeline.csv", "none/report.json"}) {
+  REQUIRE(RunCompareCommand({"--synthetic", "--pods", "1500", "--synthetic-nodes", "10",
+                             "--no-progress", "--out", out, "--jobs", "2"}) == 0);
+  for (const char* f :
+       {"compare.json", "compare.html", "perf.json", "capacity/report.json",
+        "scheduler-plugins/report.html", "static/timeline.csv", "none/report.json"}) {
     CHECK(std::filesystem::exists(out + "/" + f));
   }
   const std::string first = Slurp(out + "/compare.json");
-  REQUIRE(RunCompareCommand({"--synthetic", "--pods", "1500", "--synthetic-nodes", "10", "--no-progress", "--out", out,
-                             "--jobs", "1"}) == 0);
+  REQUIRE(RunCompareCommand({"--synthetic", "--pods", "1500", "--synthetic-nodes", "10",
+                             "--no-progress", "--out", out, "--jobs", "1"}) == 0);
   CHECK(Slurp(out + "/compare.json") == first);  // parallelism never changes results
 }
 
-TEST_CASE("the acceptance command on the real trace: three outputs, same report.json twice", "[sim][cli][trace]") {
+TEST_CASE("the acceptance command on the real trace: three outputs, same report.json twice",
+          "[sim][cli][trace]") {
   testing::TempDir dir;
   const std::string data = std::string(CE_SHARED_DIR) + "/data/alibaba-gpu-v2023/";
   auto args = [&](const std::string& out) {
-    return std::vector<std::string>{"--trace", data + "openb_pod_list_default.csv", "--nodes",
-                                    data + "openb_node_list_all_node.csv", "--tenants", "qos", "--quotas",
-                                    std::string(CE_SOURCE_DIR) + "/bench/examples/alibaba-quotas.yaml", "--out",
-                                    dir.path() + "/" + out, "--no-progress"};
+    return std::vector<std::string>{
+        "--trace",      data + "openb_pod_list_default.csv",
+        "--nodes",      data + "openb_node_list_all_node.csv",
+        "--tenants",    "qos",
+        "--quotas",     std::string(CE_SOURCE_DIR) + "/bench/examples/alibaba-quotas.yaml",
+        "--out",        dir.path() + "/" + out,
+        "--no-progress"};
   };
   REQUIRE(RunRunCommand(args("one")) == 0);
   REQUIRE(RunRunCommand(args("two")) == 0);
-  for (const char* f : {"report.json", "timeline.csv", "report.html"}) CHECK(std::filesystem::file_size(dir.path() + "/one/" + f) > 0);
+  for (const char* f : {"report.json", "timeline.csv", "report.html"})
+    CHECK(std::filesystem::file_size(dir.path() + "/one/" + f) > 0);
   CHECK(Slurp(dir.path() + "/one/report.json") == Slurp(dir.path() + "/two/report.json"));
 }
 

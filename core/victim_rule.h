@@ -1,0 +1,70 @@
+// VictimRule: whose pods may be victims for a preemptor (capacity-semantics 1.2, over the quota
+// tree: docs/quota-hierarchy.md "Reclaim and preemption"), computed once per preemptor and
+// asked per namespace. The one place the rule is written: victim selection, the candidate
+// search and preemption eligibility all ask it.
+//  - a preemptor without a quota: pods of lower priority in namespaces without a quota;
+//  - a preemptor p of quota q (leaf P0; its path P0, P1, ... up to its root):
+//    - pods of its own namespace: lower priority only, and only when p would take its leaf above
+//      its min (moreThanMin at P0);
+//    - pods of another namespace with a quota (leaf L): with A the lowest common ancestor of P0
+//      and L (or the virtual root) and Q', W' A's children on each side: (1) used(Q') + r_Q'
+//      within min(Q'), decided once; (2) every node from L up to W' still borrowing when a pod
+//      is taken (SideBorrowing, re-checked on the what-if after each removal);
+//    - pods of namespaces without a quota: never.
+//  - distance (victims nearer in the tree come first): 0 for the own namespace, j when A is
+//    P_j, one more than the root's level for the virtual root. With no parents every other
+//    namespace is at distance 1 and (1) is "not moreThanMin": exactly the flat rule.
+// Thread-safety: immutable after construction; valid while the state is not modified.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/quota_admission.h"
+
+namespace capext {
+
+class VictimRule {
+ public:
+  struct Scope {
+    bool any = false;                  // the namespace's pods may be victims at all
+    bool lower_priority_only = false;  // only pods of priority < the preemptor's
+    bool recheck = false;              // (2): nodes leaf..top must be borrowing when taken
+    int leaf = -1;
+    int top = -1;  // W'
+    int distance = 0;
+  };
+
+  // REQUIRES: `path` is MakeAdmissionPath(state, preemptor); `preemptor` outlives the rule.
+  VictimRule(const ClusterState& state, const NormalizedPod& preemptor, const AdmissionPath& path);
+
+  // The preemptor would take its leaf above its min (today's moreThanMin).
+  bool more_than_min() const { return more_than_min_; }
+  Scope ScopeOf(std::string_view ns) const;
+  // Condition (2) for a scope that needs it, on the usage of tree nodes `used_of(node)`.
+  template <typename UsedOf>
+  bool SideBorrowing(const Scope& scope, UsedOf&& used_of) const {
+    const QuotaTree& tree = state_.ledger().tree();
+    for (int y = scope.leaf; y >= 0; y = tree.parent(y)) {
+      if (!IsBorrowing(state_.semantics(), tree.quota(y), used_of(y))) return false;
+      if (y == scope.top) break;
+    }
+    return true;
+  }
+  // The largest distance a victim can have (the virtual root's level).
+  int max_distance() const { return static_cast<int>(path_.size()); }
+  // Where victims at `distance` meet the preemptor, for explanations: "its own namespace",
+  // "ElasticQuota team-a/team-a", or "across the root quotas".
+  std::string DescribeLevel(int distance) const;
+
+ private:
+  const ClusterState& state_;
+  const NormalizedPod& pod_;
+  bool has_quota_ = false;
+  bool more_than_min_ = false;
+  std::vector<int> path_;     // P0 (the leaf) ... the root
+  std::vector<char> within_;  // per P_i: used(P_i) + r_{P_i} within min(P_i)
+};
+
+}  // namespace capext
