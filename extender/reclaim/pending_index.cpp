@@ -125,6 +125,14 @@ void PendingIndex::WakeQuota(const std::string& ns) {
   WakeWave(subscribed);
 }
 
+void PendingIndex::WakeQuotaEverywhere() {
+  std::vector<std::string> subscribed;
+  for (const auto& [uid, entry] : pods_) {
+    if (entry.rule.on & kWakeOnQuota) subscribed.push_back(uid);
+  }
+  WakeWave(subscribed);
+}
+
 void PendingIndex::WakeClusterQuota() {
   WakeWave(cluster_quota_);
 }

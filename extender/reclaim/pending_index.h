@@ -20,7 +20,8 @@ namespace capext {
 
 // What wakes a pod besides a change of the pod itself (which always does). Flags of WakeRule::on.
 enum WakeOn : uint32_t {
-  kWakeOnQuota = 1u << 0,         // its namespace's usage, ElasticQuota or nominations
+  kWakeOnQuota = 1u << 0,         // the usage, ElasticQuota or nominations of its namespace, or
+                                  // of any namespace of its quota tree (the caller's reach)
   kWakeOnClusterQuota = 1u << 1,  // the same in any quota namespace (the sums of used and of
                                   // min, which quotas borrow, the nominated sums)
   kWakeOnAnyNode = 1u << 2,       // any node's spec, or anything holding room on it
@@ -58,6 +59,7 @@ class PendingIndex {
   // Each of `uids` (tracked or not), the wave in scheduling order.
   void Wake(const std::vector<std::string>& uids);
   void WakeQuota(const std::string& ns);  // pods of `ns` with kWakeOnQuota
+  void WakeQuotaEverywhere();             // pods of every namespace with kWakeOnQuota
   void WakeClusterQuota();                // pods with kWakeOnClusterQuota
   // kWakeOnAnyNode when `nodes` is not empty, and kWakeOnWatchedNode of each of `nodes`.
   void WakeNodes(const std::vector<std::string>& nodes);

@@ -19,31 +19,41 @@
 // a PendingIndex (pending_index.h) keeps every pending quota pod with the rule below, set from
 // its last verdict, and queues the pods a change concerns. Its own changes (spec, status,
 // deletion, binding, a reservation, our nomination of it starting or ending) always wake a pod.
-// Beyond that, by verdict:
+// Beyond that, by verdict ("its tree": the used, spec and nominations of every quota of the root
+// quota tree holding its namespace, quota_tree_reach.h; with flat quotas, its own quota alone):
 //   AwaitingScheduler        nothing else: only kube-scheduler marking it unschedulable (its own
 //                            status) changes this.
-//   Fits                     its quota (used, spec, nominations of its namespace), any quota
-//                            namespace (the sums of used and min, the nominated sums), and one
-//                            node it fits on (a pod that fits one unchanged node still fits);
-//                            a timer for the next requeue nudge while it carries the
-//                            unschedulable condition.
-//   QuotaExceeded, request   its quota only (only its spec can change that; its used and
-//     alone above max        nominations come with the same subscription).
-//   QuotaExceeded, other;    its quota, any quota namespace (the cluster-wide rule; victims come
-//   Unschedulable;           from quotas that borrow, which their used decides), and any node
-//   a dry-run plan           (room, spec, a victim candidate bound or gone, a node added); a
-//                            dry-run plan also any PodDisruptionBudget (they choose the victims).
+//   Fits                     its tree, any quota namespace (the sums of used and min, the
+//                            nominated sums), and one node it fits on (a pod that fits one
+//                            unchanged node still fits); a timer for the next requeue nudge while
+//                            it carries the unschedulable condition.
+//   QuotaExceeded, request   its tree only (only a max on its path can change that: its own
+//     alone above a max      quota's or an ancestor's; used and nominations come with the same
+//     on its path            subscription).
+//   QuotaExceeded, other;    its tree (the used and max of every level of its path), any quota
+//   Unschedulable;           namespace (the cluster-wide rule over the roots; victims come from
+//   a dry-run plan           quotas that borrow, which their used and min decide, up to the
+//                            lowest common ancestor), and any node (room, spec, a victim
+//                            candidate bound or gone, a node added); a dry-run plan also any
+//                            PodDisruptionBudget (they choose the victims).
 //   WaitingForReclaim        nothing else: our nomination of it ending (bound, expired) is a
 //                            change of its own.
 //   ReclaimRefused/Backoff   a timer at the end of its backoff (the verdict is fixed until then);
 //     after refusals
 //   ReclaimRefused by the    a timer at the next pass.
 //     eviction rate limit
+// Which changes reach whom:
+//   - a namespace's used or nominations, a quota's min or max: its whole root tree (an ancestor's
+//     used and max decide every descendant's pods; the exact reach would need each pod's blocking
+//     level), and a used or nominations change in a quota namespace also the cluster-wide rule;
+//   - a quota's min (anywhere in a tree), or a change of the set of quotas or of roots: the
+//     cluster-wide rule (the sum of mins is over the roots; a min decides who borrows, so who may
+//     be a victim) — a max alone does not;
+//   - the tree's shape (a quota added or removed, a parent changed): every pod subscribed to a
+//     tree, since namespaces move between trees (rare: worth no finer rule);
+//   - a quota added or removed also re-reads its namespace's pending pods.
 // Any PriorityClass change wakes every pod (priorities of pods and victims move); a journal that
 // overflowed (more changes than it keeps between two passes) re-derives everything from the state.
-// A quota added or removed re-reads its namespace's pending pods. With hierarchical quotas, "its
-// quota" must become "any quota of its tree" (an ancestor's used or max also decides it): see
-// QuotaNamespacesTouchedBy in reclaim_controller.cpp.
 // A pass plans at most `max_pods_per_pass` pods, longest queued first (then in priority order);
 // the rest wait for the next pass (capacity_extender_reclaim_backlog). With nothing changing, a
 // pass costs nothing per pending pod: the expiry of reservations and nominations, the reclaims in
@@ -230,9 +240,9 @@ class ReclaimController {
 
   // The RunOnce thread's view of the pending pods, and how far it read the journal.
   PendingIndex index_;
-  // What each quota in use adds to the cluster-wide rule (its min, and its parent: the sum is
-  // over root quotas), by namespace: a quota change that leaves it alone (a max) concerns only
-  // the quota's own pods.
+  // What of each quota in use reaches beyond its tree (its min: the sum over the roots and who
+  // borrows; its parent: the tree's shape), by namespace: a quota change that leaves it alone (a
+  // max) concerns only its tree's pods.
   struct ClusterShare {
     std::optional<ResourceList> min;
     std::string parent;

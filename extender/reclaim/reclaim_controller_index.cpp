@@ -2,21 +2,10 @@
 // change journal (the wake rules are in reclaim_controller.h).
 #include <unordered_set>
 
+#include "extender/reclaim/quota_tree_reach.h"
 #include "extender/reclaim/reclaim_controller.h"
 
 namespace capext {
-namespace {
-
-// The namespaces whose pods' quota verdicts a change of the quota of `ns` (its used, spec or
-// nominations) can move. Flat quotas: `ns` alone. With hierarchical quotas it must be every
-// namespace of the quota's tree: an ancestor's used and max decide its descendants' pods, and a
-// descendant's used is part of its ancestors'.
-std::vector<std::string> QuotaNamespacesTouchedBy(const ClusterState& /*state*/,
-                                                  const std::string& ns) {
-  return {ns};
-}
-
-}  // namespace
 
 bool ReclaimController::IsPendingQuotaPod(const ClusterState& state, const NormalizedPod& pod) {
   return !pod.IsBound() && !pod.IsTerminal() && state.QuotaFor(pod.ns) != nullptr &&
@@ -58,25 +47,27 @@ void ReclaimController::LearnChanges() {
     for (const auto& uid : changes.pods) {
       if (Refresh(state, uid)) changed.push_back(uid);
     }
+    // Namespaces whose quota's used, spec or nominations changed: each wakes its whole quota
+    // tree (quota_tree_reach.h), and, when it has a quota, the cluster-wide rule's subscribers.
+    std::set<std::string> quota_namespaces;
     bool cluster_quota = false;
-    auto quota_changed = [&](const std::string& ns) {
-      for (const auto& touched : QuotaNamespacesTouchedBy(state, ns))
-        index_.WakeQuota(touched);
-      cluster_quota = cluster_quota || state.QuotaFor(ns) != nullptr;
-    };
+    bool tree_shape = false;  // a quota added or removed, or a parent changed
     for (const auto& ns : changes.quotas) {
-      // The sum of mins (and which quotas borrow) moves only with a min, or with the set of
-      // quotas or of roots.
+      // The sum of mins moves only with a min, or with the set of quotas or of roots; a min of
+      // any quota also decides which quotas borrow (victims across trees): both wake the
+      // cluster-wide rule. A max alone concerns only its tree.
       std::optional<ClusterShare> share;
       if (const ElasticQuota* quota = state.QuotaFor(ns))
         share = ClusterShare{quota->min, quota->parent};
       auto known = cluster_shares_.find(ns);
-      const bool moved = share ? known == cluster_shares_.end() || !(known->second == *share)
-                               : known != cluster_shares_.end();
-      if (moved) cluster_quota = true;
+      const bool had = known != cluster_shares_.end();
+      if (share ? !had || !(known->second == *share) : had) cluster_quota = true;
+      if (share.has_value() != had || (share && had && share->parent != known->second.parent)) {
+        tree_shape = true;
+      }
       if (share) {
         cluster_shares_[ns] = *share;
-      } else if (known != cluster_shares_.end()) {
+      } else if (had) {
         cluster_shares_.erase(known);
       }
       // A quota added or removed makes its namespace's pending pods quota pods, or not.
@@ -88,13 +79,21 @@ void ReclaimController::LearnChanges() {
           if (pod.ns == ns && !index_.Tracks(key) && Refresh(state, key)) changed.push_back(key);
         }
       }
-      for (const auto& touched : QuotaNamespacesTouchedBy(state, ns))
-        index_.WakeQuota(touched);
+      quota_namespaces.insert(ns);
     }
-    for (const auto& ns : changes.usage)
-      quota_changed(ns);
-    for (const auto& ns : changes.nominations)
-      quota_changed(ns);
+    for (const auto* list : {&changes.usage, &changes.nominations}) {
+      for (const auto& ns : *list) {
+        quota_namespaces.insert(ns);
+        cluster_quota = cluster_quota || state.QuotaFor(ns) != nullptr;
+      }
+    }
+    if (tree_shape) {
+      // Namespaces moved between trees, and the trees they left are gone: every tree.
+      index_.WakeQuotaEverywhere();
+    } else {
+      for (const auto& ns : NamespacesOfTheirTrees(state, quota_namespaces))
+        index_.WakeQuota(ns);
+    }
     index_.Wake(changed);
     if (cluster_quota) index_.WakeClusterQuota();
     index_.WakeNodes(changes.nodes);

@@ -53,6 +53,10 @@ TEST_CASE("pending index: each change wakes the pods whose rule names it", "[rec
     index.WakeQuota("eq3");
     CHECK(index.queued() == 0);
   }
+  SECTION("a quota-level change of every namespace (a quota tree changed shape)") {
+    index.WakeQuotaEverywhere();
+    CHECK(index.TakeQueued(100) == Strings{"quota-eq1", "quota-eq2"});
+  }
   SECTION("a cluster-wide quota change") {
     index.WakeClusterQuota();
     CHECK(index.TakeQueued(100) == Strings{"cluster"});
