@@ -11,6 +11,7 @@
 //       allocatable, a resync of every pending pod; each is followed by passes until nothing is
 //       queued: pods planned, passes, CPU, requeue nudges.
 // Target: (b) at most 2% of one core. Usage: see kUsage (--help).
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -121,13 +122,14 @@ int main(int argc, char** argv) {
   cache.set_ready(true);
   cache.Write([&](ClusterState& state) {
     BuildCluster(state, shape);
-    // Each team's min is exactly what it uses: the sum of mins is reached, so every pending pod
-    // is rejected by the cluster-wide rule (and, priority 0 like the running pods, has no victim).
+    // Each team's min is exactly what it uses (team-3 and team-7 run nothing: min 0), its max
+    // well above: the sum of mins is reached, so every pending pod is rejected by the
+    // cluster-wide rule (and, priority 0 like the running pods, has no victim).
     for (int k = 0; k < shape.quotas; ++k) {
       ElasticQuota q = MakeTeamQuota(k, shape);
       const int64_t used = state.Used(q.ns).Get("cpu");
       q.min = ResourceList{{"cpu", used}};
-      q.max = ResourceList{{"cpu", 2 * used}};
+      q.max = ResourceList{{"cpu", std::max<int64_t>(2 * used, shape.node_cpu_milli)}};
       state.UpsertQuota(q);
     }
     for (int i = 0; i < pending; ++i)
