@@ -10,7 +10,7 @@
 //       running quota pod replaced by a pending one (the sum of used moves twice), one node's
 //       allocatable, a resync of every pending pod; each is followed by passes until nothing is
 //       queued: pods planned, passes, CPU, requeue nudges.
-// Target: (b) at most 2% of one core. Usage: see kUsage (--help).
+// Target: (b), its passes and events flushes together, at most 2% of one core. Usage: kUsage.
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -288,7 +288,9 @@ int main(int argc, char** argv) {
   report.Number("nodes", shape.nodes);
   report.Number("pending", pending);
   report.Number("max_pods_per_pass", static_cast<double>(budget));
-  report.Target("rest.loop_core_percent", 100 * loop_share, "<=", 2, "%");
+  // The reclaim machinery at rest: the loop's passes and the events thread's flushes.
+  report.Target("rest.loop_and_events_core_percent", 100 * (loop_share + events_share), "<=", 2,
+                "%");
   report.Write(args.Str("--json", ""));
   return 0;
 }
