@@ -83,6 +83,10 @@ const std::vector<ConfigField>& Table() {
        "on, dry-run (log and count what would be evicted) or off", &EC::reclaim},
       {"reclaim-interval", "reclaimInterval", "DURATION", "Reservations and reclaim",
        "how often the reclaim loop looks at pending pods", &EC::reclaim_interval},
+      {"reclaim-max-pods-per-pass", "reclaimMaxPodsPerPass", "N", "Reservations and reclaim",
+       "pending pods planned per pass at most (those whose verdict may have changed); the rest "
+       "wait for the next pass, longest waiting first",
+       &EC::reclaim_max_pods_per_pass},
       {"max-evictions-per-second", "maxEvictionsPerSecond", "RATE", "Reservations and reclaim",
        "cluster-wide eviction rate limit", &EC::max_evictions_per_second},
       {"max-evictions-per-namespace-per-minute", "maxEvictionsPerNamespacePerMinute", "N",

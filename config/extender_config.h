@@ -56,6 +56,9 @@ struct ExtenderConfig {
   double max_evictions_per_second = 5;               // maxEvictionsPerSecond
   int max_evictions_per_namespace_per_minute = 30;   // maxEvictionsPerNamespacePerMinute
   bool cross_node_reclaim = false;                   // crossNodeReclaim / --cross-node-reclaim
+  // reclaimMaxPodsPerPass / --reclaim-max-pods-per-pass: pods the reclaim loop plans per pass at
+  // most (those whose verdict may have changed); the rest wait for the next pass.
+  int reclaim_max_pods_per_pass = 500;
 
   // Writing back.
   bool status_updates = true;                               // statusUpdates

@@ -91,6 +91,10 @@ bool ValidateExtenderConfig(const ExtenderConfig& c, std::vector<ConfigDiagnosti
   check.Positive("reservationTTL", c.reservation_ttl);
   check.Positive("nominationTTL", c.nomination_ttl);
   check.Positive("reclaimInterval", c.reclaim_interval);
+  if (c.reclaim_max_pods_per_pass < 1) {
+    check.Fail("reclaimMaxPodsPerPass", fmt::format("{} is below 1 (reclaim: off stops planning)",
+                                                    c.reclaim_max_pods_per_pass));
+  }
   check.Positive("statusUpdateInterval", c.status_update_interval);
   check.Positive("requeueNudgeInterval", c.requeue_nudge_interval);
   check.Positive("eventRefreshInterval", c.event_refresh_interval);

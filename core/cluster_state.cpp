@@ -44,11 +44,16 @@ ClusterState& ClusterState::operator=(const ClusterState& other) {
 
 void ClusterState::UpsertNode(Node node) {
   ++version_;
+  if (journal_) {
+    const NodeRecord* before = nodes_.Find(node.name);
+    journal_->NodeUpserted(before != nullptr ? before->node : nullptr, node);
+  }
   nodes_.Upsert(std::move(node));
 }
 
 void ClusterState::DeleteNode(std::string_view name) {
   ++version_;
+  if (journal_ && nodes_.Find(name) != nullptr) journal_->Record(ChangeJournal::Kind::kNode, name);
   nodes_.Delete(name);
 }
 
@@ -94,6 +99,7 @@ void ClusterState::UpsertPod(NormalizedPod pod) {
   } else if (ledger_.HasNominations()) {
     EraseNomination(false, key);
   }
+  if (journal_) journal_->PodUpserted(store_.FindPod(key), pod);
   // The node usage points at the stored pod (its address is stable: unordered_map nodes).
   const NormalizedPod& stored = store_.PutPod(std::move(pod), [&](const NormalizedPod& old) {
     if (Counts(old)) RemoveContribution(old);
@@ -105,6 +111,7 @@ void ClusterState::DeletePod(std::string_view key) {
   ++version_;
   const std::string owned(key);  // `key` may point into the pod being erased
   store_.ErasePod(owned, [&](const NormalizedPod& pod) {
+    if (journal_) journal_->PodErased(pod);
     if (Counts(pod)) RemoveContribution(pod);
     ReleaseReservation(owned);
     ReleaseNomination(owned);
@@ -128,18 +135,27 @@ std::vector<const NormalizedPod*> ClusterState::PendingPods() const {
 
 bool ClusterState::UpsertQuota(const ElasticQuota& quota) {
   ++version_;
+  const bool differs = journal_ && ChangeJournal::QuotaSpecDiffers(QuotaFor(quota.ns), quota);
   const bool used = store_.quota_set().Upsert(quota);
   if (used) ledger_.RebuildQuotas(store_.quota_set());
+  if (used && differs) journal_->Record(ChangeJournal::Kind::kQuota, quota.ns);
   return used;
 }
 
 void ClusterState::DeleteQuota(std::string_view ns, std::string_view name) {
   ++version_;
-  if (store_.quota_set().Delete(ns, name)) ledger_.RebuildQuotas(store_.quota_set());
+  if (!store_.quota_set().Delete(ns, name)) return;
+  ledger_.RebuildQuotas(store_.quota_set());
+  if (journal_) journal_->Record(ChangeJournal::Kind::kQuota, ns);
 }
 
 void ClusterState::UpsertPriorityClass(const PriorityClass& pc) {
   ++version_;
+  if (journal_) {
+    auto it = store_.priority_classes().find(pc.name);
+    journal_->PriorityClassUpserted(it == store_.priority_classes().end() ? nullptr : &it->second,
+                                    pc);
+  }
   store_.UpsertPriorityClass(pc);
   ResolvePriorities();
 }
@@ -147,6 +163,7 @@ void ClusterState::UpsertPriorityClass(const PriorityClass& pc) {
 void ClusterState::DeletePriorityClass(std::string_view name) {
   ++version_;
   if (!store_.DeletePriorityClass(name)) return;
+  if (journal_) journal_->Record(ChangeJournal::Kind::kPriorityClass, name);
   ResolvePriorities();
 }
 
@@ -165,11 +182,13 @@ void ClusterState::ResolvePriorities() {
 
 void ClusterState::UpsertPdb(const PodDisruptionBudget& pdb) {
   ++version_;
+  if (journal_) journal_->Record(ChangeJournal::Kind::kPdb, pdb.ns);
   store_.UpsertPdb(pdb);
 }
 
 void ClusterState::DeletePdb(std::string_view ns, std::string_view name) {
   ++version_;
+  if (journal_) journal_->Record(ChangeJournal::Kind::kPdb, ns);
   store_.DeletePdb(ns, name);
 }
 
@@ -192,6 +211,7 @@ void ClusterState::Reserve(std::string_view key, std::string_view node, int64_t 
   Reservation r{pod->store_key(),     pod->ns,   std::string(node), pod->requests,
                 pod->quota_request(), expires_ms};
   nodes_.ChangeHold(r.node, r.node_request, +1);
+  if (journal_) journal_->ReservationChanged(r.uid, r.ns, r.node);
   ledger_.AddReservation(store_.quota_set(), std::move(r));
 }
 
@@ -200,6 +220,7 @@ void ClusterState::ReleaseReservation(std::string_view key) {
   if (!ledger_.RemoveReservation(store_.quota_set(), key, &removed)) return;
   ++version_;
   nodes_.ChangeHold(removed.node, removed.node_request, -1);
+  if (journal_) journal_->ReservationChanged(removed.uid, removed.ns, removed.node);
 }
 
 void ClusterState::Nominate(std::string_view key, std::string_view node, int64_t expires_ms) {
@@ -221,12 +242,18 @@ void ClusterState::PutNomination(bool ours, Nomination nomination) {
   auto it = map.find(nomination.uid);
   if (it != map.end()) {
     if (it->second.node == nomination.node) {
+      if (journal_ && (it->second.priority != nomination.priority ||
+                       it->second.node_request != nomination.node_request ||
+                       it->second.quota_request != nomination.quota_request)) {
+        journal_->NominationChanged(nomination.uid, nomination.ns, nomination.node);
+      }
       it->second = std::move(nomination);
       return;
     }
     EraseNomination(ours, nomination.uid);
   }
   nodes_.ChangeNominations(nomination.node, +1);
+  if (journal_) journal_->NominationChanged(nomination.uid, nomination.ns, nomination.node);
   std::string key = nomination.uid;
   map.emplace(std::move(key), std::move(nomination));
 }
@@ -236,6 +263,7 @@ void ClusterState::EraseNomination(bool ours, std::string_view key) {
   auto it = map.find(key);
   if (it == map.end()) return;
   nodes_.ChangeNominations(it->second.node, -1);
+  if (journal_) journal_->NominationChanged(it->second.uid, it->second.ns, it->second.node);
   map.erase(it);
 }
 

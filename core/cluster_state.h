@@ -17,11 +17,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/change_journal.h"
 #include "core/node_table.h"
 #include "core/object_store.h"
 #include "core/quota_ledger.h"
@@ -128,6 +130,15 @@ class ClusterState {
   // Increases on every change; lets callers cache derived data.
   uint64_t version() const { return version_; }
 
+  // Records every change from now on in a ChangeJournal of `capacity` entries (change_journal.h),
+  // replacing any journal kept so far. A copy starts without one (and a state assigned a copy
+  // loses its own): readers treat a missing journal as "re-derive everything".
+  void EnableChangeJournal(std::size_t capacity = ChangeJournal::kDefaultCapacity) {
+    journal_ = std::make_unique<ChangeJournal>(capacity);
+  }
+  // The journal, or nullptr when not enabled.
+  const ChangeJournal* change_journal() const { return journal_.get(); }
+
  private:
   static bool Counts(const Pod& pod) { return pod.IsBound() && !pod.IsTerminal(); }
   void AddContribution(const NormalizedPod& pod);
@@ -142,6 +153,7 @@ class ClusterState {
   NodeTable nodes_;
   QuotaLedger ledger_;
   uint64_t version_ = 0;
+  std::unique_ptr<ChangeJournal> journal_;  // null unless enabled
 };
 
 }  // namespace capext

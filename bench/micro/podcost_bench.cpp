@@ -315,8 +315,9 @@ int main(int argc, char** argv) {
       report.Note("rest.error", r.error);
       ok = false;
     } else {
-      std::printf("  setup %.1f s (extender sync %.0f ms)\n", r.setup_seconds, r.extender_sync_ms);
-      std::vector<double> percents, busiest, passes, writes, others;
+      std::printf("  setup %.1f s (extender sync %.0f ms); every pod planned once %.1f s later\n",
+                  r.setup_seconds, r.extender_sync_ms, r.first_plans_seconds);
+      std::vector<double> percents, busiest, passes, writes, others, planned, tracked;
       for (const RestWindow& w : r.windows) {
         // The loop waits 1 s (--reclaim-interval) after each pass: a thread busy a fraction d
         // of the time passes for d / (1 - d) seconds; near 1 the loop runs back to back.
@@ -327,6 +328,8 @@ int main(int argc, char** argv) {
         passes.push_back(pass_s);
         writes.push_back(static_cast<double>(w.api_writes));
         others.push_back(w.other_cpu_ms / (w.stats.wall_s * 1000));
+        planned.push_back(w.reclaim_passes > 0 ? w.reclaim_planned / w.reclaim_passes : -1);
+        tracked.push_back(w.reclaim_tracked);
         std::printf(
             "  window %zu: CPU %.1f%% of one core; busiest thread %.1f%% (a pass of ~%.2f s "
             "if it is the reclaim loop; -1: back to back); %lld API writes; %lld threads "
@@ -334,12 +337,18 @@ int main(int argc, char** argv) {
             percents.size(), percents.back(), busiest.back(), pass_s,
             static_cast<long long>(w.api_writes), static_cast<long long>(w.stats.threads_created),
             static_cast<double>(w.stats.rss_after_kb) / 1024, others.back());
+        if (w.reclaim_passes >= 0) {
+          std::printf(
+              "            reclaim loop: %.0f passes, %.0f pods planned, %.0f pods tracked\n",
+              w.reclaim_passes, w.reclaim_planned, w.reclaim_tracked);
+        }
       }
       report.Number("rest.pending_pods", pending);
       report.Number("rest.nodes", nodes);
       report.Number("rest.window_seconds", rest_seconds);
       report.Number("rest.setup_seconds", r.setup_seconds);
       report.Number("rest.extender_sync_ms", r.extender_sync_ms);
+      report.Number("rest.first_plans_seconds", r.first_plans_seconds);
       report.Series("rest.cpu_percent_of_one_core", percents);
       report.Series("rest.busiest_thread_percent", busiest);
       report.Series("rest.estimated_pass_seconds", passes);
@@ -347,6 +356,10 @@ int main(int argc, char** argv) {
       report.Number("rest.cpu_percent_of_one_core", Median(percents));
       report.Number("rest.busiest_thread_percent", Median(busiest));
       report.Number("rest.estimated_pass_seconds", Median(passes));
+      // -1 when the extender does not export the reclaim loop's pass metrics.
+      report.Series("rest.reclaim_pods_planned_per_pass", planned);
+      report.Number("rest.reclaim_pods_planned_per_pass", Median(planned));
+      report.Number("rest.reclaim_tracked_pods", Median(tracked));
       report.Number("rest.api_writes_in_windows",
                     std::accumulate(writes.begin(), writes.end(), 0.0));
       report.Number("rest.rss_mb", static_cast<double>(r.windows.back().stats.rss_after_kb) / 1024);

@@ -5,8 +5,9 @@
 //    the extender has confirmed every binding through its watch and written status.used back.
 //  * RunReclaimAtRest: N nodes, every namespace using exactly its min (bound running pods) and
 //    a crowd of pending pods marked Unschedulable that the sum-of-mins rule keeps out (no quota
-//    is below its min, so nothing can be reclaimed either); after sync and a warm-up, the
-//    extender's CPU per second of wall time over a fixed window, while nothing changes.
+//    is below its min, so nothing can be reclaimed either); after sync, the reclaim loop's first
+//    plans of every pod (its backlog empty, from /metrics) and a warm-up, the extender's CPU per
+//    second of wall time over fixed windows, while nothing changes.
 //  * RunChurn: cycles of P pods created, bound through /bind and deleted; VmRSS after each.
 // Every wait is bounded; a phase that cannot complete says why in `error`.
 #pragma once
@@ -202,6 +203,10 @@ struct RestWindow {
   double busiest_thread_cpu_ms = 0;
   int64_t api_writes = 0;   // resourceVersion bumps during the window: nothing should change
   double other_cpu_ms = 0;  // everything else on the machine (not this benchmark) meanwhile
+  // From the extender's /metrics, read before and after the window (-1: not exported, e.g. a
+  // binary without the event-driven loop): reclaim passes and pods planned in the window, and
+  // the pending quota pods the loop tracks at its end (all of them, or the window proves little).
+  double reclaim_passes = -1, reclaim_planned = -1, reclaim_tracked = -1;
   double cpu_percent() const { return stats.cpu_ms / (stats.wall_s * 1000) * 100; }
   double busiest_fraction() const { return busiest_thread_cpu_ms / (stats.wall_s * 1000); }
 };
@@ -211,6 +216,9 @@ struct RestResult {
   std::vector<RestWindow> windows;
   double setup_seconds = 0;      // filling the double, starting and syncing the extender
   double extender_sync_ms = -1;  // its own "cluster cache synced" sync_ms, when logged
+  // From the start of the warm-up until the reclaim loop had planned every pending pod once (its
+  // backlog empty, every pod tracked); -1 when the extender does not export those metrics.
+  double first_plans_seconds = -1;
 };
 
 // CPU ms of every live thread of `pid`.
@@ -226,6 +234,16 @@ inline int64_t DoubleResourceVersion(ApiServerDouble& api) {
   if (api.Control("state", "", &answer) != 200) return -1;
   const std::size_t at = answer.find("\"resourceVersion\":");
   return at == std::string::npos ? -1 : std::atoll(answer.c_str() + at + 18);
+}
+
+// The value of the unlabelled sample `name` in Prometheus text, or -1.
+inline double MetricSample(const std::string& text, const std::string& name) {
+  for (std::size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    const bool line_start = at == 0 || text[at - 1] == '\n';
+    if (line_start && text.compare(at + name.size(), 1, " ") == 0)
+      return std::atof(text.c_str() + at + name.size() + 1);
+  }
+  return -1;
 }
 
 // `windows` consecutive windows of `window_seconds` after sync and `warmup_seconds`.
@@ -245,10 +263,36 @@ inline RestResult RunReclaimAtRest(const BenchEnvironment& env, int nodes, int p
   const std::string log = live.extender.Log();
   const std::size_t synced = log.find("sync_ms=");
   if (synced != std::string::npos) r.extender_sync_ms = std::atof(log.c_str() + synced + 8);
+  // At rest only once the first plans are done: the loop plans at most reclaimMaxPodsPerPass pods
+  // a pass, so 20,000 pods take many passes after the sync.
+  const auto warmup_started = Clock::now();
+  std::string metrics;
+  const bool exported = PollUntil(  // after the loop's first pass; never, from an older binary
+      [&] {
+        live.extender.Get("/metrics", &metrics);
+        return MetricSample(metrics, "capacity_extender_reclaim_backlog") >= 0;
+      },
+      std::chrono::seconds(15), std::chrono::milliseconds(200));
+  if (exported) {
+    const bool planned = PollUntil(
+        [&] {
+          live.extender.Get("/metrics", &metrics);
+          return MetricSample(metrics, "capacity_extender_reclaim_backlog") == 0 &&
+                 MetricSample(metrics, "capacity_extender_reclaim_tracked_pods") >= pending;
+        },
+        std::chrono::minutes(10), std::chrono::milliseconds(500));
+    if (!planned) {
+      r.error = "the reclaim loop did not plan every pending pod within 10 minutes";
+      return r;
+    }
+    r.first_plans_seconds = std::chrono::duration<double>(Clock::now() - warmup_started).count();
+  }
   std::this_thread::sleep_for(std::chrono::duration<double>(warmup_seconds));
   const int pid = live.extender.pid();
   for (int i = 0; i < windows; ++i) {
     RestWindow w;
+    std::string metrics_before, metrics_after;
+    live.extender.Get("/metrics", &metrics_before);
     const int64_t rv_before = DoubleResourceVersion(live.api);
     const auto threads_before = ThreadCpuMs(pid);
     ProcessWindow window(pid, env.exits);
@@ -265,6 +309,15 @@ inline RestResult RunReclaimAtRest(const BenchEnvironment& env, int nodes, int p
           std::max(w.busiest_thread_cpu_ms, ms - (it == threads_before.end() ? 0 : it->second));
     }
     w.api_writes = DoubleResourceVersion(live.api) - rv_before;
+    live.extender.Get("/metrics", &metrics_after);
+    auto delta = [&](const char* name) {
+      const double before = MetricSample(metrics_before, name);
+      const double after = MetricSample(metrics_after, name);
+      return before < 0 || after < 0 ? -1 : after - before;
+    };
+    w.reclaim_passes = delta("capacity_extender_reclaim_passes_total");
+    w.reclaim_planned = delta("capacity_extender_reclaim_pods_planned_total");
+    w.reclaim_tracked = MetricSample(metrics_after, "capacity_extender_reclaim_tracked_pods");
     r.windows.push_back(w);
   }
   return r;

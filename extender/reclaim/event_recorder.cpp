@@ -67,21 +67,43 @@ void EventRecorder::Observe(const EventSubject& pod, std::string_view reason,
     }
   }
   p.has_current = true;
+  Requeue(pod.uid, p);
 }
 
 void EventRecorder::Quiet(const std::string& uid) {
   std::lock_guard lock(mutex_);
   if (auto it = pods_.find(uid); it != pods_.end()) it->second.has_current = false;
+  queue_.Remove(uid);
 }
 
 void EventRecorder::Forget(const std::string& uid) {
   std::lock_guard lock(mutex_);
   pods_.erase(uid);
+  queue_.Remove(uid);
 }
 
 void EventRecorder::Retain(const std::function<bool(const std::string&)>& keep) {
   std::lock_guard lock(mutex_);
-  std::erase_if(pods_, [&](const auto& entry) { return !keep(entry.first); });
+  std::erase_if(pods_, [&](const auto& entry) {
+    if (keep(entry.first)) return false;
+    queue_.Remove(entry.first);
+    return true;
+  });
+}
+
+void EventRecorder::Requeue(const std::string& uid, const PodEvents& pod) {
+  if (!pod.has_current) {
+    queue_.Remove(uid);
+    return;
+  }
+  const Series& s = pod.series.back();
+  if (s.next_attempt_ms != 0) {
+    queue_.Put(uid, pod.subject.ns, EventWriteQueue::Place::kRetry, s.next_attempt_ms);
+  } else if (!s.created) {
+    queue_.Put(uid, pod.subject.ns, EventWriteQueue::Place::kCreate, s.event_time_ms);
+  } else {
+    queue_.Put(uid, pod.subject.ns, EventWriteQueue::Place::kRefresh, s.last_write_ms);
+  }
 }
 
 TokenBucket& EventRecorder::NamespaceBucket(const std::string& ns) {
@@ -123,41 +145,28 @@ EventFlushStats EventRecorder::Flush(int64_t now_ms, EventSink& sink) {
   std::vector<Write> writes;
   {
     std::lock_guard lock(mutex_);
-    // Due work: new verdicts first (oldest first), then refreshes (least recently written first).
-    struct Due {
-      bool refresh;
-      int64_t since_ms;
-      const std::string* uid;
-    };
-    std::vector<Due> due;
-    for (const auto& [uid, p] : pods_) {
-      if (!p.has_current) continue;
-      const Series& s = p.series.back();
-      if (now_ms < s.next_attempt_ms) continue;
-      if (!s.created) {
-        due.push_back({false, s.event_time_ms, &uid});
-      } else if (now_ms - s.last_write_ms >= options_.refresh_interval_ms) {
-        due.push_back({true, s.last_write_ms, &uid});
-      }
+    // Failed writes whose delay is over are due again, where they belong.
+    for (const auto& uid : queue_.TakeRetriesDue(now_ms)) {
+      auto it = pods_.find(uid);
+      if (it == pods_.end() || !it->second.has_current) continue;
+      it->second.series.back().next_attempt_ms = 0;
+      Requeue(uid, it->second);
     }
-    std::sort(due.begin(), due.end(), [](const Due& a, const Due& b) {
-      return std::tie(a.refresh, a.since_ms, *a.uid) < std::tie(b.refresh, b.since_ms, *b.uid);
-    });
-    for (std::size_t i = 0; i < due.size(); ++i) {
-      const PodEvents& p = pods_.at(*due[i].uid);
+    // Due work: new verdicts first (oldest first), then refreshes (least recently written first).
+    const int64_t refresh_cutoff = now_ms - options_.refresh_interval_ms;
+    const std::size_t due = queue_.DueCount(refresh_cutoff);
+    using Visit = EventWriteQueue::Visit;
+    queue_.Walk(refresh_cutoff, [&](const std::string& uid, const std::string& ns) {
+      const PodEvents& p = pods_.at(uid);
       const Series& s = p.series.back();
-      TokenBucket& ns_bucket = NamespaceBucket(p.subject.ns);
-      if (!ns_bucket.TryTake(now_ms)) {
-        ++stats.deferred;
-        continue;
-      }
+      TokenBucket& ns_bucket = NamespaceBucket(ns);
+      if (!ns_bucket.TryTake(now_ms)) return Visit::kNamespaceExhausted;
       if (!global_.TryTake(now_ms)) {
         ns_bucket.GiveBack();
-        stats.deferred += static_cast<int>(due.size() - i);
-        break;
+        return Visit::kStop;
       }
       Write w;
-      w.uid = *due[i].uid;
+      w.uid = uid;
       w.series_id = s.id;
       w.create = !s.created;
       if (w.create) {
@@ -172,7 +181,9 @@ EventFlushStats EventRecorder::Flush(int64_t now_ms, EventSink& sink) {
         w.event.series_last_observed_us = now_ms * 1000;
       }
       writes.push_back(std::move(w));
-    }
+      return Visit::kWritten;
+    });
+    stats.deferred = static_cast<int>(due - writes.size());
     // Idle namespaces (full buckets) need no state.
     std::erase_if(namespaces_, [&](auto& entry) { return entry.second.Full(now_ms); });
   }
@@ -219,6 +230,7 @@ void EventRecorder::Apply(const Write& w, int64_t now_ms, EventFlushStats* stats
                                              std::max<int64_t>(1, options_.refresh_interval_ms));
       break;
   }
+  Requeue(w.uid, pod->second);
 }
 
 std::optional<EventRecorder::SeriesView> EventRecorder::Current(const std::string& uid) const {

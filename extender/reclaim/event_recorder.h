@@ -11,6 +11,8 @@
 //    bucket; writes without a token wait for the next Flush (new verdicts before refreshes,
 //    oldest first). A failed write is tried again after a short delay; an Event deleted by the
 //    API server's event TTL is created again, with its series.
+// A Flush costs what it writes, not what it tracks: the series waiting for a write are kept in
+// write order by namespace (event_write_queue.h).
 // Pure logic: the clock is passed in, the API server is behind EventSink.
 // Thread-safety: every method may be called from any thread; Flush from one thread at a time.
 // The sink is called without the recorder's lock held, so observing never waits for a write.
@@ -26,6 +28,7 @@
 #include <vector>
 
 #include "extender/reclaim/event_sink.h"
+#include "extender/reclaim/event_write_queue.h"
 #include "extender/reclaim/token_bucket.h"
 
 namespace capext {
@@ -116,10 +119,13 @@ class EventRecorder {
   TokenBucket& NamespaceBucket(const std::string& ns);
   EventObject ToCreate(const PodEvents& pod, const Series& s, int32_t count, int64_t now_ms);
   void Apply(const Write& w, int64_t now_ms, EventFlushStats* stats);
+  // Puts the pod where its current series waits in queue_ (or takes it out when it has none).
+  void Requeue(const std::string& uid, const PodEvents& pod);
 
   const EventRecorderOptions options_;
   mutable std::mutex mutex_;
   std::map<std::string, PodEvents> pods_;  // by pod uid
+  EventWriteQueue queue_;                  // the pods of pods_ whose current series waits
   TokenBucket global_;
   std::map<std::string, TokenBucket> namespaces_;
   uint64_t next_series_id_ = 0;

@@ -18,6 +18,11 @@ std::optional<PendingPodRecord> PendingBoard::Find(const std::string& uid) const
   return it->second;
 }
 
+void PendingBoard::Remove(const std::string& uid) {
+  std::lock_guard lock(mutex_);
+  records_.erase(uid);
+}
+
 void PendingBoard::Retain(const std::function<bool(const std::string&)>& keep) {
   std::lock_guard lock(mutex_);
   std::erase_if(records_, [&](const auto& entry) { return !keep(entry.first); });

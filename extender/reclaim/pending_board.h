@@ -42,6 +42,8 @@ class PendingBoard {
 
   void Set(PendingPodRecord record);
   std::optional<PendingPodRecord> Find(const std::string& uid) const;
+  // Removes the pod's record, if any.
+  void Remove(const std::string& uid);
   // Removes the records of pods for which keep(uid) is false.
   void Retain(const std::function<bool(const std::string& uid)>& keep);
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/placement.h"
 #include "extender/log.h"
 
 namespace capext {
@@ -31,6 +32,10 @@ ReclaimController::ReclaimController(SchedulerCache* cache, Metrics* metrics,
       budget_(options.max_evictions_per_second, options.max_evictions_per_namespace_per_minute) {
   metrics_->DeclareHistogram("capacity_extender_reclaim_pending_to_bound_seconds",
                              "Time from the start of a reclaim to the pod's binding.");
+  cache_->Write([&](ClusterState& state) {
+    state.EnableChangeJournal(options_.journal_capacity);
+    return 0;
+  });
 }
 
 ReclaimController::~ReclaimController() {
@@ -115,22 +120,27 @@ void ReclaimController::TrackInFlight(int64_t now_ms) {
     in_flight_.erase(uid);
 }
 
-void ReclaimController::MaybeNudge(const NormalizedPod& pod, int64_t now_ms) {
+void ReclaimController::MaybeNudge(const NormalizedPod& pod, int64_t now_ms, WakeRule* wake) {
   if (!options_.requeue_nudge || nudger_ == nullptr || !pod.unschedulable_condition) return;
   const std::string key = pod.store_key();
   auto it = last_nudge_ms_.find(key);
-  if (it != last_nudge_ms_.end() && now_ms - it->second < options_.requeue_nudge_interval_ms)
+  if (it != last_nudge_ms_.end() && now_ms - it->second < options_.requeue_nudge_interval_ms) {
+    wake->at_ms =
+        it->second + options_.requeue_nudge_interval_ms;  // nudged again then if it still fits
     return;
+  }
   last_nudge_ms_[key] = now_ms;
+  wake->at_ms = now_ms + options_.requeue_nudge_interval_ms;
   if (nudger_->Nudge(pod)) {
     metrics_->Count("capacity_extender_requeue_nudges_total");
     Log(LogLevel::kInfo, "requeue nudge: pending pod fits now", {{"pod", pod.Key()}});
   }
 }
 
-ReclaimController::Plan ReclaimController::PlanFor(
-    const NormalizedPod& pod, const std::vector<std::string>& excluded_nodes) const {
+ReclaimController::Plan ReclaimController::PlanFor(const NormalizedPod& pod,
+                                                   const std::vector<std::string>& excluded_nodes) {
   Plan out;
+  ++last_pass_.plan_calls;
   cache_->Read([&](const ClusterState& state) {
     ReclaimOptions plan_options;
     plan_options.excluded_nodes = excluded_nodes;
@@ -141,6 +151,17 @@ ReclaimController::Plan ReclaimController::PlanFor(
     for (const NormalizedPod* v : plan.victims)
       out.victims.push_back(*v);  // pointers are only valid under the lock
     if (plan.decision != ReclaimDecision::kFitsNow) out.quota = CheckQuota(state, pod);
+    if (plan.decision == ReclaimDecision::kFitsNow) {
+      // The node its Fits verdict is watched on: while this one does not change, it still fits.
+      const PodFilter filter(state, pod);
+      for (const auto& [name, node] : state.nodes()) {
+        const NodeRecord* record = state.FindNodeRecord(name);
+        if (record != nullptr && filter.Passes(*record)) {
+          out.fit_node = name;
+          break;
+        }
+      }
+    }
     return 0;
   });
   return out;
@@ -179,9 +200,33 @@ PodVerdict ReclaimController::NoEviction(const NormalizedPod& pod, const Plan& p
   return v;
 }
 
-PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_ms, bool* started) {
+WakeRule ReclaimController::WakeRuleFor(const Plan& plan) {
+  WakeRule rule;
+  switch (plan.decision) {
+    case ReclaimDecision::kFitsNow:
+      rule.on = kWakeOnQuota | kWakeOnClusterQuota;
+      rule.on |= plan.fit_node.empty() ? kWakeOnAnyNode : kWakeOnWatchedNode;
+      rule.node = plan.fit_node;
+      break;
+    case ReclaimDecision::kInFlight:
+      break;  // our nomination of it ending is a change of its own
+    case ReclaimDecision::kNotEligible:
+    case ReclaimDecision::kNoCandidate:
+    case ReclaimDecision::kEvict:
+      rule.on = plan.quota.IsUnresolvable() ? kWakeOnQuota
+                                            : kWakeOnQuota | kWakeOnClusterQuota | kWakeOnAnyNode;
+      if (plan.decision == ReclaimDecision::kEvict) rule.on |= kWakeOnPdbs;
+      break;
+  }
+  return rule;
+}
+
+PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_ms, bool* started,
+                                         WakeRule* wake) {
   const std::string pod_uid = pod.store_key();
+  *wake = WakeRule{};
   if (auto it = refused_.find(pod_uid); it != refused_.end() && now_ms < it->second.until_ms) {
+    wake->at_ms = it->second.until_ms;
     return it->second.verdict;  // its last candidates were all refused: wait out the backoff
   }
   std::vector<std::string> excluded;
@@ -195,6 +240,8 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
                                      : std::min(b.backoff_ms * 2, options_.max_refusal_backoff_ms);
     const int64_t wait = std::max(b.backoff_ms, int64_t{max_retry_after_seconds} * 1000);
     b.until_ms = now_ms + wait;
+    *wake = WakeRule{};
+    wake->at_ms = b.until_ms;
     // One reason for the whole refuse-wait-retry cycle, with a message that stays the same.
     b.verdict = PodVerdict{};
     b.verdict.code = all_by_pdb ? VerdictCode::kReclaimRefused : VerdictCode::kReclaimBackoff;
@@ -212,8 +259,9 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
   };
   for (int attempt = 0; attempt < options_.max_candidate_attempts; ++attempt) {
     const Plan plan = PlanFor(pod, excluded);
+    *wake = WakeRuleFor(plan);
     if (plan.decision == ReclaimDecision::kFitsNow) {
-      MaybeNudge(pod, now_ms);
+      MaybeNudge(pod, now_ms, wake);
       return NoEviction(pod, plan, false);
     }
     if (plan.decision != ReclaimDecision::kEvict) {
@@ -239,6 +287,8 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
       Log(LogLevel::kWarn, "reclaim postponed: eviction rate limit reached",
           {{"pod", pod.Key()}, {"victims", names}});
       metrics_->CountDecision("reclaim", "rate-limited");
+      *wake = WakeRule{};
+      wake->at_ms = now_ms + 1;  // the next pass: the budget refills with time
       PodVerdict v;
       v.code = VerdictCode::kReclaimRefused;
       v.reclaim = ReclaimState::kRefused;
@@ -293,6 +343,7 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
     }
     board_.ReclaimStarted({pod_uid, pod.Key(), plan.node, evicted_keys, "in-flight", now_ms, 0});
     *started = true;
+    *wake = WakeRule{};  // in flight: our nomination of it ending wakes it
     PodVerdict v;
     v.code = VerdictCode::kWaitingForReclaim;
     v.reclaim = ReclaimState::kInFlight;
@@ -303,6 +354,7 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
     return v;
   }
   if (!refusals.empty()) return back_off();
+  wake->on = kWakeOnQuota | kWakeOnClusterQuota | kWakeOnAnyNode;
   PodVerdict none;  // max_candidate_attempts is 0: reclaim never tries
   none.code = VerdictCode::kUnschedulable;
   none.message = verdicts::NoReclaimPossible("no candidate attempts are allowed");
@@ -311,53 +363,78 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
 
 int ReclaimController::RunOnce() {
   const int64_t now = cache_->NowMs();
+  last_pass_ = PassStats{};
   // Reservations and nominations expire here whatever the mode: a binding the watch never
   // confirms must not hold quota forever.
   cache_->Write([&](ClusterState& state) { return state.Expire(now).size(); });
   TrackInFlight(now);
+  LearnChanges();
+  index_.WakeDue(now);
 
   struct PendingPod {
     NormalizedPod pod;
     std::string quota;
   };
+  const std::vector<std::string> batch = index_.TakeQueued(options_.max_pods_per_pass);
   std::vector<PendingPod> pending = cache_->Read([&](const ClusterState& state) {
     std::vector<PendingPod> out;
-    for (const NormalizedPod* pod : state.PendingPods()) {
-      const ElasticQuota* quota = state.QuotaFor(pod->ns);
-      if (quota == nullptr) continue;
+    out.reserve(batch.size());
+    for (const auto& uid : batch) {
+      const NormalizedPod* pod = state.FindPod(uid);
+      const ElasticQuota* quota = pod != nullptr ? state.QuotaFor(pod->ns) : nullptr;
+      if (quota == nullptr || pod->IsBound() || pod->IsTerminal() ||
+          state.FindReservation(uid) != nullptr) {
+        continue;  // the journal's next entries say so too; LearnChanges forgets it then
+      }
       out.push_back({*pod, pod->ns + "/" + quota->name});
     }
     return out;
   });
-  // Pods no longer pending (bound, deleted) lose their verdict, backoff and Events.
-  std::set<std::string> pending_uids;
-  for (const auto& p : pending)
-    pending_uids.insert(p.pod.store_key());
-  auto is_pending = [&](const std::string& uid) { return pending_uids.contains(uid); };
-  std::erase_if(refused_, [&](const auto& entry) { return !is_pending(entry.first); });
-  std::erase_if(last_nudge_ms_, [&](const auto& entry) { return !is_pending(entry.first); });
-  board_.Retain(is_pending);
-  if (recorder_ != nullptr) recorder_->Retain(is_pending);
+  // In scheduling order, as kube-scheduler would try them: higher priority reclaims first.
+  std::sort(pending.begin(), pending.end(), [](const PendingPod& a, const PendingPod& b) {
+    if (a.pod.priority != b.pod.priority) return a.pod.priority > b.pod.priority;
+    if (a.pod.creation_ms != b.pod.creation_ms) return a.pod.creation_ms < b.pod.creation_ms;
+    return a.pod.store_key() < b.pod.store_key();
+  });
 
   int started = 0;
   for (const auto& [pod, quota] : pending) {
     PodVerdict verdict;
+    WakeRule wake;
     if (options_.mode == ReclaimMode::kOff) {
       // Verdicts and nudges only.
       const Plan plan = PlanFor(pod, {});
-      if (plan.decision == ReclaimDecision::kFitsNow) MaybeNudge(pod, now);
+      wake = WakeRuleFor(plan);
+      if (plan.decision == ReclaimDecision::kFitsNow) MaybeNudge(pod, now, &wake);
       verdict = NoEviction(pod, plan, false);
     } else if (options_.require_unschedulable_condition && !pod.unschedulable_condition) {
       verdict.code = VerdictCode::kAwaitingScheduler;
       verdict.message = std::string(verdicts::kAwaitingScheduler);
     } else {
       bool reclaim_started = false;
-      verdict = ReclaimFor(pod, now, &reclaim_started);
+      verdict = ReclaimFor(pod, now, &reclaim_started, &wake);
       if (reclaim_started) ++started;
     }
+    last_pass_.planned.push_back(pod.Key());
+    index_.SetRule(pod.store_key(), std::move(wake));
     Publish(pod, quota, std::move(verdict), now);
   }
+  last_pass_.backlog = index_.queued();
+  last_pass_.tracked = index_.size();
+  metrics_->Count("capacity_extender_reclaim_passes_total");
+  metrics_->Count("capacity_extender_reclaim_pods_planned_total", "", "",
+                  static_cast<double>(last_pass_.planned.size()));
+  metrics_->SetGauge("capacity_extender_reclaim_planned_last_pass",
+                     static_cast<double>(last_pass_.planned.size()));
+  metrics_->SetGauge("capacity_extender_reclaim_backlog", static_cast<double>(last_pass_.backlog));
+  metrics_->SetGauge("capacity_extender_reclaim_tracked_pods",
+                     static_cast<double>(last_pass_.tracked));
   return started;
+}
+
+std::optional<WakeRule> ReclaimController::WakeRuleOf(const std::string& uid) const {
+  const WakeRule* rule = index_.RuleOf(uid);
+  return rule != nullptr ? std::optional<WakeRule>(*rule) : std::nullopt;
 }
 
 }  // namespace capext

@@ -1,10 +1,10 @@
 // ReclaimController: our own preemption (capacity-semantics 4). Every interval it looks at the
-// pending pods of quota namespaces in priority order, and for each one that fits nowhere plans
-// with PlanReclaim (1.2 on every node, 1.3 to choose), evicts the victims (Eviction API in live
-// mode: a refusal, e.g. 429 from a PDB, makes it try the next candidate node), records a
-// nomination that holds the room against every other pod until the pod binds or the TTL
-// expires, and nudges kube-scheduler once the victims are gone. It also nudges pods that
-// kube-scheduler marked unschedulable but that fit now (a quota raised, usage dropped:
+// pending pods of quota namespaces whose verdict may have changed (below), in priority order, and
+// for each one that fits nowhere plans with PlanReclaim (1.2 on every node, 1.3 to choose), evicts
+// the victims (Eviction API in live mode: a refusal, e.g. 429 from a PDB, makes it try the next
+// candidate node), records a nomination that holds the room against every other pod until the pod
+// binds or the TTL expires, and nudges kube-scheduler once the victims are gone. It also nudges
+// pods that kube-scheduler marked unschedulable but that fit now (a quota raised, usage dropped:
 // kubernetes#127290), never a pod that still cannot fit.
 // Safety: a global evictions-per-second budget and a per-namespace per-minute budget; never a
 // second reclaim for a pod in flight; a dry-run mode that only logs the plan.
@@ -13,6 +13,54 @@
 // and, when an EventRecorder is attached, turned into a Warning Event on the pod. Events are
 // written by a thread of their own (FlushEvents), so a slow API server never delays a reclaim,
 // and on their own schedule: a pod that is not planned again still has its series refreshed.
+//
+// Event-driven: a pod is planned again only when something that can change its verdict changed.
+// The ClusterState's ChangeJournal (core/change_journal.h) says what changed since the last pass;
+// a PendingIndex (pending_index.h) keeps every pending quota pod with the rule below, set from
+// its last verdict, and queues the pods a change concerns. Its own changes (spec, status,
+// deletion, binding, a reservation, our nomination of it starting or ending) always wake a pod.
+// Beyond that, by verdict ("its tree": the used, spec and nominations of every quota of the root
+// quota tree holding its namespace, quota_tree_reach.h; with flat quotas, its own quota alone):
+//   AwaitingScheduler        nothing else: only kube-scheduler marking it unschedulable (its own
+//                            status) changes this.
+//   Fits                     its tree, any quota namespace (the sums of used and min, the
+//                            nominated sums), and one node it fits on (a pod that fits one
+//                            unchanged node still fits); a timer for the next requeue nudge while
+//                            it carries the unschedulable condition.
+//   QuotaExceeded, request   its tree only (only a max on its path can change that: its own
+//     alone above a max      quota's or an ancestor's; used and nominations come with the same
+//     on its path            subscription).
+//   QuotaExceeded, other;    its tree (the used and max of every level of its path), any quota
+//   Unschedulable;           namespace (the cluster-wide rule over the roots; victims come from
+//   a dry-run plan           quotas that borrow, which their used and min decide, up to the
+//                            lowest common ancestor), and any node (room, spec, a victim
+//                            candidate bound or gone, a node added); a dry-run plan also any
+//                            PodDisruptionBudget (they choose the victims).
+//   WaitingForReclaim        nothing else: our nomination of it ending (bound, expired) is a
+//                            change of its own.
+//   ReclaimRefused/Backoff   a timer at the end of its backoff (the verdict is fixed until then);
+//     after refusals
+//   ReclaimRefused by the    a timer at the next pass.
+//     eviction rate limit
+// Which changes reach whom:
+//   - a namespace's used or nominations, a quota's min or max: its whole root tree (an ancestor's
+//     used and max decide every descendant's pods; the exact reach would need each pod's blocking
+//     level), and a used or nominations change in a quota namespace also the cluster-wide rule;
+//   - a quota's min (anywhere in a tree), or a change of the set of quotas or of roots: the
+//     cluster-wide rule (the sum of mins is over the roots; a min decides who borrows, so who may
+//     be a victim) — a max alone does not;
+//   - the tree's shape (a quota added or removed, a parent changed): every pod subscribed to a
+//     tree, since namespaces move between trees (rare: worth no finer rule);
+//   - a quota added or removed also re-reads its namespace's pending pods.
+// Any PriorityClass change wakes every pod (priorities of pods and victims move); a journal that
+// overflowed (more changes than it keeps between two passes) re-derives everything from the state.
+// A pass plans at most `max_pods_per_pass` pods, longest queued first (then in priority order);
+// the rest wait for the next pass (capacity_extender_reclaim_backlog). With nothing changing, a
+// pass costs nothing per pending pod: the expiry of reservations and nominations, the reclaims in
+// flight, and the journal's new entries.
+// The events thread learns which pods were bound or went away from the journal too (a cursor of
+// its own), so their Events stop at its next flush even when they are not planned.
+//
 // Thread-safety: RunOnce is called from one thread (the controller's own, or a test), and
 // FlushEvents from one thread; InFlight and board() from any thread.
 #pragma once
@@ -20,6 +68,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -32,6 +81,7 @@
 #include "extender/reclaim/event_recorder.h"
 #include "extender/reclaim/eviction_budget.h"
 #include "extender/reclaim/pending_board.h"
+#include "extender/reclaim/pending_index.h"
 #include "extender/scheduler_cache.h"
 
 namespace capext {
@@ -78,6 +128,10 @@ struct ReclaimControllerOptions {
   int64_t max_refusal_backoff_ms = 300'000;
   // How often the events thread writes what the EventRecorder has due.
   int64_t event_flush_interval_ms = 500;
+  // Pods planned per pass at most; the others wait for the next pass, longest waiting first.
+  std::size_t max_pods_per_pass = 500;
+  // Entries of the ClusterState's change journal (enabled by the controller).
+  std::size_t journal_capacity = ChangeJournal::kDefaultCapacity;
   std::size_t reclaim_history = 100;  // reclaims kept for /pending
 };
 
@@ -105,6 +159,18 @@ class ReclaimController {
   std::map<std::string, std::string> InFlight() const;
   const PendingBoard& board() const { return board_; }
 
+  // What the last RunOnce did. Read from the thread that calls RunOnce (tests, benchmarks).
+  struct PassStats {
+    std::vector<std::string> planned;  // "ns/name" of each pod planned, in planning order
+    std::size_t plan_calls = 0;        // PlanReclaim calls (a refused candidate plans again)
+    std::size_t backlog = 0;           // pods still queued after the pass
+    std::size_t tracked = 0;           // pending quota pods known
+    bool rederived = false;            // the pass re-read every pending pod from the state
+  };
+  const PassStats& last_pass() const { return last_pass_; }
+  // The wake rule of a tracked pod (tests), or nullopt.
+  std::optional<WakeRule> WakeRuleOf(const std::string& uid) const;
+
  private:
   struct InFlightReclaim {
     std::string pod_key;
@@ -126,16 +192,34 @@ class ReclaimController {
     std::string node, reason;
     std::vector<NormalizedPod> victims;
     Status quota;
+    std::string fit_node;  // kFitsNow: the first node (by name) that takes it
   };
-  Plan PlanFor(const NormalizedPod& pod, const std::vector<std::string>& excluded_nodes) const;
+  Plan PlanFor(const NormalizedPod& pod, const std::vector<std::string>& excluded_nodes);
   // The verdict of a pod for which nothing is evicted now.
   PodVerdict NoEviction(const NormalizedPod& pod, const Plan& plan, bool dry_run) const;
-  PodVerdict ReclaimFor(const NormalizedPod& pod, int64_t now_ms, bool* started);
+  // What wakes a pod whose last plan was `plan` (the table in the file comment).
+  static WakeRule WakeRuleFor(const Plan& plan);
+  PodVerdict ReclaimFor(const NormalizedPod& pod, int64_t now_ms, bool* started, WakeRule* wake);
+  // Publishes the verdict, unless the pod stopped being a pending quota pod meanwhile.
   void Publish(const NormalizedPod& pod, const std::string& quota, PodVerdict verdict,
                int64_t now_ms);
+  void PublishLocked(const NormalizedPod& pod, const std::string& quota, PodVerdict verdict,
+                     int64_t now_ms);
   void TrackInFlight(int64_t now_ms);
-  void MaybeNudge(const NormalizedPod& pod, int64_t now_ms);
-  std::set<std::string> PendingQuotaPodUids() const;
+  void MaybeNudge(const NormalizedPod& pod, int64_t now_ms, WakeRule* wake);
+
+  // reclaim_controller_index.cpp: keeping the PendingIndex in step with the state.
+  // Reads the journal's changes since the last pass and wakes the pods they concern.
+  void LearnChanges();
+  // Tracks every pending quota pod of the state, forgets the others, and wakes them all.
+  void Rederive(const ClusterState& state);
+  // Tracks the pod when it is a pending quota pod (true: the caller wakes it), else forgets it.
+  bool Refresh(const ClusterState& state, const std::string& uid);
+  // Forgets a pod no longer pending: its index entry, backoff, nudge time, record and Events.
+  void Forget(const std::string& uid);
+  // Not bound, not terminal, not reserved, and its namespace has a quota.
+  static bool IsPendingQuotaPod(const ClusterState& state, const NormalizedPod& pod);
+  static std::set<std::string> PendingQuotaPodUids(const ClusterState& state);
 
   SchedulerCache* cache_;
   Metrics* metrics_;
@@ -153,6 +237,24 @@ class ReclaimController {
   std::map<std::string, int64_t> last_nudge_ms_;
   std::set<std::string> dry_run_logged_;
   std::map<std::string, RefusalBackoff> refused_;  // by pod uid: every candidate was refused
+
+  // The RunOnce thread's view of the pending pods, and how far it read the journal.
+  PendingIndex index_;
+  // What of each quota in use reaches beyond its tree (its min: the sum over the roots and who
+  // borrows; its parent: the tree's shape), by namespace: a quota change that leaves it alone (a
+  // max) concerns only its tree's pods.
+  struct ClusterShare {
+    std::optional<ResourceList> min;
+    std::string parent;
+    bool operator==(const ClusterShare&) const = default;
+  };
+  std::map<std::string, ClusterShare, std::less<>> cluster_shares_;
+  const ChangeJournal* journal_seen_ = nullptr;  // the journal `cursor_` belongs to
+  uint64_t cursor_ = 0;
+  PassStats last_pass_;
+  // The events thread's own place in the journal.
+  const ChangeJournal* events_journal_seen_ = nullptr;
+  uint64_t events_cursor_ = 0;
 
   std::thread thread_;
   std::thread events_thread_;

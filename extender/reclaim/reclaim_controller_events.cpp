@@ -14,6 +14,18 @@ void ReclaimController::RecordEvents(EventRecorder* recorder, EventSink* sink) {
 
 void ReclaimController::Publish(const NormalizedPod& pod, const std::string& quota,
                                 PodVerdict verdict, int64_t now_ms) {
+  // Under the state's read lock: a pod bound or deleted while it was planned is not published
+  // (the events thread, which forgets it once the journal says so, may already have done that).
+  cache_->Read([&](const ClusterState& state) {
+    const NormalizedPod* now = state.FindPod(pod.store_key());
+    if (now == nullptr || !IsPendingQuotaPod(state, *now)) return 0;
+    PublishLocked(pod, quota, std::move(verdict), now_ms);
+    return 0;
+  });
+}
+
+void ReclaimController::PublishLocked(const NormalizedPod& pod, const std::string& quota,
+                                      PodVerdict verdict, int64_t now_ms) {
   if (recorder_ != nullptr) {
     if (WritesEvent(verdict.code)) {
       recorder_->Observe({pod.ns, pod.name, pod.store_key()}, VerdictName(verdict.code),
@@ -34,24 +46,37 @@ void ReclaimController::Publish(const NormalizedPod& pod, const std::string& quo
   board_.Set(std::move(record));
 }
 
-std::set<std::string> ReclaimController::PendingQuotaPodUids() const {
-  return cache_->Read([&](const ClusterState& state) {
-    std::set<std::string> out;
-    for (const NormalizedPod* pod : state.PendingPods()) {
-      if (state.QuotaFor(pod->ns) != nullptr) out.insert(pod->store_key());
-    }
-    return out;
-  });
-}
-
 EventFlushStats ReclaimController::FlushEvents() {
   if (recorder_ == nullptr || sink_ == nullptr) return {};
-  // A pod bound since it was last planned gets nothing more written about it (and leaves
-  // /pending), however long until it is planned again.
-  const std::set<std::string> pending = PendingQuotaPodUids();
-  auto is_pending = [&](const std::string& uid) { return pending.contains(uid); };
-  recorder_->Retain(is_pending);
-  board_.Retain(is_pending);
+  // A pod bound or gone since it was last planned gets nothing more written about it (and
+  // leaves /pending), however long until it is planned again: the journal's pod entries since the
+  // last flush name the candidates. Re-read every pending pod only when the journal cannot say
+  // (first flush, overflow) or a quota came or went.
+  cache_->Read([&](const ClusterState& state) {
+    const ChangeJournal* journal = state.change_journal();
+    ChangeJournal::Changes changes;
+    if (journal == nullptr || journal != events_journal_seen_) {
+      changes.overflowed = true;
+    } else {
+      changes = journal->Since(events_cursor_);
+    }
+    events_journal_seen_ = journal;
+    events_cursor_ = journal != nullptr ? journal->last_sequence() : 0;
+    if (changes.overflowed || !changes.quotas.empty()) {
+      const std::set<std::string> pending = PendingQuotaPodUids(state);
+      auto is_pending = [&](const std::string& uid) { return pending.contains(uid); };
+      recorder_->Retain(is_pending);
+      board_.Retain(is_pending);
+      return 0;
+    }
+    for (const auto& uid : changes.pods) {
+      const NormalizedPod* pod = state.FindPod(uid);
+      if (pod != nullptr && IsPendingQuotaPod(state, *pod)) continue;
+      recorder_->Forget(uid);
+      board_.Remove(uid);
+    }
+    return 0;
+  });
   EventFlushStats stats = recorder_->Flush(cache_->NowMs(), *sink_);
   if (stats.created > 0)
     metrics_->Count("capacity_extender_events_total", "write", "create", stats.created);

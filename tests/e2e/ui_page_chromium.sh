@@ -155,7 +155,12 @@ fi
 say "generated snapshot: 300 quotas, 5,000 pending pods"
 python3 "$here/tests/e2e/generate_ui_snapshot.py" --quotas 300 --pending 5000 --out "$work/large.json"
 start_serve large --snapshot "$work/large.json"
-sleep 2  # the reclaim loop has judged every pending pod
+# The reclaim loop judges at most reclaimMaxPodsPerPass (500) pods a pass: wait until it has
+# judged every pending pod (10 passes, one a second).
+for _ in $(seq 1 600); do
+  [[ $(curl -s "http://127.0.0.1:$port/pending" | grep -o '"count":[0-9]*') == '"count":5000' ]] && break
+  sleep 0.1
+done
 if check_page "http://127.0.0.1:$port/ui" large 3200 "300/5000"; then
   echo "  no console errors; $out_dir/large.png"
 else
