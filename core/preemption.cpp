@@ -49,6 +49,25 @@ bool CouldPreemptOn(const NormalizedPod& pod, const Node& node) {
   return true;
 }
 
+namespace {
+
+// False when no namespace can give a victim to this quota pod on any node: for each quota's
+// namespace the victim rule refuses it outright, or (2) fails on the state before any removal.
+// Removing victims only lowers usage, so a side not borrowing now is not borrowing after any
+// removal either: the per-node search would find nothing. (A reclaim pass asks this for every
+// pending pod: with 20,000 pods behind the sum of mins on 5,000 nodes, the node loop it skips
+// was ~7 ms per pod.) REQUIRES: ctx.quota != nullptr.
+bool AnyNamespaceMayGiveVictims(const ClusterState& state, const PreemptorContext& ctx) {
+  auto used_of = [&](int node) -> const ResourceList& { return state.ledger().NodeUsed(node); };
+  for (const auto& [key, quota] : state.quota_set().quotas()) {
+    const VictimRule::Scope scope = ctx.rule->ScopeOf(quota.ns);
+    if (scope.any && (!scope.recheck || ctx.rule->SideBorrowing(scope, used_of))) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 PreemptionPlan FindPreemption(const ClusterState& state, const NormalizedPod& preemptor,
                               const MoreImportantFn& more_important,
                               const std::vector<std::string>& nodes) {
@@ -57,6 +76,11 @@ PreemptionPlan FindPreemption(const ClusterState& state, const NormalizedPod& pr
   if (Status eligible = EligibleToPreempt(state, ctx); !eligible.ok()) {
     plan.outcome = PreemptionPlan::Outcome::kNotEligible;
     plan.why = std::move(eligible);
+    return plan;
+  }
+  if (ctx.quota != nullptr && !AnyNamespaceMayGiveVictims(state, ctx)) {
+    plan.outcome = PreemptionPlan::Outcome::kNoCandidate;
+    plan.why = Status::Unschedulable(std::string(reasons::kNoNodeHasVictims));
     return plan;
   }
   auto consider = [&](const NodeInfo& info) {
