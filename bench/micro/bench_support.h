@@ -383,6 +383,24 @@ inline std::string BindBody(const Pod& pod, const std::string& node) {
                      pod.name, pod.ns, pod.uid, node);
 }
 
+// A blocking TCP connection to 127.0.0.1:port with TCP_NODELAY (as kube-scheduler's Go client
+// sets it); the socket, or -1.
+inline int ConnectLoopback(uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  const int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 // ---------------------------------------------------------------------------------------------
 // A keep-alive HTTP/1.1 client on a blocking socket (as cheap as a client can be, so that the
 // server gets most of the machine).
@@ -390,19 +408,8 @@ class KeepAliveClient {
  public:
   ~KeepAliveClient() { Close(); }
   bool Connect(uint16_t port) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (fd_ < 0) return false;
-    const int one = 1;
-    ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(port);
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
-      Close();
-      return false;
-    }
-    return true;
+    fd_ = ConnectLoopback(port);
+    return fd_ >= 0;
   }
   void Close() {
     if (fd_ >= 0) ::close(fd_);

@@ -31,6 +31,8 @@
 
 namespace {
 
+using capext::bench::ConnectLoopback;
+
 using Clock = std::chrono::steady_clock;
 
 struct BenchOptions {
@@ -82,22 +84,6 @@ class ResponderThread {
   bool stop_ = false;
   std::thread thread_;
 };
-
-int ConnectLoopback(uint16_t port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return -1;
-  const int one = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(port);
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
 
 // Sends `request` and reads one Content-Length-framed response into `buffer`. False on error.
 bool RoundTrip(int fd, const std::string& request, std::string& buffer) {

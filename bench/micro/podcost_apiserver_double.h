@@ -38,14 +38,7 @@ class ApiServerDouble {
       *error = "cannot start python3 " + script;
       return false;
     }
-    std::string text;
-    PollUntil(
-        [&] {
-          text = ReadWholeFile(port_file);
-          return !text.empty() || !process_.Running();
-        },
-        std::chrono::seconds(20));
-    port_ = static_cast<uint16_t>(std::atoi(text.c_str()));
+    port_ = process_.WaitForPortFile(port_file, std::chrono::seconds(20));
     if (port_ == 0 || !control_.Connect(port_)) {
       *error = "the API-server double did not start: " + process_.Log();
       return false;

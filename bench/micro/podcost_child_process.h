@@ -107,6 +107,19 @@ class ChildProcess {
     return exit_status_;
   }
 
+  // Waits for the child to write its listening port into `port_file` (its --port-file); the
+  // port, or 0 when the child exited or `timeout` passed first.
+  uint16_t WaitForPortFile(const std::string& port_file, std::chrono::milliseconds timeout) {
+    std::string text;
+    PollUntil(
+        [&] {
+          text = ReadWholeFile(port_file);
+          return !text.empty() || !Running();
+        },
+        timeout);
+    return static_cast<uint16_t>(std::atoi(text.c_str()));
+  }
+
   // Waits for the log to contain `needle`; returns the text after it up to the end of its line.
   std::optional<std::string> WaitForLogLine(const std::string& needle,
                                             std::chrono::milliseconds timeout) {

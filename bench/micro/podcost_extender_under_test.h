@@ -78,14 +78,7 @@ class ExtenderUnderTest {
       *error = "cannot start " + self + " --noop-extender";
       return false;
     }
-    std::string text;
-    PollUntil(
-        [&] {
-          text = ReadWholeFile(port_file);
-          return !text.empty() || !process_.Running();
-        },
-        std::chrono::seconds(10));
-    port_ = static_cast<uint16_t>(std::atoi(text.c_str()));
+    port_ = process_.WaitForPortFile(port_file, std::chrono::seconds(10));
     if (port_ == 0) *error = "the do-nothing extender did not start: " + process_.Log();
     return port_ != 0;
   }

@@ -27,6 +27,8 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/micro/bench_support.h"
+
 namespace capext::bench {
 
 class HttpConnection {
@@ -38,19 +40,8 @@ class HttpConnection {
 
   bool Connect(uint16_t port) {
     Close();
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (fd_ < 0) return false;
-    const int one = 1;
-    ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(port);
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
-      Close();
-      return false;
-    }
-    return true;
+    fd_ = ConnectLoopback(port);
+    return fd_ >= 0;
   }
   bool connected() const { return fd_ >= 0; }
   void Close() {

@@ -51,6 +51,17 @@ struct LiveClusterShape {
   int pending = 0;              // Unschedulable pods created with the cluster (spread over ns)
 };
 
+// `nodes` nodes and quotas roomy enough for `pods` pods spread over the namespaces (each quota's
+// min three times its share of cpu, twice in GiB; at least 16 of each).
+inline LiveClusterShape ShapeForPods(const BenchEnvironment& env, int nodes, int pods) {
+  const int64_t per_namespace = (pods + env.namespaces - 1) / env.namespaces;
+  LiveClusterShape shape;
+  shape.nodes = nodes;
+  shape.quota_min_cores = std::max<int64_t>(16, per_namespace * 3 * 2);
+  shape.quota_min_gib = std::max<int64_t>(16, per_namespace * 2);
+  return shape;
+}
+
 // Creates priority classes, quotas, nodes and the shape's pods in the double.
 inline bool FillCluster(const BenchEnvironment& env, ApiServerDouble& api,
                         const LiveClusterShape& shape, std::vector<std::string>* node_names,
@@ -143,11 +154,7 @@ struct PerPodResult {
 inline PerPodResult RunPerPod(const BenchEnvironment& env, int nodes, int pods, bool noop,
                               double pods_per_second, double idle_seconds) {
   PerPodResult r;
-  const int64_t per_namespace = (pods + env.namespaces - 1) / env.namespaces;
-  LiveClusterShape shape;
-  shape.nodes = nodes;
-  shape.quota_min_cores = std::max<int64_t>(16, per_namespace * 3 * 2);
-  shape.quota_min_gib = std::max<int64_t>(16, per_namespace * 2);
+  const LiveClusterShape shape = ShapeForPods(env, nodes, pods);
   LiveSetup live;
   if (!live.Start(env, shape, noop, &r.error)) return r;
   {
@@ -332,11 +339,7 @@ struct ChurnResult {
 
 inline ChurnResult RunChurn(const BenchEnvironment& env, int nodes, int pods, int cycles) {
   ChurnResult r;
-  const int64_t per_namespace = (pods + env.namespaces - 1) / env.namespaces;
-  LiveClusterShape shape;
-  shape.nodes = nodes;
-  shape.quota_min_cores = std::max<int64_t>(16, per_namespace * 3 * 2);
-  shape.quota_min_gib = std::max<int64_t>(16, per_namespace * 2);
+  const LiveClusterShape shape = ShapeForPods(env, nodes, pods);
   LiveSetup live;
   if (!live.Start(env, shape, false, &r.error)) return r;
   const std::string status_path = "/proc/" + std::to_string(live.extender.pid()) + "/status";

@@ -14,7 +14,6 @@ namespace capext {
 namespace {
 
 using namespace reclaim_testing;  // NOLINT: the harness of this folder
-using Keys = std::set<std::string>;
 
 ElasticQuota Quota(const std::string& ns, int64_t min_cpu, int64_t max_cpu,
                    const std::string& parent = "") {
@@ -78,26 +77,6 @@ TEST_CASE("NamespacesOfTheirTrees: the namespaces of each root tree touched",
     s.UpsertQuota(Quota("stray", 1000, 2000, "gone/gone"));
     CHECK(NamespacesOfTheirTrees(s, {"stray"}) == Keys{"stray"});
   }
-}
-
-Keys Planned(Harness& h) {
-  const auto& planned = h.controller->last_pass().planned;
-  return {planned.begin(), planned.end()};
-}
-
-// Runs one pass a second later and returns the pods it planned.
-Keys Pass(Harness& h) {
-  h.now += 1000;
-  h.controller->RunOnce();
-  return Planned(h);
-}
-
-template <typename F>
-void Change(Harness& h, F&& f) {
-  h.cache.Write([&](ClusterState& s) {
-    f(s);
-    return 0;
-  });
 }
 
 bool Mentions(Harness& h, const std::string& uid, const std::string& text) {

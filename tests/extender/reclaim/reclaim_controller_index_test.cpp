@@ -16,30 +16,9 @@ namespace {
 
 using namespace reclaim_testing;  // NOLINT: the harness of this folder
 using testing::MakePdb;
-using Keys = std::set<std::string>;
 
 bool MetricsContain(Harness& h, const std::string& line) {
   return h.metrics.Render().find(line) != std::string::npos;
-}
-
-Keys Planned(Harness& h) {
-  const auto& planned = h.controller->last_pass().planned;
-  return {planned.begin(), planned.end()};
-}
-
-// Runs one pass a second later and returns the pods it planned.
-Keys Pass(Harness& h) {
-  h.now += 1000;
-  h.controller->RunOnce();
-  return Planned(h);
-}
-
-template <typename F>
-void Change(Harness& h, F&& f) {
-  h.cache.Write([&](ClusterState& s) {
-    f(s);
-    return 0;
-  });
 }
 
 // seed-002's nodes and running pods, a third quota eq3 {min 2, max 4}, a pod of a namespace

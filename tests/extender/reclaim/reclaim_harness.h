@@ -107,7 +107,8 @@ struct Harness {
       : cache(QuotaSemantics::kCapacityExtender, {}, [this] { return now.load(); }),
         evictor(&cache),
         binder(&cache),
-        service(&cache, &metrics, NodeScoring::kLeastAllocated, MoreImportantFn(MoreImportantPod), &binder, ServiceOptions{}) {
+        service(&cache, &metrics, NodeScoring::kLeastAllocated, MoreImportantFn(MoreImportantPod),
+                &binder, ServiceOptions{}) {
     cache.set_ready(true);
     controller = std::make_unique<ReclaimController>(&cache, &metrics, service.more_important(),
                                                      &evictor, &nudger, options);
@@ -208,6 +209,30 @@ inline void LoadTwoReclaims(Harness& h, int pending) {
     for (int i = 0; i < pending; ++i) {
       s.UpsertPod(MakePod("eq2", fmt::format("p{}", i + 1)).Cpu(4000).Created(t0 + 10'000 + i));
     }
+    return 0;
+  });
+}
+
+// The pods a reclaim pass planned, by key.
+using Keys = std::set<std::string>;
+
+inline Keys Planned(Harness& h) {
+  const auto& planned = h.controller->last_pass().planned;
+  return {planned.begin(), planned.end()};
+}
+
+// Runs one pass a second later and returns the pods it planned.
+inline Keys Pass(Harness& h) {
+  h.now += 1000;
+  h.controller->RunOnce();
+  return Planned(h);
+}
+
+// Changes the cache's state under its write lock.
+template <typename F>
+void Change(Harness& h, F&& f) {
+  h.cache.Write([&](ClusterState& s) {
+    f(s);
     return 0;
   });
 }
