@@ -156,15 +156,20 @@ ClusterCase TerminatingCousinCase(const std::string& terminating_cpu) {
   return c;
 }
 
-PreemptionPlan PreemptionOf(const ClusterCase& c, const JsonTree& pod) {
-  ClusterState state(c.semantics);
-  REQUIRE(BuildState(c, &state).ok());
+// The question pod decoded from its JSON and normalised by `state`.
+NormalizedPod NormalizedQuestion(const ClusterState& state, const JsonTree& pod) {
   Pod raw;
   rapidjson::Document doc;
   const std::string json = pod.ToJson();
   doc.Parse(json.c_str());
   REQUIRE(DecodePod(doc, {}, &raw).ok());
-  const NormalizedPod normalized = state.Normalize(raw);
+  return state.Normalize(raw);
+}
+
+PreemptionPlan PreemptionOf(const ClusterCase& c, const JsonTree& pod) {
+  ClusterState state(c.semantics);
+  REQUIRE(BuildState(c, &state).ok());
+  const NormalizedPod normalized = NormalizedQuestion(state, pod);
   return FindPreemption(state, normalized, MoreImportantPod);
 }
 
@@ -201,12 +206,7 @@ TEST_CASE("a node overcommitted on a resource the pod does not request still fit
   // The simulator's placement (and FindPlacement) chose no node before the fix.
   ClusterState state;
   REQUIRE(BuildState(c, &state).ok());
-  Pod raw;
-  rapidjson::Document doc;
-  const std::string json = pod.ToJson();
-  doc.Parse(json.c_str());
-  REQUIRE(DecodePod(doc, {}, &raw).ok());
-  const NormalizedPod normalized = state.Normalize(raw);
+  const NormalizedPod normalized = NormalizedQuestion(state, pod);
   CHECK(FindPlacement(state, normalized, {}).best == 0);
   state.EnableDenseNodes({});
   DensePlacement dense(state);
