@@ -60,7 +60,9 @@ const std::vector<ConfigField>& Table() {
        "how often the served ElasticQuota API groups are discovered again (CRDs installed later)",
        &EC::discovery_interval},
       {"ignore-not-ready", "ignoreNotReady", "", "Cluster state",
-       "never offer nodes that are not Ready", &EC::ignore_not_ready},
+       "answer /filter before the cluster cache's first sync (default: an Error, which makes "
+       "kube-scheduler retry the pod) instead of deciding on a partial cluster",
+       &EC::ignore_not_ready},
 
       {"quota-semantics", "quotaSemantics", "NAME", "Policies",
        "capacity-extender or scheduler-plugins (the reference plugin's arithmetic)",
