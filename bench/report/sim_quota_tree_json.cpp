@@ -33,8 +33,8 @@ void Definitions(Writer& w) {
   w.EndObject();
 }
 
-void Quota(Writer& w, const SimulationResult& r, const PlanTreeView& tree, const QuotaTreeNode& node,
-           bool with_timeline) {
+void Quota(Writer& w, const SimulationResult& r, const PlanTreeView& tree,
+           const QuotaTreeNode& node, bool with_timeline) {
   const TenantPlanView& plan = r.tenants[node.tenant];
   w.StartObject();
   Key(w, "name");

@@ -152,8 +152,7 @@ TEST_CASE("cluster state: what each change records", "[change_journal]") {
     CHECK(c.usage.empty());
   }
   SECTION("a bound pod finished: the pod, its node, the usage") {
-    s.state.UpsertPod(
-        MakePod("eq1", "run").Cpu(1000).BoundTo("n1").Phase(PodPhase::kSucceeded));
+    s.state.UpsertPod(MakePod("eq1", "run").Cpu(1000).BoundTo("n1").Phase(PodPhase::kSucceeded));
     const auto c = s.Next();
     CHECK(c.nodes == Strings{"n1"});
     CHECK(c.usage == Strings{"eq1"});
@@ -275,16 +274,16 @@ TEST_CASE("cluster state: a resync of everything the state holds records nothing
 // --- SameForDecisions --------------------------------------------------------------------------
 
 TEST_CASE("SameForDecisions: a change of any member of Pod is a change", "[change_journal]") {
-  const Pod base = MakePod("eq1", "p")
-                       .Cpu(1000)
-                       .Priority(5)
-                       .Created(10)
-                       .Started(20)
-                       .Label("app", "x")
-                       .NodeSelector("zone", "a")
-                       .Tolerate({"k", "Equal", "v", "NoSchedule"})
-                       .AffinityTerm(testing::ExpressionsTerm(
-                           {testing::Requirement("zone", "In", {"a", "b"})}));
+  const Pod base =
+      MakePod("eq1", "p")
+          .Cpu(1000)
+          .Priority(5)
+          .Created(10)
+          .Started(20)
+          .Label("app", "x")
+          .NodeSelector("zone", "a")
+          .Tolerate({"k", "Equal", "v", "NoSchedule"})
+          .AffinityTerm(testing::ExpressionsTerm({testing::Requirement("zone", "In", {"a", "b"})}));
   CHECK(SameForDecisions(Normalized(base), Normalized(base)));
   const std::vector<std::pair<const char*, std::function<void(Pod&)>>> changes = {
       {"ns", [](Pod& p) { p.ns = "eq2"; }},

@@ -350,8 +350,7 @@ TEST_CASE("live quotas: a CRD installed after start is watched without a restart
   CHECK(f.cache.not_ready_reason().empty());
   REQUIRE(Poll(
       [&] {
-        return f.cache.Read([](const ClusterState& s) { return s.QuotaFor("late"); }) !=
-               nullptr;
+        return f.cache.Read([](const ClusterState& s) { return s.QuotaFor("late"); }) != nullptr;
       },
       10s));
   REQUIRE(Poll([&] { return !f.Uid("late", "big").empty(); }, 10s));
