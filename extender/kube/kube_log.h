@@ -1,6 +1,6 @@
 // Log lines of the API-server client (connection trouble, relists, token reloads, insecure TLS).
-// Live mode routes them into the process logger (extender/log.h); the default writes the same
-// logfmt shape (ts=... level=... component=kube msg="...") to stderr.
+// They go to the process logger (extender/log.h) with component=kube, unless a sink is set
+// (tests capture them that way).
 // Thread-safety: all functions may be called from any thread.
 #pragma once
 
@@ -13,7 +13,7 @@ enum class LogSeverity { kInfo, kWarning, kError };
 
 using LogSink = std::function<void(LogSeverity, const std::string& message)>;
 
-// Replaces the destination of every later log line. An empty sink restores the stderr default.
+// Replaces the destination of every later log line. An empty sink restores the process logger.
 void SetLogSink(LogSink sink);
 
 void Log(LogSeverity severity, const std::string& message);

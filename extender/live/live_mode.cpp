@@ -13,7 +13,6 @@
 #include "extender/kube/api_writes.h"
 #include "extender/kube/informer_set.h"
 #include "extender/kube/kube_config.h"
-#include "extender/kube/kube_log.h"
 #include "extender/kube/rest_client.h"
 #include "extender/live/cache_sink.h"
 #include "extender/log.h"
@@ -24,16 +23,6 @@ namespace {
 std::string Describe(const kube::ApiWriteResult& r) {
   return r.http_status == 0 ? r.message
                             : fmt::format("HTTP {} {}: {}", r.http_status, r.reason, r.message);
-}
-
-// The API client's log lines go through the process logger (logfmt or JSON, level filter).
-void RouteKubeLogs() {
-  kube::SetLogSink([](kube::LogSeverity severity, const std::string& message) {
-    const LogLevel level = severity == kube::LogSeverity::kInfo      ? LogLevel::kInfo
-                           : severity == kube::LogSeverity::kWarning ? LogLevel::kWarn
-                                                                     : LogLevel::kError;
-    Log(level, message, {{"component", "kube"}});
-  });
 }
 
 // Binding through the API client: completes on the client thread, no thread per bind. A binding
@@ -105,7 +94,6 @@ class LiveModeImpl final : public LiveMode {
   ~LiveModeImpl() override { Stop(); }
 
   bool Init(std::string* error) {
-    RouteKubeLogs();
     kube::KubeConfig kube_config;
     if (Status s = kube::LoadKubeConfig(config_.kubeconfig, &kube_config); !s.ok()) {
       *error = s.message();
