@@ -26,16 +26,14 @@ struct VictimNamespaces {
 
 VictimNamespaces FindVictimNamespaces(const ClusterState& state, const PreemptorContext& ctx) {
   const DenseNodes& dense = *state.dense_nodes();
-  auto state_used = [&](int node) -> const ResourceList& { return state.ledger().NodeUsed(node); };
   VictimNamespaces v;
   v.priority = ctx.pod->priority;
   v.by_id.resize(dense.namespaces().size());
   for (std::size_t id = 0; id < dense.namespaces().size(); ++id) {
     const VictimRule::Scope scope = ctx.rule->ScopeOf(dense.namespaces()[id]);
     VictimNamespaces::Scope& out = v.by_id[id];
-    // A namespace without a pod that could be taken gives nothing anywhere; (2) is checked on
-    // the state before any removal (victim selection re-checks it as it removes).
-    out.allowed = scope.any && (!scope.recheck || ctx.rule->SideBorrowing(scope, state_used)) &&
+    // A namespace without a pod that could be taken gives nothing anywhere.
+    out.allowed = ctx.rule->MayGiveVictims(scope) &&
                   dense.HasPods(static_cast<int>(id), scope.lower_priority_only, v.priority);
     out.lower_priority_only = scope.lower_priority_only;
     out.distance = scope.distance;

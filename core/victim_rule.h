@@ -52,6 +52,14 @@ class VictimRule {
     }
     return true;
   }
+  // Whether a scope may give a victim on the state as it is: it allows victims at all and, when
+  // (2) applies, its side is borrowing before any removal. Removals only lower usage, so a side
+  // not borrowing now is not borrowing after any removal either: false means no victim from this
+  // scope on any node. (Victim selection re-checks (2) after each removal.)
+  bool MayGiveVictims(const Scope& scope) const {
+    auto used = [&](int node) -> const ResourceList& { return state_.ledger().NodeUsed(node); };
+    return scope.any && (!scope.recheck || SideBorrowing(scope, used));
+  }
   // The largest distance a victim can have (the virtual root's level).
   int max_distance() const { return static_cast<int>(path_.size()); }
   // Where victims at `distance` meet the preemptor, for explanations: "its own namespace",
