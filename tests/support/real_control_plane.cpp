@@ -171,7 +171,11 @@ Status RealControlPlane::Start() {
              "APISERVER_V=" + std::to_string(options_.apiserver_verbosity)});
   if (!up.ok()) return Status::Unavailable("control-plane.sh up failed:\n" + up.output);
   state_ = ParseState(ReadAll(dir_ + "/state.env"));
+  return ConnectApi();
+}
 
+Status RealControlPlane::ConnectApi() {
+  api_.reset();
   kube::KubeConfig config;
   Status loaded = kube::LoadKubeConfigFile(AdminKubeconfig(), {}, &config);
   if (!loaded.ok()) return loaded;
@@ -210,7 +214,9 @@ Status RealControlPlane::RestartApiServer() {
   if (!started.ok()) {
     return Status::Unavailable("control-plane.sh start-apiserver failed:\n" + started.output);
   }
-  return {};
+  // The old client's kept-alive connections went with the killed process; the first request on
+  // one fails ("stream truncated") instead of being sent again. The tests' client starts clean.
+  return ConnectApi();
 }
 
 void RealControlPlane::Stop() {

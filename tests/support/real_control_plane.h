@@ -81,7 +81,8 @@ class RealControlPlane {
   Status Start();
   // Starts kube-scheduler, or restarts it with new options (etcd and kube-apiserver stay).
   Status StartScheduler(const SchedulerOptions& options);
-  // SIGKILL to kube-apiserver; RestartApiServer brings it back on the same port and etcd data.
+  // SIGKILL to kube-apiserver; RestartApiServer brings it back on the same port and etcd data,
+  // and gives api() new connections (the old ones died with the process).
   Status KillApiServer();
   Status RestartApiServer();
   // Stops every process by PID. Idempotent; the destructor calls it.
@@ -135,6 +136,7 @@ class RealControlPlane {
   CommandResult Script(const std::string& command, const std::vector<std::string>& env = {}) const;
   // Sends the requests concurrently and waits for all; an error names every failed one.
   Status SendAll(const std::vector<ApiRequest>& requests);
+  Status ConnectApi();  // (re)creates api_ from the admin kubeconfig
 
   ControlPlaneOptions options_;
   std::string dir_;
