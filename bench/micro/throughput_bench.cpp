@@ -58,7 +58,7 @@ constexpr const char* kUsage =
     "  --noop-extender BIN  the do-nothing Go extender (default: noop-extender beside this)\n"
     "  --work-dir DIR    every run's kube-scheduler and extender logs "
     "(out/bench/throughput_bench)\n"
-    "Binaries: KUBE_BIN_DIR or ../shared/kube/bin (scripts/control-plane.sh check).";
+    "Binaries: as for the real-cluster tests (KUBE_BIN_DIR; scripts/control-plane.sh check).";
 
 std::string BesideSelf(const std::string& relative) {
   std::error_code ec;
