@@ -12,11 +12,12 @@
 //     the pods bound over the window's length.
 //  4. The tail: work that trails the binds (kube-scheduler's Events, which its client posts at
 //     its own pace, the extender's status.used patches) goes on until etcd has had no write for
-//     2 s (at most 30 s). CPU per pod and the requests per pod count the window and the tail,
+//     1 s (at most 30 s). CPU per pod and the requests per pod count the window and the tail,
 //     so a configuration that defers its writes is not credited for it; the window's CPU alone
 //     is kept too.
 //  5. Snapshot again (CPU first, so the scrapes are outside it), the extender's /metrics; then
-//     kube-scheduler and the extender are stopped and the pods and Events deleted.
+//     kube-scheduler and the extender are stopped and, unless it was the control plane's last
+//     run, the pods and Events deleted.
 // A run "collapsed" when kube-scheduler timed out on any extender call (a bind backlog past its
 // httpTimeout: retries take over and feed the overload, issue 18) or the run ran out of time.
 // Thread-safety: one run at a time.
@@ -43,8 +44,8 @@ struct ThroughputRunOptions {
   std::string product_binary;
   std::string go_noop_binary;
   std::string work_dir;  // logs and scratch files of the runs
-  std::chrono::seconds run_timeout{300};
-  std::chrono::milliseconds settle{2000};
+  std::chrono::seconds run_timeout{120};
+  std::chrono::milliseconds settle{1000};
   int scheduler_qps = 0;  // kube-scheduler's clientConnection qps and burst; 0: its defaults
 };
 
@@ -76,7 +77,7 @@ inline double EtcdWrites(const std::string& etcd_url) {
          now.Sum("etcd_mvcc_txn_total");
 }
 
-// Waits until etcd has had no write for `quiet` (polling every 500 ms), at most `limit`.
+// Waits until etcd has had no write for `quiet` (polling every 250 ms), at most `limit`.
 inline void WaitForEtcdQuiet(const std::string& etcd_url, std::chrono::milliseconds quiet,
                              std::chrono::milliseconds limit) {
   using Clock = std::chrono::steady_clock;
@@ -84,7 +85,7 @@ inline void WaitForEtcdQuiet(const std::string& etcd_url, std::chrono::milliseco
   double last = EtcdWrites(etcd_url);
   Clock::time_point since = Clock::now();
   while (Clock::now() < deadline && Clock::now() - since < quiet) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
     const double now = EtcdWrites(etcd_url);
     if (now != last) {
       last = now;
@@ -104,7 +105,7 @@ inline ThroughputRun RunThroughputOnce(test::RealControlPlane& cluster,
                                        const ThroughputShape& shape,
                                        const ThroughputConfiguration& configuration,
                                        const ThroughputRunOptions& options, int repetition,
-                                       int position) {
+                                       int position, bool clean_up = true) {
   using Clock = std::chrono::steady_clock;
   ThroughputRun run;
   run.configuration = configuration.name;
@@ -201,7 +202,7 @@ inline ThroughputRun RunThroughputOnce(test::RealControlPlane& cluster,
                       run.window_cpu_ms_etcd + run.window_cpu_ms_extender + self_ms;
   run.other_cores = run.seconds > 0 ? std::max(0.0, busy_ms - ours) / (run.seconds * 1000) : 0;
 
-  WaitForEtcdQuiet(cluster.EtcdUrl(), std::chrono::seconds(2), std::chrono::seconds(30));
+  WaitForEtcdQuiet(cluster.EtcdUrl(), std::chrono::seconds(1), std::chrono::seconds(30));
   run.tail_seconds = std::chrono::duration<double>(Clock::now() - end).count();
   run.cpu_ms_scheduler = ProcessCpuMs(scheduler_pid);
   run.cpu_ms_apiserver = ProcessCpuMs(apiserver_pid) - apiserver_cpu;
@@ -221,6 +222,10 @@ inline ThroughputRun RunThroughputOnce(test::RealControlPlane& cluster,
       << cluster.Log(cluster.SchedulerLogPath());
   if (Status s = cluster.StopScheduler(); !s.ok()) run.error = s.message();
   extender.Stop();
+  if (!clean_up) {
+    run.ok = run.error.empty();
+    return run;
+  }
   if (Status s = DeleteThroughputPods(cluster, shape); !s.ok()) {
     run.error = "deleting the pods: " + s.message();
     return run;
