@@ -49,7 +49,7 @@ inline Status DeploySchedulerOptions(const ThroughputConfiguration& configuratio
   }
   options.extender_url = extender_url;
   options.filter_verb = "filter";
-  options.bind_verb = "bind";
+  options.bind_verb = configuration.bind ? "bind" : "";
   options.prioritize_verb = configuration.prioritize ? "prioritize" : "";
   options.preempt_verb = configuration.preempt ? "preempt" : "";
   options.weight = entry["weight"].as<int>(options.weight);
@@ -113,13 +113,23 @@ class ThroughputExtender {
     std::ofstream(token_file, std::ios::trunc) << token.output;
     const std::string port_file = work_dir + "/noop-extender.port";
     std::remove(port_file.c_str());
-    if (!process_.Start({go_noop, "--api-server", cluster.server(), "--ca", cluster.CaFile(),
-                         "--token-file", token_file, "--port-file", port_file},
-                        log_path)) {
+    std::vector<std::string> argv = {go_noop,    "--api-server",   cluster.server(),
+                                     "--ca",     cluster.CaFile(), "--token-file",
+                                     token_file, "--port-file",    port_file};
+    if (!configuration.go_watch.empty()) {
+      argv.push_back("--watch-pods");
+      argv.push_back(configuration.go_watch);
+    }
+    if (!process_.Start(argv, log_path)) {
       return Status::Unavailable("cannot start " + go_noop);
     }
     port_ = process_.WaitForPortFile(port_file, std::chrono::seconds(30));
     if (port_ == 0) return Status::Unavailable("the Go extender did not listen:\n" + Tail());
+    // Its pod watch has received the prequeued pods (the initial events, before the window).
+    if (!configuration.go_watch.empty() &&
+        !process_.WaitForLogLine("pod watch: initial events received", std::chrono::seconds(60))) {
+      return Status::Unavailable("the Go extender's pod watch did not start:\n" + Tail());
+    }
     return {};
   }
 

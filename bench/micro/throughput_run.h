@@ -69,12 +69,11 @@ inline MetricSamples ScrapeEtcd(const std::string& etcd_url) {
   return MetricSamples::Parse(connection.body());
 }
 
-// etcd's writes so far (puts, deletes and transactions), or -1 when etcd cannot be read.
+// etcd's writes so far (puts and deletes), or -1 when etcd cannot be read.
 inline double EtcdWrites(const std::string& etcd_url) {
   const MetricSamples now = ScrapeEtcd(etcd_url);
   if (now.empty()) return -1;
-  return now.Sum("etcd_mvcc_put_total") + now.Sum("etcd_mvcc_delete_total") +
-         now.Sum("etcd_mvcc_txn_total");
+  return now.Sum("etcd_mvcc_put_total") + now.Sum("etcd_mvcc_delete_total");
 }
 
 // Waits until etcd has had no write for `quiet` (polling every 250 ms), at most `limit`.

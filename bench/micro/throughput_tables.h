@@ -173,12 +173,12 @@ inline std::map<std::string, double> EtcdServerPerPod(const ThroughputRun& r) {
         auto m = l.find("grpc_method");
         return "grpc " + (m == l.end() ? std::string("?") : m->second);
       });
-  for (const char* name : {"etcd_mvcc_put_total", "etcd_mvcc_delete_total", "etcd_mvcc_txn_total",
-                           "etcd_mvcc_range_total", "etcd_debugging_mvcc_events_total",
-                           "etcd_disk_wal_fsync_duration_seconds_count",
-                           "etcd_disk_backend_commit_duration_seconds_count",
-                           "etcd_network_client_grpc_received_bytes_total",
-                           "etcd_network_client_grpc_sent_bytes_total"}) {
+  for (const char* name :
+       {"etcd_mvcc_put_total", "etcd_mvcc_delete_total", "etcd_mvcc_range_total",
+        "etcd_debugging_mvcc_events_total", "etcd_disk_wal_fsync_duration_seconds_count",
+        "etcd_disk_backend_commit_duration_seconds_count",
+        "etcd_network_client_grpc_received_bytes_total",
+        "etcd_network_client_grpc_sent_bytes_total"}) {
     const double v = r.etcd.Sum(name);
     if (v != 0) out[name] = v;
   }

@@ -9,7 +9,10 @@
 //   - /metrics: requests by verb and code, and the time to answer each verb as a histogram with
 //     the buckets of capacity-extender's capacity_extender_request_duration_seconds
 //     (extender/metrics.h), so both read the same way;
-//   - /healthz.
+//   - /healthz;
+//   - with --watch-pods json|protobuf, also a watch of every pod in that encoding, its events
+//     discarded: what a watching extender asks of kube-apiserver, without decoding it (the
+//     benchmark measures the API server's side of a JSON against a protobuf watch).
 //
 // No cache, no watches, no quotas: the floor an extender with these verbs cannot go below. Only
 // the standard library, so that Debian's golang builds it offline (bench.sh, GOPROXY=off).
@@ -20,7 +23,7 @@
 //
 // Usage: noop-extender --api-server URL --ca FILE --token-file FILE [--listen 127.0.0.1:0]
 //
-//	[--port-file FILE]
+//	[--port-file FILE] [--watch-pods json|protobuf]
 package main
 
 import (
@@ -317,13 +320,94 @@ func (e *extender) postBinding(ctx context.Context, args extenderBindingArgs) er
 	return nil
 }
 
+// The media types of a pod watch: what the API server encodes each event in.
+var watchMediaTypes = map[string]string{
+	"json":     "application/json",
+	"protobuf": "application/vnd.kubernetes.protobuf",
+}
+
+// watchPods lists the pods (for the resourceVersion), then watches them from there in `format`
+// and discards every byte, again after any break; it logs once when the first watch is open.
+func (e *extender) watchPods(format string) {
+	announced := false
+	for {
+		rv, err := e.podListVersion()
+		if err == nil {
+			err = e.streamPodWatch(format, rv, func() {
+				if !announced {
+					announced = true
+					log.Printf("pod watch: initial events received (%s, from resourceVersion %s)",
+						format, rv)
+				}
+			})
+		}
+		if err != nil {
+			log.Printf("pod watch: %v (again in 1 s)", err)
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+func (e *extender) apiGet(path, accept string) (*http.Response, error) {
+	req, err := http.NewRequest(http.MethodGet, e.apiServer+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", accept)
+	req.Header.Set("Authorization", "Bearer "+e.token)
+	return e.client.Do(req)
+}
+
+func (e *extender) podListVersion() (string, error) {
+	resp, err := e.apiGet("/api/v1/pods?resourceVersion=0", "application/json")
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("list pods: %d", resp.StatusCode)
+	}
+	var list struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+		return "", err
+	}
+	return list.Metadata.ResourceVersion, nil
+}
+
+func (e *extender) streamPodWatch(format, rv string, opened func()) error {
+	accept := watchMediaTypes[format]
+	resp, err := e.apiGet("/api/v1/pods?watch=1&allowWatchBookmarks=true&resourceVersion="+rv,
+		accept)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("watch pods: %d", resp.StatusCode)
+	}
+	if got := resp.Header.Get("Content-Type"); !strings.HasPrefix(got, accept) {
+		return fmt.Errorf("watch pods: asked for %s, got %s", accept, got)
+	}
+	opened()
+	_, err = io.Copy(io.Discard, resp.Body)
+	return err
+}
+
 func main() {
 	listen := flag.String("listen", "127.0.0.1:0", "address of the extender verbs")
 	portFile := flag.String("port-file", "", "write the listening port here once listening")
 	apiServer := flag.String("api-server", "", "kube-apiserver URL, https://127.0.0.1:PORT")
 	caFile := flag.String("ca", "", "PEM CA of kube-apiserver's serving certificate")
 	tokenFile := flag.String("token-file", "", "file holding the bearer token for the Binding POSTs")
+	watchFormat := flag.String("watch-pods", "", "also watch every pod: json or protobuf")
 	flag.Parse()
+	if _, ok := watchMediaTypes[*watchFormat]; *watchFormat != "" && !ok {
+		log.Fatalf("--watch-pods: json or protobuf, not %q", *watchFormat)
+	}
 	if *apiServer == "" || *caFile == "" || *tokenFile == "" {
 		log.Fatal("--api-server, --ca and --token-file are required")
 	}
@@ -361,6 +445,9 @@ func main() {
 		io.WriteString(w, "ok")
 	})
 
+	if *watchFormat != "" {
+		go e.watchPods(*watchFormat)
+	}
 	listener, err := net.Listen("tcp", *listen)
 	if err != nil {
 		log.Fatal(err)

@@ -84,8 +84,8 @@ apiserver_request_total{resource="leases",group="coordination.k8s.io",verb="PUT"
           R"(apiserver_request_total{resource="pods",subresource="binding",verb="POST"} 1200
 apiserver_request_total{group="scheduling.x-k8s.io",resource="elasticquotas",subresource="status",verb="PATCH"} 40)")};
   const std::vector<ThroughputConfiguration> configurations = {
-      {"product", "product", ExtenderKind::kProduct, false, false, {}, ""},
-      {"idle", "never ran", ExtenderKind::kNone, false, false, {}, ""}};
+      {.name = "product", .title = "product", .kind = ExtenderKind::kProduct},
+      {.name = "idle", .title = "never ran", .kind = ExtenderKind::kNone}};
   const auto medians = PrintKindTable("test", runs, configurations, [](const ThroughputRun& r) {
     return ApiRequestsPerPod(r, true);
   });
