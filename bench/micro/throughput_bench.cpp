@@ -332,8 +332,9 @@ int Main(int argc, char** argv) {
   }
   std::printf("\n");
   int product_runs = 0, product_collapsed = 0;
+  // Targets are about the product as it is: not the measurements of designs not built yet.
   for (const ThroughputConfiguration& c : configurations) {
-    if (!c.is_product()) continue;
+    if (!c.is_product() || c.on_request) continue;
     for (const ThroughputRun* r : RunsOf(runs, c.name)) {
       ++product_runs;
       product_collapsed += r->collapsed ? 1 : 0;
@@ -362,7 +363,7 @@ int Main(int argc, char** argv) {
   paired_target("apiserver_etcd_cpu_product_filter_bind_minus_go_noop", "product-filter-bind",
                 "go-noop", ApiServerEtcdCpuPerPod, true, "<=", 0.1, "ms/pod");
   for (const ThroughputConfiguration& c : configurations) {
-    if (!c.is_product() || !has(c.name)) continue;
+    if (!c.is_product() || c.on_request || !has(c.name)) continue;
     report.Target(
         "extender_cpu_" + c.name,
         Median(ValuesOf(RunsOf(runs, c.name),
