@@ -44,7 +44,7 @@ constexpr const char* kUsage =
     "                              [--namespaces N] [--configs A,B] [--run-timeout S]\n"
     "                              [--settle-ms MS] [--scheduler-qps N] [--extender BIN]\n"
     "                              [--noop-extender BIN] [--work-dir DIR]\n"
-    "  --reps N          interleaved repetitions; each runs every configuration once (5; quick 2)\n"
+    "  --reps N          interleaved repetitions; each runs every configuration once (5; quick 1)\n"
     "  --nodes N         fake nodes (500; quick 100); 5000 for the one-off large run\n"
     "  --pods N          prequeued pods (3000; quick 600)\n"
     "  --namespaces N    namespaces, each with an ElasticQuota (10)\n"
@@ -210,7 +210,7 @@ int Main(int argc, char** argv) {
   shape.nodes = args.Int("--nodes", args.quick ? 100 : 500);
   shape.pods = args.Int("--pods", args.quick ? 600 : 3000);
   shape.namespaces = std::max(1, args.Int("--namespaces", 10));
-  const int reps = std::max(1, args.Int("--reps", args.quick ? 2 : 5));
+  const int reps = std::max(1, args.Int("--reps", args.quick ? 1 : 5));
   ThroughputRunOptions options;
   options.product_binary = args.Str("--extender", BesideSelf("../extender/capacity-extender"));
   options.go_noop_binary = args.Str("--noop-extender", BesideSelf("noop-extender"));
