@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include "extender/explain.h"
 #include "tests/extender/reclaim/reclaim_harness.h"
 
 namespace capext {
@@ -353,6 +354,13 @@ TEST_CASE("reclaim: a pod whose bind is in flight is evicted like a bound one; n
   binding.Bind(body, [&](http::Response r) { answer = r.body; });
   REQUIRE(held.pending);
   REQUIRE(h.cache.Read([](const ClusterState& s) { return s.Used("eq1").Get("cpu"); }) == 10000);
+
+  // explain (and POST /explain) shows the plan with the reserved victim, marked as such.
+  const std::string explained = h.cache.Read([](const ClusterState& s) {
+    return ExplainPodText(s, *s.FindPod("u-job-2"), MoreImportantPod);
+  });
+  CHECK_THAT(explained, Catch::Contains("evicting eq1/job-b (priority 0), eq1/job-b2 (priority 0, "
+                                        "bind in flight) on node n2"));
 
   CHECK(h.controller->RunOnce() == 1);
   CHECK(h.evictor.calls == std::vector<std::string>{"eq1/job-b", "eq1/job-b2"});
