@@ -35,6 +35,7 @@ void SchedulerLeaseFollower::Stop() {
   }
   std::lock_guard lock(mutex_);
   stopped_ = true;
+  NoteLeadingLocked(Clock::now());
 }
 
 void SchedulerLeaseFollower::Run(std::stop_token stop) {
@@ -82,7 +83,7 @@ void SchedulerLeaseFollower::ReadOnce(std::stop_token stop) {
   NoteLeadingLocked(received);
 }
 
-void SchedulerLeaseFollower::NoteLeadingLocked(Clock::time_point now) {
+void SchedulerLeaseFollower::NoteLeadingLocked(Clock::time_point now) const {
   const bool leads = !stopped_ && tenure_.Leads(now);
   if (leads == leading_) return;
   leading_ = leads;
@@ -100,13 +101,16 @@ void SchedulerLeaseFollower::NoteLeadingLocked(Clock::time_point now) {
 
 Leadership::Clock::time_point SchedulerLeaseFollower::ActsUntil() const {
   std::lock_guard lock(mutex_);
+  const Clock::time_point now = Clock::now();
+  NoteLeadingLocked(now);
   if (stopped_) return Clock::time_point::min();
-  return tenure_.ActsUntil(Clock::now());
+  return tenure_.ActsUntil(now);
 }
 
 LeadershipReport SchedulerLeaseFollower::Report() const {
   std::lock_guard lock(mutex_);
   const Clock::time_point now = Clock::now();
+  NoteLeadingLocked(now);
   LeadershipReport s;
   s.mode = "follow-scheduler";
   s.leads = !stopped_ && tenure_.Leads(now);

@@ -46,16 +46,17 @@ class SchedulerLeaseFollower final : public Leadership {
  private:
   void Run(std::stop_token stop);
   void ReadOnce(std::stop_token stop);
-  // Logs and counts a change of Leads(); REQUIRES: mutex_ held.
-  void NoteLeadingLocked(Clock::time_point now);
+  // Logs and counts a change of Leads(); REQUIRES: mutex_ held. Called by the thread after each
+  // read and between reads, and by every ActsUntil/Report, so the count is exact when read.
+  void NoteLeadingLocked(Clock::time_point now) const;
 
   kube::RestClient* client_;
   Options options_;
   mutable std::mutex mutex_;
   LeaseTenure tenure_;
   bool stopped_ = false;
-  bool leading_ = false;
-  int64_t transitions_ = 0;
+  mutable bool leading_ = false;
+  mutable int64_t transitions_ = 0;
   std::condition_variable_any wake_;
   std::jthread thread_;
 };
