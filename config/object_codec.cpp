@@ -256,6 +256,8 @@ Status DecodePodBody(const rapidjson::Value& object, const DecodeOptions& option
       CE_RETURN_IF_ERROR(json::ReadString(*ann, options.accelerator_model_annotation,
                                           "metadata.annotations", &pod->accelerator_model));
     }
+    CE_RETURN_IF_ERROR(json::ReadString(*ann, kReclaimRecordAnnotation, "metadata.annotations",
+                                        &pod->reclaim_record));
     CE_RETURN_IF_ERROR(
         json::ReadString(*ann, kMinMemberAnnotation, "metadata.annotations", &workload.min_member));
     CE_RETURN_IF_ERROR(json::ReadString(*ann, kAdmittedAtAnnotation, "metadata.annotations",
