@@ -1,7 +1,5 @@
 #include "config/object_codec.h"
 
-#include "config/pod_workload_fields.h"
-
 #include <fmt/format.h>
 
 #include "config/json_fields.h"
@@ -192,51 +190,6 @@ Status ReadPreemptionPolicy(const rapidjson::Value& object, const std::string& p
   } else {
     return Status::Error(fmt::format("{}: unknown preemption policy \"{}\"", path, text));
   }
-  return {};
-}
-
-// metadata.ownerReferences: whether one has controller: true (non-objects are skipped).
-Status ReadOwnerReferences(const rapidjson::Value& meta, bool* has_controller) {
-  const rapidjson::Value* list = Member(meta, "ownerReferences");
-  if (list == nullptr) return {};
-  CE_RETURN_IF_ERROR(json::ExpectArray(*list, "metadata.ownerReferences"));
-  for (rapidjson::SizeType i = 0; i < list->Size(); ++i) {
-    if (!(*list)[i].IsObject()) continue;
-    bool controller = false;
-    CE_RETURN_IF_ERROR(json::ReadBool((*list)[i], "controller",
-                                      fmt::format("metadata.ownerReferences[{}].controller", i),
-                                      &controller));
-    if (controller) *has_controller = true;
-  }
-  return {};
-}
-
-// spec.schedulingGates[].name (non-objects are skipped).
-Status ReadSchedulingGates(const rapidjson::Value& spec, std::vector<std::string>* gates) {
-  const rapidjson::Value* list = Member(spec, "schedulingGates");
-  if (list == nullptr) return {};
-  CE_RETURN_IF_ERROR(json::ExpectArray(*list, "spec.schedulingGates"));
-  for (rapidjson::SizeType i = 0; i < list->Size(); ++i) {
-    if (!(*list)[i].IsObject()) continue;
-    std::string name;
-    CE_RETURN_IF_ERROR(json::ReadString((*list)[i], "name",
-                                        fmt::format("spec.schedulingGates[{}].name", i), &name));
-    gates->push_back(std::move(name));
-  }
-  return {};
-}
-
-// spec.workloadRef {name, podGroup, podGroupReplicaKey} (the Workload API, 1.35).
-Status ReadWorkloadRef(const rapidjson::Value& spec, PodWorkloadText* out) {
-  const rapidjson::Value* ref = Member(spec, "workloadRef");
-  if (ref == nullptr) return {};
-  CE_RETURN_IF_ERROR(json::ExpectObject(*ref, "spec.workloadRef"));
-  CE_RETURN_IF_ERROR(json::ReadString(*ref, "name", "spec.workloadRef.name", &out->workload_name));
-  CE_RETURN_IF_ERROR(
-      json::ReadString(*ref, "podGroup", "spec.workloadRef.podGroup", &out->workload_pod_group));
-  CE_RETURN_IF_ERROR(json::ReadString(*ref, "podGroupReplicaKey",
-                                      "spec.workloadRef.podGroupReplicaKey",
-                                      &out->workload_replica_key));
   return {};
 }
 

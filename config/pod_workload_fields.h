@@ -7,10 +7,13 @@
 // Thread-safety: stateless.
 #pragma once
 
+#include <rapidjson/document.h>
+
 #include <string>
 #include <vector>
 
 #include "core/pod.h"
+#include "core/status.h"
 
 namespace capext {
 
@@ -24,5 +27,12 @@ struct PodWorkloadText {
 
 // Fills the pod's workload fields from `text` and the pod's labels (the pod-group label).
 void ApplyWorkloadFields(const PodWorkloadText& text, Pod* pod);
+
+// The DOM codec's readers of the fields (the streaming decoder has its own, with the same
+// verdicts): metadata.ownerReferences' controller flag, spec.schedulingGates[].name and
+// spec.workloadRef. Non-object list elements are skipped; wrong types are errors.
+Status ReadOwnerReferences(const rapidjson::Value& meta, bool* has_controller);
+Status ReadSchedulingGates(const rapidjson::Value& spec, std::vector<std::string>* gates);
+Status ReadWorkloadRef(const rapidjson::Value& spec, PodWorkloadText* out);
 
 }  // namespace capext
