@@ -1,5 +1,6 @@
 #include "bench/sim/sim_cli.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
@@ -45,6 +46,16 @@ const std::vector<Flag>& Flags() {
       {"demand-period", "SECONDS",
        "synthetic: period of the tenants' rising and falling shares (default 3600)"},
       {"seed", "N", "synthetic: seed (default 1); same seed, same workload"},
+      {"group-fraction", "X",
+       "synthetic: fraction of arrivals that are pod groups (jobs admitted whole; default 0)"},
+      {"group-sizes", "LIST",
+       "synthetic: minMember distribution as size:weight,... (default 2:30,4:40,8:20,16:10)"},
+      {"elastic-fraction", "X",
+       "synthetic: fraction of groups that are elastic, running minMember..factor x minMember "
+       "replicas (default 0.5)"},
+      {"elastic-factor", "X",
+       "synthetic: an elastic group's largest replica count over its "
+       "minMember (default 2: 3-6 for minMember 3)"},
       {"nodes", "FILE", "Alibaba node list CSV (openb_node_list_all_node.csv) as the cluster"},
       {"max-pods", "N", "pods per node for --nodes (default 110)"},
       {"cluster", "FILE",
@@ -260,6 +271,28 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
   if (has("seed")) {
     if (Status s = ParseInt64("seed", get("seed"), 0, &v); !s.ok()) return s;
     so.seed = static_cast<uint64_t>(v);
+  }
+  if (has("group-fraction")) {
+    if (Status s = ParseDouble("group-fraction", get("group-fraction"), 0.0, &so.group_fraction);
+        !s.ok())
+      return s;
+    if (so.group_fraction > 1) return Status::Error("--group-fraction: expected at most 1");
+  }
+  if (has("group-sizes") && !ParseGroupSizes(get("group-sizes"), &so.group_sizes)) {
+    return Status::Error("--group-sizes: expected size:weight,... with sizes >= 2, weights >= 1");
+  }
+  if (has("elastic-fraction")) {
+    if (Status s =
+            ParseDouble("elastic-fraction", get("elastic-fraction"), 0.0, &so.elastic_fraction);
+        !s.ok())
+      return s;
+    if (so.elastic_fraction > 1) return Status::Error("--elastic-fraction: expected at most 1");
+  }
+  if (has("elastic-factor")) {
+    if (Status s = ParseDouble("elastic-factor", get("elastic-factor"), 1.0, &so.elastic_factor);
+        !s.ok())
+      return s;
+    so.elastic_factor = std::min(so.elastic_factor, 64.0);
   }
   c.nodes_csv = has("nodes") ? get("nodes") : "";
   c.cluster_snapshot = has("cluster") ? get("cluster") : "";

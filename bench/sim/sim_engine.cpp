@@ -150,6 +150,16 @@ Status SimEngine::Setup() {
       out_->gpu_resource.empty() ? -1 : nodes_->DimOf(ResourceName::Of(out_->gpu_resource)),
       interval);
 
+  // Pod groups (docs/workloads.md): their members start and stop as the metrics see them.
+  gpu_dim_ = out_->gpu_resource.empty() ? -1 : nodes_->DimOf(ResourceName::Of(out_->gpu_resource));
+  group_metrics_ = std::make_unique<GroupMetrics>(tenants_.size());
+  group_of_.assign(input_.workload.pods.size(), -1);
+  for (const WorkloadGroup& g : GroupsOf(input_.workload)) {
+    const int gi = group_metrics_->AddGroup(TenantIndex(g.tenant), g.min_member, g.arrival_ms);
+    for (uint32_t id : g.members)
+      group_of_[id] = gi;
+  }
+
   // The snapshot's bound pods count from the start.
   std::vector<const NormalizedPod*> background;
   for (const auto& [uid, p] : state_.pods())
@@ -283,6 +293,7 @@ void SimEngine::Run() {
     if (t == INT64_MAX) break;
     if (options_.until_ms && t > *options_.until_ms) break;
     metrics_->AdvanceTo(t);
+    group_metrics_->AdvanceTo(t);
     now_ = t;
 
     while (!completions_.empty() && completions_.top().t == t) {
@@ -314,6 +325,7 @@ void SimEngine::Run() {
   }
   const int64_t end = options_.until_ms ? *options_.until_ms : now_;
   metrics_->Finish(std::max(end, now_));
+  group_metrics_->Finish(std::max(end, now_));
   out_->end_ms = std::max(end, now_);
 }
 
@@ -359,6 +371,8 @@ void SimEngine::Collect() {
   for (const auto& note : input_.workload.notes)
     out_->notes.push_back(note);
   out_->metrics = std::move(*metrics_);
+  out_->groups = group_metrics_->counters();
+  out_->group_count = static_cast<int64_t>(group_metrics_->groups());
 }
 
 Status RunSimulation(const SimulationInput& input, const SimulationOptions& options,

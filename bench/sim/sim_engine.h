@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bench/sim/group_metrics.h"
 #include "bench/sim/pending_queue.h"
 #include "bench/sim/sim_metrics.h"
 #include "bench/sim/simulation.h"
@@ -91,6 +92,8 @@ class SimEngine {
   void UsageDropped(int tenant);
   void NominationReleased(int n);
   void ParkForQuota(int b);
+  // The group bookkeeping of a member starting or stopping (group_metrics.h).
+  void GroupMemberChanged(uint32_t id, bool started, bool evicted);
 
   // sim_reclaim.cpp
   bool TryReclaim(int b, uint32_t id);
@@ -104,6 +107,9 @@ class SimEngine {
   const DenseNodes* nodes_ = nullptr;          // the state's mirror
   std::unique_ptr<DensePlacement> placement_;  // the core's placement search over it
   std::unique_ptr<SimMetrics> metrics_;
+  std::unique_ptr<GroupMetrics> group_metrics_;
+  std::vector<int> group_of_;  // by pod id: its GroupMetrics group, -1 for a single pod
+  int gpu_dim_ = -1;           // the dimension reported as gpu
   MoreImportantFn more_important_;
   NodeScoring scoring_ = NodeScoring::kLeastAllocated;
   std::size_t num_to_find_ = 0;

@@ -119,6 +119,7 @@ void SimEngine::Bind(int b, uint32_t id, int n) {
   p.started = true;
   p.phase = Phase::kRunning;
   p.node = n;
+  GroupMemberChanged(id, true, false);
   completions_.push({now_ + input_.workload.pods[id].duration_ms, id, p.generation});
   queue_.PopFirst(b);
   ++out_->binds;
@@ -136,6 +137,7 @@ void SimEngine::StopPod(uint32_t id, bool completed) {
                       nodes_->name(n), now_);
   }
   metrics_->Stopped(info.tenant, info.request(), completed);
+  GroupMemberChanged(id, false, !completed);
   p.node = -1;
   ++p.generation;
   ++epoch_;
@@ -174,6 +176,22 @@ void SimEngine::Evict(const std::string& uid, int preemptor_tenant) {
   ++epoch_;
   if (n >= 0) NodeFreed(n);
   UsageDropped(tenant);
+}
+
+void SimEngine::GroupMemberChanged(uint32_t id, bool started, bool evicted) {
+  const int g = group_of_[id];
+  if (g < 0) return;
+  int64_t cpu = 0, gpu = 0;
+  const int cpu_dim = nodes_->DimOf(kCpuName);
+  for (const auto& [d, amount] : buckets_[pods_[id].bucket].request().dims) {
+    if (d == cpu_dim) cpu = amount;
+    if (d == gpu_dim_) gpu = amount;
+  }
+  if (started) {
+    group_metrics_->MemberStarted(g, cpu, gpu);
+  } else {
+    group_metrics_->MemberStopped(g, cpu, gpu, evicted);
+  }
 }
 
 void SimEngine::NodeFreed(int n) {

@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/sim/group_metrics.h"
 #include "bench/sim/quota_plan.h"
 #include "bench/sim/sim_metrics.h"
 #include "bench/sim/sim_policy.h"
@@ -111,6 +112,9 @@ struct SimulationResult {
   std::vector<int64_t> pending_at_end, requeued_at_end, running_at_end;
   std::vector<std::string> notes;
   SimMetrics metrics{{}, 0, -1, -1, -1, 1};
+  // Pod groups (group_metrics.h), per tenant; group_count = groups with minMember >= 2.
+  std::vector<GroupCounters> groups;
+  int64_t group_count = 0;
   double engine_seconds = 0;      // wall time of the event loop; never part of report.json's body
   double engine_cpu_seconds = 0;  // CPU time of the thread running it (what a busy machine leaves)
 };
