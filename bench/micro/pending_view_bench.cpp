@@ -13,7 +13,7 @@
 
 #include "bench/micro/bench_support.h"
 #include "extender/embedded/embedded_binder.h"
-#include "extender/http/router.h"
+#include "extender/routes.h"
 #include "extender/log.h"
 #include "extender/reclaim/event_recorder.h"
 #include "extender/reclaim/pending_board.h"
