@@ -15,7 +15,9 @@ bool SimEngine::TryReclaim(int b, uint32_t id) {
   if (qb.reclaim_failed_epoch == epoch_ || now_ < qb.reclaim_retry_after_ms) return false;
   auto fail = [&] {
     qb.reclaim_failed_epoch = epoch_;
-    qb.reclaim_retry_after_ms = SaturatingAdd(now_, options_.reclaim_interval_ms);
+    // A controller that is never behind (reclaim_at_once) retries as soon as the cluster changed.
+    qb.reclaim_retry_after_ms =
+        options_.reclaim_at_once ? now_ : SaturatingAdd(now_, options_.reclaim_interval_ms);
     return false;
   };
   FillScratch(b, id);
