@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "bench/sim/sim_engine.h"
+#include "core/best_node.h"
 #include "core/quota_admission.h"
 
 namespace capext {
@@ -55,19 +56,12 @@ bool SimEngine::FitsNow(int b, int n) {
 }
 
 int SimEngine::BestOf(int b, const std::vector<int>& feasible) {
-  // kube-scheduler's selectHost with a name tie-break: the highest score, the first node by
-  // name among equals (the core's placement search chooses the same way).
+  // kube-scheduler's selectHost with a name tie-break, as the core's placement search chooses.
   const BucketInfo& info = buckets_[b];
-  int best = -1;
-  int best_score = -1;
-  for (int n : feasible) {
-    const int s = placement_->Score(scoring_, info.profile, n);
-    if (s > best_score || (s == best_score && n < best)) {
-      best = n;
-      best_score = s;
-    }
-  }
-  return best;
+  BestNode<int> best;
+  for (int n : feasible)
+    best.Offer(placement_->Score(scoring_, info.profile, n), n);
+  return best.id();
 }
 
 int SimEngine::FindNode(int b) {
