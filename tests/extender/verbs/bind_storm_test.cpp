@@ -23,9 +23,9 @@
 
 #include "core/quantity.h"
 #include "extender/embedded/embedded_binder.h"
-#include "extender/routes.h"
 #include "extender/http/server.h"
 #include "extender/log.h"
+#include "extender/routes.h"
 #include "extender/verbs/extender_service.h"
 #include "tests/support/builders.h"
 #include "tests/support/http_client.h"
