@@ -53,7 +53,8 @@ struct Pod {
   PreemptionPolicy preemption_policy = PreemptionPolicy::kPreemptLowerPriority;
   int64_t creation_ms = 0;  // metadata.creationTimestamp, Unix milliseconds; 0 = unknown
   int64_t start_ms = 0;     // status.startTime, Unix milliseconds; 0 = not started
-  // The value of the configured accelerator-model annotation (capacity-semantics 5), if any.
+  // The value of the configured accelerator-model annotation, if any
+  // (docs/capacity-semantics.md#9-gpu-model-quotas-and-object-counts).
   std::string accelerator_model;
   std::string uid;
   std::string name;

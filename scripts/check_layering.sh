@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Fails (exit 1) on an include that points against the dependency arrows of docs/architecture.md
-# ("Dependency arrows"), printing each as file:line: include (rule):
+# Fails (exit 1) on an include that points against the dependency arrows
+# (docs/architecture.md#dependency-arrows), printing each as file:line: include (rule):
 #   core/                 includes only core/
 #   policies/             includes core/ and policies/
 #   config/               includes core/, policies/ and config/
@@ -40,8 +40,7 @@ check bench/sim "bench/sim/ never includes extender/" '(core|policies|config|ben
 check bench/report "bench/report/ never includes extender/" '(core|policies|config|bench)/'
 
 if [ "$failures" -gt 0 ]; then
-  echo "check_layering: $failures include(s) against the arrows of docs/architecture.md" \
-       "(Dependency arrows)" >&2
+  echo "check_layering: $failures include(s) against docs/architecture.md#dependency-arrows" >&2
   exit 1
 fi
-echo "check_layering: every include follows docs/architecture.md (Dependency arrows)"
+echo "check_layering: every include follows docs/architecture.md#dependency-arrows"

@@ -257,8 +257,8 @@ void SimEngine::Submit(uint32_t id, bool resubmission) {
   const BucketInfo& info = buckets_[p.bucket];
   metrics_->Submitted(info.tenant, info.request(), resubmission);
   if (info.never_fits_quota || info.never_fits_nodes) {
-    // Unresolvable: nothing can ever help (capacity-semantics 1.1, and node fit's
-    // UnschedulableAndUnresolvable): counted as rejected, never queued.
+    // Unresolvable: nothing can ever help (docs/capacity-semantics.md#33-resolvable-or-not, and
+    // node fit's UnschedulableAndUnresolvable): counted as rejected, never queued.
     ++out_->decisions;
     metrics_->Rejected(info.tenant, info.request(), info.never_fits_quota);
     if (options_.observer) options_.observer("reject", UidOf(id), "", now_);

@@ -1,7 +1,8 @@
-// SimEngine's reclaim half: the reclaim controller of capacity-semantics 4 (and kube-scheduler's
-// own lower-priority preemption, which is the same 1.2 algorithm for pods without a quota),
-// played on the simulator's state. The search is the core's (SearchCandidates: 1.2 per node, 1.3
-// to choose, over a pool taken from a rotating offset: under kube-scheduler sampling at most
+// SimEngine's reclaim half: the reclaim controller
+// (docs/capacity-semantics.md#8-the-reclaim-controller; and kube-scheduler's own lower-priority
+// preemption, the same victim selection for pods without a quota), played on the simulator's state.
+// The search is the core's (SearchCandidates: victim selection per node, the candidate order to
+// choose, over a pool taken from a rotating offset: under kube-scheduler sampling at most
 // DefaultPreemption's number of nodes, otherwise all); the engine executes the plan.
 #include "bench/sim/sim_engine.h"
 

@@ -1,8 +1,9 @@
 // The discrete-event simulation behind `capacity-sim run`, `compare` and `scenario` (the one
 // simulator driver: one scheduling cycle and one reclaim step, sim_engine.h): a workload's pods
-// arrive, wait in kube-scheduler's queue, are filtered (quota check of capacity-semantics 1.1 +
-// node fit), scored and bound; they complete after their duration; pods that fit nowhere get the
-// reclaim controller's plan (1.2 on the candidate nodes, 1.3 to choose), whose victims are
+// arrive, wait in kube-scheduler's queue, are filtered (the admission check,
+// docs/capacity-semantics.md#3-admission-may-this-pod-run-in-its-quota, and node fit), scored and
+// bound; they complete after their duration; pods that fit nowhere get the reclaim controller's
+// plan (victim selection on the candidate nodes, the candidate order to choose), whose victims are
 // evicted at once and whose node is nominated for the preemptor. Every decision is made by the
 // production core (core/) on a ClusterState; the engine only decides when to ask.
 //
@@ -23,7 +24,8 @@
 // are found (percentageOfNodesToScore; 0 = adaptive 50 - nodes/125, at least 5%, at least 100
 // nodes), the best score wins, ties to the first name; reclaim examines at most
 // max(100, 10% of nodes) candidate nodes from a rotating offset, like DefaultPreemption.
-// `kAll` examines every node for both (capacity-semantics 4's "every node, not a sample").
+// `kAll` examines every node for both (the reclaim controller's "every node, not a sample",
+// docs/capacity-semantics.md#8-the-reclaim-controller).
 //
 // The reclaim controller runs for a pod when its scheduling attempt fails, and every
 // `reclaim_interval_ms` for the pods still parked. A failed reclaim for a group of identical
@@ -86,8 +88,8 @@ struct SimulationOptions {
   std::optional<int64_t> until_ms;  // stop at this time (default: when no event is left)
   int samples = 400;                // timeline points across the expected span
   std::optional<int64_t> sample_interval_ms;
-  // Run 1.2 on every node of the reclaim pool instead of stopping once no remaining node can
-  // beat the best candidate (candidate_order.h). Same decisions, slower; for tests.
+  // Run victim selection on every node of the reclaim pool instead of stopping once no remaining
+  // node can beat the best candidate (candidate_order.h). Same decisions, slower; for tests.
   bool exhaustive_reclaim = false;
   // Where the quotas come from: unset, the quota plan as `policy` shapes it (run, compare); set,
   // the background snapshot's own ElasticQuotas under these semantics (scenario files; `policy`
@@ -134,8 +136,8 @@ struct SimulationResult {
   int64_t reclaims = 0;  // reclaim plans executed
   int64_t evictions = 0;
   int64_t reclaim_attempts = 0;
-  int64_t reclaim_nodes_examined = 0;  // nodes handed to 1.2 (SelectVictimsOnNode)
-  int64_t reclaim_candidates = 0;      // of those, nodes where 1.2 found victims
+  int64_t reclaim_nodes_examined = 0;  // nodes handed to SelectVictimsOnNode
+  int64_t reclaim_candidates = 0;      // of those, nodes where it found victims
   // Per tenant, at the end: pods never started and still waiting; pods that ran, were evicted
   // and wait again (resubmit_evicted); pods running.
   std::vector<int64_t> pending_at_end, requeued_at_end, running_at_end;

@@ -1,7 +1,7 @@
 // End to end: every request a real kube-scheduler sent to an extender (the captures under
 // ../shared/fixtures/kube-scheduler/, exact bytes) replayed against the real `capacity-extender
 // serve` binary, started on a snapshot of the captures' cluster; each answer must have the shape
-// kube-scheduler's extender/v1 client expects (see ../shared/spec/extender-protocol.md).
+// kube-scheduler's extender/v1 client expects (see docs/extender-protocol.md).
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>

@@ -1,4 +1,5 @@
-// Tests of the reclaim controller (extender/reclaim/reclaim_controller.h, capacity-semantics 4):
+// Tests of the reclaim controller (extender/reclaim/reclaim_controller.h,
+// docs/capacity-semantics.md#8-the-reclaim-controller):
 // the harness of reclaim_harness.h (a cache with a test clock, fake Evictor and RequeueNudger that
 // record their calls, and the ExtenderService's Filter to see what a nomination holds against
 // other pods).
