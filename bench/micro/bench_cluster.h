@@ -1,7 +1,7 @@
 // What the extender micro-benchmarks decide on: synthetic clusters built straight into a
 // ClusterState (nodes, running pods, team quotas) and real-sized request bodies shaped like the
-// captured kube-scheduler payloads (a kubectl-applied pod with managedFields, ~2.8 KB; the filter,
-// preempt and bind bodies around it). Header-only; nothing here is used by the product.
+// captured kube-scheduler payloads (tests/fixtures/kube-scheduler: a kubectl-applied pod with
+// managedFields, ~2.8 KB; the filter, preempt and bind bodies around it). Header-only; nothing here is used by the product.
 #pragma once
 
 #include <rapidjson/document.h>
@@ -142,7 +142,7 @@ inline std::vector<std::string> NodeNames(int count, int stride = 1) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Request bodies, shaped like ../shared/fixtures/kube-scheduler/filter-nodecache-001.request.json
+// Request bodies, shaped like tests/fixtures/kube-scheduler/filter-nodecache-001.request.json
 // (a kubectl-applied pod as kube-scheduler sends it: managedFields, the last-applied annotation,
 // the service-account volume, default tolerations; ~2.8 KB).
 struct PodSpecText {
