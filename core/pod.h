@@ -131,10 +131,11 @@ class NormalizedPod : public Pod {
   ResourceList quota_request_;
 };
 
-// The start time used to order pods of equal priority (capacity-semantics 4, "Order"):
-// status.startTime; for a pod reserved on a node by an in-flight /bind (it has none yet), the
-// reservation time, so that it is the pod bound to that node at that moment; else the creation
-// time. The one definition for bound and reserved pods alike.
+// The start time used to order pods of equal priority
+// (docs/capacity-semantics.md#4-victims-on-one-node, "Order"): status.startTime; for a pod reserved
+// on a node by an in-flight /bind (it has none yet), the reservation time, so that it is the pod
+// bound to that node at that moment; else the creation time. The one definition for bound and
+// reserved pods alike.
 inline int64_t EffectiveStartMs(const Pod& pod) {
   if (pod.start_ms != 0) return pod.start_ms;
   return pod.reserved_ms != 0 ? pod.reserved_ms : pod.creation_ms;

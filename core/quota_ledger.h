@@ -31,7 +31,8 @@
 namespace capext {
 
 // Capacity held for a pod by /bind while its binding is in flight. A reservation with a node is,
-// for every decision, the pod bound to that node (capacity-semantics 6, "A reserved pod is a
+// for every decision, the pod bound to that node
+// (docs/capacity-semantics.md#6-accounting-used-reservations-nominations, "A reserved pod is a
 // bound pod"): ClusterState files the pod among the node's pods. Here it is the quota part: its
 // quota request counts as reserved usage of its namespace. A hold without a node (a later issue)
 // would be a Reservation with an empty `node`: quota only, never on a node, never a victim.
