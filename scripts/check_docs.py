@@ -18,7 +18,8 @@
 3. a source file cites in another way: a page and a section number (`capacity-semantics 1.1`,
    `capacity-semantics.md section 5`), a bare `section 4` or `§4` (except for external standards
    named on the same line: "RFC 4648 section 4"), the old spec's numbers used as names in a
-   comment ("runs 1.2 on every node", "1.1 step 2"; not "YAML 1.2", "TLS 1.2", "HTTP/1.1"), or
+   comment ("runs 1.2 on every node", "1.1 step 2"; not "YAML 1.2", "TLS 1.2", "HTTP/1.1", nor a
+   value: "<= 0.1 s", "1.2 ms", "(0.1, 1]"), or
    the old spec outside the repository (`shared/spec`).
 
 Prints each finding as file:line: what. Usage: check_docs.py [--expect FILE] [repository root]
@@ -191,7 +192,12 @@ LOOSE = [
 # The old spec's section numbers, written bare in a comment as names of its rules.
 OLD_NUMBER = re.compile(r"(?<![\w/.\-])(0\.1|1\.[1-3])(?![\w.%/])")
 # Words before a number that make it a version or a value, not a section.
-NOT_A_SECTION = re.compile(r"(YAML|TLS|HTTP|version|v|--[\w-]+|[:=])\s*$", re.IGNORECASE)
+# A comparison or arithmetic before it ("<= 0.1 s", "x 1.2") makes it a value too.
+NOT_A_SECTION = re.compile(r"(YAML|TLS|HTTP|version|v|--[\w-]+|[:=<>*+×~])\s*$", re.IGNORECASE)
+# A unit after a number makes it a quantity ("0.1 s", "1.2 ms", "1.1x", "1.3 cpu"), and so does
+# the rest of an interval ("(0.1, 1]").
+A_QUANTITY = re.compile(r"\s*(?:(?:s|ms|us|µs|ns|sec|seconds?|minutes?|x|cpus?|cores?|[KMGT]i?B?|"
+                        r"pods?/s)\b|,\s*[\d.]+\s*[\])])", re.IGNORECASE)
 
 
 # A file of the repository named in a comment (its first segment a top-level folder, an extension
@@ -258,7 +264,8 @@ def check_source(path):
         for m in OLD_NUMBER.finditer(comment):
             if any(s <= offset + m.start() < e for s, e in taken):
                 continue
-            if not NOT_A_SECTION.search(comment[:m.start()]):
+            if not NOT_A_SECTION.search(comment[:m.start()]) and \
+                    not A_QUANTITY.match(comment, m.end()):
                 findings.append(f"{where}: \"{m.group(0)}\" names a rule by the old spec's "
                                 "number (name it, and cite docs/<page>.md#<heading>)")
 
