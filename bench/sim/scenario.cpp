@@ -1,6 +1,5 @@
 #include "bench/sim/scenario.h"
 
-#include <algorithm>
 #include <charconv>
 
 #include <fmt/format.h>

@@ -1,7 +1,7 @@
-// The routes of extender/http/router.cpp added for operators: GET /pending (JSON from the
+// The routes of extender/routes.cpp added for operators: GET /pending (JSON from the
 // reclaim controller's board) and GET /ui (the self-contained page), their methods, the path
 // prefix, and the page's promise of no external assets.
-#include "extender/http/router.h"
+#include "extender/routes.h"
 
 #include <rapidjson/document.h>
 
@@ -20,7 +20,8 @@ struct Routes {
   Routes()
       : cache(QuotaSemantics::kCapacityExtender, {}, [] { return int64_t{1'767'225'600'000}; }),
         binder(&cache),
-        service(&cache, &metrics, NodeScoring::kLeastAllocated, MoreImportantFn(MoreImportantPod), &binder, ServiceOptions{}) {
+        service(&cache, &metrics, NodeScoring::kLeastAllocated, MoreImportantFn(MoreImportantPod),
+                &binder, ServiceOptions{}) {
     cache.set_ready(true);
   }
   http::Response Call(const std::string& method, const std::string& target,
