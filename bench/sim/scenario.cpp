@@ -228,6 +228,10 @@ bool ParseDurationMs(const std::string& text, int64_t* out_ms) {
 Status LoadScenarioFile(const std::string& path, Scenario* out) {
   std::string text;
   if (Status s = ReadFileToString(path, &text); !s.ok()) return s;
+  return ParseScenarioText(text, path, out);
+}
+
+Status ParseScenarioText(const std::string& text, const std::string& path, Scenario* out) {
   std::vector<rapidjson::Document> docs;
   if (Status s = ParseYamlDocuments(text, &docs); !s.ok()) return s.WithContext(path);
   if (docs.size() != 1 || !docs[0].IsObject()) {

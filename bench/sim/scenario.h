@@ -6,6 +6,7 @@
 // Thread-safety: none.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "config/snapshot.h"
+#include "core/cluster_state.h"
 #include "core/status.h"
 
 namespace capext {
@@ -62,6 +64,8 @@ struct Scenario {
 };
 
 Status LoadScenarioFile(const std::string& path, Scenario* out);
+// The same from text; `source` names it in errors.
+Status ParseScenarioText(const std::string& text, const std::string& source, Scenario* out);
 
 // Parses "30s", "2m", "1h30m", "500ms" into milliseconds.
 bool ParseDurationMs(const std::string& text, int64_t* out_ms);
@@ -71,7 +75,11 @@ struct ScenarioReport {
   int failed = 0;
 };
 
+// Called after each event has settled, with the event's index and the state (property tests).
+using ScenarioProbe = std::function<void(std::size_t event, const ClusterState& state)>;
+
 // Runs the scenario, writing "PASS|FAIL <name> event <i>: <details>" lines to `out`.
-ScenarioReport RunScenario(const Scenario& scenario, std::ostream& out);
+ScenarioReport RunScenario(const Scenario& scenario, std::ostream& out,
+                           const ScenarioProbe& probe = {});
 
 }  // namespace capext

@@ -12,7 +12,9 @@
 
 #include "bench/sim/scenario.h"
 #include "bench/sim/simulation.h"
+#include "core/group_quota.h"
 #include "core/placement.h"
+#include "core/pod_group.h"
 #include "policies/policies.h"
 
 namespace capext {
@@ -20,6 +22,14 @@ namespace {
 
 std::string StoreKey(const Pod& pod) {
   return pod.uid.empty() ? pod.Key() : pod.uid;
+}
+
+PodGroupSpec SpecOf(const ScenarioPodGroup& g) {
+  PodGroupSpec spec;
+  spec.key = GroupKey{kCoschedulingApiGroup, g.ns, g.name};
+  spec.min_member = g.min_member;
+  spec.schedule_timeout_ms = g.schedule_timeout_ms;
+  return spec;
 }
 
 // The script of a scenario: step 0 creates the cluster's pending (and finished) pods at the start,
@@ -37,6 +47,8 @@ std::vector<ScriptStep> ScriptOf(const Scenario& scenario, Snapshot* background)
   }
   std::vector<ScriptStep> script(1);
   script[0].t_ms = now;
+  for (const ScenarioPodGroup& g : scenario.pod_groups)
+    script[0].pod_groups.push_back(SpecOf(g));
   *background = scenario.cluster;
   background->pods.clear();
   for (const Pod& pod : scenario.cluster.pods) {
@@ -57,6 +69,7 @@ std::vector<ScriptStep> ScriptOf(const Scenario& scenario, Snapshot* background)
         }
         break;
       case ScenarioEvent::Kind::kCreatePodGroup:
+        step.pod_groups.push_back(SpecOf(event.pod_group));
         break;
       case ScenarioEvent::Kind::kDelete:
         step.remove.push_back(event.target);
@@ -90,6 +103,11 @@ std::string EventText(const ScenarioEvent& event) {
 // Why a pending pod does not fit as the cluster is now: the core's filter over every node, as
 // kube-scheduler would report its next attempt (the cluster is settled: the attempt fails).
 std::string PendingReason(const ClusterState& state, const NormalizedPod& pod) {
+  // Filter mode's group rule first: a member of a starting group waits for its group's need.
+  if (const GroupQuotaCheck group = CheckGroupQuota(state, pod);
+      group.applies && !group.status.ok()) {
+    return group.status.message();
+  }
   return SummarizeUnschedulable(FindFeasibleNodes(state, pod));
 }
 
@@ -154,7 +172,7 @@ std::vector<std::string> Problems(const ScenarioExpectation& expect, const Clust
       problems.push_back(fmt::format("{} does not exist", key));
     } else if (pod->IsBound()) {
       problems.push_back(fmt::format("{} is bound to {}", key, pod->node_name));
-    } else if (reason == gate_reasons.end()) {
+    } else if (!pod->quota_gated || reason == gate_reasons.end()) {
       problems.push_back(
           fmt::format("{} is not gated (pending: {})", key, PendingReason(state, *pod)));
     } else if (why.find(text) == std::string::npos) {
@@ -167,7 +185,8 @@ std::vector<std::string> Problems(const ScenarioExpectation& expect, const Clust
 
 }  // namespace
 
-ScenarioReport RunScenario(const Scenario& scenario, std::ostream& out) {
+ScenarioReport RunScenario(const Scenario& scenario, std::ostream& out,
+                           const ScenarioProbe& probe) {
   ScenarioReport report;
   const auto* semantics = QuotaSemanticsPolicies().Find(scenario.quota_semantics);
   const auto* scoring = NodeScoringPolicies().Find(scenario.scoring);
@@ -195,6 +214,9 @@ ScenarioReport RunScenario(const Scenario& scenario, std::ostream& out) {
   options.scoring = scenario.scoring;
   options.sampling = NodeSampling::kAll;
   options.reclaim_at_once = true;
+  options.admission =
+      scenario.admission == ScenarioAdmission::kGate ? SimAdmission::kGang : SimAdmission::kPod;
+  options.recreate_evicted = scenario.recreate_evicted;
   options.reclaim_interval_ms = 0;
   options.until_ms = input.script.back().t_ms;
   std::set<std::string> evicted;                    // by the step being played
@@ -204,12 +226,14 @@ ScenarioReport RunScenario(const Scenario& scenario, std::ostream& out) {
     auto it = key_of.find(pod);
     const std::string key = it != key_of.end() ? it->second : pod;
     if (std::string_view(event) == "evict") evicted.insert(key);
+    if (std::string_view(event) == "create") key_of[pod] = pod;  // a controller's replacement
     if (std::string_view(event) == "gated") gate_reasons[key] = detail;
   };
   std::map<std::string, std::string> before;  // pod key -> node, after the previous step
   options.after_step = [&](std::size_t step, const ClusterState& state) {
     if (step > 0) {
       const std::size_t i = step - 1;
+      if (probe) probe(i, state);
       if (auto it = scenario.expect.find(static_cast<int>(i)); it != scenario.expect.end()) {
         std::vector<std::string> checks;
         const std::vector<std::string> problems =

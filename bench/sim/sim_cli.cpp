@@ -69,6 +69,16 @@ const std::vector<Flag>& Flags() {
       {"policy", "NAME", "capacity (default), scheduler-plugins, static or none", Only::kRun},
       {"policies", "LIST",
        "comma-separated policies (default capacity,scheduler-plugins,static,none)", Only::kCompare},
+      {"admission", "MODE",
+       "pod groups: pod (each pod through /filter, as before groups; default) or gang (gate "
+       "mode: the admission queue admits a group's minMember together)",
+       Only::kRun},
+      {"admissions", "LIST",
+       "pod, gang or pod,gang (each policy with each: per-pod against gang admission on the same "
+       "workload; default pod)",
+       Only::kCompare},
+      {"gang-timeout", "SECONDS",
+       "gang admission: how long an admitted group may take to start (default 120)"},
       {"scoring", "NAME", "node scoring: least-allocated (default), most-allocated, none"},
       {"node-sampling", "MODE",
        "kube (kube-scheduler's percentageOfNodesToScore sampling; default) or all (every node)"},
@@ -328,7 +338,37 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
   if (!compare && c.policies.size() != 1)
     return Status::Error("--policy takes one policy; use compare for several");
 
+  const std::string admission_list =
+      compare ? (has("admissions") ? get("admissions") : "pod")
+              : (has("admission") ? get("admission") : "pod");
+  c.admissions.clear();
+  for (std::size_t start = 0; start <= admission_list.size();) {
+    const std::size_t comma = admission_list.find(',', start);
+    const std::string name = admission_list.substr(
+        start, comma == std::string::npos ? std::string::npos : comma - start);
+    SimAdmission a = SimAdmission::kPod;
+    if (name == "gang") {
+      a = SimAdmission::kGang;
+    } else if (name != "pod") {
+      return Status::Error(fmt::format("--{}: unknown admission '{}' (pod, gang)",
+                                       compare ? "admissions" : "admission", name));
+    }
+    if (std::find(c.admissions.begin(), c.admissions.end(), a) == c.admissions.end())
+      c.admissions.push_back(a);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (!compare && c.admissions.size() != 1)
+    return Status::Error("--admission takes one mode; use compare --admissions for both");
+
   SimulationOptions& o = c.sim;
+  o.admission = c.admissions.front();
+  if (has("gang-timeout")) {
+    double seconds = 0;
+    if (Status s = ParseDouble("gang-timeout", get("gang-timeout"), 0.001, &seconds); !s.ok())
+      return s;
+    o.group_timeout_ms = static_cast<int64_t>(seconds * 1000);
+  }
   if (has("scoring")) o.scoring = get("scoring");
   if (NodeScoringPolicies().Find(o.scoring) == nullptr)
     return Status::Invalid("--scoring: expected " + NodeScoringPolicies().NamesText());

@@ -174,6 +174,7 @@ Status SimEngine::Setup() {
   group_of_.assign(input_.workload.pods.size(), -1);
   for (const WorkloadGroup& g : GroupsOf(input_.workload)) {
     const int gi = group_metrics_->AddGroup(TenantIndex(g.tenant), g.min_member, g.arrival_ms);
+    group_min_.push_back(g.min_member);
     for (uint32_t id : g.members)
       group_of_[id] = gi;
   }
@@ -276,6 +277,10 @@ void SimEngine::Submit(uint32_t id, bool resubmission) {
     return;
   }
   p.phase = Phase::kPending;
+  if (GateOnArrival(id)) {
+    p.gated = true;
+    return;
+  }
   queue_.Add(p.bucket, p.queued_ms, id);
 }
 
@@ -297,14 +302,22 @@ void SimEngine::Settle() {
     next_reclaim_ms_ = INT64_MAX;
     ReclaimPass();
   }
-  Schedule();
+  AdmitAndSchedule();
   // A controller that is never behind: while a pass could do anything, it runs now. Each pass
   // either executes a reclaim (evictions and a nomination, which a pod holds until it binds or
   // the nomination expires) or marks every parked bucket failed at the current epoch, so this ends.
   while (options_.reclaim_at_once && reclaim_ && ReclaimPassUseful()) {
     ReclaimPass();
-    Schedule();
+    AdmitAndSchedule();
   }
+}
+
+void SimEngine::AdmitAndSchedule() {
+  // Gang admission, then scheduling, until neither changes anything more at this instant.
+  do {
+    AdmissionPass();
+    Schedule();
+  } while ((gated_ > 0 && admission_epoch_ != epoch_) || !recreate_.empty());
 }
 
 bool SimEngine::ReclaimPassUseful() const {
@@ -373,7 +386,9 @@ void SimEngine::Run() {
 }
 
 void SimEngine::Collect() {
-  out_->policy = std::string(SimPolicyName(options_.policy));
+  out_->policy = std::string(SimPolicyName(options_.policy)) +
+                 (options_.admission == SimAdmission::kGang ? "+gang" : "");
+  out_->admission = options_.admission == SimAdmission::kGang ? "gang" : "pod";
   out_->scoring = options_.scoring;
   out_->sampling = options_.sampling == NodeSampling::kAll ? "all" : "kube-scheduler";
   out_->nodes = nodes_->size();

@@ -5,6 +5,7 @@
 
 #include "bench/sim/sim_engine.h"
 #include "core/best_node.h"
+#include "core/group_quota.h"
 #include "core/quota_admission.h"
 
 namespace capext {
@@ -32,10 +33,15 @@ void SimEngine::TryFirst(int b) {
   ++out_->decisions;
   const BucketInfo& info = buckets_[b];
   bool quota_blocked = false;
-  if (tenants_[info.tenant].quota != nullptr) quota_blocked = !CheckQuota(state_, *scratch_).ok();
+  GroupQuotaCheck group;  // filter mode's group rule, for a pod whose group the state knows
+  if (tenants_[info.tenant].quota != nullptr) {
+    if (state_.HasGroups()) group = CheckGroupQuota(state_, *scratch_);
+    quota_blocked = group.applies ? !group.status.ok() : !CheckQuota(state_, *scratch_).ok();
+  }
   if (!quota_blocked) {
     const int n = FindNode(b);
     if (n >= 0) {
+      if (group.applies) HoldGroupNeed(id, group.hold);
       Bind(b, id, n);
       return;
     }
@@ -97,12 +103,22 @@ int SimEngine::FindNode(int b) {
 void SimEngine::Bind(int b, uint32_t id, int n) {
   SimPod& p = pods_[id];
   const BucketInfo& info = buckets_[b];
-  NormalizedPod bound = *scratch_;  // normalised by state_ (its bucket's prototype)
-  bound.node_name = nodes_->name(n);
-  bound.phase = PodPhase::kRunning;
-  bound.start_ms = now_;
-  bound.nominated_node_name.clear();
-  state_.UpsertPod(std::move(bound));  // also ends any nomination for it
+  if (p.group_member) {
+    // Gang admission: the state knows it as a member of its group; it stays one, bound.
+    Pod bound = GroupMemberPod(id, /*gated=*/false, 0);
+    bound.node_name = nodes_->name(n);
+    bound.phase = PodPhase::kRunning;
+    bound.start_ms = now_;
+    bound.nominated_node_name.clear();
+    state_.UpsertPod(std::move(bound));  // its hold becomes usage
+  } else {
+    NormalizedPod bound = *scratch_;  // normalised by state_ (its bucket's prototype)
+    bound.node_name = nodes_->name(n);
+    bound.phase = PodPhase::kRunning;
+    bound.start_ms = now_;
+    bound.nominated_node_name.clear();
+    state_.UpsertPod(std::move(bound));  // also ends any nomination for it
+  }
   int released = -1;
   if (auto it = nominations_.find(scratch_->store_key()); it != nominations_.end()) {
     released = it->second.node;
@@ -140,6 +156,7 @@ void SimEngine::StopPod(uint32_t id, Stop why) {
   metrics_->Stopped(info.tenant, info.request(), why == Stop::kCompleted);
   GroupMemberChanged(id, false, why == Stop::kEvicted);
   p.node = -1;
+  p.group_member = false;  // deleted from the state above
   ++p.generation;
   ++epoch_;
   NodeFreed(n);
@@ -161,6 +178,7 @@ void SimEngine::Evict(const std::string& uid, int preemptor_tenant) {
       Submit(id, true);
     } else {
       p.phase = Phase::kDone;
+      if (options_.recreate_evicted) recreate_.push_back(id);
     }
     return;
   }

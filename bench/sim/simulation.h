@@ -49,6 +49,7 @@
 #include "bench/sim/workload.h"
 #include "config/snapshot.h"
 #include "core/cluster_state.h"
+#include "core/pod_group.h"
 
 namespace capext {
 
@@ -64,7 +65,13 @@ struct ScriptStep {
   int64_t t_ms = 0;
   std::vector<Pod> create;
   std::vector<std::string> remove;
+  std::vector<PodGroupSpec> pod_groups;  // PodGroup objects created (or changed), applied first
 };
+
+// How pods of groups are admitted (docs/workloads.md): kPod, one pod at a time through /filter
+// (the product before pod groups: a group's pods are single pods); kGang, gate mode for groups
+// (sim_admission.cpp: the admission queue admits a starting group's minMember together).
+enum class SimAdmission { kPod, kGang };
 
 struct SimulationInput {
   std::vector<Node> nodes;
@@ -84,6 +91,10 @@ struct SimulationOptions {
   NodeSampling sampling = NodeSampling::kKubeScheduler;
   int percentage_of_nodes_to_score = 0;  // 0 = kube-scheduler's adaptive default
   bool resubmit_evicted = false;
+  SimAdmission admission = SimAdmission::kPod;
+  // Controllers re-create evicted script pods that have one (a scenario's recreateEvicted).
+  bool recreate_evicted = false;
+  int64_t group_timeout_ms = 120'000;  // gangScheduleTimeout
   int64_t nomination_ttl_ms = 120'000;
   int64_t reclaim_interval_ms = 10'000;
   std::optional<int64_t> until_ms;  // stop at this time (default: when no event is left)
@@ -121,7 +132,10 @@ struct TenantPlanView {
 };
 
 struct SimulationResult {
-  std::string policy;
+  std::string policy;     // the policy's name, "+gang" under gang admission
+  std::string admission;  // "pod" or "gang"
+  int64_t admission_rounds = 0;   // gang: admission queue rounds
+  int64_t admitted_by_queue = 0;  // gang: pods whose gate the queue lifted
   std::string scoring;
   std::string sampling;
   std::vector<TenantPlanView> tenants;
