@@ -26,4 +26,10 @@ struct GroupQuotaCheck {
 
 GroupQuotaCheck CheckGroupQuota(const ClusterState& state, const NormalizedPod& pod);
 
+// The members the rule admits together with `pod` (the pod first, then the oldest other pending
+// members), when the rule applies; fewer than the need when too few are pending; empty when the
+// rule does not apply.
+std::vector<const NormalizedPod*> GroupNeedMembers(const ClusterState& state,
+                                                   const NormalizedPod& pod, int32_t* need);
+
 }  // namespace capext
