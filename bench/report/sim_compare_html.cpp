@@ -133,8 +133,9 @@ std::string CompareHtml(const std::vector<SimulationResult>& results,
            return FormatNumber(s.groups.evictions_per_start);
          }},
     };
-    out += "<h2>Pod groups</h2><p>A group is partially running while 1 &le; running members "
-           "&lt; minMember: its members hold capacity for a job that cannot work.</p>";
+    out +=
+        "<h2>Pod groups</h2><p>A group is partially running while 1 &le; running members "
+        "&lt; minMember: its members hold capacity for a job that cannot work.</p>";
     out += PolicyTable(results, summaries, first.tenants.size(), group_rows);
   }
 

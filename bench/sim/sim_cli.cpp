@@ -338,9 +338,8 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
   if (!compare && c.policies.size() != 1)
     return Status::Error("--policy takes one policy; use compare for several");
 
-  const std::string admission_list =
-      compare ? (has("admissions") ? get("admissions") : "pod")
-              : (has("admission") ? get("admission") : "pod");
+  const std::string admission_list = compare ? (has("admissions") ? get("admissions") : "pod")
+                                             : (has("admission") ? get("admission") : "pod");
   c.admissions.clear();
   for (std::size_t start = 0; start <= admission_list.size();) {
     const std::size_t comma = admission_list.find(',', start);

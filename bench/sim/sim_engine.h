@@ -169,7 +169,7 @@ class SimEngine {
   std::unique_ptr<DensePlacement> placement_;  // the core's placement search over it
   std::unique_ptr<SimMetrics> metrics_;
   std::unique_ptr<GroupMetrics> group_metrics_;
-  std::vector<int> group_of_;  // by pod id: its GroupMetrics group, -1 for a single pod
+  std::vector<int> group_of_;       // by pod id: its GroupMetrics group, -1 for a single pod
   std::vector<int32_t> group_min_;  // by group: its minMember
   int64_t gated_ = 0;               // gang admission: pods gated now
   bool admission_due_ = false;      // a pod was gated since the last admission pass
@@ -177,7 +177,7 @@ class SimEngine {
   std::vector<uint32_t> recreate_;  // evicted pods whose controller re-creates them
   std::map<std::string, std::string> base_name_;  // replacement's uid -> the original's name
   std::map<std::string, int> replacements_;       // "ns/original name" -> replacements made
-  int gpu_dim_ = -1;           // the dimension reported as gpu
+  int gpu_dim_ = -1;                              // the dimension reported as gpu
   MoreImportantFn more_important_;
   NodeScoring scoring_ = NodeScoring::kLeastAllocated;
   std::size_t num_to_find_ = 0;

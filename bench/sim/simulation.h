@@ -132,8 +132,8 @@ struct TenantPlanView {
 };
 
 struct SimulationResult {
-  std::string policy;     // the policy's name, "+gang" under gang admission
-  std::string admission;  // "pod" or "gang"
+  std::string policy;             // the policy's name, "+gang" under gang admission
+  std::string admission;          // "pod" or "gang"
   int64_t admission_rounds = 0;   // gang: admission queue rounds
   int64_t admitted_by_queue = 0;  // gang: pods whose gate the queue lifted
   std::string scoring;

@@ -37,13 +37,13 @@ std::string PodTemplate(int cpu, int priority, bool controller, int min_member_a
                         const std::string& t) {
   std::string meta = fmt::format("creationTimestamp: \"{}\"", t);
   if (controller) {
-    meta += ", ownerReferences: [{apiVersion: batch/v1, kind: Job, name: j, uid: u-j, "
-            "controller: true}]";
+    meta +=
+        ", ownerReferences: [{apiVersion: batch/v1, kind: Job, name: j, uid: u-j, "
+        "controller: true}]";
   }
   if (min_member_annotation > 0) {
-    meta += fmt::format(
-        ", annotations: {{scheduling.capacity-extender.io/min-member: \"{}\"}}",
-        min_member_annotation);
+    meta += fmt::format(", annotations: {{scheduling.capacity-extender.io/min-member: \"{}\"}}",
+                        min_member_annotation);
   }
   return fmt::format(
       "{{apiVersion: v1, kind: Pod, metadata: {{{}}}, spec: {{priority: {}, containers: [{{name: "
@@ -59,8 +59,8 @@ std::string Timestamp(int seconds) {
 GroupMix Generate(uint64_t seed, bool gate) {
   SeededRandom r(seed * 7919 + (gate ? 1 : 0));
   GroupMix mix;
-  std::string y = fmt::format("name: group-mix-{}-{}\nadmission: {}\nrecreateEvicted: true\n",
-                              seed, gate ? "gate" : "filter", gate ? "gate" : "filter");
+  std::string y = fmt::format("name: group-mix-{}-{}\nadmission: {}\nrecreateEvicted: true\n", seed,
+                              gate ? "gate" : "filter", gate ? "gate" : "filter");
   y += "cluster:\n";
   const int nodes = r.Between(1, 3);
   for (int n = 0; n < nodes; ++n) {
@@ -160,16 +160,18 @@ std::string Violations(const ClusterState& state, const std::set<std::string>& d
     if (deleted_groups.count(g.key.ns + "/" + g.key.name) != 0) return;
     const int32_t active = g.active();
     if (active > 0 && active < g.min_member) {
-      out += fmt::format("{} partially admitted: {} of minMember {} active ({} bound, {} reserved, "
-                         "{} admitted); ",
-                         g.key.Display(), active, g.min_member, g.bound, g.reserved, g.admitted);
+      out += fmt::format(
+          "{} partially admitted: {} of minMember {} active ({} bound, {} reserved, "
+          "{} admitted); ",
+          g.key.Display(), active, g.min_member, g.bound, g.reserved, g.admitted);
     }
     if (active > 0 && g.bound < g.min_member) {
       ++stuck;
       stuck_names += " " + g.key.Display();
     }
   });
-  if (stuck > 1) out += fmt::format("{} starting gangs hold room and wait:{}; ", stuck, stuck_names);
+  if (stuck > 1)
+    out += fmt::format("{} starting gangs hold room and wait:{}; ", stuck, stuck_names);
   return out;
 }
 
@@ -201,9 +203,8 @@ TEST_CASE("random group mixes never reach a partially admitted or mutually block
   CheckMixes(true, 150);
 }
 
-TEST_CASE(
-    "random group mixes never reach a partially admitted or mutually blocked state (filter)",
-    "[difftest][groups]") {
+TEST_CASE("random group mixes never reach a partially admitted or mutually blocked state (filter)",
+          "[difftest][groups]") {
   CheckMixes(false, 150);
 }
 

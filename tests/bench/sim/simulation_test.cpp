@@ -175,7 +175,7 @@ TEST_CASE("script steps: created, deleted and preempted pods settle after each s
   SimulationInput in;
   in.nodes = {CpuNode("n1", 4000)};
   auto step = [&](int64_t t_s, std::vector<Pod> create, std::vector<std::string> remove = {}) {
-    in.script.push_back(ScriptStep{t_s * 1000, std::move(create), std::move(remove)});
+    in.script.push_back(ScriptStep{t_s * 1000, std::move(create), std::move(remove), {}});
   };
   step(0, {ScriptPodOf("bg", 0, 4000, 0, "n1")});  // 0: joins bound, fills n1
   step(10, {ScriptPodOf("w", 10, 2000)});          // 1: waits
@@ -209,7 +209,7 @@ TEST_CASE("script steps: created, deleted and preempted pods settle after each s
   CHECK(r.binds == 2);
 
   // A pod created twice is refused with its key.
-  in.script.push_back(ScriptStep{60'000, {ScriptPodOf("w", 60, 1000)}, {}});
+  in.script.push_back(ScriptStep{60'000, {ScriptPodOf("w", 60, 1000)}, {}, {}});
   const Status twice = RunSimulation(in, o, &r);
   CHECK(!twice.ok());
   CHECK(twice.message().find("u-w is created twice") != std::string::npos);
@@ -427,8 +427,9 @@ TEST_CASE("per-pod admission leaves a gang partially running; gang admission nev
   Events per_pod_events, gang_events;
   const SimulationResult per_pod = RunAdmission(in, SimAdmission::kPod, &per_pod_events);
   const SimulationResult gang = RunAdmission(in, SimAdmission::kGang, &gang_events);
-  INFO("per pod:\n" << fmt::format("{}", fmt::join(per_pod_events.log, "\n")) << "\ngang:\n"
-                    << fmt::format("{}", fmt::join(gang_events.log, "\n")));
+  INFO("per pod:\n"
+       << fmt::format("{}", fmt::join(per_pod_events.log, "\n")) << "\ngang:\n"
+       << fmt::format("{}", fmt::join(gang_events.log, "\n")));
   const TenantSummary pp = Summarize(per_pod).back();
   const TenantSummary g = Summarize(gang).back();
   CHECK(per_pod.policy == "capacity");
