@@ -19,8 +19,8 @@
 namespace capext {
 
 struct DecodeOptions {
-  // The annotation whose value names a pod's accelerator model (capacity-semantics 5);
-  // empty = off.
+  // The annotation whose value names a pod's accelerator model
+  // (docs/capacity-semantics.md#9-gpu-model-quotas-and-object-counts); empty = off.
   std::string accelerator_model_annotation;
 };
 

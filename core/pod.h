@@ -77,7 +77,8 @@ struct Pod {
   // When a /bind reservation placed this (pending) pod on a node, Unix milliseconds; 0 = not
   // reserved on a node. Set only by ClusterState, from the reservation (never from the wire).
   int64_t reserved_ms = 0;
-  // The value of the configured accelerator-model annotation (capacity-semantics 5), if any.
+  // The value of the configured accelerator-model annotation, if any
+  // (docs/capacity-semantics.md#9-gpu-model-quotas-and-object-counts).
   std::string accelerator_model;
   std::string uid;
   std::string name;
@@ -173,10 +174,11 @@ class NormalizedPod : public Pod {
   ResourceList quota_request_;
 };
 
-// The start time used to order pods of equal priority (capacity-semantics 4, "Order"):
-// status.startTime; for a pod reserved on a node by an in-flight /bind (it has none yet), the
-// reservation time, so that it is the pod bound to that node at that moment; else the creation
-// time. The one definition for bound and reserved pods alike.
+// The start time used to order pods of equal priority
+// (docs/capacity-semantics.md#4-victims-on-one-node, "Order"): status.startTime; for a pod reserved
+// on a node by an in-flight /bind (it has none yet), the reservation time, so that it is the pod
+// bound to that node at that moment; else the creation time. The one definition for bound and
+// reserved pods alike.
 inline int64_t EffectiveStartMs(const Pod& pod) {
   if (pod.start_ms != 0) return pod.start_ms;
   return pod.reserved_ms != 0 ? pod.reserved_ms : pod.creation_ms;

@@ -1,7 +1,8 @@
 // SchedulerCache: the ClusterState every request reads, behind one reader/writer lock, plus the
 // clock. Readers (filter, prioritize, preempt, /quotas) share the lock; writers (binds, watch
 // events, reclaim, expiry) take it alone. The bind path's check-and-reserve happens inside one
-// Write() so no interleaving of binds can push a quota over its limits (capacity-semantics 2).
+// Write() so no interleaving of binds can push a quota over its limits
+// (docs/capacity-semantics.md#6-accounting-used-reservations-nominations).
 // Thread-safety: all methods are safe to call from any thread.
 #pragma once
 

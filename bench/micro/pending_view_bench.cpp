@@ -13,10 +13,10 @@
 
 #include "bench/micro/bench_support.h"
 #include "extender/embedded/embedded_binder.h"
-#include "extender/http/router.h"
 #include "extender/log.h"
 #include "extender/reclaim/event_recorder.h"
 #include "extender/reclaim/pending_board.h"
+#include "extender/routes.h"
 #include "extender/verbs/pending_view.h"
 
 namespace capext::bench {

@@ -63,6 +63,9 @@ class PendingQueue {
   bool Top(int* b);
   // Removes the first pod of bucket b (it was bound or rejected); b stays active if non-empty.
   void PopFirst(int b);
+  // Removes a pod wherever it stands in bucket b (it was deleted while pending); no-op when the
+  // bucket does not hold it.
+  void Remove(int b, int64_t creation_ms, uint32_t pod);
   // The id of bucket b's first pod. REQUIRES: the bucket is not empty.
   uint32_t First(int b) const { return buckets_[b].pods.begin()->second; }
 

@@ -1,15 +1,11 @@
 #include "bench/sim/scenario.h"
 
-#include <algorithm>
 #include <charconv>
-#include <set>
 
 #include <fmt/format.h>
 
-#include "bench/sim/scheduler_loop.h"
 #include "config/json_fields.h"
 #include "config/yaml_json.h"
-#include "policies/policies.h"
 
 namespace capext {
 namespace {
@@ -36,15 +32,124 @@ Status ReadKeyMap(const rapidjson::Value& v, const std::string& path,
   return {};
 }
 
+// The label that names a pod's group (docs/workloads.md).
+constexpr const char* kPodGroupLabel = "scheduling.x-k8s.io/pod-group";
+
+bool IsPodGroup(const rapidjson::Value& v) {
+  const rapidjson::Value* kind = json::Member(v, "kind");
+  const rapidjson::Value* api = json::Member(v, "apiVersion");
+  return kind != nullptr && kind->IsString() && std::string(kind->GetString()) == "PodGroup" &&
+         api != nullptr && api->IsString() &&
+         std::string(api->GetString()).starts_with("scheduling.x-k8s.io/");
+}
+
+Status ParsePodGroup(const rapidjson::Value& v, const std::string& path, ScenarioPodGroup* out) {
+  const rapidjson::Value* meta = json::Member(v, "metadata");
+  if (meta == nullptr || !meta->IsObject())
+    return Status::Error(path + ".metadata: expected a map");
+  if (Status s = json::ReadString(*meta, "name", path + ".metadata.name", &out->name); !s.ok())
+    return s;
+  if (Status s = json::ReadString(*meta, "namespace", path + ".metadata.namespace", &out->ns);
+      !s.ok())
+    return s;
+  if (out->name.empty() || out->ns.empty()) {
+    return Status::Error(path + ".metadata: a PodGroup needs a name and a namespace");
+  }
+  const rapidjson::Value* spec = json::Member(v, "spec");
+  const rapidjson::Value* min = spec != nullptr ? json::Member(*spec, "minMember") : nullptr;
+  if (min == nullptr || !min->IsInt() || min->GetInt() < 0) {
+    return Status::Error(path + ".spec.minMember: expected a count >= 0");
+  }
+  out->min_member = min->GetInt();
+  if (const rapidjson::Value* t = json::Member(*spec, "scheduleTimeoutSeconds")) {
+    if (!t->IsInt() || t->GetInt() < 0) {
+      return Status::Error(path + ".spec.scheduleTimeoutSeconds: expected seconds >= 0");
+    }
+    out->schedule_timeout_ms = int64_t{t->GetInt()} * 1000;
+  }
+  return {};
+}
+
+// createGroup: {podGroup: ns/name, replicas: N, template: a Pod without a name} -> the pods
+// <name>-0 .. <name>-(N-1) of namespace ns, each labelled with the group.
+Status ParseCreateGroup(const rapidjson::Value& v, const std::string& path, ScenarioEvent* event) {
+  if (!v.IsObject())
+    return Status::Error(path + ": expected a map with podGroup, replicas, template");
+  std::string group;
+  if (const rapidjson::Value* g = json::Member(v, "podGroup"); g != nullptr && g->IsString()) {
+    group = g->GetString();
+  }
+  const std::size_t slash = group.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == group.size() ||
+      group.find('/', slash + 1) != std::string::npos) {
+    return Status::Error(path + ".podGroup: expected namespace/name");
+  }
+  const std::string ns = group.substr(0, slash), name = group.substr(slash + 1);
+  const rapidjson::Value* replicas = json::Member(v, "replicas");
+  if (replicas == nullptr || !replicas->IsInt() || replicas->GetInt() < 1 ||
+      replicas->GetInt() > 10'000) {
+    return Status::Error(path + ".replicas: expected a count from 1 to 10000");
+  }
+  const rapidjson::Value* tmpl = json::Member(v, "template");
+  if (tmpl == nullptr || !tmpl->IsObject()) {
+    return Status::Error(path + ".template: expected a Pod (without a name)");
+  }
+  if (const rapidjson::Value* meta = json::Member(*tmpl, "metadata");
+      meta != nullptr && meta->IsObject()) {
+    if (json::Member(*meta, "name") != nullptr) {
+      return Status::Error(path + ".template.metadata.name: the pods are named <group>-<index>");
+    }
+    if (const rapidjson::Value* tns = json::Member(*meta, "namespace");
+        tns != nullptr && (!tns->IsString() || ns != tns->GetString())) {
+      return Status::Error(path + ".template.metadata.namespace: must be the group's namespace");
+    }
+  }
+  event->kind = ScenarioEvent::Kind::kCreateGroup;
+  event->target = group;
+  for (int i = 0; i < replicas->GetInt(); ++i) {
+    rapidjson::Document doc;
+    auto& a = doc.GetAllocator();
+    doc.CopyFrom(*tmpl, a);
+    if (!doc.HasMember("metadata")) doc.AddMember("metadata", rapidjson::kObjectType, a);
+    rapidjson::Value& meta = doc["metadata"];
+    if (!meta.IsObject()) return Status::Error(path + ".template.metadata: expected a map");
+    const std::string pod_name = fmt::format("{}-{}", name, i);
+    meta.RemoveMember("name");
+    meta.AddMember("name", rapidjson::Value(pod_name.c_str(), a), a);
+    meta.RemoveMember("namespace");
+    meta.AddMember("namespace", rapidjson::Value(ns.c_str(), a), a);
+    if (!meta.HasMember("labels")) meta.AddMember("labels", rapidjson::kObjectType, a);
+    if (!meta["labels"].IsObject()) {
+      return Status::Error(path + ".template.metadata.labels: expected a map");
+    }
+    meta["labels"].RemoveMember(kPodGroupLabel);
+    meta["labels"].AddMember(rapidjson::StringRef(kPodGroupLabel),
+                             rapidjson::Value(name.c_str(), a), a);
+    Pod pod;
+    Status s = DecodePod(doc, DecodeOptions{}, &pod);
+    if (!s.ok()) return s.WithContext(path + ".template");
+    if (pod.uid.empty()) pod.uid = pod.Key();
+    event->pods.push_back(std::move(pod));
+  }
+  return {};
+}
+
 Status ParseEvent(const rapidjson::Value& v, std::size_t index, Scenario* out) {
   const std::string path = fmt::format("events[{}]", index);
   if (!v.IsObject()) return Status::Error(path + ": expected a map");
   ScenarioEvent event;
-  if (const rapidjson::Value* create = json::Member(v, "create")) {
+  if (const rapidjson::Value* create = json::Member(v, "create"); create && IsPodGroup(*create)) {
+    event.kind = ScenarioEvent::Kind::kCreatePodGroup;
+    if (Status s = ParsePodGroup(*create, path + ".create", &event.pod_group); !s.ok()) return s;
+  } else if (create != nullptr) {
     event.kind = ScenarioEvent::Kind::kCreate;
-    Status s = DecodePod(*create, DecodeOptions{}, &event.pod);
+    Pod pod;
+    Status s = DecodePod(*create, DecodeOptions{}, &pod);
     if (!s.ok()) return s.WithContext(path + ".create");
-    if (event.pod.uid.empty()) event.pod.uid = event.pod.Key();
+    if (pod.uid.empty()) pod.uid = pod.Key();
+    event.pods.push_back(std::move(pod));
+  } else if (const rapidjson::Value* group = json::Member(v, "createGroup")) {
+    if (Status s = ParseCreateGroup(*group, path + ".createGroup", &event); !s.ok()) return s;
   } else if (const rapidjson::Value* del = json::Member(v, "delete")) {
     if (!del->IsString()) return Status::Error(path + ".delete: expected namespace/name");
     event.kind = ScenarioEvent::Kind::kDelete;
@@ -55,7 +160,7 @@ Status ParseEvent(const rapidjson::Value& v, std::size_t index, Scenario* out) {
       return Status::Error(path + ".advance: expected a duration such as 30s");
     }
   } else {
-    return Status::Error(path + ": expected one of create, delete, advance");
+    return Status::Error(path + ": expected one of create, createGroup, delete, advance");
   }
   out->events.push_back(std::move(event));
   return {};
@@ -76,8 +181,11 @@ Status ParseExpectation(const rapidjson::Value& v, const std::string& path,
       s = ReadKeyList(m->value, kpath, &e->evicted);
     } else if (key == "untouched") {
       s = ReadKeyList(m->value, kpath, &e->untouched);
+    } else if (key == "gated") {
+      s = ReadKeyMap(m->value, kpath, &e->gated);
     } else {
-      s = Status::Error(kpath + ": unknown expectation (bound, evicted, untouched, pending)");
+      s = Status::Error(kpath +
+                        ": unknown expectation (bound, evicted, untouched, pending, gated)");
     }
     if (!s.ok()) return s;
   }
@@ -120,6 +228,10 @@ bool ParseDurationMs(const std::string& text, int64_t* out_ms) {
 Status LoadScenarioFile(const std::string& path, Scenario* out) {
   std::string text;
   if (Status s = ReadFileToString(path, &text); !s.ok()) return s;
+  return ParseScenarioText(text, path, out);
+}
+
+Status ParseScenarioText(const std::string& text, const std::string& path, Scenario* out) {
   std::vector<rapidjson::Document> docs;
   if (Status s = ParseYamlDocuments(text, &docs); !s.ok()) return s.WithContext(path);
   if (docs.size() != 1 || !docs[0].IsObject()) {
@@ -131,10 +243,29 @@ Status LoadScenarioFile(const std::string& path, Scenario* out) {
   (void)json::ReadString(root, "quotaSemantics", "quotaSemantics", &out->quota_semantics);
   out->quota_semantics_from_file = json::Member(root, "quotaSemantics") != nullptr;
   (void)json::ReadString(root, "scoring", "scoring", &out->scoring);
+  if (const rapidjson::Value* admission = json::Member(root, "admission")) {
+    const std::string mode = admission->IsString() ? admission->GetString() : "";
+    if (mode != "gate" && mode != "filter") {
+      return Status::Error(path + ": admission: expected gate or filter");
+    }
+    out->admission = mode == "gate" ? ScenarioAdmission::kGate : ScenarioAdmission::kFilter;
+  }
+  if (const rapidjson::Value* recreate = json::Member(root, "recreateEvicted")) {
+    if (!recreate->IsBool())
+      return Status::Error(path + ": recreateEvicted: expected true or false");
+    out->recreate_evicted = recreate->GetBool();
+  }
   if (out->name.empty()) out->name = path;
   if (const rapidjson::Value* cluster = json::Member(root, "cluster")) {
     if (!cluster->IsArray()) return Status::Error(path + ": cluster: expected a list of objects");
     for (rapidjson::SizeType i = 0; i < cluster->Size(); ++i) {
+      if (IsPodGroup((*cluster)[i])) {
+        ScenarioPodGroup group;
+        Status st = ParsePodGroup((*cluster)[i], fmt::format("cluster[{}]", i), &group);
+        if (!st.ok()) return st.WithContext(path);
+        out->pod_groups.push_back(std::move(group));
+        continue;
+      }
       Status st = AddToSnapshot((*cluster)[i], DecodeOptions{},
                                 fmt::format("{}: cluster[{}]", path, i), &out->cluster);
       if (!st.ok()) return st;
@@ -161,136 +292,6 @@ Status LoadScenarioFile(const std::string& path, Scenario* out) {
     }
   }
   return {};
-}
-
-ScenarioReport RunScenario(const Scenario& scenario, std::ostream& out) {
-  ScenarioReport report;
-  const auto* semantics = QuotaSemanticsPolicies().Find(scenario.quota_semantics);
-  const auto* scoring = NodeScoringPolicies().Find(scenario.scoring);
-  if (semantics == nullptr || scoring == nullptr) {
-    out << fmt::format("FAIL {}: unknown quotaSemantics (expected {}) or scoring (expected {})\n",
-                       scenario.name, QuotaSemanticsPolicies().NamesText(),
-                       NodeScoringPolicies().NamesText());
-    ++report.failed;
-    return report;
-  }
-  ClusterState state(semantics->make());
-  ApplySnapshot(scenario.cluster, &state);
-
-  // The clock starts at the earliest creation time seen and moves with created pods.
-  int64_t now = 0;
-  for (const auto& pod : scenario.cluster.pods) {
-    if (pod.creation_ms != 0 && (now == 0 || pod.creation_ms < now)) now = pod.creation_ms;
-  }
-  for (const auto& e : scenario.events) {
-    if (e.kind == ScenarioEvent::Kind::kCreate && e.pod.creation_ms != 0 &&
-        (now == 0 || e.pod.creation_ms < now)) {
-      now = e.pod.creation_ms;
-    }
-  }
-
-  SchedulerLoop loop(&state, scoring->make(), VictimOrderPolicies().default_entry().make(),
-                     SchedulerLoopOptions{});
-  loop.RunUntilQuiet(now);
-  for (std::size_t i = 0; i < scenario.events.size(); ++i) {
-    const ScenarioEvent& event = scenario.events[i];
-    std::map<std::string, std::string> placement_before;
-    for (const auto& [uid, pod] : state.pods())
-      placement_before[pod.Key()] = pod.node_name;
-    std::string what;
-    switch (event.kind) {
-      case ScenarioEvent::Kind::kCreate:
-        now = std::max(now, event.pod.creation_ms);
-        state.UpsertPod(event.pod);
-        what = "create " + event.pod.Key();
-        break;
-      case ScenarioEvent::Kind::kDelete: {
-        const auto slash = event.target.find('/');
-        if (const Pod* pod = state.FindPodByName(event.target.substr(0, slash),
-                                                 event.target.substr(slash + 1))) {
-          state.DeletePod(pod->uid.empty() ? pod->Key() : pod->uid);
-        }
-        what = "delete " + event.target;
-        break;
-      }
-      case ScenarioEvent::Kind::kAdvance:
-        now += event.advance_ms;
-        what = fmt::format("advance {}ms", event.advance_ms);
-        break;
-    }
-    SchedulerLoop::PassResult pass = loop.RunUntilQuiet(now);
-    std::set<std::string> evicted;
-    for (const auto& e : pass.evicted)
-      evicted.insert(e.victim.Key());
-
-    auto it = scenario.expect.find(static_cast<int>(i));
-    if (it == scenario.expect.end()) continue;
-    const ScenarioExpectation& expect = it->second;
-    std::vector<std::string> problems, checks;
-    auto find = [&](const std::string& key) -> const Pod* {
-      const auto slash = key.find('/');
-      if (slash == std::string::npos) return nullptr;
-      return state.FindPodByName(key.substr(0, slash), key.substr(slash + 1));
-    };
-    for (const auto& [key, node] : expect.bound) {
-      const Pod* pod = find(key);
-      checks.push_back(fmt::format("{} bound to {}", key, node));
-      if (pod == nullptr) {
-        problems.push_back(fmt::format("{} does not exist", key));
-      } else if (pod->node_name != node) {
-        auto reason = loop.pending_reasons().find(key);
-        problems.push_back(fmt::format(
-            "{} is {}", key,
-            pod->node_name.empty()
-                ? "pending: " + (reason == loop.pending_reasons().end() ? "" : reason->second)
-                : "bound to " + pod->node_name));
-      }
-    }
-    for (const auto& key : expect.evicted) {
-      checks.push_back(fmt::format("{} evicted", key));
-      if (evicted.count(key) == 0) problems.push_back(fmt::format("{} was not evicted", key));
-    }
-    for (const auto& key : expect.untouched) {
-      checks.push_back(fmt::format("{} untouched", key));
-      const Pod* pod = find(key);
-      if (evicted.count(key) != 0 || pod == nullptr) {
-        problems.push_back(fmt::format("{} was evicted", key));
-      } else if (placement_before.count(key) && placement_before[key] != pod->node_name) {
-        problems.push_back(
-            fmt::format("{} moved from {} to {}", key, placement_before[key], pod->node_name));
-      }
-    }
-    for (const auto& [key, text] : expect.pending) {
-      checks.push_back(fmt::format("{} pending ({})", key, text));
-      const Pod* pod = find(key);
-      auto reason = loop.pending_reasons().find(key);
-      if (pod == nullptr) {
-        problems.push_back(fmt::format("{} does not exist", key));
-      } else if (pod->IsBound()) {
-        problems.push_back(fmt::format("{} is bound to {}", key, pod->node_name));
-      } else if (reason == loop.pending_reasons().end() ||
-                 reason->second.find(text) == std::string::npos) {
-        problems.push_back(fmt::format("{} pending reason \"{}\" does not contain \"{}\"", key,
-                                       reason == loop.pending_reasons().end() ? "" : reason->second,
-                                       text));
-      }
-    }
-    std::string summary;
-    for (const auto& c : checks)
-      summary += (summary.empty() ? "" : ", ") + c;
-    if (problems.empty()) {
-      ++report.passed;
-      out << fmt::format("PASS {} event {} ({}): {}\n", scenario.name, i, what, summary);
-    } else {
-      ++report.failed;
-      std::string detail;
-      for (const auto& p : problems)
-        detail += (detail.empty() ? "" : "; ") + p;
-      out << fmt::format("FAIL {} event {} ({}): {} -- {}\n", scenario.name, i, what, summary,
-                         detail);
-    }
-  }
-  return report;
 }
 
 }  // namespace capext

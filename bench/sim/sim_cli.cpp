@@ -1,5 +1,6 @@
 #include "bench/sim/sim_cli.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
@@ -45,6 +46,16 @@ const std::vector<Flag>& Flags() {
       {"demand-period", "SECONDS",
        "synthetic: period of the tenants' rising and falling shares (default 3600)"},
       {"seed", "N", "synthetic: seed (default 1); same seed, same workload"},
+      {"group-fraction", "X",
+       "synthetic: fraction of arrivals that are pod groups (jobs admitted whole; default 0)"},
+      {"group-sizes", "LIST",
+       "synthetic: minMember distribution as size:weight,... (default 2:30,4:40,8:20,16:10)"},
+      {"elastic-fraction", "X",
+       "synthetic: fraction of groups that are elastic, running minMember..factor x minMember "
+       "replicas (default 0.5)"},
+      {"elastic-factor", "X",
+       "synthetic: an elastic group's largest replica count over its "
+       "minMember (default 2: 3-6 for minMember 3)"},
       {"nodes", "FILE", "Alibaba node list CSV (openb_node_list_all_node.csv) as the cluster"},
       {"max-pods", "N", "pods per node for --nodes (default 110)"},
       {"cluster", "FILE",
@@ -58,6 +69,16 @@ const std::vector<Flag>& Flags() {
       {"policy", "NAME", "capacity (default), scheduler-plugins, static or none", Only::kRun},
       {"policies", "LIST",
        "comma-separated policies (default capacity,scheduler-plugins,static,none)", Only::kCompare},
+      {"admission", "MODE",
+       "pod groups: pod (each pod through /filter, as before groups; default) or gang (gate "
+       "mode: the admission queue admits a group's minMember together)",
+       Only::kRun},
+      {"admissions", "LIST",
+       "pod, gang or pod,gang (each policy with each: per-pod against gang admission on the same "
+       "workload; default pod)",
+       Only::kCompare},
+      {"gang-timeout", "SECONDS",
+       "gang admission: how long an admitted group may take to start (default 120)"},
       {"scoring", "NAME", "node scoring: least-allocated (default), most-allocated, none"},
       {"node-sampling", "MODE",
        "kube (kube-scheduler's percentageOfNodesToScore sampling; default) or all (every node)"},
@@ -261,6 +282,28 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
     if (Status s = ParseInt64("seed", get("seed"), 0, &v); !s.ok()) return s;
     so.seed = static_cast<uint64_t>(v);
   }
+  if (has("group-fraction")) {
+    if (Status s = ParseDouble("group-fraction", get("group-fraction"), 0.0, &so.group_fraction);
+        !s.ok())
+      return s;
+    if (so.group_fraction > 1) return Status::Error("--group-fraction: expected at most 1");
+  }
+  if (has("group-sizes") && !ParseGroupSizes(get("group-sizes"), &so.group_sizes)) {
+    return Status::Error("--group-sizes: expected size:weight,... with sizes >= 2, weights >= 1");
+  }
+  if (has("elastic-fraction")) {
+    if (Status s =
+            ParseDouble("elastic-fraction", get("elastic-fraction"), 0.0, &so.elastic_fraction);
+        !s.ok())
+      return s;
+    if (so.elastic_fraction > 1) return Status::Error("--elastic-fraction: expected at most 1");
+  }
+  if (has("elastic-factor")) {
+    if (Status s = ParseDouble("elastic-factor", get("elastic-factor"), 1.0, &so.elastic_factor);
+        !s.ok())
+      return s;
+    so.elastic_factor = std::min(so.elastic_factor, 64.0);
+  }
   c.nodes_csv = has("nodes") ? get("nodes") : "";
   c.cluster_snapshot = has("cluster") ? get("cluster") : "";
   if (has("max-pods")) {
@@ -295,7 +338,36 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
   if (!compare && c.policies.size() != 1)
     return Status::Error("--policy takes one policy; use compare for several");
 
+  const std::string admission_list = compare ? (has("admissions") ? get("admissions") : "pod")
+                                             : (has("admission") ? get("admission") : "pod");
+  c.admissions.clear();
+  for (std::size_t start = 0; start <= admission_list.size();) {
+    const std::size_t comma = admission_list.find(',', start);
+    const std::string name = admission_list.substr(
+        start, comma == std::string::npos ? std::string::npos : comma - start);
+    SimAdmission a = SimAdmission::kPod;
+    if (name == "gang") {
+      a = SimAdmission::kGang;
+    } else if (name != "pod") {
+      return Status::Error(fmt::format("--{}: unknown admission '{}' (pod, gang)",
+                                       compare ? "admissions" : "admission", name));
+    }
+    if (std::find(c.admissions.begin(), c.admissions.end(), a) == c.admissions.end())
+      c.admissions.push_back(a);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (!compare && c.admissions.size() != 1)
+    return Status::Error("--admission takes one mode; use compare --admissions for both");
+
   SimulationOptions& o = c.sim;
+  o.admission = c.admissions.front();
+  if (has("gang-timeout")) {
+    double seconds = 0;
+    if (Status s = ParseDouble("gang-timeout", get("gang-timeout"), 0.001, &seconds); !s.ok())
+      return s;
+    o.group_timeout_ms = static_cast<int64_t>(seconds * 1000);
+  }
   if (has("scoring")) o.scoring = get("scoring");
   if (NodeScoringPolicies().Find(o.scoring) == nullptr)
     return Status::Invalid("--scoring: expected " + NodeScoringPolicies().NamesText());

@@ -30,6 +30,8 @@ struct SimCliConfig {
   std::string quotas;
   // Policies (run: exactly one).
   std::vector<SimPolicy> policies;
+  // Admission of pod groups (run: exactly one; compare: each policy runs with each).
+  std::vector<SimAdmission> admissions = {SimAdmission::kPod};
   SimulationOptions sim;
   // Output.
   std::string out_dir;

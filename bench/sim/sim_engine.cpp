@@ -35,7 +35,10 @@ std::size_t NumPreemptionCandidates(std::size_t nodes) {
 
 SimEngine::SimEngine(const SimulationInput& input, const SimulationOptions& options,
                      SimulationResult* out)
-    : input_(input), options_(options), out_(out), state_(SetupFor(options.policy).semantics) {}
+    : input_(input),
+      options_(options),
+      out_(out),
+      state_(options.cluster_quotas.value_or(SetupFor(options.policy).semantics)) {}
 
 int SimEngine::TenantIndex(const std::string& name) const {
   auto it = std::lower_bound(tenants_.begin(), tenants_.end(), name,
@@ -59,7 +62,10 @@ Status SimEngine::Setup() {
     state_.UpsertPriorityClass(pc);
   for (const auto& node : input_.nodes)
     state_.UpsertNode(node);
-  if (setup.quotas) {
+  if (options_.cluster_quotas) {
+    for (const auto& quota : input_.background.quotas)
+      state_.UpsertQuota(quota);
+  } else if (setup.quotas) {
     for (const auto& [tenant, quota] : input_.plan.tenants) {
       state_.UpsertQuota(ElasticQuotaFor(tenant, quota, setup.max_equals_min));
     }
@@ -81,7 +87,8 @@ Status SimEngine::Setup() {
                     skipped_pending));
   }
 
-  // Tenants: every namespace of the plan, the workload and the snapshot's pods, in name order.
+  // Tenants: every namespace of the plan, the workload, the snapshot's pods and the script's, in
+  // name order.
   std::set<std::string> names;
   for (const auto& [t, q] : input_.plan.tenants)
     names.insert(t);
@@ -89,6 +96,10 @@ Status SimEngine::Setup() {
     names.insert(p.tenant);
   for (const auto& [uid, p] : state_.pods())
     names.insert(p.ns);
+  for (const auto& step : input_.script) {
+    for (const auto& p : step.create)
+      names.insert(p.ns);
+  }
   for (const auto& n : names) {
     TenantState t;
     t.name = n;
@@ -105,6 +116,12 @@ Status SimEngine::Setup() {
   for (const auto& [uid, p] : state_.pods()) {
     for (const auto& e : p.requests.entries())
       dims.insert(e.first);
+  }
+  for (const auto& step : input_.script) {
+    for (const auto& p : step.create) {
+      for (const auto& e : p.requests.entries())
+        dims.insert(e.first);
+    }
   }
   state_.EnableDenseNodes(std::vector<ResourceName>(dims.begin(), dims.end()));
   nodes_ = state_.dense_nodes();
@@ -140,6 +157,7 @@ Status SimEngine::Setup() {
   int64_t horizon = 1;
   for (const auto& p : input_.workload.pods)
     horizon = std::max(horizon, p.arrival_ms + p.duration_ms);
+  if (!input_.script.empty()) horizon = std::max(horizon, input_.script.back().t_ms);
   if (options_.until_ms) horizon = *options_.until_ms;
   int64_t interval = options_.sample_interval_ms.value_or(
       (horizon + std::max(1, options_.samples) - 1) / std::max(1, options_.samples));
@@ -149,6 +167,17 @@ Status SimEngine::Setup() {
       nodes_->DimOf(kMemoryName),
       out_->gpu_resource.empty() ? -1 : nodes_->DimOf(ResourceName::Of(out_->gpu_resource)),
       interval);
+
+  // Pod groups (docs/workloads.md): their members start and stop as the metrics see them.
+  gpu_dim_ = out_->gpu_resource.empty() ? -1 : nodes_->DimOf(ResourceName::Of(out_->gpu_resource));
+  group_metrics_ = std::make_unique<GroupMetrics>(tenants_.size());
+  group_of_.assign(input_.workload.pods.size(), -1);
+  for (const WorkloadGroup& g : GroupsOf(input_.workload)) {
+    const int gi = group_metrics_->AddGroup(TenantIndex(g.tenant), g.min_member, g.arrival_ms);
+    group_min_.push_back(g.min_member);
+    for (uint32_t id : g.members)
+      group_of_[id] = gi;
+  }
 
   // The snapshot's bound pods count from the start.
   std::vector<const NormalizedPod*> background;
@@ -174,7 +203,7 @@ Status SimEngine::Setup() {
     pods_[i].bucket = BucketFor(wp, TenantIndex(wp.tenant));
     pods_[i].queued_ms = wp.arrival_ms;
   }
-  return {};
+  return SetupScript();
 }
 
 int SimEngine::BucketFor(const WorkloadPod& wp, int tenant) {
@@ -208,6 +237,11 @@ int SimEngine::BucketFor(const WorkloadPod& wp, int tenant) {
     proto.required_affinity.push_back(std::move(term));
   }
   info.prototype.emplace(state_.Normalize(std::move(proto)));
+  return AddBucket(std::move(info), priority);
+}
+
+int SimEngine::AddBucket(BucketInfo info, int32_t priority) {
+  const int tenant = info.tenant;
   info.profile = placement_->ProfileOf(*info.prototype, scoring_);
   if (tenants_[tenant].quota != nullptr) {
     // The request alone above the max of its quota or of an ancestor: nothing can ever help.
@@ -226,9 +260,7 @@ int SimEngine::BucketFor(const WorkloadPod& wp, int tenant) {
     }
   }
   buckets_.push_back(std::move(info));
-  const int b = queue_.AddBucket(tenant, priority);
-  (void)b;
-  return it->second;
+  return queue_.AddBucket(tenant, priority);
 }
 
 void SimEngine::Submit(uint32_t id, bool resubmission) {
@@ -236,15 +268,19 @@ void SimEngine::Submit(uint32_t id, bool resubmission) {
   const BucketInfo& info = buckets_[p.bucket];
   metrics_->Submitted(info.tenant, info.request(), resubmission);
   if (info.never_fits_quota || info.never_fits_nodes) {
-    // Unresolvable: nothing can ever help (capacity-semantics 1.1, and node fit's
-    // UnschedulableAndUnresolvable): counted as rejected, never queued.
+    // Unresolvable: nothing can ever help (docs/capacity-semantics.md#33-resolvable-or-not, and
+    // node fit's UnschedulableAndUnresolvable): counted as rejected, never queued.
     ++out_->decisions;
     metrics_->Rejected(info.tenant, info.request(), info.never_fits_quota);
-    if (options_.observer) options_.observer("reject", input_.workload.pods[id].name, "", now_);
+    if (options_.observer) options_.observer("reject", UidOf(id), "", now_);
     p.phase = Phase::kDone;
     return;
   }
   p.phase = Phase::kPending;
+  if (GateOnArrival(id)) {
+    p.gated = true;
+    return;
+  }
   queue_.Add(p.bucket, p.queued_ms, id);
 }
 
@@ -259,6 +295,29 @@ void SimEngine::ProcessExpiries() {
     ++epoch_;
     NominationReleased(n);
   }
+}
+
+void SimEngine::Settle() {
+  if (now_ >= next_reclaim_ms_) {
+    next_reclaim_ms_ = INT64_MAX;
+    ReclaimPass();
+  }
+  AdmitAndSchedule();
+  // A controller that is never behind: while a pass could do anything, it runs now. Each pass
+  // either executes a reclaim (evictions and a nomination, which a pod holds until it binds or
+  // the nomination expires) or marks every parked bucket failed at the current epoch, so this ends.
+  while (options_.reclaim_at_once && reclaim_ && ReclaimPassUseful()) {
+    ReclaimPass();
+    AdmitAndSchedule();
+  }
+}
+
+void SimEngine::AdmitAndSchedule() {
+  // Gang admission, then scheduling, until neither changes anything more at this instant.
+  do {
+    AdmissionPass();
+    Schedule();
+  } while ((gated_ > 0 && admission_epoch_ != epoch_) || !recreate_.empty());
 }
 
 bool SimEngine::ReclaimPassUseful() const {
@@ -277,12 +336,14 @@ void SimEngine::Run() {
   while (true) {
     int64_t t = INT64_MAX;
     if (next_arrival < wl.size()) t = wl[next_arrival].arrival_ms;
+    if (next_step_ < input_.script.size()) t = std::min(t, input_.script[next_step_].t_ms);
     if (!completions_.empty()) t = std::min(t, completions_.top().t);
     if (!expiries_.empty()) t = std::min(t, *expiries_.begin());
     t = std::min(t, next_reclaim_ms_);
     if (t == INT64_MAX) break;
     if (options_.until_ms && t > *options_.until_ms) break;
     metrics_->AdvanceTo(t);
+    group_metrics_->AdvanceTo(t);
     now_ = t;
 
     while (!completions_.empty() && completions_.top().t == t) {
@@ -290,7 +351,7 @@ void SimEngine::Run() {
       completions_.pop();
       if (pods_[c.pod].generation != c.generation || pods_[c.pod].phase != Phase::kRunning)
         continue;
-      StopPod(c.pod, true);
+      StopPod(c.pod, Stop::kCompleted);
       pods_[c.pod].phase = Phase::kDone;
     }
     ProcessExpiries();
@@ -298,11 +359,17 @@ void SimEngine::Run() {
       Submit(static_cast<uint32_t>(next_arrival), false);
       ++next_arrival;
     }
-    if (t >= next_reclaim_ms_) {
-      next_reclaim_ms_ = INT64_MAX;
-      ReclaimPass();
+    if (next_step_ < input_.script.size() && input_.script[next_step_].t_ms == t) {
+      // Each step settles on its own and is reported: a scenario checks after every step.
+      for (; next_step_ < input_.script.size() && input_.script[next_step_].t_ms == t;
+           ++next_step_) {
+        ApplyStep(input_.script[next_step_]);
+        Settle();
+        if (options_.after_step) options_.after_step(next_step_, state_);
+      }
+    } else {
+      Settle();
     }
-    Schedule();
     if (reclaim_ && next_reclaim_ms_ == INT64_MAX && ReclaimPassUseful()) {
       next_reclaim_ms_ = now_ + std::max<int64_t>(1, options_.reclaim_interval_ms);
     }
@@ -314,11 +381,14 @@ void SimEngine::Run() {
   }
   const int64_t end = options_.until_ms ? *options_.until_ms : now_;
   metrics_->Finish(std::max(end, now_));
+  group_metrics_->Finish(std::max(end, now_));
   out_->end_ms = std::max(end, now_);
 }
 
 void SimEngine::Collect() {
-  out_->policy = std::string(SimPolicyName(options_.policy));
+  out_->policy = std::string(SimPolicyName(options_.policy)) +
+                 (options_.admission == SimAdmission::kGang ? "+gang" : "");
+  out_->admission = options_.admission == SimAdmission::kGang ? "gang" : "pod";
   out_->scoring = options_.scoring;
   out_->sampling = options_.sampling == NodeSampling::kAll ? "all" : "kube-scheduler";
   out_->nodes = nodes_->size();
@@ -359,6 +429,8 @@ void SimEngine::Collect() {
   for (const auto& note : input_.workload.notes)
     out_->notes.push_back(note);
   out_->metrics = std::move(*metrics_);
+  out_->groups = group_metrics_->counters();
+  out_->group_count = static_cast<int64_t>(group_metrics_->groups());
 }
 
 Status RunSimulation(const SimulationInput& input, const SimulationOptions& options,

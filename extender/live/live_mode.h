@@ -1,13 +1,14 @@
-// LiveMode: the extender's truth from a real API server (product.md "Live mode"). Connects with
-// --kubeconfig or in-cluster config, discovers the ElasticQuota group, mirrors pods, nodes,
-// elasticquotas, priorityclasses and poddisruptionbudgets into the SchedulerCache through one
-// writer (list + watch, resume, relist on 410, backoff, periodic resync), marks the cache ready
-// once every informer listed once, and writes ElasticQuota status.used back (merge patch on the
-// status subresource, only when it changed, at most once per interval per quota).
+// LiveMode: the extender's truth from a real API server
+// (docs/architecture.md#embedded-and-live-mode). Connects with --kubeconfig or in-cluster config,
+// discovers the ElasticQuota group, mirrors pods, nodes, elasticquotas, priorityclasses and
+// poddisruptionbudgets into the SchedulerCache through one writer (list + watch, resume, relist on
+// 410, backoff, periodic resync), marks the cache ready once every informer listed once, and writes
+// ElasticQuota status.used back (merge patch on the status subresource, only when it changed, at
+// most once per interval per quota).
 // With leaderElection: follow-scheduler it follows kube-scheduler's leader Lease
 // (SchedulerLeaseFollower); every write it makes on its own (status.used, and through the
 // evictor, nudger, reclaim recorder and event sink it makes) is sent only while leadership()
-// leads, with its timeout cut to the tenure left (architecture.md, "Two replicas, one actor").
+// leads, with its timeout cut to the tenure left (docs/architecture.md#two-replicas-one-actor).
 // Thread-safety: Start/Stop from the main thread; the binder/evictor/nudger/event sink are
 // thread-safe.
 #pragma once

@@ -1,11 +1,12 @@
-// ReclaimController: our own preemption (capacity-semantics 4). Every interval it looks at the
-// pending pods of quota namespaces whose verdict may have changed (below), in priority order, and
-// for each one that fits nowhere plans with PlanReclaim (1.2 on every node, 1.3 to choose), evicts
-// the victims (Eviction API in live mode: a refusal, e.g. 429 from a PDB, makes it try the next
-// candidate node), records a nomination that holds the room against every other pod until the pod
-// binds or the TTL expires, and nudges kube-scheduler once the victims are gone. It also nudges
-// pods that kube-scheduler marked unschedulable but that fit now (a quota raised, usage dropped:
-// kubernetes#127290), never a pod that still cannot fit.
+// ReclaimController: our own preemption (docs/capacity-semantics.md#8-the-reclaim-controller).
+// Every interval it looks at the pending pods of quota namespaces whose verdict may have changed
+// (below), in priority order, and for each one that fits nowhere plans with PlanReclaim (victim
+// selection on every node, the candidate order to choose), evicts the victims (Eviction API in live
+// mode: a refusal, e.g. 429 from a PDB, makes it try the next candidate node), records a nomination
+// that holds the room against every other pod until the pod binds or the TTL expires, and nudges
+// kube-scheduler once the victims are gone. It also nudges pods that kube-scheduler marked
+// unschedulable but that fit now (a quota raised, usage dropped: kubernetes#127290), never a pod
+// that still cannot fit.
 // Safety: a global evictions-per-second budget and a per-namespace per-minute budget; never a
 // second reclaim for a pod in flight; a dry-run mode that only logs the plan.
 //

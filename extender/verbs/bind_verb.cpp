@@ -1,8 +1,9 @@
-// POST /bind (capacity-semantics 2): decode ExtenderBindingArgs; under one exclusive lock, look
-// the pod up once and ask core's CheckBind (exactly /filter's verdict for that node) and, when it
-// passes, reserve the pod's request (which also releases our reclaim's nomination of it: the
-// reservation now holds that room); then bind through the PodBinder; a failed binding releases
-// the reservation before answering. Idempotent per pod.
+// POST /bind (docs/capacity-semantics.md#6-accounting-used-reservations-nominations): decode
+// ExtenderBindingArgs; under one exclusive lock, look the pod up once and ask core's CheckBind
+// (exactly /filter's verdict for that node) and, when it passes, reserve the pod's request (which
+// also releases our reclaim's nomination of it: the reservation now holds that room); then bind
+// through the PodBinder; a failed binding releases the reservation before answering. Idempotent per
+// pod.
 #include <fmt/format.h>
 
 #include "core/placement.h"
