@@ -49,6 +49,15 @@ void CollectUnits(const ClusterState& state, std::vector<AdmissionUnit>* units,
       if (m.state == MemberState::kGated && m.pod->quota_gated && !m.pod->other_gates)
         gated.push_back(m.pod->store_key());
     }
+    if (!group.orphaned.empty()) {
+      // Lost its core: the admitted members left of it are released first (FindTimeouts), then
+      // the gang is admitted afresh, whole (docs/workloads.md, "A gang holds whole or not at all").
+      const std::string why =
+          reasons::GangLostCore(key.Display(), static_cast<int>(group.orphaned.size()));
+      for (const auto& k : gated)
+        (*waiting)[k] = {AdmissionWaitReason::kGangIncomplete, why};
+      continue;
+    }
     const int32_t need = group.need();
     if (static_cast<int32_t>(gated.size()) < need) {
       const std::string why = reasons::GangIncomplete(
@@ -128,12 +137,24 @@ int64_t FirstAdmission(const GroupView& group) {
 void FindTimeouts(const ClusterState& state, const AdmissionOptions& options, int64_t now_ms,
                   std::vector<GroupTimeout>* out) {
   state.ForEachGroup([&](const GroupView& group) {
-    if (!group.starting()) return;
     const int64_t first = FirstAdmission(group);
-    if (first == 0) return;
     const int64_t timeout = group.schedule_timeout_ms > 0 ? group.schedule_timeout_ms
                                                           : options.default_group_timeout_ms;
-    if (now_ms - first < timeout) return;
+    const bool timed_out = group.starting() && first != 0 && now_ms - first >= timeout;
+    if (!timed_out && !group.orphaned.empty()) {
+      // Lost its core (docs/workloads.md, "A gang holds whole or not at all"): its members
+      // admitted through the gate then time out at once; the rest waits for its own timeout.
+      GroupTimeout t{group.key, first, 0, {}, {}, {}};
+      for (const std::string& key : group.orphaned) {
+        const NormalizedPod* pod = state.FindPod(key);
+        if (pod == nullptr) continue;
+        (pod->has_controller ? t.evict : t.reported).push_back(key);
+        t.release_holds.push_back(key);
+      }
+      out->push_back(std::move(t));
+      return;
+    }
+    if (!timed_out) return;
     GroupTimeout t{group.key, first, timeout, {}, {}, {}};
     for (const auto& m : group.members) {
       if (m.state != MemberState::kAdmitted && m.state != MemberState::kBound &&

@@ -66,7 +66,7 @@ struct AdmissionWait {
 struct GroupTimeout {
   GroupKey group;
   int64_t admitted_ms = 0;  // the group's first admission
-  int64_t timeout_ms = 0;   // the timeout that applied
+  int64_t timeout_ms = 0;   // the timeout that applied; 0: the gang lost its core (at once)
   // Members to evict: admitted (held) or on a node, with a controller.
   std::vector<std::string> evict;
   // Admitted or bound members without a controller: reported, left alone.

@@ -47,8 +47,10 @@ ClusterState::ClusterState(const ClusterState& other) : ClusterState(other.seman
   suspended_holds_ = other.suspended_holds_;
   for (const auto& [key, record] : other.groups_) {
     auto it = groups_.find(key);
-    if (it != groups_.end() && record.complete && !it->second.complete) {
-      it->second.complete = true;
+    if (it == groups_.end()) continue;
+    if ((record.complete && !it->second.complete) || !record.orphaned.empty()) {
+      it->second.complete = it->second.complete || record.complete;
+      it->second.orphaned = record.orphaned;
       RefreshGroup(key);
     }
   }
@@ -112,6 +114,7 @@ void ClusterState::UpsertPod(NormalizedPod pod) {
   ++version_;
   DropConstraintsOfPlaced(&pod);
   const std::string key = pod.store_key();
+  const bool was_member_on_node = GroupMemberOnNode(key);
   // A reservation turns into ordinary usage once the pod is seen bound (or ends with the pod).
   if (Counts(pod) || pod.IsTerminal()) DropReservation(key, /*pending_again=*/false);
   // Still reserved on a node: the new version of the pod takes the old one's place among the
@@ -159,12 +162,15 @@ void ClusterState::UpsertPod(NormalizedPod pod) {
     if (!new_group.empty()) {
       JoinGroup(new_group, key);  // rebuilds the view
     }
+    if (was_member_on_node && !old_group.empty() && (stored.IsTerminal() || old_group != new_group))
+      MemberLeftNode(old_group);
   }
 }
 
 void ClusterState::DeletePod(std::string_view key) {
   ++version_;
   const std::string owned(key);  // `key` may point into the pod being erased
+  const bool was_member_on_node = GroupMemberOnNode(owned);
   GroupKey group;
   store_.ErasePod(owned, [&](const NormalizedPod& pod) {
     if (!pod.group.empty()) group = GroupKeyOf(pod);
@@ -176,7 +182,10 @@ void ClusterState::DeletePod(std::string_view key) {
     ReleaseNomination(owned);
     EraseNomination(false, owned);
   });
-  if (!group.empty()) LeaveGroup(group, owned);
+  if (!group.empty()) {
+    LeaveGroup(group, owned);
+    if (was_member_on_node) MemberLeftNode(group);
+  }
 }
 
 std::vector<const NormalizedPod*> ClusterState::PendingPods() const {

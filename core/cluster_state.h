@@ -211,11 +211,18 @@ class ClusterState {
   void LeaveGroup(const GroupKey& group, const std::string& key);
   void RefreshGroup(const GroupKey& group);
   void RefreshGroupOfKey(std::string_view key);
+  // A member on a node (bound or reserved) of `group` left it: if the gang is now below its
+  // minMember it has lost its core (docs/workloads.md, "A gang holds whole or not at all").
+  void MemberLeftNode(const GroupKey& group);
+  // Whether the pod stored under `key` is a group member on a node (bound or reserved).
+  bool GroupMemberOnNode(std::string_view key) const;
 
   struct GroupRecord {
     std::optional<PodGroupSpec> spec;
     std::set<std::string, std::less<>> members;  // store keys
     bool complete = false;
+    // Members admitted through the gate (derived holds) when the gang lost its core.
+    std::set<std::string, std::less<>> orphaned;
     GroupView view;
   };
 

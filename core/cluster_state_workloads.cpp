@@ -123,6 +123,39 @@ void ClusterState::RefreshGroupOfKey(std::string_view key) {
   if (pod != nullptr && !pod->group.empty()) RefreshGroup(GroupKeyOf(*pod));
 }
 
+bool ClusterState::GroupMemberOnNode(std::string_view key) const {
+  const NormalizedPod* pod = store_.FindPod(key);
+  if (pod == nullptr || pod->group.empty() || pod->IsTerminal()) return false;
+  return pod->IsBound() || PlacedReservation(key) != nullptr;
+}
+
+// docs/workloads.md, "A gang holds whole or not at all": a gang below its minMember after a
+// member left a node has lost its core. Its explicit holds end at once; its derived holds (gate
+// mode) are the admission loop's to end (GroupView::orphaned); with no member left on a node it
+// is starting again.
+void ClusterState::MemberLeftNode(const GroupKey& group) {
+  auto it = groups_.find(group);
+  if (it == groups_.end()) return;
+  GroupRecord& record = it->second;
+  const GroupView& view = record.view;
+  if (!view.IsGang() || view.active() >= view.min_member) return;
+  ++version_;
+  for (const auto& m : view.members) {
+    if (m.state != MemberState::kAdmitted) continue;
+    const std::string& key = m.pod->store_key();
+    const QuotaHold* h = ledger_.FindHold(key);
+    if (h != nullptr && h->derived) {
+      record.orphaned.insert(key);
+    } else if (h != nullptr) {
+      DropHold(key);
+    }
+  }
+  for (const auto& key : record.members)
+    suspended_holds_.erase(key);
+  if (view.bound + view.reserved == 0) record.complete = false;
+  RefreshGroup(group);
+}
+
 void ClusterState::RefreshGroup(const GroupKey& group) {
   auto it = groups_.find(group);
   if (it == groups_.end()) return;
@@ -136,6 +169,16 @@ void ClusterState::RefreshGroup(const GroupKey& group) {
   if (record.view.IsGang() && record.view.bound >= record.view.min_member) record.complete = true;
   if (record.view.members.empty()) record.complete = false;
   record.view.complete = record.complete;
+  // An orphaned member stays one while it is admitted through the gate (its derived hold).
+  for (auto o = record.orphaned.begin(); o != record.orphaned.end();) {
+    const QuotaHold* h = ledger_.FindHold(*o);
+    if (record.members.count(*o) != 0 && h != nullptr && h->derived) {
+      record.view.orphaned.push_back(*o);
+      ++o;
+    } else {
+      o = record.orphaned.erase(o);
+    }
+  }
 }
 
 }  // namespace capext

@@ -86,6 +86,10 @@ struct GroupView {
   bool complete = false;
   // The earliest admission time among admitted members, 0 when none (the timeout's start).
   int64_t first_admitted_ms = 0;
+  // The gang lost its core (docs/workloads.md, "A gang holds whole or not at all"): the members
+  // that were admitted through the gate then (derived holds, which only the admission loop can
+  // end) and still are, by store key. The admission loop times them out at once.
+  std::vector<std::string> orphaned;
 
   // minMember > 1: the members are admitted and taken as a group; else they are single pods.
   bool IsGang() const { return min_member > 1; }

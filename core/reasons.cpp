@@ -47,4 +47,9 @@ std::string GangIncomplete(std::string_view group, int exist, int min_member) {
   return fmt::format("{}: {} of {} pods exist", group, exist, min_member);
 }
 
+std::string GangLostCore(std::string_view group, int orphaned) {
+  return fmt::format("{}: lost its core: {} admitted member{} released first", group, orphaned,
+                     orphaned == 1 ? " is" : "s are");
+}
+
 }  // namespace capext::reasons

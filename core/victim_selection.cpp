@@ -196,6 +196,12 @@ bool IsOnNode(const ClusterState& state, const NormalizedPod& pod, const std::st
   return r != nullptr && r->node == node;
 }
 
+// Whether `pod` is held without a node (an admitted member of a core: its hold ends with the core,
+// docs/workloads.md, "A gang holds whole or not at all"): released, never a victim.
+bool HeldWithoutNode(const ClusterState& state, const NormalizedPod& pod) {
+  return !pod.IsBound() && state.FindReservation(pod.store_key()) == nullptr;
+}
+
 // SelectVictimsOnNode's steps 2-4 taking units (victim_unit.h) instead of pods: a unit is taken
 // whole, each of its pods passing the victim rule (and the side's re-check) in turn, or not at
 // all; the reprieve puts units back whole, most important first.
@@ -236,6 +242,7 @@ NodeVictims SelectVictimUnits(const ClusterState& state, const PreemptorContext&
     bool whole = true;
     for (const NormalizedPod* y : ranked.unit.pods) {
       if (std::find(removed.begin(), removed.end(), y) != removed.end()) continue;
+      if (y == &preemptor || y->store_key() == preemptor.store_key()) continue;  // own hold
       const auto& yns = scope_of(y);
       const VictimRule::Scope& scope = yns.scope;
       if (!scope.any || (scope.lower_priority_only && y->priority >= preemptor.priority) ||
@@ -271,8 +278,11 @@ NodeVictims SelectVictimUnits(const ClusterState& state, const PreemptorContext&
   // PDB-violating pod before the others.
   std::reverse(taken_units.begin(), taken_units.end());
   std::vector<const NormalizedPod*> flat, violating, non_violating;
-  for (const auto& unit : taken_units)
-    flat.insert(flat.end(), unit.begin(), unit.end());
+  for (const auto& unit : taken_units) {
+    for (const NormalizedPod* y : unit) {
+      if (!HeldWithoutNode(state, *y)) flat.push_back(y);
+    }
+  }
   SplitByPdbViolation(state.pdbs(), flat, &violating, &non_violating);
   auto violations_in = [&](const std::vector<const NormalizedPod*>& unit) {
     int32_t n = 0;
@@ -286,7 +296,9 @@ NodeVictims SelectVictimUnits(const ClusterState& state, const PreemptorContext&
     if (what_if.Fits() && !QuotaFails(state, p.path, what_if)) return;
     for (const NormalizedPod* y : unit)
       what_if.Remove(*y, scope_of(y), IsOnNode(state, *y, here));
-    result.victims.insert(result.victims.end(), unit.begin(), unit.end());
+    for (const NormalizedPod* y : unit) {
+      if (!HeldWithoutNode(state, *y)) result.victims.push_back(y);
+    }
     result.pdb_violations += violations_in(unit);
   };
   for (const auto& unit : taken_units) {

@@ -33,7 +33,9 @@ VictimUnit VictimUnitOf(const ClusterState& state, const NormalizedPod& pod) {
   unit.kind = VictimUnitKind::kCore;
   unit.pods.clear();
   for (const auto& m : group->members) {
-    if (m.state != MemberState::kBound && m.state != MemberState::kReserved) continue;
+    if (m.state != MemberState::kBound && m.state != MemberState::kReserved &&
+        m.state != MemberState::kAdmitted)
+      continue;
     unit.pods.push_back(m.pod);
     unit.priority = std::max(unit.priority, m.pod->priority);
   }

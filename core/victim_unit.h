@@ -25,7 +25,10 @@ enum class VictimUnitKind { kSurplus = 0, kSingle = 1, kCore = 2 };
 struct VictimUnit {
   VictimUnitKind kind = VictimUnitKind::kSingle;
   GroupKey group;  // empty for a single pod
-  // The pods on nodes that go with the unit, in removal order: the most recently started first.
+  // The pods that go with the unit, in removal order: the most recently started first. A core's
+  // admitted members (quota holds, no node) are among them: their holds end with the core
+  // (docs/workloads.md, "A gang holds whole or not at all"), so the what-if releases them in
+  // turn, each passing the victim rule like the others; they are never victims (nothing runs).
   std::vector<const NormalizedPod*> pods;
   const NormalizedPod* representative = nullptr;
   int32_t priority = 0;
