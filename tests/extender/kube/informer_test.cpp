@@ -1,5 +1,5 @@
-// Informer and InformerSet against the API-server double: initial sync, ordered events,
-// resumption after dropped streams, relists on 410, restarts, bookmarks, resyncs, backoff, stop.
+// Informer against the API-server double: initial sync, ordered events, resumption after dropped
+// streams, relists on 410, restarts, bookmarks, resyncs, backoff, stop.
 #include "extender/kube/informer.h"
 
 #include <rapidjson/document.h>
@@ -327,46 +327,16 @@ TEST_CASE("informer: errors back off and recover and never block Stop", "[kube]"
   CHECK(!failing.HasSynced());
 }
 
-TEST_CASE("InformerSet: live mode syncs every resource once", "[kube]") {
-  ApiServerDouble server;
-  REQUIRE(server.started());
-  auto client = MakeClient(server);
-  REQUIRE(client->Post("/api/v1/nodes", R"({"metadata":{"name":"n1"}})").status == 201);
-  REQUIRE(client
-              ->Post("/apis/scheduling.k8s.io/v1/priorityclasses",
-                     R"({"metadata":{"name":"high"},"value":1000})")
-              .status == 201);
-  REQUIRE(client
-              ->Post("/apis/policy/v1/namespaces/ns/poddisruptionbudgets",
-                     R"({"metadata":{"name":"pdb"},"spec":{"minAvailable":1}})")
-              .status == 201);
-  REQUIRE(client
-              ->Post("/apis/scheduling.x-k8s.io/v1alpha1/namespaces/ns/elasticquotas",
-                     R"({"metadata":{"name":"eq"},"spec":{"min":{"cpu":"1"}}})")
-              .status == 201);
-  server.Control("churn", Churn("ns", "p-", 2));
-
-  DiscoveredApis apis;
-  REQUIRE(DiscoverApis(client.get(), &apis).ok());
-  RecordingSink sink;
-  InformerSet set(client.get(), &sink, apis);
-  InformerOptions base = PodOptions();
-  for (auto& options : LiveModeInformers(apis, base))
-    set.Add(options);
-  CHECK(set.UnsyncedResources().size() == 5);
-  CHECK(!set.HasSynced());
-  set.Start();
-  REQUIRE(set.WaitForSync(std::chrono::seconds(20)));
-  CHECK(set.UnsyncedResources().empty());
-  CHECK(set.apis().elastic_quota->ToString() == "scheduling.x-k8s.io/v1alpha1");
-  CHECK(sink.Objects("nodes").count("n1") == 1);
-  CHECK(sink.Objects("priorityclasses").count("high") == 1);
-  CHECK(sink.Objects("poddisruptionbudgets").count("ns/pdb") == 1);
-  CHECK(sink.Objects("elasticquotas").count("ns/eq") == 1);  // scheduling.x-k8s.io
-  CHECK(sink.Objects("pods").size() == 2);
-  set.Stop();
-
+TEST_CASE("LiveModeInformers: the fixed resources, then one per ElasticQuota group", "[kube]") {
   CHECK(LiveModeInformers(DiscoveredApis{}).size() == 4);  // no ElasticQuota group served
+  DiscoveredApis both;
+  both.elastic_quota_groups = {{"scheduling.x-k8s.io", "v1alpha1"},
+                               {"scheduling.sigs.k8s.io", "v1alpha1"}};
+  const auto options = LiveModeInformers(both);
+  REQUIRE(options.size() == 6);
+  CHECK(options[4].resource == "elasticquotas");
+  CHECK(options[4].path == "/apis/scheduling.x-k8s.io/v1alpha1/elasticquotas");
+  CHECK(options[5].resource == "elasticquotas.scheduling.sigs.k8s.io");
 }
 
 }  // namespace
