@@ -226,7 +226,7 @@ void Informer::OnPage(RestResponse response) {
                 "list " + options_.path + ": " + DescribeFailure(response) + " (retrying)");
   }
   if (response.status != 200) {
-    return Fail(FailureKind::kErrorAnswer,
+    return Fail(FailureKindOf(response.status),
                 "list " + options_.path + ": " + DescribeFailure(response) + " (retrying)",
                 RetryAfterOf(response.retry_after_seconds, response.body));
   }
@@ -391,7 +391,7 @@ void Informer::OnWatchEnd(WatchResult result, Clock::time_point started) {
   }
   if (result.status != 200) {
     RestResponse failure{result.status, result.body, result.error};
-    return Fail(FailureKind::kErrorAnswer,
+    return Fail(FailureKindOf(result.status),
                 "watch of " + options_.resource + ": " + DescribeFailure(failure) + " (retrying)",
                 RetryAfterOf(result.retry_after_seconds, result.body));
   }

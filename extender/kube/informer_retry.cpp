@@ -14,20 +14,40 @@ std::chrono::milliseconds Draw(std::chrono::milliseconds base, double low, doubl
 
 }  // namespace
 
+FailureKind FailureKindOf(int http_status) {
+  if (http_status == 0) return FailureKind::kNoAnswer;
+  if (http_status >= 500 || http_status == 429) return FailureKind::kUnavailable;
+  return FailureKind::kErrorAnswer;
+}
+
 RetrySchedule::RetrySchedule(RetryOptions options, std::mt19937_64* random)
     : options_(options), random_(random) {}
 
 std::chrono::milliseconds RetrySchedule::AfterFailure(
     FailureKind kind, std::optional<std::chrono::seconds> retry_after) {
-  away_ = kind == FailureKind::kNoAnswer;
+  const bool asked = kind != FailureKind::kNoAnswer && retry_after && retry_after->count() >= 0;
+  switch (kind) {
+    case FailureKind::kNoAnswer:
+      away_ = true;
+      checking_ = false;
+      break;
+    case FailureKind::kUnavailable:
+      away_ = false;
+      checking_ = !asked;  // a Retry-After is the server's own word: no probing
+      break;
+    case FailureKind::kErrorAnswer:
+      away_ = false;
+      checking_ = false;
+      break;
+  }
   auto ceiling = options_.initial;
   for (int i = 0; i < step_ && ceiling < options_.max; ++i)
     ceiling *= 2;
   ceiling = std::min(ceiling, options_.max);
   ++step_;
-  if (kind == FailureKind::kErrorAnswer && retry_after && retry_after->count() >= 0) {
-    const auto asked = std::chrono::duration_cast<std::chrono::milliseconds>(*retry_after);
-    return std::min(Draw(asked, 1.0, 1.25, random_), options_.max);
+  if (asked) {
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(*retry_after);
+    return std::min(Draw(wait, 1.0, 1.25, random_), options_.max);
   }
   return Draw(ceiling, 0.5, 1.0, random_);
 }
@@ -37,11 +57,13 @@ std::chrono::milliseconds RetrySchedule::NextProbeDelay() {
 }
 
 bool RetrySchedule::OnProbe(bool serving) {
+  checking_ = false;
   if (!serving) {
     away_ = true;
     probe_wakes_ = 0;  // away again: a new outage, whose end may wake us
     return false;
   }
+  if (!away_) return false;  // serving all along: the failure was the request's own
   away_ = false;
   if (probe_wakes_ >= options_.max_probe_wakes) return false;
   ++probe_wakes_;
@@ -51,6 +73,7 @@ bool RetrySchedule::OnProbe(bool serving) {
 void RetrySchedule::Succeeded() {
   step_ = 0;
   away_ = false;
+  checking_ = false;
   probe_wakes_ = 0;
 }
 

@@ -1,14 +1,17 @@
 // RetrySchedule: when an informer sends a failed request again (architecture.md, "Retrying
 // without going deaf"). Waits grow exponentially, so a struggling server is spared; while the
-// server is away (no answer), the informer probes GET /readyz instead and retries as soon as it
-// answers, so a wait grown during an outage never delays the return.
+// server is away or not ready, the informer probes GET /readyz instead and retries as soon as it
+// is, so a wait grown during an outage never delays the return.
 //   - Every failure: wait a step, initial * 2^n capped at `max`, drawn in [50%, 100%]; a
-//     Retry-After of an error answer replaces the step, drawn in [100%, 125%], at most `max`.
+//     Retry-After of an answer replaces the step, drawn in [100%, 125%], at most `max` (and is
+//     then waited out: no probing).
 //   - A failure without an answer (refused, reset, timed out, cut off mid-body) marks the server
-//     away; an error answer marks it present (waiting is then the point).
-//   - While away, probe every `probe_interval` drawn in [50%, 100%]. A probe the server serves
-//     (200, or 401/403/404: it serves but will not tell) wakes the informer at once; one it does
-//     not (no answer, 5xx) keeps it away and waiting.
+//     away. A 5xx or 429 without Retry-After has the server checked: a probe it does not serve
+//     marks it away too; one it serves means the failure was the request's own, so the wait is
+//     waited out. Any other error answer (4xx, an undecodable body) is waited out.
+//   - While away (or checked), probe every `probe_interval` drawn in [50%, 100%]. A probe the
+//     server serves (200, or 401/403/404: it serves but will not tell) after it was away wakes
+//     the informer at once; one it does not (no answer, 5xx) keeps it away and waiting.
 //   - At most `max_probe_wakes` probe-woken retries in a row may fail (a server that answers
 //     /readyz but keeps cutting lists off); beyond, serving probes stop waking it until a request
 //     succeeds or a probe fails again (a new outage).
@@ -25,8 +28,12 @@ namespace capext::kube {
 
 enum class FailureKind {
   kNoAnswer,     // no complete HTTP response: refused, reset, timed out, cut off mid-body
-  kErrorAnswer,  // an HTTP status other than success, or a body that does not decode
+  kUnavailable,  // 5xx or 429: the server answers but may not be serving
+  kErrorAnswer,  // any other error status, or a body that does not decode
 };
+
+// The kind of a failed request's HTTP status (0: no answer).
+FailureKind FailureKindOf(int http_status);
 
 struct RetryOptions {
   std::chrono::milliseconds initial{500};
@@ -45,7 +52,7 @@ class RetrySchedule {
   std::chrono::milliseconds AfterFailure(FailureKind kind,
                                          std::optional<std::chrono::seconds> retry_after = {});
   // Whether to probe /readyz while waiting, and after how long (drawn afresh per call).
-  bool ShouldProbe() const { return away_; }
+  bool ShouldProbe() const { return away_ || checking_; }
   std::chrono::milliseconds NextProbeDelay();
   // A probe's outcome; true when the informer should retry now.
   bool OnProbe(bool serving);
@@ -58,8 +65,9 @@ class RetrySchedule {
   RetryOptions options_;
   std::mt19937_64* random_;
   int step_ = 0;
-  bool away_ = false;
-  int probe_wakes_ = 0;  // probe-woken retries since the last success or failed probe
+  bool away_ = false;      // the server did not answer, or did not serve a probe
+  bool checking_ = false;  // a 5xx/429: one probe tells whether the server is serving
+  int probe_wakes_ = 0;    // probe-woken retries since the last success or failed probe
 };
 
 }  // namespace capext::kube
