@@ -25,21 +25,9 @@ RetrySchedule::RetrySchedule(RetryOptions options, std::mt19937_64* random)
 
 std::chrono::milliseconds RetrySchedule::AfterFailure(
     FailureKind kind, std::optional<std::chrono::seconds> retry_after) {
+  // A Retry-After is the server's own word on when: waited out, no probing.
   const bool asked = kind != FailureKind::kNoAnswer && retry_after && retry_after->count() >= 0;
-  switch (kind) {
-    case FailureKind::kNoAnswer:
-      away_ = true;
-      checking_ = false;
-      break;
-    case FailureKind::kUnavailable:
-      away_ = false;
-      checking_ = !asked;  // a Retry-After is the server's own word: no probing
-      break;
-    case FailureKind::kErrorAnswer:
-      away_ = false;
-      checking_ = false;
-      break;
-  }
+  away_ = kind == FailureKind::kNoAnswer || (kind == FailureKind::kUnavailable && !asked);
   auto ceiling = options_.initial;
   for (int i = 0; i < step_ && ceiling < options_.max; ++i)
     ceiling *= 2;
@@ -57,13 +45,11 @@ std::chrono::milliseconds RetrySchedule::NextProbeDelay() {
 }
 
 bool RetrySchedule::OnProbe(bool serving) {
-  checking_ = false;
   if (!serving) {
     away_ = true;
     probe_wakes_ = 0;  // away again: a new outage, whose end may wake us
     return false;
   }
-  if (!away_) return false;  // serving all along: the failure was the request's own
   away_ = false;
   if (probe_wakes_ >= options_.max_probe_wakes) return false;
   ++probe_wakes_;
@@ -73,7 +59,6 @@ bool RetrySchedule::OnProbe(bool serving) {
 void RetrySchedule::Succeeded() {
   step_ = 0;
   away_ = false;
-  checking_ = false;
   probe_wakes_ = 0;
 }
 

@@ -5,11 +5,10 @@
 //   - Every failure: wait a step, initial * 2^n capped at `max`, drawn in [50%, 100%]; a
 //     Retry-After of an answer replaces the step, drawn in [100%, 125%], at most `max` (and is
 //     then waited out: no probing).
-//   - A failure without an answer (refused, reset, timed out, cut off mid-body) marks the server
-//     away. A 5xx or 429 without Retry-After has the server checked: a probe it does not serve
-//     marks it away too; one it serves means the failure was the request's own, so the wait is
-//     waited out. Any other error answer (4xx, an undecodable body) is waited out.
-//   - While away (or checked), probe every `probe_interval` drawn in [50%, 100%]. A probe the
+//   - A failure without an answer (refused, reset, timed out, cut off mid-body), or a 5xx or 429
+//     without Retry-After (a server starting or stopping answers so), marks the server away. Any
+//     other error answer (4xx, an undecodable body) is waited out: the server is there.
+//   - While away, probe every `probe_interval` drawn in [50%, 100%]. A probe the
 //     server serves (200, or 401/403/404: it serves but will not tell) after it was away wakes
 //     the informer at once; one it does not (no answer, 5xx) keeps it away and waiting.
 //   - At most `max_probe_wakes` probe-woken retries in a row may fail (a server that answers
@@ -28,7 +27,7 @@ namespace capext::kube {
 
 enum class FailureKind {
   kNoAnswer,     // no complete HTTP response: refused, reset, timed out, cut off mid-body
-  kUnavailable,  // 5xx or 429: the server answers but may not be serving
+  kUnavailable,  // 5xx or 429: the server answers but may not be serving (starting, stopping)
   kErrorAnswer,  // any other error status, or a body that does not decode
 };
 
@@ -52,7 +51,7 @@ class RetrySchedule {
   std::chrono::milliseconds AfterFailure(FailureKind kind,
                                          std::optional<std::chrono::seconds> retry_after = {});
   // Whether to probe /readyz while waiting, and after how long (drawn afresh per call).
-  bool ShouldProbe() const { return away_ || checking_; }
+  bool ShouldProbe() const { return away_; }
   std::chrono::milliseconds NextProbeDelay();
   // A probe's outcome; true when the informer should retry now.
   bool OnProbe(bool serving);
@@ -65,9 +64,8 @@ class RetrySchedule {
   RetryOptions options_;
   std::mt19937_64* random_;
   int step_ = 0;
-  bool away_ = false;      // the server did not answer, or did not serve a probe
-  bool checking_ = false;  // a 5xx/429: one probe tells whether the server is serving
-  int probe_wakes_ = 0;    // probe-woken retries since the last success or failed probe
+  bool away_ = false;    // no answer, a 5xx/429, or a probe not served, since the last success
+  int probe_wakes_ = 0;  // probe-woken retries since the last success or failed probe
 };
 
 }  // namespace capext::kube

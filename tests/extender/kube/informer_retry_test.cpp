@@ -64,7 +64,7 @@ TEST_CASE("RetrySchedule: probes only while the server is away, and wakes on a s
   CHECK_FALSE(retry.ShouldProbe());
 }
 
-TEST_CASE("RetrySchedule: a 5xx or 429 without Retry-After has the server checked once",
+TEST_CASE("RetrySchedule: a 5xx or 429 without Retry-After marks the server away",
           "[kube][retry]") {
   CHECK(FailureKindOf(0) == FailureKind::kNoAnswer);
   CHECK(FailureKindOf(503) == FailureKind::kUnavailable);
@@ -82,29 +82,24 @@ TEST_CASE("RetrySchedule: a 5xx or 429 without Retry-After has the server checke
     CHECK(retry.ShouldProbe());
     CHECK(retry.OnProbe(true));  // ready now
   }
-  SECTION("a server that serves /readyz: the failure was the request's own, waited out") {
+  SECTION("the 503 came just before it turned ready: the first served probe wakes it") {
     retry.AfterFailure(FailureKind::kUnavailable);
-    REQUIRE(retry.ShouldProbe());
-    CHECK_FALSE(retry.OnProbe(true));
-    CHECK_FALSE(retry.ShouldProbe());
+    CHECK(retry.OnProbe(true));
   }
   SECTION("with a Retry-After, the server said when: no probing") {
     retry.AfterFailure(FailureKind::kUnavailable, seconds(3));
     CHECK_FALSE(retry.ShouldProbe());
   }
-  SECTION("a 5xx after an outage (the server back, not ready yet) keeps the probing going") {
-    retry.AfterFailure(FailureKind::kNoAnswer);
-    retry.AfterFailure(FailureKind::kUnavailable);
-    REQUIRE(retry.ShouldProbe());
-    CHECK_FALSE(retry.OnProbe(false));
-    CHECK(retry.OnProbe(true));
+  SECTION("a 403 is waited out") {
+    retry.AfterFailure(FailureKind::kErrorAnswer);
+    CHECK_FALSE(retry.ShouldProbe());
   }
 }
 
 TEST_CASE("RetrySchedule: at most 3 probe-woken retries in a row may fail", "[kube][retry]") {
   std::mt19937_64 random(5);
   RetrySchedule retry(RetryOptions{}, &random);
-  // A server that answers /readyz but cuts every list off.
+  // A server that answers /readyz but cuts every list off (or answers every list 500).
   for (int i = 0; i < 3; ++i) {
     retry.AfterFailure(FailureKind::kNoAnswer);
     REQUIRE(retry.ShouldProbe());
