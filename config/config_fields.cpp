@@ -68,8 +68,9 @@ const std::vector<ConfigField>& Table() {
        "(watch broken, relist under way, list failing, watch silent) for longer than this",
        &EC::max_out_of_sync},
       {"watch-idle-timeout", "watchIdleTimeout", "DURATION", "Cluster state",
-       "a watch that delivers nothing (no event, no bookmark) for this long is deemed stuck and "
-       "resumed",
+       "a watch that delivers nothing (no event, no bookmark, not its end) for this long is "
+       "deemed stuck and resumed; each watch asks the API server to end it after 2/3 to 8/9 of "
+       "this",
        &EC::watch_idle_timeout},
       {"missing-quota-api", "missingQuotaAPI", "MODE", "Cluster state",
        "while no ElasticQuota API is served: refuse (every /filter answers an Error naming the "

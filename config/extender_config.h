@@ -45,7 +45,7 @@ struct ExtenderConfig {
   // of sync with the API server for longer than this (architecture.md "Staying in sync").
   std::chrono::milliseconds max_out_of_sync{5000};
   // watchIdleTimeout / --watch-idle-timeout: a watch that delivers nothing for this long is
-  // deemed stuck and resumed.
+  // deemed stuck and resumed (each watch asks the server to end it after 2/3 to 8/9 of this).
   std::chrono::milliseconds watch_idle_timeout{90000};
   // missingQuotaAPI / --missing-quota-api: what /filter does while no ElasticQuota API is
   // served: "refuse" every pod, or "allow" them by node fit alone (capacity-semantics 12).

@@ -116,8 +116,9 @@ void Informer::UpdateSync(F&& f) {
 }
 
 std::chrono::seconds Informer::NextWatchTimeout() {
-  auto low = options_.watch_timeout_min.count();
-  auto high = std::max(low, options_.watch_timeout_max.count());
+  const int64_t idle_ms = options_.watch_idle_timeout.count();
+  const int64_t low = std::max<int64_t>(1, idle_ms * 2 / 3 / 1000);
+  const int64_t high = std::max<int64_t>(low, idle_ms * 8 / 9 / 1000);
   std::uniform_int_distribution<int64_t> pick(low, high);
   return std::chrono::seconds(std::max<int64_t>(1, pick(random_)));
 }
@@ -288,11 +289,11 @@ void Informer::StartWatch() {
   watch_error_.clear();
   watch_confirmed_ = false;
   const auto started = Clock::now();
-  // The client closes a watch that stays silent for the idle timeout, or that the server did
-  // not end by its timeoutSeconds (+ slack).
-  const auto inactivity = std::min(std::chrono::duration_cast<std::chrono::milliseconds>(timeout) +
-                                       options_.watch_inactivity_slack,
-                                   options_.watch_idle_timeout);
+  // The server ends a healthy watch by its timeoutSeconds, sooner than this; a watch silent
+  // this long is stuck (or the server failed to end it).
+  const auto inactivity = std::max(options_.watch_idle_timeout,
+                                   std::chrono::duration_cast<std::chrono::milliseconds>(timeout) +
+                                       std::chrono::milliseconds(500));
   ++outstanding_;
   call_ = client_->WatchAsync(
       std::move(path), inactivity, [this](std::string_view line) { return HandleWatchLine(line); },
@@ -338,8 +339,15 @@ bool Informer::HandleWatchLine(std::string_view line) {
   } else if (event.type == "ERROR") {
     ApiStatus status;
     bool is_status = ParseApiStatus(event.object, &status);
-    if (is_status && status.code == 410) {
-      watch_expired_ = true;  // "too old resource version" (captures 75, 76)
+    bool too_large = false;
+    for (const auto& cause : status.causes)
+      too_large = too_large || cause.first == "ResourceVersionTooLarge";
+    if (is_status && (status.code == 410 || too_large)) {
+      // "too old resource version" (captures 75, 76), or one the server never had (it was
+      // started fresh under us): either way only a relist gives a resourceVersion to follow.
+      watch_expired_ = true;
+      watch_expired_why_ =
+          too_large ? "is ahead of the server (" + status.message + ")" : "expired (410 Gone)";
     } else {
       watch_error_ =
           "watch of " + options_.resource + " sent ERROR " +
@@ -365,8 +373,9 @@ bool Informer::HandleWatchLine(std::string_view line) {
 void Informer::OnWatchEnd(WatchResult result, Clock::time_point started) {
   const auto now = Clock::now();
   if (watch_expired_ || result.status == 410) {
-    const std::string why = "watch of " + options_.resource + " from resourceVersion " +
-                            resource_version_ + " expired (410 Gone): relisting";
+    const std::string why =
+        "watch of " + options_.resource + " from resourceVersion " + resource_version_ + " " +
+        (watch_expired_ ? watch_expired_why_ : std::string("expired (410 Gone)")) + ": relisting";
     Log(LogSeverity::kInfo, why);
     need_list_ = true;
     {

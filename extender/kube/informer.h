@@ -2,8 +2,10 @@
 // callbacks on the RestClient's client thread (no thread of its own). LIST (paged), hand the
 // complete list over as a Replace, then WATCH from the list's resourceVersion with bookmarks;
 // resume watches from the last resourceVersion seen (events and BOOKMARKs) when they end or
-// break; relist on 410 Gone (HTTP or an ERROR event); relist periodically to repair any drift.
-// A watch that delivers nothing for `watch_idle_timeout` is deemed stuck and resumed. Failed
+// break; relist on 410 Gone (HTTP or an ERROR event) or on a "too large resource version" ERROR
+// (a server started fresh under us); relist periodically to repair any drift.
+// Each watch asks the server to end it before `watch_idle_timeout`; one that delivers nothing
+// for that long is deemed stuck and resumed. Failed
 // requests are retried on a RetrySchedule (informer_retry.h): growing waits, Retry-After, and
 // GET /readyz probes while the server is away, so the informer is back within a probe interval of
 // the server's return. It knows whether its resource is in sync and since when (InformerSync,
@@ -36,15 +38,11 @@ struct InformerOptions {
   std::string resource;  // the name given to the sink, e.g. "pods"
   std::string path;      // the collection, e.g. "/api/v1/pods" (cluster-wide)
   int page_size = 500;   // LIST limit per page
-  // Each watch asks for a timeoutSeconds drawn uniformly from [min, max], so that many clients
-  // do not reconnect in step.
-  std::chrono::seconds watch_timeout_min{240};
-  std::chrono::seconds watch_timeout_max{360};
-  // A watch is also closed by the client when the server ended nothing by its timeoutSeconds +
-  // this slack.
-  std::chrono::milliseconds watch_inactivity_slack{30000};
-  // A watch that delivers nothing (no event, no bookmark) for this long is deemed stuck and
-  // resumed. kube-apiserver sends a bookmark about every minute.
+  // A watch that delivers nothing (no event, no bookmark, not its end) for this long is deemed
+  // stuck and resumed. So that a healthy watch of a quiet resource (kube-apiserver 1.26 sends it
+  // no bookmark at all) is never taken for a stuck one, each watch asks the server to end it
+  // sooner: timeoutSeconds drawn uniformly from [2/3, 8/9] of this (60-80 s for 90 s), whole
+  // seconds, at least 1, jittered so that many clients do not reconnect in step.
   std::chrono::milliseconds watch_idle_timeout{90000};
   std::chrono::milliseconds backoff_initial{500};  // first wait after an error
   std::chrono::milliseconds backoff_max{30000};    // cap; each wait is jittered in [50%, 100%]
@@ -130,8 +128,9 @@ class Informer {
   std::string list_rv_;
   std::string continue_token_;
   int list_restarts_ = 0;
-  bool watch_expired_ = false;
-  bool watch_confirmed_ = false;  // the open watch delivered a line (InformerSync knows it)
+  bool watch_expired_ = false;     // the watch's resourceVersion is of no use: relist
+  std::string watch_expired_why_;  // how: "expired (410 Gone)", or ahead of the server
+  bool watch_confirmed_ = false;   // the open watch delivered a line (InformerSync knows it)
   std::string watch_error_;
   std::shared_ptr<CallHandle> call_;
   std::unique_ptr<Timer> timer_;

@@ -16,10 +16,16 @@ Model (what tests can rely on):
     /_double/compact moves the floor to the current resourceVersion.
   * Watch without resourceVersion (or "0") first sends a synthetic ADDED per existing object
     (captures 27, 28); watch from rv N replays the history after N, then streams live events.
+    A watch from an rv beyond the current one (a double started fresh under an old client) gets
+    one ERROR event, 504 Timeout "Too large resource version" (cause ResourceVersionTooLarge), at
+    once where kube-apiserver's watch cache first waits 3 s for it.
   * A watch ends at timeoutSeconds with an optional BOOKMARK (allowWatchBookmarks=true) carrying
     the current resourceVersion, then the terminating zero-length chunk; the connection stays open.
-    With allowWatchBookmarks=true it also gets a BOOKMARK every --bookmark-interval seconds
-    (default 60, as kube-apiserver's watch cache sends one about every minute; 0 = never).
+    With --bookmark-interval S > 0 (default 0) a watch with allowWatchBookmarks=true also gets a
+    BOOKMARK every S seconds. kube-apiserver 1.26 does not do that for a quiet resource: its watch
+    cache sends bookmarks (about every minute, and 2 s before the timeout) only once its
+    resourceVersion for the resource has moved past what the watch saw; a watch of 5 s on a quiet
+    PriorityClass collection of a real 1.26 ended with no bookmark at all.
   * Pod deletion (DELETE or a successful eviction) is immediate: MODIFIED (deletionTimestamp set,
     grace 0) then DELETED, as the recorded deletion of an unbound grace-0 pod (capture 23).
     There is no graceful termination.
@@ -639,7 +645,7 @@ class Api:
         self.pdb_refusal = None  # None or "budget" / "processing"
         self.delays = []  # dicts: ms, count, path_prefix, method
         self.faults = []  # dicts: count, code, retry_after, mode, path_prefix, method, watch
-        self.bookmark_interval = float(getattr(args, "bookmark_interval", 60) or 0)
+        self.bookmark_interval = float(getattr(args, "bookmark_interval", 0) or 0)
         self.unready_until = 0.0  # time.monotonic() until which the server is "starting"
         self.requests = []
         self.request_seq = 0
@@ -1025,6 +1031,15 @@ class Api:
                 if rv < s.floor:
                     return None, [("ERROR", status_body(
                         410, "Expired", "too old resource version: %d (%d)" % (rv, s.floor)))]
+                if rv > s.rv:
+                    # A resourceVersion this server never had (it was started fresh): as the
+                    # watch cache answers once its 3 s wait for it runs out (not waited here).
+                    return None, [("ERROR", status_body(
+                        504, "Timeout",
+                        "Timeout: Too large resource version: %d, current: %d" % (rv, s.rv),
+                        {"causes": [{"reason": "ResourceVersionTooLarge",
+                                     "message": "Too large resource version"}],
+                         "retryAfterSeconds": 1}))]
                 for ev in s.history:
                     if ev.rv > rv and w.matches(ev.res, ev.namespace):
                         initial.append((ev.type, ev.obj))
@@ -1684,7 +1699,7 @@ def main():
     parser.add_argument("--no-request-log", action="store_true")
     parser.add_argument("--tcp-nodelay", action="store_true")
     parser.add_argument("--verbose", action="store_true")
-    parser.add_argument("--bookmark-interval", type=float, default=60.0)
+    parser.add_argument("--bookmark-interval", type=float, default=0.0)
     parser.add_argument("--load")
     parser.add_argument("--rv-bump", type=int, default=0)
     parser.add_argument("--unready-ms", type=int, default=0)

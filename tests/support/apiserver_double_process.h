@@ -106,7 +106,7 @@ class ApiServerDouble {
     std::string client_ca;
     std::string ca_for_clients;  // PEM file Config() puts into KubeConfig::ca_pem
     int history = 100000;
-    double bookmark_interval_s = 60;  // periodic BOOKMARKs of watches (0: only at the timeout)
+    double bookmark_interval_s = 0;  // periodic BOOKMARKs of watches (0: only at the timeout)
   };
 
   explicit ApiServerDouble(Options options) : options_(std::move(options)) { Start(); }

@@ -196,8 +196,7 @@ TEST_CASE("informer: watches time out and resume - bookmarks advance the resourc
   auto client = MakeClient(server);
   RecordingSink sink;
   InformerOptions options = PodOptions();
-  options.watch_timeout_min = std::chrono::seconds(1);
-  options.watch_timeout_max = std::chrono::seconds(1);
+  options.watch_idle_timeout = std::chrono::milliseconds(1500);  // watches of 1 s
   Informer informer(client.get(), options, &sink);
   informer.Start();
   REQUIRE(Eventually([&] { return informer.HasSynced(); }));
