@@ -16,7 +16,7 @@ std::chrono::milliseconds Draw(std::chrono::milliseconds base, double low, doubl
 
 FailureKind FailureKindOf(int http_status) {
   if (http_status == 0) return FailureKind::kNoAnswer;
-  if (http_status >= 500 || http_status == 429) return FailureKind::kUnavailable;
+  if (http_status >= 500) return FailureKind::kUnavailable;
   return FailureKind::kErrorAnswer;
 }
 
@@ -25,9 +25,8 @@ RetrySchedule::RetrySchedule(RetryOptions options, std::mt19937_64* random)
 
 std::chrono::milliseconds RetrySchedule::AfterFailure(
     FailureKind kind, std::optional<std::chrono::seconds> retry_after) {
-  // A Retry-After is the server's own word on when: waited out, no probing.
   const bool asked = kind != FailureKind::kNoAnswer && retry_after && retry_after->count() >= 0;
-  away_ = kind == FailureKind::kNoAnswer || (kind == FailureKind::kUnavailable && !asked);
+  away_ = kind != FailureKind::kErrorAnswer;
   auto ceiling = options_.initial;
   for (int i = 0; i < step_ && ceiling < options_.max; ++i)
     ceiling *= 2;

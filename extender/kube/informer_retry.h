@@ -3,11 +3,11 @@
 // server is away or not ready, the informer probes GET /readyz instead and retries as soon as it
 // is, so a wait grown during an outage never delays the return.
 //   - Every failure: wait a step, initial * 2^n capped at `max`, drawn in [50%, 100%]; a
-//     Retry-After of an answer replaces the step, drawn in [100%, 125%], at most `max` (and is
-//     then waited out: no probing).
-//   - A failure without an answer (refused, reset, timed out, cut off mid-body), or a 5xx or 429
-//     without Retry-After (a server starting or stopping answers so), marks the server away. Any
-//     other error answer (4xx, an undecodable body) is waited out: the server is there.
+//     Retry-After of an answer replaces the step, drawn in [100%, 125%], at most `max`.
+//   - A failure without an answer (refused, reset, timed out, cut off mid-body), or a 5xx (the
+//     server failing: starting, stopping, its storage away), marks the server away, Retry-After
+//     or not: its readiness says when to come back. A 429 (the server throttles) and any other
+//     error answer (4xx, an undecodable body) are waited out: the server is there and said so.
 //   - While away, probe every `probe_interval` drawn in [50%, 100%]. A probe the
 //     server serves (200, or 401/403/404: it serves but will not tell) after it was away wakes
 //     the informer at once; one it does not (no answer, 5xx) keeps it away and waiting.
@@ -27,8 +27,8 @@ namespace capext::kube {
 
 enum class FailureKind {
   kNoAnswer,     // no complete HTTP response: refused, reset, timed out, cut off mid-body
-  kUnavailable,  // 5xx or 429: the server answers but may not be serving (starting, stopping)
-  kErrorAnswer,  // any other error status, or a body that does not decode
+  kUnavailable,  // 5xx: the server answers but is failing (starting, stopping, storage away)
+  kErrorAnswer,  // 429, any other error status, or a body that does not decode
 };
 
 // The kind of a failed request's HTTP status (0: no answer).

@@ -41,6 +41,16 @@ bool LiveInformers::ApplyQuotaGroups(const kube::DiscoveredApis& apis) {
   for (auto it = quota_.begin(); it != quota_.end();) {
     auto now = served.find(it->first);
     if (now != served.end() && now->second.version == it->second.gv.version) {
+      it->second.missing_once = false;
+      ++it;
+      continue;
+    }
+    if (now == served.end() && !it->second.missing_once) {
+      it->second.missing_once = true;
+      Log(LogLevel::kWarn,
+          "ElasticQuota API missing from discovery: its quotas are kept, and dropped if the next "
+          "discovery does not list it either",
+          {{"api", it->second.gv.ToString()}});
       ++it;
       continue;
     }

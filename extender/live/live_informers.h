@@ -34,8 +34,11 @@ class LiveInformers final : public CacheSyncSource {
 
   // Starts the fixed informers.
   void Start();
-  // Starts an informer for every ElasticQuota group newly served; stops the informer of a group
-  // no longer served and empties its quotas in the sink. Returns true when the set changed.
+  // Starts an informer for every ElasticQuota group newly served. A group missing from
+  // discovery is dropped (its informer stopped, its quotas emptied in the sink) only when it is
+  // missing from two discoveries in a row: a restarting API server lists its custom resources
+  // late (measured on 1.26: a discovery during its start lacked the CRD group), and dropping the
+  // quotas then would let pods past them. Returns true when the set changed.
   bool ApplyQuotaGroups(const kube::DiscoveredApis& apis);
   // Stops every informer; the sink is not called afterwards. Idempotent.
   void Stop();
@@ -57,6 +60,7 @@ class LiveInformers final : public CacheSyncSource {
   struct QuotaInformer {
     kube::GroupVersion gv;
     std::unique_ptr<kube::Informer> informer;
+    bool missing_once = false;  // the last discovery did not list it
   };
   std::map<std::string, QuotaInformer> quota_;  // by group
   bool stopped_ = false;

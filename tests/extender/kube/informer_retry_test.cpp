@@ -64,12 +64,12 @@ TEST_CASE("RetrySchedule: probes only while the server is away, and wakes on a s
   CHECK_FALSE(retry.ShouldProbe());
 }
 
-TEST_CASE("RetrySchedule: a 5xx or 429 without Retry-After marks the server away",
+TEST_CASE("RetrySchedule: a 5xx marks the server away, Retry-After or not; a 429 is waited out",
           "[kube][retry]") {
   CHECK(FailureKindOf(0) == FailureKind::kNoAnswer);
   CHECK(FailureKindOf(503) == FailureKind::kUnavailable);
   CHECK(FailureKindOf(500) == FailureKind::kUnavailable);
-  CHECK(FailureKindOf(429) == FailureKind::kUnavailable);
+  CHECK(FailureKindOf(429) == FailureKind::kErrorAnswer);
   CHECK(FailureKindOf(403) == FailureKind::kErrorAnswer);
   CHECK(FailureKindOf(410) == FailureKind::kErrorAnswer);
   std::mt19937_64 random(9);
@@ -82,12 +82,14 @@ TEST_CASE("RetrySchedule: a 5xx or 429 without Retry-After marks the server away
     CHECK(retry.ShouldProbe());
     CHECK(retry.OnProbe(true));  // ready now
   }
-  SECTION("the 503 came just before it turned ready: the first served probe wakes it") {
-    retry.AfterFailure(FailureKind::kUnavailable);
+  SECTION("a 503 with Retry-After 5 (paths not installed yet): readiness may cut it short") {
+    const auto wait = retry.AfterFailure(FailureKind::kUnavailable, seconds(5));
+    CHECK(wait >= milliseconds(5000));
+    REQUIRE(retry.ShouldProbe());
     CHECK(retry.OnProbe(true));
   }
-  SECTION("with a Retry-After, the server said when: no probing") {
-    retry.AfterFailure(FailureKind::kUnavailable, seconds(3));
+  SECTION("a 429 with Retry-After: the server throttles, no probing") {
+    retry.AfterFailure(FailureKind::kErrorAnswer, seconds(3));
     CHECK_FALSE(retry.ShouldProbe());
   }
   SECTION("a 403 is waited out") {
