@@ -365,8 +365,9 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
 void ReclaimController::Hold(const std::string& reason, int64_t now_ms) {
   if (!held_since_ms_) {
     held_since_ms_ = now_ms;
-    Log(LogLevel::kWarn, "reclaim held: nothing is planned, evicted or expired",
-        {{"reason", reason}});
+    // Waiting for the first lists is expected at every start: not worth a warning.
+    Log(cache_->ready() ? LogLevel::kWarn : LogLevel::kInfo,
+        "reclaim held: nothing is planned, evicted or expired", {{"reason", reason}});
   }
   board_.SetHold(PendingBoard::Hold{reason, *held_since_ms_});
   metrics_->SetGauge("capacity_extender_reclaim_held", 1);
