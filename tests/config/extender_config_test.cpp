@@ -4,16 +4,17 @@
 
 #include <catch2/catch.hpp>
 
-#include "tests/support/temp_dir.h"
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <set>
 #include <string>
 #include <vector>
+#include "tests/support/temp_dir.h"
 
 #include "config/config_fields.h"
 #include "config/duration_text.h"
+#include "tests/support/test_paths.h"
 
 namespace capext {
 namespace {
@@ -199,7 +200,7 @@ TEST_CASE("the config file: unreadable, not YAML, two documents, not a map") {
 }
 
 TEST_CASE("the deploy config lists every key and is valid") {
-  const std::string path = std::string(CE_SOURCE_DIR) + "/deploy/config/extender-config.yaml";
+  const std::string path = capext::test::SourcePath("deploy/config/extender-config.yaml");
   if (!std::filesystem::exists(path)) {
     WARN("deploy/config/extender-config.yaml not written yet");
     return;
