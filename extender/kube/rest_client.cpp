@@ -9,6 +9,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/error.hpp>
 
 #include <atomic>
 #include <deque>
@@ -83,9 +84,12 @@ std::string DescribeError(const beast::error_code& ec, std::chrono::milliseconds
 }
 
 // A closed keep-alive connection shows up on reuse as one of these, before any response byte.
+// Over TLS, a server that closed without close_notify (killed: kill -9 kube-apiserver, or its
+// process restarted) shows up as a truncated stream, not as a plain end of file.
 bool IsStaleConnection(const beast::error_code& ec) {
   return ec == net::error::eof || ec == beast_http::error::end_of_stream ||
-         ec == net::error::connection_reset || ec == net::error::broken_pipe;
+         ec == net::error::connection_reset || ec == net::error::broken_pipe ||
+         ec == net::ssl::error::stream_truncated;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // RestClient: every call live mode makes to the Kubernetes API server, on ONE client thread of
 // its own (Boost.Beast over Asio). Requests go over a small pool of keep-alive connections with
-// a bounded queue; each has a timeout; a reused connection the server had closed is replaced and
+// a bounded queue; each has a timeout; a reused connection the server had closed (end of file,
+// reset, or over TLS a stream truncated without close_notify: a killed server) is replaced and
 // the request sent again once; completion callbacks run on the client thread. Watches stream on
 // dedicated connections, their lines handed to a callback on the client thread as they arrive.
 // No thread is created per request.
