@@ -383,11 +383,14 @@ void Informer::OnWatchEnd(WatchResult result, Clock::time_point started) {
       sync_.WatchEnded(now, false, why);
       ++stats_.relists_expired;
     }
-    // A fresh list's RV expiring again at once means something is off: do not spin.
+    // A fresh list's RV expiring again at once means something is off: do not spin. (A list
+    // just succeeded, so the wait is the first step, not one grown during an outage.)
     if (++expired_in_a_row_ > 1) return Fail(FailureKind::kErrorAnswer, "");
     return Next();
   }
-  if (result.lines > 0) expired_in_a_row_ = 0;
+  // The server accepted the watch's resourceVersion: whatever expires next is not the fresh
+  // list's. (A quiet resource's watches deliver no line at all, so lines cannot tell.)
+  if (result.status == 200) expired_in_a_row_ = 0;
   const bool useful = result.lines > 0 || now - started >= kMinimalUsefulWatch;
   if (!watch_error_.empty()) {
     need_list_ = true;

@@ -122,7 +122,7 @@ class Informer {
   std::string resource_version_;
   bool need_list_ = true;
   bool resync_ = false;
-  int expired_in_a_row_ = 0;
+  int expired_in_a_row_ = 0;  // expiries with no watch accepted between them (only lists)
   std::chrono::steady_clock::time_point next_resync_ = std::chrono::steady_clock::time_point::max();
   std::vector<std::string> items_;  // pages read so far
   std::string list_rv_;
