@@ -60,7 +60,7 @@ Status ExtenderService::CheckAndReserve(const ExtenderBindingArgs& args, BindReq
     }
     if (Status verdict = CheckBind(state, *pod, args.node); !verdict.ok()) return verdict;
     *request = BindRequest{pod->ns, pod->name, pod->uid, args.node, key};
-    state.Reserve(key, args.node, now + options_.reservation_ttl_ms);
+    state.Reserve(key, args.node, now, now + options_.reservation_ttl_ms);
     {
       std::lock_guard lock(in_flight_mutex_);
       binds_in_flight_.insert(key);
