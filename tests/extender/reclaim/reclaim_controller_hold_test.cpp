@@ -57,7 +57,7 @@ TEST_CASE("reclaim on a cache out of sync: no plan, eviction, expiry or nudge; r
   // must not be forgotten.
   h.Add(MakePod("eq2", "bound-soon").Uid("u-bound-soon").Cpu(100).Created(kStartMs - 1000));
   h.cache.Write([](ClusterState& s) {
-    s.Reserve("u-bound-soon", "n1", kStartMs + 1000);
+    s.Reserve("u-bound-soon", "n1", kStartMs, kStartMs + 1000);
     return 0;
   });
   CHECK(MetricsContain(h, "capacity_extender_reclaim_held 0"));
