@@ -41,6 +41,15 @@ struct ExtenderConfig {
   // groups are served (a CRD installed or removed later is picked up without a restart).
   std::chrono::milliseconds discovery_interval{30000};
   bool ignore_not_ready = false;  // ignoreNotReady / --ignore-not-ready
+  // maxOutOfSync / --max-out-of-sync: /readyz is not ready while a watched resource has been out
+  // of sync with the API server for longer than this (architecture.md "Staying in sync").
+  std::chrono::milliseconds max_out_of_sync{5000};
+  // watchIdleTimeout / --watch-idle-timeout: a watch that delivers nothing for this long is
+  // deemed stuck and resumed (each watch asks the server to end it after 2/3 to 8/9 of this).
+  std::chrono::milliseconds watch_idle_timeout{90000};
+  // missingQuotaAPI / --missing-quota-api: what /filter does while no ElasticQuota API is
+  // served: "refuse" every pod, or "allow" them by node fit alone (capacity-semantics 12).
+  std::string missing_quota_api = "refuse";
 
   // Policies (names from the policies/ tables; the defaults are their first entries).
   std::string quota_semantics{QuotaSemanticsPolicies().default_entry().name};  // quotaSemantics

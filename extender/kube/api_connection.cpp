@@ -87,6 +87,19 @@ void ApiConnection::Close() {
   Lowest().close();
 }
 
+int RetryAfterSeconds(const beast_http::fields& fields) {
+  auto it = fields.find(beast_http::field::retry_after);
+  if (it == fields.end()) return -1;
+  const std::string_view text(it->value().data(), it->value().size());
+  int seconds = 0;
+  if (text.empty() || text.size() > 9) return -1;
+  for (char c : text) {
+    if (c < '0' || c > '9') return -1;
+    seconds = seconds * 10 + (c - '0');
+  }
+  return seconds;
+}
+
 void ApiConnection::Connect(std::chrono::milliseconds timeout,
                             std::function<void(ErrorCode, const char*)> done) {
   auto self = shared_from_this();
@@ -148,7 +161,8 @@ void ApiConnection::Exchange(std::shared_ptr<ApiRequest> request, std::chrono::m
 }
 
 void ApiConnection::Stream(std::shared_ptr<ApiRequest> request, std::chrono::milliseconds timeout,
-                           std::chrono::milliseconds inactivity, std::function<void(int)> on_header,
+                           std::chrono::milliseconds inactivity,
+                           std::function<void(int, int)> on_header,
                            std::function<bool(std::string_view)> on_data,
                            std::function<void(ErrorCode, bool)> done) {
   auto self = shared_from_this();
@@ -169,7 +183,8 @@ void ApiConnection::Stream(std::shared_ptr<ApiRequest> request, std::chrono::mil
                 [self, inactivity, on_header = std::move(on_header), on_data = std::move(on_data),
                  done = std::move(done)](ErrorCode ec, size_t) mutable {
                   if (ec) return done(ec, false);
-                  on_header(self->stream_parser_->get().result_int());
+                  const auto& header = self->stream_parser_->get();
+                  on_header(header.result_int(), RetryAfterSeconds(header));
                   self->ReadSome(inactivity, std::move(on_data), std::move(done));
                 });
           });

@@ -41,6 +41,10 @@ namespace beast_http = boost::beast::http;
 using ApiRequest = beast_http::request<beast_http::string_body>;
 using ApiResponse = beast_http::response<beast_http::string_body>;
 
+// The Retry-After header in seconds (delta-seconds, as kube-apiserver writes it); -1 when absent
+// or not a number of seconds.
+int RetryAfterSeconds(const beast_http::fields& fields);
+
 class ApiConnection : public std::enable_shared_from_this<ApiConnection> {
  public:
   using ErrorCode = boost::beast::error_code;
@@ -61,8 +65,10 @@ class ApiConnection : public std::enable_shared_from_this<ApiConnection> {
   // piece by piece as it arrives (on_data returning false ends the exchange, which then
   // completes with operation_aborted); `inactivity` bounds the wait for each piece. `done` runs
   // once: `complete` is true when the body ended normally (terminating chunk or full length).
+  // on_header gets the status and the Retry-After header in seconds (-1 when absent).
   void Stream(std::shared_ptr<ApiRequest> request, std::chrono::milliseconds timeout,
-              std::chrono::milliseconds inactivity, std::function<void(int status)> on_header,
+              std::chrono::milliseconds inactivity,
+              std::function<void(int status, int retry_after_seconds)> on_header,
               std::function<bool(std::string_view data)> on_data,
               std::function<void(ErrorCode, bool complete)> done);
 

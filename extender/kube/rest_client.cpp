@@ -9,6 +9,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/error.hpp>
 
 #include <atomic>
 #include <deque>
@@ -83,9 +84,12 @@ std::string DescribeError(const beast::error_code& ec, std::chrono::milliseconds
 }
 
 // A closed keep-alive connection shows up on reuse as one of these, before any response byte.
+// Over TLS, a server that closed without close_notify (killed: kill -9 kube-apiserver, or its
+// process restarted) shows up as a truncated stream, not as a plain end of file.
 bool IsStaleConnection(const beast::error_code& ec) {
   return ec == net::error::eof || ec == beast_http::error::end_of_stream ||
-         ec == net::error::connection_reset || ec == net::error::broken_pipe;
+         ec == net::error::connection_reset || ec == net::error::broken_pipe ||
+         ec == net::ssl::error::stream_truncated;
 }
 
 }  // namespace
@@ -114,6 +118,7 @@ class RestClient::Impl {
     std::chrono::milliseconds inactivity{0};
     LineCallback on_line;
     std::function<void(WatchResult)> done;
+    std::function<void(int)> on_status;
     std::shared_ptr<ApiConnection> connection;
     WatchResult result;
     std::string pending;  // bytes after the last '\n'
@@ -283,7 +288,8 @@ class RestClient::Impl {
             call->retried_unauthorized = true;
             Dispatch(call);
           } else {
-            Finish(call, {status, std::move(response.body()), ""});
+            const int retry_after = RetryAfterSeconds(response);
+            Finish(call, {status, std::move(response.body()), "", retry_after});
           }
           Pump();
         });
@@ -336,15 +342,26 @@ class RestClient::Impl {
       std::string token = CurrentToken();
       watch->connection->Stream(
           BuildRequest("GET", watch->path, "", "", token), options_.request_timeout,
-          watch->inactivity, [watch](int status) { watch->result.status = status; },
+          watch->inactivity,
+          [watch](int status, int retry_after) {
+            watch->result.status = status;
+            watch->result.retry_after_seconds = retry_after;
+            if (watch->on_status && !watch->cancelled) watch->on_status(status);
+          },
           [watch](std::string_view data) { return WatchData(*watch, data); },
           [this, watch, token](beast::error_code ec, bool complete) {
             if (!watch->cancelled && !watch->result.stopped && watch->result.error.empty()) {
               if (complete) {
                 watch->result.completed = watch->result.status == 200;
               } else if (ec) {
-                watch->result.error =
-                    "watch " + watch->path + ": " + DescribeError(ec, watch->inactivity);
+                // After the header, the only deadline is the inactivity one.
+                watch->result.idle_timeout =
+                    ec == beast::error::timeout && watch->result.status != 0;
+                watch->result.error = "watch " + watch->path + ": " +
+                                      (watch->result.idle_timeout
+                                           ? "nothing received for " +
+                                                 std::to_string(watch->inactivity.count()) + " ms"
+                                           : DescribeError(ec, watch->inactivity));
               }
             }
             if (watch->result.status == 401 && config_.token) config_.token->ForceReload();
@@ -389,6 +406,7 @@ class RestClient::Impl {
     if (watch->cancelled) watch->result.stopped = true;
     auto done = std::move(watch->done);
     watch->on_line = nullptr;
+    watch->on_status = nullptr;
     done(std::move(watch->result));
   }
 
@@ -526,13 +544,15 @@ RestResponse RestClient::Delete(const std::string& path) {
 std::shared_ptr<CallHandle> RestClient::WatchAsync(std::string path,
                                                    std::chrono::milliseconds inactivity_timeout,
                                                    LineCallback on_line,
-                                                   std::function<void(WatchResult)> done) {
+                                                   std::function<void(WatchResult)> done,
+                                                   std::function<void(int)> on_status) {
   auto watch = std::make_shared<Impl::WatchCall>();
   watch->impl = impl_.get();
   watch->path = std::move(path);
   watch->inactivity = inactivity_timeout;
   watch->on_line = std::move(on_line);
   watch->done = std::move(done);
+  watch->on_status = std::move(on_status);
   net::post(impl_->io_, [impl = impl_.get(), watch] { impl->StartWatch(watch); });
   return watch;
 }

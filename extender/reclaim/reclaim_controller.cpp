@@ -32,6 +32,7 @@ ReclaimController::ReclaimController(SchedulerCache* cache, Metrics* metrics,
       budget_(options.max_evictions_per_second, options.max_evictions_per_namespace_per_minute) {
   metrics_->DeclareHistogram("capacity_extender_reclaim_pending_to_bound_seconds",
                              "Time from the start of a reclaim to the pod's binding.");
+  metrics_->SetGauge("capacity_extender_reclaim_held", 0);
   cache_->Write([&](ClusterState& state) {
     state.EnableChangeJournal(options_.journal_capacity);
     return 0;
@@ -359,9 +360,34 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
   return none;
 }
 
+void ReclaimController::Hold(const std::string& reason, int64_t now_ms) {
+  if (!held_since_ms_) {
+    held_since_ms_ = now_ms;
+    // Waiting for the first lists is expected at every start: not worth a warning.
+    Log(cache_->ready() ? LogLevel::kWarn : LogLevel::kInfo,
+        "reclaim held: nothing is planned, evicted or expired", {{"reason", reason}});
+  }
+  board_.SetHold(PendingBoard::Hold{reason, *held_since_ms_});
+  metrics_->SetGauge("capacity_extender_reclaim_held", 1);
+  metrics_->Count("capacity_extender_reclaim_held_passes_total");
+}
+
 int ReclaimController::RunOnce() {
   const int64_t now = cache_->NowMs();
   last_pass_ = PassStats{};
+  // Nothing is decided on a cache that is out of sync (capacity-semantics 12): no plan, no
+  // eviction, no expiry of a reservation the watch cannot confirm now, no nudge.
+  if (const std::string hold = cache_->SyncReport().Hold(); !hold.empty()) {
+    Hold(hold, now);
+    return 0;
+  }
+  if (held_since_ms_) {
+    Log(LogLevel::kInfo, "reclaim resumed: the cache is in sync",
+        {{"held_ms", std::to_string(now - *held_since_ms_)}});
+    held_since_ms_.reset();
+    board_.SetHold(std::nullopt);
+    metrics_->SetGauge("capacity_extender_reclaim_held", 0);
+  }
   const bool acts = Acts();
   if (acts && !acted_last_pass_) rederive_ = true;  // a new actor plans every pod again
   acted_last_pass_ = acts;

@@ -156,6 +156,39 @@ TEST_CASE("TLS: the server is verified against the configured CA only", "[kube]"
   CHECK(status.message().find("certificate") != std::string::npos);
 }
 
+// kill -9 of the API server closes its sockets under the client's idle keep-alive connections:
+// reused, one fails before any response byte, over TLS as a truncated stream (no close_notify),
+// over plain HTTP as an end of file. Either is a stale connection: the request goes again on a
+// new one, once, and succeeds against the restarted server.
+TEST_CASE("a request on a connection the killed server left is sent again", "[kube]") {
+  const bool tls = GENERATE(true, false);
+  INFO((tls ? "https" : "http"));
+  TempDir dir;
+  ApiServerDouble::Options options;
+  if (tls) {
+    auto certs = testing::MakeTestCertificates(dir);
+    REQUIRE(certs.error.empty());
+    options.tls_cert = certs.server_cert;
+    options.tls_key = certs.server_key;
+    options.ca_for_clients = certs.ca_cert;
+  }
+  ApiServerDouble server(options);
+  REQUIRE(server.started());
+  auto client = MakeClient(server.Config());
+
+  REQUIRE(client->Get("/api").status == 200);  // its connection stays open, idle in the pool
+  REQUIRE(client->Stats().stale_retries == 0);
+  server.Crash();
+  REQUIRE(server.Revive());
+
+  RestResponse after = client->Get("/api");
+  INFO(after.error);
+  CHECK(after.status == 200);
+  CHECK(client->Stats().stale_retries == 1);
+  CHECK(client->Get("/api").status == 200);  // the new connection is kept alive in turn
+  CHECK(client->Stats().stale_retries == 1);
+}
+
 TEST_CASE("TLS: a client certificate authenticates", "[kube]") {
   TempDir dir;
   auto certs = testing::MakeTestCertificates(dir);

@@ -132,6 +132,30 @@ struct LiveFixture {
   std::string Bind(const std::string& ns, const std::string& name, const std::string& node) {
     return BindAsync(ns, name, node).get();
   }
+  // /filter's Error for the pod as the double has it, on node n1 ("" when it decided).
+  std::string FilterError(const std::string& ns, const std::string& name) {
+    const std::string pod = ObjectJson("pods", ns, name);
+    REQUIRE_FALSE(pod.empty());
+    std::string body = R"({"Pod":)" + pod + R"(,"NodeNames":["n1"]})";
+    rapidjson::Document doc;
+    doc.Parse(service->Filter(body).body.c_str());
+    REQUIRE(doc.IsObject());
+    return doc["Error"].GetString();
+  }
+  // The names /filter passes for the pod on node n1.
+  size_t FilterPasses(const std::string& ns, const std::string& name) {
+    const std::string pod = ObjectJson("pods", ns, name);
+    std::string body = R"({"Pod":)" + pod + R"(,"NodeNames":["n1"]})";
+    rapidjson::Document doc;
+    doc.Parse(service->Filter(body).body.c_str());
+    return doc.IsObject() && doc["NodeNames"].IsArray() ? doc["NodeNames"].Size() : 0;
+  }
+  std::string ObjectJson(const std::string& resource, const std::string& ns,
+                         const std::string& name) {
+    kube::RestResponse r =
+        api.ControlClient()->Get("/api/v1/namespaces/" + ns + "/" + resource + "/" + name);
+    return r.status == 200 ? r.body : "";
+  }
   size_t Reservations() {
     return cache.Read([](const ClusterState& s) { return s.reservations().size(); });
   }
@@ -340,8 +364,10 @@ TEST_CASE("live quotas: a CRD installed after start is watched without a restart
   CHECK_FALSE(f.cache.ready());
   const std::string reason = f.cache.not_ready_reason();
   INFO(reason);
-  CHECK(reason.find("no ElasticQuota API is served") != std::string::npos);
+  CHECK(reason.find("no ElasticQuota API is served (install deploy/crd)") != std::string::npos);
   CHECK(reason.find("scheduling.x-k8s.io/v1alpha1") != std::string::npos);
+  // /filter says so, not "cluster cache not synced yet" (missingQuotaAPI: refuse, the default).
+  CHECK(f.FilterError("late", "big") == "capacity-extender: " + reason);
 
   REQUIRE_FALSE(f.api.Control("install_group", R"({"group":"scheduling.sigs.k8s.io"})").empty());
   f.Create(std::string(kEqSigs) + "late/elasticquotas",
@@ -354,6 +380,40 @@ TEST_CASE("live quotas: a CRD installed after start is watched without a restart
       },
       10s));
   REQUIRE(Poll([&] { return !f.Uid("late", "big").empty(); }, 10s));
+  const std::string over = f.Bind("late", "big", "n1");
+  INFO(over);
+  CHECK(over.find("exceeds the max of ElasticQuota late/late") != std::string::npos);
+  f.live->Stop();
+}
+
+TEST_CASE("live quotas: missingQuotaAPI: allow places pods by node fit until a CRD appears",
+          "[live]") {
+  LiveFixture f("none");
+  f.config.missing_quota_api = "allow";
+  f.Create("/api/v1/nodes", kBigNode);
+  f.Create("/api/v1/namespaces/late/pods", PodJson("late", "big", "2"));
+  f.Start();
+  REQUIRE(f.WaitReady());  // every resource listed; no quota API is allowed
+  REQUIRE(Poll([&] { return !f.Uid("late", "big").empty(); }, 10s));
+  CHECK(f.FilterError("late", "big").empty());
+  CHECK(f.FilterPasses("late", "big") == 1);
+  const SchedulerCache::ReadinessVerdict ready = f.cache.Readiness();
+  CHECK(ready.ready);
+  CHECK(ready.reason.find("no ElasticQuota API is served (install deploy/crd)") !=
+        std::string::npos);
+
+  // The CRD appears with a quota: it is listed, then enforced (max 1 cpu < 2).
+  REQUIRE_FALSE(f.api.Control("install_group", R"({"group":"scheduling.x-k8s.io"})").empty());
+  f.Create(std::string(kEqX) + "late/elasticquotas",
+           QuotaJson("scheduling.x-k8s.io", "late", "late", "1"));
+  REQUIRE(Poll(
+      [&] {
+        return f.cache.Read([](const ClusterState& s) { return s.QuotaFor("late"); }) != nullptr;
+      },
+      10s));
+  REQUIRE(f.WaitReady());
+  CHECK(f.cache.quota_api().served);
+  CHECK(f.FilterPasses("late", "big") == 0);
   const std::string over = f.Bind("late", "big", "n1");
   INFO(over);
   CHECK(over.find("exceeds the max of ElasticQuota late/late") != std::string::npos);
