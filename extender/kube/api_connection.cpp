@@ -2,6 +2,8 @@
 
 #include <openssl/ssl.h>
 
+#include <charconv>
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -89,38 +91,55 @@ void ApiConnection::Close() {
 
 void ApiConnection::Connect(std::chrono::milliseconds timeout,
                             std::function<void(ErrorCode, const char*)> done) {
+  ErrorCode not_numeric;
+  const net::ip::address address = net::ip::make_address(endpoint_.host, not_numeric);
+  unsigned port = 0;
+  const auto [end, port_error] =
+      std::from_chars(endpoint_.port.data(), endpoint_.port.data() + endpoint_.port.size(), port);
+  if (!not_numeric && port_error == std::errc() &&
+      end == endpoint_.port.data() + endpoint_.port.size() && port <= 65535) {
+    return ConnectTo(net::ip::tcp::resolver::results_type::create(
+                         net::ip::tcp::endpoint(address, static_cast<uint16_t>(port)),
+                         endpoint_.host, endpoint_.port),
+                     timeout, std::move(done));
+  }
   auto self = shared_from_this();
   auto resolver = std::make_shared<net::ip::tcp::resolver>(io_);
-  resolver->async_resolve(
-      endpoint_.host, endpoint_.port,
-      [self, resolver, timeout, done = std::move(done)](
-          ErrorCode ec, net::ip::tcp::resolver::results_type results) mutable {
-        if (ec) return done(ec, "resolve");
-        self->Lowest().expires_after(timeout);
-        self->Lowest().async_connect(results, [self, done = std::move(done)](
-                                                  ErrorCode ec,
-                                                  const net::ip::tcp::endpoint&) mutable {
-          if (ec) return done(ec, "connect");
-          self->Lowest().socket().set_option(net::ip::tcp::no_delay(true), ec);
-          if (!self->tls_) {
-            self->open_ = true;
-            return done({}, "");
-          }
-          SSL* ssl = self->tls_->native_handle();
-          if (!IsIpAddress(self->endpoint_.host)) {
-            SSL_set_tlsext_host_name(ssl, self->endpoint_.host.c_str());
-          }
-          if (self->verify_host_) {
-            self->tls_->set_verify_callback(net::ssl::host_name_verification(self->endpoint_.host));
-          }
-          self->tls_->async_handshake(net::ssl::stream_base::client,
-                                      [self, done = std::move(done)](ErrorCode ec) {
-                                        if (ec) return done(ec, "TLS handshake");
-                                        self->open_ = true;
-                                        done({}, "");
-                                      });
-        });
-      });
+  resolver->async_resolve(endpoint_.host, endpoint_.port,
+                          [self, resolver, timeout, done = std::move(done)](
+                              ErrorCode ec, net::ip::tcp::resolver::results_type results) mutable {
+                            if (ec) return done(ec, "resolve");
+                            self->ConnectTo(results, timeout, std::move(done));
+                          });
+}
+
+void ApiConnection::ConnectTo(const net::ip::tcp::resolver::results_type& endpoints,
+                              std::chrono::milliseconds timeout,
+                              std::function<void(ErrorCode, const char*)> done) {
+  auto self = shared_from_this();
+  Lowest().expires_after(timeout);
+  Lowest().async_connect(endpoints, [self, done = std::move(done)](
+                                        ErrorCode ec, const net::ip::tcp::endpoint&) mutable {
+    if (ec) return done(ec, "connect");
+    self->Lowest().socket().set_option(net::ip::tcp::no_delay(true), ec);
+    if (!self->tls_) {
+      self->open_ = true;
+      return done({}, "");
+    }
+    SSL* ssl = self->tls_->native_handle();
+    if (!IsIpAddress(self->endpoint_.host)) {
+      SSL_set_tlsext_host_name(ssl, self->endpoint_.host.c_str());
+    }
+    if (self->verify_host_) {
+      self->tls_->set_verify_callback(net::ssl::host_name_verification(self->endpoint_.host));
+    }
+    self->tls_->async_handshake(net::ssl::stream_base::client,
+                                [self, done = std::move(done)](ErrorCode ec) {
+                                  if (ec) return done(ec, "TLS handshake");
+                                  self->open_ = true;
+                                  done({}, "");
+                                });
+  });
 }
 
 void ApiConnection::Exchange(std::shared_ptr<ApiRequest> request, std::chrono::milliseconds timeout,

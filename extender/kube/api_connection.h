@@ -48,7 +48,9 @@ class ApiConnection : public std::enable_shared_from_this<ApiConnection> {
   ApiConnection(boost::asio::io_context& io, const ApiEndpoint& endpoint,
                 boost::asio::ssl::context* tls_context, bool verify_host);
 
-  // Resolves, connects and (TLS) handshakes within `timeout`. `stage` names what failed.
+  // Resolves, connects and (TLS) handshakes within `timeout`. `stage` names what failed. A host
+  // that is an IP address is not resolved: asio's resolver starts a thread of its own (once per
+  // io_context) on first use, which a client that only ever talks to an IP address never needs.
   void Connect(std::chrono::milliseconds timeout,
                std::function<void(ErrorCode, const char* stage)> done);
 
@@ -71,6 +73,10 @@ class ApiConnection : public std::enable_shared_from_this<ApiConnection> {
 
  private:
   boost::beast::tcp_stream& Lowest();
+  // Connect's steps after the name is resolved.
+  void ConnectTo(const boost::asio::ip::tcp::resolver::results_type& endpoints,
+                 std::chrono::milliseconds timeout,
+                 std::function<void(ErrorCode, const char* stage)> done);
   template <class F>
   void WithStream(F&& f) {
     if (tls_) {

@@ -9,10 +9,12 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include <atomic>
 #include <deque>
 #include <future>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -92,12 +94,21 @@ bool IsStaleConnection(const beast::error_code& ec) {
 
 class RestClient::Impl {
  public:
+  using Clock = std::chrono::steady_clock;
+
   struct Call final : CallHandle, std::enable_shared_from_this<Call> {
     Impl* impl = nullptr;
     std::string method, path, body, content_type;
     ResponseCallback done;
     std::string token;
     std::chrono::milliseconds timeout{0};
+    std::optional<Clock::time_point> send_by;
+    std::function<void()> on_written;
+    Clock::time_point created = Clock::now();
+    std::chrono::microseconds queued{0};  // until the (last) write began
+    // Fires at send_by while the request is not written yet (see ExpireUnsent).
+    std::unique_ptr<net::steady_timer> send_timer;
+    bool written = false;  // the current attempt's request went (at least partly) on the wire
     bool retried_unauthorized = false;
     bool retried_stale = false;
     bool cancelled = false;
@@ -211,6 +222,15 @@ class RestClient::Impl {
       call->connection = connection;
       connection->Connect(
           call->timeout, [this, call, connection](beast::error_code ec, const char* stage) {
+            if (call->finished) {  // its send_by passed meanwhile: the connection serves others
+              if (!ec && !shutting_down_ && connection->is_open()) {
+                idle_.push_back(connection);
+              } else {
+                connection->Close();
+                --open_;
+              }
+              return Pump();
+            }
             if (ec || call->cancelled) {
               connection->Close();
               --open_;
@@ -236,6 +256,20 @@ class RestClient::Impl {
 
   void Run(const std::shared_ptr<Call>& call, const std::shared_ptr<ApiConnection>& connection,
            bool reused) {
+    if (call->send_by && Clock::now() >= *call->send_by) {
+      // Never written after its deadline. The connection is healthy: back to the pool, where
+      // the caller's loop (Pump) or the next Dispatch takes it.
+      call->connection.reset();
+      idle_.push_back(connection);
+      ExpireUnsent(call);
+      net::post(io_, [this] { Pump(); });  // not inline: Run may be inside Pump's loop
+      return;
+    }
+    call->send_timer.reset();  // cancels it
+    call->written = true;
+    call->queued =
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - call->created);
+    if (call->on_written) call->on_written();
     call->connection = connection;
     call->token = CurrentToken();
     auto request =
@@ -262,7 +296,7 @@ class RestClient::Impl {
                 --open_;
               }
               idle_.clear();
-              Dispatch(call);
+              Redispatch(call);  // the closed connection never delivered it
             } else {
               Finish(call,
                      {0, "",
@@ -281,7 +315,7 @@ class RestClient::Impl {
               !call->retried_unauthorized && config_.token->ForceReload() &&
               CurrentToken() != call->token) {
             call->retried_unauthorized = true;
-            Dispatch(call);
+            Redispatch(call);  // refused unauthenticated: not acted on
           } else {
             Finish(call, {status, std::move(response.body()), ""});
           }
@@ -298,9 +332,52 @@ class RestClient::Impl {
     }
   }
 
+  // Sends a call again whose written request was not acted on: its deadline applies again.
+  void Redispatch(const std::shared_ptr<Call>& call) {
+    call->written = false;
+    ArmSendDeadline(call);
+    Dispatch(call);
+  }
+
+  // Arms the call's send_by timer (calls without one never expire unsent).
+  void ArmSendDeadline(const std::shared_ptr<Call>& call) {
+    if (!call->send_by) return;
+    call->send_timer = std::make_unique<net::steady_timer>(io_, *call->send_by);
+    call->send_timer->async_wait([this, call](beast::error_code ec) {
+      if (ec || call->finished || call->written) return;
+      ExpireUnsent(call);
+    });
+  }
+
+  // The call's send_by passed before its request was written: it finishes now, never sent. A
+  // connection still being set up for it stays and serves the next call (see Dispatch).
+  void ExpireUnsent(const std::shared_ptr<Call>& call) {
+    for (auto it = waiting_.begin(); it != waiting_.end(); ++it) {
+      if (*it == call) {
+        waiting_.erase(it);
+        break;
+      }
+    }
+    RestResponse response{
+        0, "",
+        call->method + " " + call->path + ": not sent: its deadline passed after " +
+            std::to_string(
+                std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - call->created)
+                    .count()) +
+            " ms waiting for a connection"};
+    response.send_deadline_passed = true;
+    Finish(call, std::move(response));
+  }
+
   void Finish(const std::shared_ptr<Call>& call, RestResponse response) {
     if (call->finished) return;
     call->finished = true;
+    call->send_timer.reset();  // cancels it; no timer outlives its call's end
+    response.sent = call->written;
+    response.queued =
+        call->written
+            ? call->queued
+            : std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - call->created);
     ++requests_;
     active_.erase(call);
     auto done = std::move(call->done);
@@ -479,11 +556,23 @@ std::shared_ptr<CallHandle> RestClient::SendAsync(std::string method, std::strin
                                                   std::string body, std::string content_type,
                                                   ResponseCallback done,
                                                   std::chrono::milliseconds timeout) {
+  CallOptions options;
+  options.timeout = timeout;
+  return SendAsync(std::move(method), std::move(path), std::move(body), std::move(content_type),
+                   std::move(done), std::move(options));
+}
+
+std::shared_ptr<CallHandle> RestClient::SendAsync(std::string method, std::string path,
+                                                  std::string body, std::string content_type,
+                                                  ResponseCallback done, CallOptions options) {
   auto call = impl_->NewCall(std::move(method), std::move(path), std::move(body),
                              std::move(content_type), std::move(done));
-  call->timeout = timeout.count() > 0 ? timeout : impl_->options_.request_timeout;
+  call->timeout = options.timeout.count() > 0 ? options.timeout : impl_->options_.request_timeout;
+  call->send_by = options.send_by;
+  call->on_written = std::move(options.on_written);
   net::post(impl_->io_, [impl = impl_.get(), call] {
     impl->active_.insert(call);
+    impl->ArmSendDeadline(call);
     impl->Dispatch(call);
   });
   return call;
