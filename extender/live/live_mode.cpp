@@ -1,5 +1,6 @@
 #include "extender/live/live_mode.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <map>
 #include <set>
@@ -25,25 +26,50 @@ std::string Describe(const kube::ApiWriteResult& r) {
                             : fmt::format("HTTP {} {}: {}", r.http_status, r.reason, r.message);
 }
 
-// Binding through the API client: completes on the client thread, no thread per bind. A binding
-// is given the extender's own request deadline: kube-scheduler stops waiting soon after it.
+// Once written, a Binding waits this long for the API server's answer. Longer than
+// kube-scheduler's httpTimeout on purpose: a Binding cut short could still be made by the API
+// server after we answered the error, so we keep waiting and let a retry join the outcome
+// (architecture.md "How a /bind travels"). The API server's own request timeout is 60 s.
+constexpr std::chrono::milliseconds kBindingAnswerTimeout{30000};
+
+// Binding through the Binding client: completes on that client's thread, no thread per bind. The
+// POST is never written after the bind's deadline (CallOptions::send_by). Keeps the gauge of
+// Bindings waiting for a connection.
 class LiveBinder final : public PodBinder {
  public:
-  LiveBinder(kube::RestClient* client, std::chrono::milliseconds timeout)
-      : binder_(client), timeout_(timeout) {}
+  LiveBinder(kube::RestClient* client, Metrics* metrics) : binder_(client), metrics_(metrics) {
+    metrics_->AddGauge("capacity_extender_binds_queued", 0);  // rendered from the start
+  }
   void Bind(const BindRequest& r, BindDone done) override {
+    Queued(+1);
+    // Runs once per call at most: a re-send after a stale connection re-queues nothing.
+    auto written = std::make_shared<std::atomic<bool>>(false);
+    kube::CallOptions options;
+    options.timeout = kBindingAnswerTimeout;
+    options.send_by = r.deadline;
+    options.on_written = [this, written] {
+      if (!written->exchange(true)) Queued(-1);
+    };
     binder_.BindAsync(
         r.ns, r.name, r.uid, r.node,
-        [done = std::move(done)](kube::ApiWriteResult result) {
-          done(
-              BindOutcome{result.ok, result.http_status, result.ok ? "" : Describe(result), false});
+        [this, written, done = std::move(done)](kube::ApiWriteResult result) {
+          if (!written->exchange(true)) Queued(-1);
+          BindOutcome outcome;
+          outcome.ok = result.ok;
+          outcome.http_status = result.http_status;
+          outcome.error = result.ok ? "" : Describe(result);
+          outcome.may_have_bound = !result.ok && result.http_status == 0 && result.sent;
+          outcome.deadline_passed = result.send_deadline_passed;
+          outcome.queued = result.queued;
+          done(std::move(outcome));
         },
-        timeout_);
+        std::move(options));
   }
 
  private:
+  void Queued(int delta) { metrics_->AddGauge("capacity_extender_binds_queued", delta); }
   kube::Binder binder_;
-  std::chrono::milliseconds timeout_;
+  Metrics* metrics_;
 };
 
 // Evictions and nudges are rare: the reclaim loop waits for each on its own thread.
@@ -105,6 +131,16 @@ class LiveModeImpl final : public LiveMode {
       *error = s.message();
       return false;
     }
+    // Bindings on a client of their own: never queued behind a relist, a status patch or an
+    // Event, nor those behind binds. /bind bounds the calls (maxBindsInFlight).
+    kube::RestClientOptions bind_options;
+    bind_options.max_connections = static_cast<std::size_t>(config_.bind_connections);
+    bind_options.max_queued = static_cast<std::size_t>(config_.max_binds_in_flight);
+    bind_options.request_timeout = kBindingAnswerTimeout;
+    if (Status s = kube::RestClient::Create(kube_config, bind_options, &bind_client_); !s.ok()) {
+      *error = s.message();
+      return false;
+    }
     kube::DiscoveredApis apis;
     if (Status s = kube::DiscoverApis(client_.get(), &apis); !s.ok()) {
       *error = s.message();
@@ -144,11 +180,12 @@ class LiveModeImpl final : public LiveMode {
     // Calls still in flight (a binding past the drain) complete now, with "cancelled", while
     // the service they answer through still exists. The binder, evictor and nudger must not be
     // used after Stop().
+    bind_client_.reset();
     client_.reset();
   }
 
   std::unique_ptr<PodBinder> MakeBinder() override {
-    return std::make_unique<LiveBinder>(client_.get(), config_.request_timeout);
+    return std::make_unique<LiveBinder>(bind_client_.get(), metrics_);
   }
   std::unique_ptr<Evictor> MakeEvictor() override {
     return std::make_unique<LiveEvictor>(client_.get());
@@ -327,6 +364,7 @@ class LiveModeImpl final : public LiveMode {
   CacheSink sink_;
   kube::InformerOptions base_;
   std::unique_ptr<kube::RestClient> client_;
+  std::unique_ptr<kube::RestClient> bind_client_;  // Bindings only
   std::unique_ptr<kube::InformerSet> informers_;
   std::map<std::string, QuotaInformer> quota_informers_;  // by group; main/background thread
   std::set<std::string> reported_unusable_;
