@@ -27,6 +27,21 @@ bool IsIpAddress(const std::string& host) {
 
 }  // namespace
 
+std::string DescribeError(const beast::error_code& ec, std::chrono::milliseconds timeout) {
+  if (ec == beast::error::timeout)
+    return "timed out after " + std::to_string(timeout.count()) + " ms";
+  if (ec == net::error::eof || ec == beast_http::error::end_of_stream ||
+      ec == beast_http::error::partial_message) {
+    return "connection closed by the server";
+  }
+  return ec.message();
+}
+
+bool IsStaleConnection(const beast::error_code& ec) {
+  return ec == net::error::eof || ec == beast_http::error::end_of_stream ||
+         ec == net::error::connection_reset || ec == net::error::broken_pipe;
+}
+
 bool ParseApiEndpoint(const std::string& url, ApiEndpoint* out, std::string* error) {
   ApiEndpoint endpoint;
   std::string rest;

@@ -41,6 +41,12 @@ namespace beast_http = boost::beast::http;
 using ApiRequest = beast_http::request<beast_http::string_body>;
 using ApiResponse = beast_http::response<beast_http::string_body>;
 
+// A transport error of an ApiConnection in words ("timed out after 500 ms", "connection closed by
+// the server", else the error's own message).
+std::string DescribeError(const boost::beast::error_code& ec, std::chrono::milliseconds timeout);
+// A closed keep-alive connection shows up on reuse as one of these, before any response byte.
+bool IsStaleConnection(const boost::beast::error_code& ec);
+
 class ApiConnection : public std::enable_shared_from_this<ApiConnection> {
  public:
   using ErrorCode = boost::beast::error_code;

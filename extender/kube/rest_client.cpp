@@ -1,10 +1,5 @@
 #include "extender/kube/rest_client.h"
 
-#include <openssl/err.h>
-#include <openssl/pem.h>
-#include <openssl/ssl.h>
-#include <openssl/x509.h>
-
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
@@ -13,16 +8,15 @@
 
 #include <atomic>
 #include <deque>
-#include <future>
 #include <optional>
 #include <set>
-#include <stdexcept>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "extender/kube/api_connection.h"
 #include "extender/kube/kube_log.h"
+#include "extender/kube/tls_client_context.h"
 
 namespace capext::kube {
 namespace {
@@ -32,63 +26,6 @@ namespace beast = boost::beast;
 
 constexpr size_t kMaxWatchLine = 64u << 20;  // one event larger than this is a broken stream
 constexpr size_t kMaxErrorBody = 64u << 10;  // kept of a non-200 watch response
-
-// Adds every certificate of a PEM bundle to `store`; returns how many.
-int AddPemCertificates(X509_STORE* store, const std::string& pem) {
-  BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
-  if (bio == nullptr) return 0;
-  int added = 0;
-  while (X509* cert = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) {
-    if (X509_STORE_add_cert(store, cert) == 1) ++added;
-    X509_free(cert);
-  }
-  ERR_clear_error();  // the loop ends on a "no start line" error
-  BIO_free(bio);
-  return added;
-}
-
-// The one TLS context of the client. Throws std::exception on unusable material.
-std::unique_ptr<net::ssl::context> MakeTlsContext(const KubeConfig& config) {
-  auto context = std::make_unique<net::ssl::context>(net::ssl::context::tls_client);
-  SSL_CTX* native = context->native_handle();
-  SSL_CTX_set_min_proto_version(native, TLS1_2_VERSION);
-  if (config.insecure_skip_tls_verify) {
-    context->set_verify_mode(net::ssl::verify_none);
-  } else {
-    context->set_verify_mode(net::ssl::verify_peer);
-    if (config.ca_pem.empty()) context->set_default_verify_paths();
-  }
-  if (!config.ca_pem.empty()) {
-    // A store of its own: only the cluster CA is trusted, never the system roots.
-    X509_STORE* store = X509_STORE_new();
-    if (AddPemCertificates(store, config.ca_pem) == 0) {
-      X509_STORE_free(store);
-      throw std::runtime_error("the certificate-authority data holds no PEM certificate");
-    }
-    SSL_CTX_set_cert_store(native, store);  // takes ownership
-  }
-  if (!config.client_cert_pem.empty()) {
-    context->use_certificate_chain(net::buffer(config.client_cert_pem));
-    context->use_private_key(net::buffer(config.client_key_pem), net::ssl::context::pem);
-  }
-  return context;
-}
-
-std::string DescribeError(const beast::error_code& ec, std::chrono::milliseconds timeout) {
-  if (ec == beast::error::timeout)
-    return "timed out after " + std::to_string(timeout.count()) + " ms";
-  if (ec == net::error::eof || ec == beast_http::error::end_of_stream ||
-      ec == beast_http::error::partial_message) {
-    return "connection closed by the server";
-  }
-  return ec.message();
-}
-
-// A closed keep-alive connection shows up on reuse as one of these, before any response byte.
-bool IsStaleConnection(const beast::error_code& ec) {
-  return ec == net::error::eof || ec == beast_http::error::end_of_stream ||
-         ec == net::error::connection_reset || ec == net::error::broken_pipe;
-}
 
 }  // namespace
 
@@ -578,38 +515,6 @@ std::shared_ptr<CallHandle> RestClient::SendAsync(std::string method, std::strin
   return call;
 }
 
-RestResponse RestClient::Send(const std::string& method, const std::string& path, std::string body,
-                              const std::string& content_type, std::stop_token stop) {
-  if (impl_->OnClientThread()) {
-    return {0, "", method + " " + path + ": a blocking call on the client thread would deadlock"};
-  }
-  std::promise<RestResponse> promise;
-  std::future<RestResponse> future = promise.get_future();
-  auto handle = SendAsync(method, path, std::move(body), content_type,
-                          [&promise](RestResponse r) { promise.set_value(std::move(r)); });
-  std::stop_callback on_stop(stop, [&handle] { handle->Cancel(); });
-  return future.get();
-}
-
-RestResponse RestClient::Get(const std::string& path, std::stop_token stop) {
-  return Send("GET", path, "", "", stop);
-}
-RestResponse RestClient::Post(const std::string& path, std::string body,
-                              const std::string& content_type) {
-  return Send("POST", path, std::move(body), content_type);
-}
-RestResponse RestClient::Put(const std::string& path, std::string body,
-                             const std::string& content_type) {
-  return Send("PUT", path, std::move(body), content_type);
-}
-RestResponse RestClient::Patch(const std::string& path, std::string body,
-                               const std::string& content_type) {
-  return Send("PATCH", path, std::move(body), content_type);
-}
-RestResponse RestClient::Delete(const std::string& path) {
-  return Send("DELETE", path, "", "");
-}
-
 std::shared_ptr<CallHandle> RestClient::WatchAsync(std::string path,
                                                    std::chrono::milliseconds inactivity_timeout,
                                                    LineCallback on_line,
@@ -622,23 +527,6 @@ std::shared_ptr<CallHandle> RestClient::WatchAsync(std::string path,
   watch->done = std::move(done);
   net::post(impl_->io_, [impl = impl_.get(), watch] { impl->StartWatch(watch); });
   return watch;
-}
-
-WatchResult RestClient::Watch(const std::string& path, std::chrono::milliseconds inactivity_timeout,
-                              const LineCallback& on_line, std::stop_token stop) {
-  if (impl_->OnClientThread()) {
-    WatchResult result;
-    result.error = "watch " + path + ": a blocking call on the client thread would deadlock";
-    return result;
-  }
-  std::promise<WatchResult> promise;
-  std::future<WatchResult> future = promise.get_future();
-  auto handle = WatchAsync(path, inactivity_timeout, on_line,
-                           [&promise](WatchResult r) { promise.set_value(std::move(r)); });
-  std::stop_callback on_stop(stop, [&handle] { handle->Cancel(); });
-  WatchResult result = future.get();
-  if (stop.stop_requested()) result.stopped = true;
-  return result;
 }
 
 }  // namespace capext::kube
