@@ -52,7 +52,7 @@ struct ExtenderConfig {
   // bindDeadline / --bind-deadline: no Binding is sent later than this after its /bind arrived;
   // kube-scheduler's httpTimeout (5s in deploy/) minus a margin for the Binding's round trip.
   std::chrono::milliseconds bind_deadline{4000};
-  int max_binds_in_flight = 256;  // maxBindsInFlight / --max-binds-in-flight
+  int max_binds_in_flight = 2048;  // maxBindsInFlight / --max-binds-in-flight
   int bind_connections = 16;      // bindConnections / --bind-connections
 
   // Accounting and reclaim.

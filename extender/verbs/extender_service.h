@@ -30,7 +30,7 @@ struct ServiceOptions {
   // No Binding is sent later than this after its /bind arrived (bindDeadline).
   std::chrono::milliseconds bind_deadline{4000};
   // Binds reserved and waiting for their Binding's end, at most (maxBindsInFlight).
-  std::size_t max_binds_in_flight = 256;
+  std::size_t max_binds_in_flight = 2048;
 };
 
 class ExtenderService {

@@ -67,6 +67,9 @@ Control endpoints for tests (no authentication; JSON bodies; all answer JSON):
         same defaults, uids, events and errors), under one lock: for setting up big clusters.
         Answers {"created":N,"first":RV,"last":RV}; stops at the first invalid item (4xx).
   GET  /_double/requests[?since=SEQ]          request log; POST /_double/requests/clear
+        Each entry: seq, method, path, query, content_type, body (first 64 KiB), status, and
+        "arrived" / "answered": time.monotonic() (CLOCK_MONOTONIC, the clock of C++'s
+        steady_clock on Linux) when its headers had been read and when its answer was written.
   GET  /_double/state                         resourceVersion, history floor, open watches
   GET  /_double/objects?resource=pods[&group=..]   every stored object, sorted by key
   POST /_double/expire_events {}               delete every Event now (as the apiserver's event
@@ -1240,6 +1243,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         entry, self.log_entry = self.log_entry, None
         if entry is not None:
             entry["status"] = self.status_code
+            entry["answered"] = time.monotonic()
             self.api.record(entry)
 
     def common_headers(self, content_type):
@@ -1288,6 +1292,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return bool(getpeercert and getpeercert())
 
     def dispatch(self, method):
+        arrived = time.monotonic()  # before the body is read or any delay is slept
         url = urllib.parse.urlsplit(self.path)
         path = url.path.rstrip("/") or "/"
         query = urllib.parse.parse_qs(url.query, keep_blank_values=True)
@@ -1297,7 +1302,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.log_entry = None
         if self.api.request_log and not path.startswith("/_double/"):
             self.log_entry = {"method": method, "path": path, "query": url.query,
-                              "content_type": content_type,
+                              "arrived": arrived, "content_type": content_type,
                               "body": body[:65536].decode("utf-8", "replace")}
         try:
             if path.startswith("/_double/"):
@@ -1474,6 +1479,11 @@ class DoubleServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
     ssl_context = None
+    # The listen backlog, as Go's listener asks (the kernel caps it at net.core.somaxconn).
+    # socketserver's default of 5 drops connections of a burst (hundreds of clients connecting at
+    # once): the client's connect may complete while the server has not accepted it yet, and its
+    # request then waits in the kernel for seconds, or until a SYN retry a second later.
+    request_queue_size = 4096
 
     def finish_request(self, request, client_address):
         # The TLS handshake runs here, on the connection's own thread, so a slow client cannot
