@@ -53,7 +53,7 @@ struct ExtenderConfig {
   // kube-scheduler's httpTimeout (5s in deploy/) minus a margin for the Binding's round trip.
   std::chrono::milliseconds bind_deadline{4000};
   int max_binds_in_flight = 2048;  // maxBindsInFlight / --max-binds-in-flight
-  int bind_connections = 16;      // bindConnections / --bind-connections
+  int bind_connections = 16;       // bindConnections / --bind-connections
 
   // Accounting and reclaim.
   std::chrono::milliseconds reservation_ttl{60000};  // reservationTTL / --reservation-ttl
