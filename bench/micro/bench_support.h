@@ -1,6 +1,6 @@
 // Shared pieces of the extender micro-benchmarks (filter_bench, preempt_bench, bind_bench):
 // synthetic clusters built straight into a ClusterState, real-sized request bodies shaped like
-// the captured kube-scheduler payloads (../shared/fixtures/kube-scheduler), a keep-alive HTTP
+// the captured kube-scheduler payloads (tests/fixtures/kube-scheduler), a keep-alive HTTP
 // load client on plain POSIX sockets, percentiles, heap measurement and the JSON report.
 // Header-only; each benchmark is one executable. Nothing here is used by the product.
 #pragma once
@@ -275,7 +275,7 @@ inline std::vector<std::string> NodeNames(int count, int stride = 1) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Request bodies, shaped like ../shared/fixtures/kube-scheduler/filter-nodecache-001.request.json
+// Request bodies, shaped like tests/fixtures/kube-scheduler/filter-nodecache-001.request.json
 // (a kubectl-applied pod as kube-scheduler sends it: managedFields, the last-applied annotation,
 // the service-account volume, default tolerations; ~2.8 KB).
 struct PodSpecText {

@@ -3,7 +3,7 @@
 // ports: the API-server TEST DOUBLE (tests/apiserver_double/apiserver_double.py), the real
 // `capacity-extender serve --kubeconfig F` (build-release/extender/capacity-extender, every flag
 // at its default), and this program, which replays kube-scheduler's requests built from the
-// captured ones (../shared/fixtures/kube-scheduler). Only the extender process is measured, from
+// captured ones (tests/fixtures/kube-scheduler). Only the extender process is measured, from
 // /proc (podcost_process_stats.h), never the double or this client.
 //  1. per-pod cost, 500 and 5,000 nodes: per pod a create (watch ADDED), /filter, /prioritize,
 //     /bind (Binding POSTed by the extender, watch MODIFIED) and the status.used write-back;
@@ -50,7 +50,7 @@ constexpr const char* kUsage =
     "  --churn-pods N    pods per cycle (3000; quick 1000)\n"
     "  --extender BIN    capacity-extender (default: ../extender/capacity-extender beside this)\n"
     "  --double SCRIPT   the API-server double (tests/apiserver_double/apiserver_double.py)\n"
-    "  --fixtures DIR    kube-scheduler captures (../shared/fixtures/kube-scheduler)\n"
+    "  --fixtures DIR    kube-scheduler captures (tests/fixtures/kube-scheduler)\n"
     "  --keep-logs DIR   copy the processes' logs there";
 
 std::vector<int> IntList(const std::string& text) {
@@ -261,7 +261,7 @@ int main(int argc, char** argv) {
   if (!std::filesystem::exists(env.double_script))
     env.double_script = (exe_dir / "../../tests/apiserver_double/apiserver_double.py").string();
   std::string error;
-  if (!env.objects.Load(args.Str("--fixtures", "../shared/fixtures/kube-scheduler"), &error)) {
+  if (!env.objects.Load(args.Str("--fixtures", "tests/fixtures/kube-scheduler"), &error)) {
     std::fprintf(stderr, "bench_podcost_bench: %s (run from the repository root)\n", error.c_str());
     return 1;
   }

@@ -1,6 +1,6 @@
 // The objects and request bodies of bench_podcost_bench, made from the captures so that what the
 // extender parses is what a real kube-scheduler and kube-apiserver send:
-//  * the pod: ../shared/fixtures/kube-scheduler/filter-nodecache-001.request.raw.json, the exact
+//  * the pod: tests/fixtures/kube-scheduler/filter-nodecache-001.request.raw.json, the exact
 //    bytes kube-scheduler 1.26 POSTed to /filter (Go encoding/json of a kubectl-applied pod with
 //    managedFields, ~2.8 KB). Its name, namespace, uid and resourceVersion (and, for pods created
 //    bound or unschedulable, spec.nodeName and status) are substituted as text, so the encoding
@@ -93,7 +93,7 @@ struct PodFields {
 
 class ClusterObjects {
  public:
-  // Reads the two captures under `fixtures_dir` (../shared/fixtures/kube-scheduler).
+  // Reads the two captures under `fixtures_dir` (tests/fixtures/kube-scheduler).
   bool Load(const std::string& fixtures_dir, std::string* error) {
     const std::string filter =
         ReadWholeFile(fixtures_dir + "/filter-nodecache-001.request.raw.json");

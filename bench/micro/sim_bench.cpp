@@ -5,10 +5,10 @@
 //  2. a 1,000,000-pod synthetic trace on 5,000 nodes: generation + simulation + reports in
 //     memory, wall time (target < 60 s) and peak RSS - skipped with --quick unless
 //     --million-pods is given.
-//  3. the Alibaba trace (8,152 pods, 1,523 nodes) with bench/examples/alibaba-quotas.yaml, when
-//     ../shared/data is there: wall time of the acceptance run.
+//  3. the Alibaba trace (8,152 pods, 1,523 nodes, bench/data/alibaba-gpu-v2023) with
+//     bench/examples/alibaba-quotas.yaml: wall time of the acceptance run.
 // Prints the numbers and writes out/bench/sim_bench.json (or --json FILE). Medians over repeats;
-// run it from the repository root (the trace part reads bench/examples/ and ../shared/).
+// run it from the repository root (the trace part reads bench/examples/ and bench/data/).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -78,18 +78,18 @@ int main(int argc, char** argv) {
   const Args args = Args::Parse(
       argc, argv,
       "Usage: bench_sim_bench [--json FILE] [--quick] [--nodes N] [--pods N] [--repeat N]\n"
-      "                       [--million-pods N] [--shared DIR]\n"
+      "                       [--million-pods N] [--trace-dir DIR]\n"
       "  --nodes N         cluster size for the decisions/s runs (default 5000)\n"
       "  --pods N          pods per decisions/s run (default 200000; --quick 50000)\n"
       "  --repeat N        decisions/s runs, median reported (default 3; --quick 1)\n"
       "  --million-pods N  pods of the big run (default 1000000; 0 skips; --quick skips)\n"
-      "  --shared DIR      the shared data directory (default ../shared)");
+      "  --trace-dir DIR   the Alibaba trace's CSVs (default bench/data/alibaba-gpu-v2023)");
   Report report("sim_bench");
   const int nodes = args.Int("--nodes", 5000);
   const int64_t pods = args.Int("--pods", args.quick ? 50'000 : 200'000);
   const int repeat = std::max(1, args.Int("--repeat", args.quick ? 1 : 3));
   const int64_t million = args.Int("--million-pods", args.quick ? 0 : 1'000'000);
-  const std::string shared = args.Str("--shared", "../shared");
+  const std::string data = args.Str("--trace-dir", "bench/data/alibaba-gpu-v2023") + "/";
   report.Number("machine.cores", static_cast<double>(std::thread::hardware_concurrency()));
 
   // 1. decisions/s.
@@ -153,7 +153,6 @@ int main(int argc, char** argv) {
   }
 
   // 3. The Alibaba trace, as the acceptance command runs it.
-  const std::string data = shared + "/data/alibaba-gpu-v2023/";
   SimCliConfig config;
   bool help = false;
   Status parsed =
@@ -174,7 +173,7 @@ int main(int argc, char** argv) {
                 trace.workload.pods.size(), trace.nodes.size(), Median(walls), repeat);
     report.Number("trace.wall_seconds_median", Median(walls));
   } else {
-    report.Note("trace", "skipped: run from the repository root with ../shared/data present");
+    report.Note("trace", "skipped: run from the repository root (or give --trace-dir)");
     std::printf("Alibaba trace: skipped (no %s)\n", data.c_str());
   }
   report.Number("process.peak_rss_bytes", static_cast<double>(PeakResidentBytes()));

@@ -1,4 +1,4 @@
-// Scenario files (../shared/scenarios/README.md): a cluster, a list of events (create a pod,
+// Scenario files (docs/scenarios.md): a cluster, a list of events (create a pod,
 // delete a pod, advance the clock) and expectations checked after given events (bound, evicted,
 // untouched, pending with a reason). RunScenario plays them through SchedulerLoop and reports one
 // line per expectation.

@@ -19,7 +19,7 @@ namespace {
 std::string Usage() {
   return fmt::format(
       "usage: capacity-sim scenario [--quota-semantics NAME] FILE...\n\n"
-      "Runs scenario files (see ../shared/scenarios/README.md) through the core, playing\n"
+      "Runs scenario files (see docs/scenarios.md) through the core, playing\n"
       "kube-scheduler and the reclaim controller, and prints one line per expectation and\n"
       "a final 'N passed, N failed'. Exit 0 when all pass, 1 on a failure, 2 when a file\n"
       "cannot be read or on bad usage.\n\n"

@@ -1,4 +1,4 @@
-// Readers for the Alibaba GPU cluster trace v2023 (../shared/data/alibaba-gpu-v2023, the CSVs of
+// Readers for the Alibaba GPU cluster trace v2023 (bench/data/alibaba-gpu-v2023, the CSVs of
 // the ATC'23 paper "Beware of Fragmentation").
 //
 // Node list (`sn,cpu_milli,memory_mib,gpu,model`) -> one Node per row, named by `sn`:

@@ -2,7 +2,7 @@
 """apiserver_double.py -- a TEST DOUBLE of kube-apiserver. It is NOT a real API server.
 
 It imitates, for our tests only, the HTTP/1.1 wire format recorded from a real kube-apiserver 1.26
-in shared/fixtures/kube-apiserver/ (see its README): Status error bodies, list paging with
+in tests/fixtures/kube-apiserver/ (see its README): Status error bodies, list paging with
 metadata.continue / remainingItemCount, watch streams (one chunk per `{"type":..,"object":..}\\n`
 event, BOOKMARK objects, 410 "too old resource version" as an ERROR event inside a 200 stream),
 the pods/binding and pods/eviction subresources, and status subresources. It keeps everything in

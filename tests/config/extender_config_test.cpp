@@ -14,6 +14,7 @@
 
 #include "config/config_fields.h"
 #include "config/duration_text.h"
+#include "tests/support/test_paths.h"
 
 namespace capext {
 namespace {
@@ -203,7 +204,7 @@ TEST_CASE("the config file: unreadable, not YAML, two documents, not a map") {
 }
 
 TEST_CASE("the deploy config lists every key and is valid") {
-  const std::string path = std::string(CE_SOURCE_DIR) + "/deploy/config/extender-config.yaml";
+  const std::string path = capext::test::SourcePath("deploy/config/extender-config.yaml");
   if (!std::filesystem::exists(path)) {
     WARN("deploy/config/extender-config.yaml not written yet");
     return;

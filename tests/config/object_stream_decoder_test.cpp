@@ -17,6 +17,7 @@
 
 #include "config/yaml_json.h"
 #include "tests/support/object_decoding.h"
+#include "tests/support/test_paths.h"
 
 namespace capext {
 namespace {
@@ -68,12 +69,20 @@ void CollectFromCapture(const std::string& text, std::set<std::string>* out) {
 
 std::set<std::string> FixtureObjects() {
   std::set<std::string> objects;
-  const fs::path captures = fs::path(CE_SHARED_DIR) / "fixtures" / "kube-apiserver";
+  const fs::path captures = fs::path(capext::test::SourcePath("tests/fixtures/kube-apiserver"));
   for (const auto& entry : fs::directory_iterator(captures)) {
     if (entry.is_regular_file()) CollectFromCapture(ReadFile(entry.path()), &objects);
   }
-  for (const auto& entry :
-       fs::recursive_directory_iterator(fs::path(CE_SOURCE_DIR) / "tests" / "fixtures")) {
+  // Our own manifests; the captures are read above (kube-apiserver's) or are extender traffic
+  // (kube-scheduler's, whose objects the wire tests cover).
+  for (auto it = fs::recursive_directory_iterator(capext::test::SourcePath("tests/fixtures"));
+       it != fs::recursive_directory_iterator(); ++it) {
+    const fs::directory_entry& entry = *it;
+    const std::string name = entry.path().filename().string();
+    if (entry.is_directory() && (name == "kube-apiserver" || name == "kube-scheduler")) {
+      it.disable_recursion_pending();
+      continue;
+    }
     if (!entry.is_regular_file()) continue;
     const std::string ext = entry.path().extension().string();
     if (ext != ".yaml" && ext != ".json") continue;

@@ -14,13 +14,14 @@
 #include <string>
 #include <vector>
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_paths.h"
 
 namespace capext {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kFixtures = std::string(CE_SOURCE_DIR) + "/tests/fixtures";
+const std::string kFixtures = capext::test::SourcePath("tests/fixtures");
 
 struct Run {
   int exit_code = -1;
@@ -145,7 +146,7 @@ TEST_CASE("a child's max above its parent's max is a warning: exit 0, the number
 }
 
 TEST_CASE("everything under deploy/ passes") {
-  const std::string deploy = std::string(CE_SOURCE_DIR) + "/deploy";
+  const std::string deploy = capext::test::SourcePath("deploy");
   if (!fs::exists(deploy)) {
     WARN("deploy/ not written yet");
     return;

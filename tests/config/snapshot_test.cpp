@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/quota_admission.h"
+#include "tests/support/test_paths.h"
 
 namespace capext {
 namespace {
@@ -229,7 +230,7 @@ TEST_CASE("empty input and empty documents", "[snapshot]") {
 }
 
 TEST_CASE("LoadSnapshotFile", "[snapshot]") {
-  const std::string path = std::string(CE_BINARY_DIR) + "/snapshot_test_input.yaml";
+  const std::string path = capext::test::BinaryDir() + "/snapshot_test_input.yaml";
   {
     std::ofstream out(path);
     out << kMultiDocument;

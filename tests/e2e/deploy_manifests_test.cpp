@@ -20,6 +20,7 @@
 
 #include "config/duration_text.h"
 #include "config/extender_config.h"
+#include "tests/support/test_paths.h"
 
 namespace {
 
@@ -49,8 +50,8 @@ const Rendered& Render() {
     const int fd = mkstemp(err_path);
     if (fd < 0) return r;
     close(fd);
-    const std::string cmd =
-        std::string("kubectl kustomize '") + CE_SOURCE_DIR + "/deploy' 2>'" + err_path + "'";
+    const std::string cmd = std::string("kubectl kustomize '") +
+                            capext::test::SourcePath("deploy") + "' 2>'" + err_path + "'";
     FILE* pipe = popen(cmd.c_str(), "r");
     if (pipe != nullptr) {
       char buf[8192];

@@ -1,7 +1,7 @@
 // End to end: every request a real kube-scheduler sent to an extender (the captures under
-// ../shared/fixtures/kube-scheduler/, exact bytes) replayed against the real `capacity-extender
+// tests/fixtures/kube-scheduler/, exact bytes) replayed against the real `capacity-extender
 // serve` binary, started on a snapshot of the captures' cluster; each answer must have the shape
-// kube-scheduler's extender/v1 client expects (see ../shared/spec/extender-protocol.md).
+// kube-scheduler's extender/v1 client expects (see docs/extender-protocol.md).
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -19,6 +19,7 @@
 
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
+#include "tests/support/test_paths.h"
 
 namespace {
 
@@ -26,7 +27,7 @@ using capext::test::ClientResponse;
 using capext::test::ExtenderProcess;
 using capext::test::HttpConnection;
 
-const std::string kFixtureDir = std::string(CE_SHARED_DIR) + "/fixtures/kube-scheduler";
+const std::string kFixtureDir = capext::test::SourcePath("tests/fixtures/kube-scheduler");
 
 // The cluster the captures were made on (fixtures README): node-a, node-b schedulable, node-c
 // tainted (kube-scheduler filters it itself, so it never appears in a request), three

@@ -1,4 +1,4 @@
-// End to end: the seed-002 scenario (../shared/scenarios/seed-002-borrow-and-reclaim.yaml) driven
+// End to end: the bundled example, seed-002 (tests/scenarios/borrow-and-reclaim.yaml), driven
 // over HTTP against the real `capacity-extender serve` binary, the way kube-scheduler drives an
 // extender: /filter with the nodes its own filters pass, /prioritize when more than one node is
 // left, /bind to the best one; the reclaim controller (embedded evictor) must take eq2's
@@ -22,6 +22,7 @@
 
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
+#include "tests/support/test_paths.h"
 
 namespace {
 
@@ -30,8 +31,7 @@ using capext::test::ExtenderProcess;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-const std::string kScenario =
-    std::string(CE_SHARED_DIR) + "/scenarios/seed-002-borrow-and-reclaim.yaml";
+const std::string kScenario = capext::test::SourcePath("tests/scenarios/borrow-and-reclaim.yaml");
 
 // ---- YAML -> JSON (quoted scalars stay strings; plain ones become numbers/booleans/null) ----
 

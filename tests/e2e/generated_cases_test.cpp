@@ -14,6 +14,7 @@
 #include "config/snapshot.h"
 #include "tests/support/random_cluster.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_paths.h"
 
 namespace capext::testing {
 namespace {
@@ -206,7 +207,8 @@ TEST_CASE("a printed minimal snapshot loads in capacity-extender explain",
   TempDir dir;
   const std::string path = dir.Write("case.yaml", SnapshotYaml(c, {"printed by a test"}));
   const std::string cmd = fmt::format(
-      "'{}' explain --snapshot '{}' --quota-semantics {} '{}' 2>&1", CE_EXTENDER_BIN, path,
+      "'{}' explain --snapshot '{}' --quota-semantics {} '{}' 2>&1", capext::test::ExtenderBinary(),
+      path,
       c.semantics == QuotaSemantics::kSchedulerPlugins ? "scheduler-plugins" : "capacity-extender",
       ObjectName(question));
   FILE* pipe = popen(cmd.c_str(), "r");

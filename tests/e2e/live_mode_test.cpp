@@ -2,7 +2,7 @@
 // TEST DOUBLE (tests/apiserver_double/apiserver_double.py, started through
 // tests/support/apiserver_double_process.h). Every case starts its own double on 127.0.0.1 (bearer
 // token; HTTPS with certificate-authority-data in the first case), pre-loads the seed-002 cluster
-// (../shared/scenarios/seed-002-borrow-and-reclaim.yaml: nodes n1, n2, a tainted master, the
+// (tests/scenarios/borrow-and-reclaim.yaml: nodes n1, n2, a tainted master, the
 // NoteBook PriorityClass, eq1 {min cpu 6, max 10}, eq2 {min 12, max 14}, and the bound running
 // pods job-a (n1), job-b (n2), job-1 (n1), nb-a (n1), nb-b (n2)), writes a kubeconfig and starts
 // the extender with --port 0 --reclaim-interval 200ms --status-update-interval 200ms. Both

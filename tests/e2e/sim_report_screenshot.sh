@@ -40,8 +40,8 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ "$build_dir" = /* ]] || build_dir="$here/$build_dir"
-data="$here/../shared/data/alibaba-gpu-v2023"
-[[ -f "$data/openb_pod_list_default.csv" ]] || { echo "missing $data (the shared Alibaba trace)" >&2; exit 1; }
+data="$here/bench/data/alibaba-gpu-v2023"
+[[ -f "$data/openb_pod_list_default.csv" ]] || { echo "missing $data (the Alibaba trace)" >&2; exit 1; }
 
 say() { printf '== %s\n' "$*"; }
 

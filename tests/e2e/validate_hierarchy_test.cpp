@@ -10,9 +10,11 @@
 #include <sstream>
 #include <string>
 
+#include "tests/support/test_paths.h"
+
 namespace {
 
-const std::string kDir = std::string(CE_SOURCE_DIR) + "/tests/scenarios/hierarchy/validate/";
+const std::string kDir = capext::test::SourcePath("tests/scenarios/hierarchy/validate/");
 
 struct Run {
   int exit_status = -1;
@@ -21,7 +23,8 @@ struct Run {
 
 Run Validate(const std::string& args) {
   Run run;
-  const std::string cmd = std::string("'") + CE_EXTENDER_BIN + "' validate " + args + " 2>&1";
+  const std::string cmd =
+      std::string("'") + capext::test::ExtenderBinary() + "' validate " + args + " 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
   REQUIRE(pipe != nullptr);
   char buf[4096];

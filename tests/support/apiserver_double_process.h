@@ -27,10 +27,12 @@
 #include "extender/kube/kube_config.h"
 #include "extender/kube/rest_client.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_paths.h"
 
 namespace capext::kube::testing {
 
-inline const char* kDoubleScript = CE_SOURCE_DIR "/tests/apiserver_double/apiserver_double.py";
+inline const std::string kDoubleScript =
+    capext::test::SourcePath("tests/apiserver_double/apiserver_double.py");
 
 using capext::testing::TempDir;
 

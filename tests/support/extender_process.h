@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_paths.h"
 
 extern char** environ;
 
@@ -44,7 +45,7 @@ class ExtenderProcess {
   // is stopped then.
   bool Start(const std::vector<std::string>& args,
              std::chrono::milliseconds timeout = std::chrono::milliseconds(20000),
-             const std::string& binary = CE_EXTENDER_BIN) {
+             const std::string& binary = ExtenderBinary()) {
     Stop();
     error_.clear();
     log_path_ = dir_.Write("extender.log", "");

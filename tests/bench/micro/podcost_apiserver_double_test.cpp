@@ -11,12 +11,13 @@
 
 #include "bench/micro/podcost_cluster_objects.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_paths.h"
 
 namespace capext::bench {
 namespace {
 
-const std::string kScript = CE_SOURCE_DIR "/tests/apiserver_double/apiserver_double.py";
-const std::string kFixtures = CE_SHARED_DIR "/fixtures/kube-scheduler";
+const std::string kScript = capext::test::SourcePath("tests/apiserver_double/apiserver_double.py");
+const std::string kFixtures = capext::test::SourcePath("tests/fixtures/kube-scheduler");
 
 std::string PodItem(const ClusterObjects& objects, const std::string& name, const std::string& ns) {
   return objects.Pod({name, ns, "", "", "", R"({"phase":"Pending","qosClass":"Guaranteed"})"});

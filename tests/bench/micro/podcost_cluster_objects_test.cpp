@@ -7,10 +7,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/support/test_paths.h"
+
 namespace capext::bench {
 namespace {
 
-const std::string kFixtures = CE_SHARED_DIR "/fixtures/kube-scheduler";
+const std::string kFixtures = capext::test::SourcePath("tests/fixtures/kube-scheduler");
 
 TEST_CASE("the capture's own values render the capture byte for byte", "[podcost]") {
   ClusterObjects objects;

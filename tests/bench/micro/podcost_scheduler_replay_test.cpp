@@ -12,6 +12,7 @@
 #include "bench/micro/podcost_noop_extender.h"
 #include "bench/micro/podcost_phases.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_paths.h"
 
 namespace capext::bench {
 namespace {
@@ -28,10 +29,10 @@ TEST_CASE("a replay against the do-nothing extender binds every pod in the API s
           "[podcost]") {
   capext::testing::TempDir dir;
   BenchEnvironment env;
-  env.double_script = CE_SOURCE_DIR "/tests/apiserver_double/apiserver_double.py";
+  env.double_script = capext::test::SourcePath("tests/apiserver_double/apiserver_double.py");
   env.work_dir = dir.path();
   std::string error;
-  REQUIRE(env.objects.Load(CE_SHARED_DIR "/fixtures/kube-scheduler", &error));
+  REQUIRE(env.objects.Load(capext::test::SourcePath("tests/fixtures/kube-scheduler"), &error));
   ApiServerDouble api;
   REQUIRE(api.Start(env.double_script, env.work_dir, &error));
   LiveClusterShape shape;

@@ -8,6 +8,7 @@
 #include "bench/sim/sim_cli.h"
 #include "bench/sim/sim_run_commands.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_paths.h"
 
 namespace capext {
 namespace {
@@ -163,13 +164,13 @@ TEST_CASE("compare writes one report per policy and the side-by-side files", "[s
 TEST_CASE("the acceptance command on the real trace: three outputs, same report.json twice",
           "[sim][cli][trace]") {
   testing::TempDir dir;
-  const std::string data = std::string(CE_SHARED_DIR) + "/data/alibaba-gpu-v2023/";
+  const std::string data = capext::test::SourcePath("bench/data/alibaba-gpu-v2023/");
   auto args = [&](const std::string& out) {
     return std::vector<std::string>{
         "--trace",      data + "openb_pod_list_default.csv",
         "--nodes",      data + "openb_node_list_all_node.csv",
         "--tenants",    "qos",
-        "--quotas",     std::string(CE_SOURCE_DIR) + "/bench/examples/alibaba-quotas.yaml",
+        "--quotas",     capext::test::SourcePath("bench/examples/alibaba-quotas.yaml"),
         "--out",        dir.path() + "/" + out,
         "--no-progress"};
   };

@@ -5,16 +5,18 @@
 //  - and borrowing does happen under capacity (the plan is not trivially loose).
 #include <catch2/catch.hpp>
 
-#include "bench/sim/sim_cli.h"
 #include "bench/report/sim_summary.h"
+#include "bench/sim/sim_cli.h"
 #include "bench/sim/synthetic_workload.h"
+#include "tests/support/test_paths.h"
 
 namespace capext {
 namespace {
 
 std::vector<SimulationResult> RunAll(const SimulationInput& in) {
   std::vector<SimulationResult> out;
-  for (SimPolicy p : {SimPolicy::kCapacity, SimPolicy::kSchedulerPlugins, SimPolicy::kStatic, SimPolicy::kNone}) {
+  for (SimPolicy p :
+       {SimPolicy::kCapacity, SimPolicy::kSchedulerPlugins, SimPolicy::kStatic, SimPolicy::kNone}) {
     SimulationOptions o;
     o.policy = p;
     SimulationResult r;
@@ -46,10 +48,12 @@ void CheckInvariants(const std::vector<SimulationResult>& results) {
     }
     CHECK(summary.back().submitted == submitted);
     CHECK(run + pending + rejected == submitted);
-    CHECK(summary.back().run + summary.back().pending + summary.back().rejected == summary.back().submitted);
+    CHECK(summary.back().run + summary.back().pending + summary.back().rejected ==
+          summary.back().submitted);
   }
   double borrowed = 0;
-  for (const auto& s : Summarize(results[0])) borrowed += s.borrowed_core_hours;
+  for (const auto& s : Summarize(results[0]))
+    borrowed += s.borrowed_core_hours;
   CHECK(borrowed > 0);
 }
 
@@ -63,20 +67,23 @@ TEST_CASE("compare invariants on a synthetic workload", "[sim][compare]") {
   o.mean_duration_s = 300;
   o.demand_period_s = 1200;
   int64_t cpu = 0;
-  for (const auto& n : in.nodes) cpu += n.allocatable.Get("cpu");
+  for (const auto& n : in.nodes)
+    cpu += n.allocatable.Get("cpu");
   in.workload = GenerateSyntheticWorkload(o, cpu);
   in.plan = SyntheticQuotaPlan({"tenant-0", "tenant-1", "tenant-2", "tenant-3"}, in.nodes);
   CheckInvariants(RunAll(in));
 }
 
-TEST_CASE("compare invariants on the Alibaba trace with the shipped quota plan", "[sim][compare][trace]") {
-  const std::string data = std::string(CE_SHARED_DIR) + "/data/alibaba-gpu-v2023/";
+TEST_CASE("compare invariants on the Alibaba trace with the shipped quota plan",
+          "[sim][compare][trace]") {
+  const std::string data = capext::test::SourcePath("bench/data/alibaba-gpu-v2023/");
   SimCliConfig config;
   bool help = false;
-  REQUIRE(ParseSimFlags({"--trace", data + "openb_pod_list_default.csv", "--nodes", data + "openb_node_list_all_node.csv",
-                         "--tenants", "qos", "--quotas", std::string(CE_SOURCE_DIR) + "/bench/examples/alibaba-quotas.yaml",
-                         "--out", "unused"},
-                        true, &config, &help)
+  REQUIRE(ParseSimFlags(
+              {"--trace", data + "openb_pod_list_default.csv", "--nodes",
+               data + "openb_node_list_all_node.csv", "--tenants", "qos", "--quotas",
+               capext::test::SourcePath("bench/examples/alibaba-quotas.yaml"), "--out", "unused"},
+              true, &config, &help)
               .ok());
   SimulationInput in;
   REQUIRE(LoadSimInput(config, &in).ok());

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/test_paths.h"
+
 namespace capext {
 namespace {
 
@@ -56,9 +58,8 @@ TEST_CASE("static policy quotas have max equal to min", "[sim][quotas]") {
 TEST_CASE("the shipped Alibaba plan sums below the trace cluster and lets tenants borrow",
           "[sim][quotas]") {
   QuotaPlan plan;
-  REQUIRE(
-      LoadQuotaPlanFile(std::string(CE_SOURCE_DIR) + "/bench/examples/alibaba-quotas.yaml", &plan)
-          .ok());
+  REQUIRE(LoadQuotaPlanFile(capext::test::SourcePath("bench/examples/alibaba-quotas.yaml"), &plan)
+              .ok());
   for (const char* t : {"ls", "burstable", "be", "guaranteed"})
     CHECK(plan.tenants.count(t) == 1);
   int64_t min_cpu = 0, min_gpu = 0;
@@ -136,12 +137,11 @@ TEST_CASE("a plan's hierarchy is validated: missing parents, cycles, children's 
 TEST_CASE("the shipped two-level Alibaba plan groups the flat plan's tenants under two roots",
           "[sim][quotas]") {
   QuotaPlan flat, tree;
-  REQUIRE(
-      LoadQuotaPlanFile(std::string(CE_SOURCE_DIR) + "/bench/examples/alibaba-quotas.yaml", &flat)
-          .ok());
-  REQUIRE(LoadQuotaPlanFile(std::string(CE_SOURCE_DIR) + "/bench/examples/alibaba-org-quotas.yaml",
-                            &tree)
+  REQUIRE(LoadQuotaPlanFile(capext::test::SourcePath("bench/examples/alibaba-quotas.yaml"), &flat)
               .ok());
+  REQUIRE(
+      LoadQuotaPlanFile(capext::test::SourcePath("bench/examples/alibaba-org-quotas.yaml"), &tree)
+          .ok());
   CHECK(tree.warnings.empty());
   CHECK(tree.tenants.size() == flat.tenants.size() + 2);
   std::map<std::string, ResourceList> child_mins;

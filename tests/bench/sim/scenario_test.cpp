@@ -12,15 +12,17 @@
 #include <vector>
 
 #include "bench/sim/sim_commands.h"
+#include "tests/support/test_paths.h"
 
 namespace capext {
 namespace {
 
-const std::string kSeed002 =
-    std::string(CE_SHARED_DIR) + "/scenarios/seed-002-borrow-and-reclaim.yaml";
+// The bundled example (docs/scenarios.md), once called seed-002.
+const std::string kBorrowAndReclaim =
+    capext::test::SourcePath("tests/scenarios/borrow-and-reclaim.yaml");
 
 std::string WriteTempFile(const std::string& name, const std::string& text) {
-  const std::string path = std::string(CE_BINARY_DIR) + "/scenario_test_" + name + ".yaml";
+  const std::string path = capext::test::BinaryDir() + "/scenario_test_" + name + ".yaml";
   std::ofstream out(path);
   out << text;
   return path;
@@ -86,9 +88,9 @@ TEST_CASE("ParseDurationMs", "[scenario]") {
   }
 }
 
-TEST_CASE("the seed scenario loads and passes", "[scenario]") {
-  Scenario scenario = MustLoad(kSeed002);
-  CHECK(scenario.name == "seed-002-borrow-and-reclaim");
+TEST_CASE("the bundled borrow-and-reclaim scenario loads and passes", "[scenario]") {
+  Scenario scenario = MustLoad(kBorrowAndReclaim);
+  CHECK(scenario.name == "borrow-and-reclaim");
   CHECK(scenario.quota_semantics == "capacity-extender");
   CHECK(scenario.cluster.nodes.size() == 3);
   CHECK(scenario.cluster.quotas.size() == 2);
@@ -102,19 +104,18 @@ TEST_CASE("the seed scenario loads and passes", "[scenario]") {
   std::string output = Run(scenario, &report);
   CHECK(report.passed == 8);
   CHECK(report.failed == 0);
-  CHECK_THAT(output, Catch::Contains("PASS seed-002-borrow-and-reclaim event 5 (create eq2/job-2): "
+  CHECK_THAT(output, Catch::Contains("PASS borrow-and-reclaim event 5 (create eq2/job-2): "
                                      "eq2/job-2 bound to n2, eq1/job-b evicted"));
 }
 
 TEST_CASE("running the same file twice gives byte-identical output", "[scenario]") {
-  std::vector<std::string> files = {kSeed002};
-  const std::filesystem::path own = std::filesystem::path(CE_SOURCE_DIR) / "tests" / "scenarios";
-  if (std::filesystem::exists(own)) {
-    for (const auto& entry : std::filesystem::directory_iterator(own)) {
-      if (entry.path().extension() == ".yaml") files.push_back(entry.path().string());
-    }
+  std::vector<std::string> files;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(capext::test::SourcePath("tests/scenarios"))) {
+    if (entry.path().extension() == ".yaml") files.push_back(entry.path().string());
   }
   std::sort(files.begin(), files.end());
+  REQUIRE(std::find(files.begin(), files.end(), kBorrowAndReclaim) != files.end());
   for (const auto& path : files) {
     INFO(path);
     std::string first = Run(MustLoad(path));
@@ -244,17 +245,17 @@ TEST_CASE("scenario file errors", "[scenario]") {
 
 TEST_CASE("capacity-sim scenario exit codes and summary", "[scenario]") {
   std::string output;
-  CHECK(RunCommand({kSeed002}, &output) == 0);
+  CHECK(RunCommand({kBorrowAndReclaim}, &output) == 0);
   CHECK_THAT(output, Catch::EndsWith("8 passed, 0 failed\n"));
 
   const std::string failing =
       WriteTempFile("exit_failing", std::string("name: f\n") + kSmallCluster +
                                         "events:\n  - create: " + PodYaml("a", "1") +
                                         "\nexpect:\n  0: {bound: {eq1/a: n9}}\n");
-  CHECK(RunCommand({kSeed002, failing}, &output) == 1);
+  CHECK(RunCommand({kBorrowAndReclaim, failing}, &output) == 1);
   CHECK_THAT(output, Catch::EndsWith("8 passed, 1 failed\n"));
 
-  CHECK(RunCommand({kSeed002, "/nonexistent/scenario.yaml"}, &output) == 2);
+  CHECK(RunCommand({kBorrowAndReclaim, "/nonexistent/scenario.yaml"}, &output) == 2);
   CHECK_THAT(output, Catch::Contains("ERROR /nonexistent/scenario.yaml: cannot open"));
   CHECK_THAT(output, Catch::EndsWith("8 passed, 0 failed\n"));
 

@@ -4,13 +4,16 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/support/test_paths.h"
+
 namespace capext {
 namespace {
 
 constexpr int64_t kMi = int64_t{1} << 20;
 
 const char* kPods =
-    "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
+    "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_"
+    "time,scheduled_time\n"
     "openb-pod-0000,12000,16384,1,1000,,LS,Running,0,100,0\n"
     "openb-pod-0001,6000,12288,1,460,V100M16|V100M32,BE,Running,10,70,12\n"
     "openb-pod-0002,4000,0,0,0,,Burstable,Pending,20,50,\n"
@@ -45,7 +48,7 @@ TEST_CASE("pod list rows become workload pods in arrival order", "[sim][trace]")
   const WorkloadPod& p1 = w.pods[2];
   CHECK(p1.tenant == "be");
   CHECK(p1.arrival_ms == 10'000);
-  CHECK(p1.duration_ms == 60'000);  // deletion - creation, not deletion - scheduled
+  CHECK(p1.duration_ms == 60'000);            // deletion - creation, not deletion - scheduled
   CHECK(p1.requests.Get(kGpuResource) == 1);  // gpu_milli 460 rounds up to one GPU
   CHECK(p1.gpu_models == std::vector<std::string>{"V100M16", "V100M32"});
 
@@ -72,7 +75,8 @@ TEST_CASE("never-scheduled pods can be skipped", "[sim][trace]") {
   options.skip_unscheduled = true;
   Workload w = Parse(options);
   REQUIRE(w.pods.size() == 3);
-  for (const auto& p : w.pods) CHECK(p.name != "openb-pod-0002");
+  for (const auto& p : w.pods)
+    CHECK(p.name != "openb-pod-0002");
   CHECK(w.notes[0] == "pods.csv: 5 rows read, 3 submitted");
 }
 
@@ -89,7 +93,8 @@ TEST_CASE("hash tenants follow the pod name", "[sim][trace]") {
   TraceOptions options;
   REQUIRE(ParseTenantRule("hash:3", &options.tenants, nullptr));
   Workload w = Parse(options);
-  for (const auto& p : w.pods) CHECK(p.tenant == TenantOf(options.tenants, p.name, ""));
+  for (const auto& p : w.pods)
+    CHECK(p.tenant == TenantOf(options.tenants, p.name, ""));
 }
 
 TEST_CASE("pod list errors name the file, line and column", "[sim][trace]") {
@@ -103,8 +108,8 @@ TEST_CASE("pod list errors name the file, line and column", "[sim][trace]") {
   CHECK(s.message() == "p.csv:3: cpu_milli: expected a non-negative integer, got 'x'");
 
   Workload none;
-  Status missing = ParseAlibabaPodList("name,cpu_milli,memory_mib,num_gpu,gpu_milli\na,1,1,0,0\n", "m.csv",
-                                       TraceOptions{}, &none);
+  Status missing = ParseAlibabaPodList("name,cpu_milli,memory_mib,num_gpu,gpu_milli\na,1,1,0,0\n",
+                                       "m.csv", TraceOptions{}, &none);
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.message().find("no 'creation_time' column") != std::string::npos);
 }
@@ -133,14 +138,17 @@ TEST_CASE("node list rows become nodes", "[sim][trace]") {
 
   std::vector<Node> milli;
   options.gpu_sharing = GpuSharing::kMilli;
-  REQUIRE(ParseAlibabaNodeList("sn,cpu_milli,memory_mib,gpu,model\nn,1000,1,2,T4\n", "n.csv", options, &milli).ok());
+  REQUIRE(ParseAlibabaNodeList("sn,cpu_milli,memory_mib,gpu,model\nn,1000,1,2,T4\n", "n.csv",
+                               options, &milli)
+              .ok());
   CHECK(milli[0].allocatable.Get(kGpuMilliResource) == 2000);
 }
 
 TEST_CASE("the real trace files read", "[sim][trace]") {
-  const std::string dir = std::string(CE_SHARED_DIR) + "/data/alibaba-gpu-v2023/";
+  const std::string dir = capext::test::SourcePath("bench/data/alibaba-gpu-v2023/");
   std::vector<Node> nodes;
-  REQUIRE(ReadAlibabaNodeList(dir + "openb_node_list_all_node.csv", NodeListOptions{}, &nodes).ok());
+  REQUIRE(
+      ReadAlibabaNodeList(dir + "openb_node_list_all_node.csv", NodeListOptions{}, &nodes).ok());
   CHECK(nodes.size() == 1523);
   Workload w;
   REQUIRE(ReadAlibabaPodList(dir + "openb_pod_list_default.csv", TraceOptions{}, &w).ok());
@@ -148,7 +156,8 @@ TEST_CASE("the real trace files read", "[sim][trace]") {
   CHECK(w.source == "trace openb_pod_list_default.csv");
   Workload spec;
   REQUIRE(ReadAlibabaPodList(dir + "openb_pod_list_gpuspec33.csv", TraceOptions{}, &spec).ok());
-  CHECK(std::any_of(spec.pods.begin(), spec.pods.end(), [](const WorkloadPod& p) { return !p.gpu_models.empty(); }));
+  CHECK(std::any_of(spec.pods.begin(), spec.pods.end(),
+                    [](const WorkloadPod& p) { return !p.gpu_models.empty(); }));
 }
 
 }  // namespace

@@ -12,11 +12,12 @@
 #include "config/json_pull_reader.h"
 #include "config/object_stream_decoder.h"
 #include "tests/support/object_decoding.h"
+#include "tests/support/test_paths.h"
 
 namespace capext::kube {
 namespace {
 
-const std::string kCaptures = CE_SHARED_DIR "/fixtures/kube-apiserver/";
+const std::string kCaptures = capext::test::SourcePath("tests/fixtures/kube-apiserver/");
 
 // The body of a recorded response: everything after the blank line ending the headers.
 std::string CaptureBody(const std::string& name) {

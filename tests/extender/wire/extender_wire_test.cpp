@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/test_paths.h"
+
 namespace capext {
 namespace {
 
@@ -312,7 +314,7 @@ TEST_CASE("DecodeExtenderPreemptionArgs rejects what Go's encoding/json rejects"
 }
 
 TEST_CASE("DecodeExtenderPreemptionArgs reads the captured kube-scheduler requests", "[wire]") {
-  const std::string dir = std::string(CE_SHARED_DIR) + "/fixtures/kube-scheduler/";
+  const std::string dir = capext::test::SourcePath("tests/fixtures/kube-scheduler/");
   for (const char* name : {"preempt-nodecache-001", "preempt-fullnodes-001"}) {
     INFO(name);
     std::ifstream in(dir + name + ".request.raw.json");
