@@ -37,10 +37,17 @@ constexpr std::chrono::milliseconds kBindingAnswerTimeout{30000};
 // Bindings waiting for a connection.
 class LiveBinder final : public PodBinder {
  public:
-  LiveBinder(kube::RestClient* client, Metrics* metrics) : binder_(client), metrics_(metrics) {
+  // `stopping` is set by LiveMode::Stop before the client goes: a bind started then (a retry
+  // that waited for a Binding the stopping client cancelled) fails at once instead of using it.
+  LiveBinder(kube::RestClient* client, Metrics* metrics,
+             std::shared_ptr<const std::atomic<bool>> stopping)
+      : binder_(client), metrics_(metrics), stopping_(std::move(stopping)) {
     metrics_->AddGauge("capacity_extender_binds_queued", 0);  // rendered from the start
   }
   void Bind(const BindRequest& r, BindDone done) override {
+    if (stopping_->load()) {
+      return done(BindOutcome{false, 0, "not sent: the extender is stopping", false});
+    }
     Queued(+1);
     // Runs once per call at most: a re-send after a stale connection re-queues nothing.
     auto written = std::make_shared<std::atomic<bool>>(false);
@@ -70,6 +77,7 @@ class LiveBinder final : public PodBinder {
   void Queued(int delta) { metrics_->AddGauge("capacity_extender_binds_queued", delta); }
   kube::Binder binder_;
   Metrics* metrics_;
+  std::shared_ptr<const std::atomic<bool>> stopping_;
 };
 
 // Evictions and nudges are rare: the reclaim loop waits for each on its own thread.
@@ -179,13 +187,15 @@ class LiveModeImpl final : public LiveMode {
     informers_.reset();
     // Calls still in flight (a binding past the drain) complete now, with "cancelled", while
     // the service they answer through still exists. The binder, evictor and nudger must not be
-    // used after Stop().
+    // used after Stop(); the binder refuses on its own from here (a retry that waited for a
+    // cancelled Binding would otherwise bind again from inside the client's destruction).
+    stopping_->store(true);
     bind_client_.reset();
     client_.reset();
   }
 
   std::unique_ptr<PodBinder> MakeBinder() override {
-    return std::make_unique<LiveBinder>(bind_client_.get(), metrics_);
+    return std::make_unique<LiveBinder>(bind_client_.get(), metrics_, stopping_);
   }
   std::unique_ptr<Evictor> MakeEvictor() override {
     return std::make_unique<LiveEvictor>(client_.get());
@@ -365,6 +375,7 @@ class LiveModeImpl final : public LiveMode {
   kube::InformerOptions base_;
   std::unique_ptr<kube::RestClient> client_;
   std::unique_ptr<kube::RestClient> bind_client_;  // Bindings only
+  std::shared_ptr<std::atomic<bool>> stopping_ = std::make_shared<std::atomic<bool>>(false);
   std::unique_ptr<kube::InformerSet> informers_;
   std::map<std::string, QuotaInformer> quota_informers_;  // by group; main/background thread
   std::set<std::string> reported_unusable_;
