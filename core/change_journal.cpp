@@ -44,10 +44,11 @@ bool SameTaints(const std::vector<Taint>& a, const std::vector<Taint>& b) {
 bool SameForDecisions(const NormalizedPod& a, const NormalizedPod& b) {
   return a.ns == b.ns && a.requests == b.requests && a.priority == b.priority &&
          a.preemption_policy == b.preemption_policy && a.creation_ms == b.creation_ms &&
-         a.start_ms == b.start_ms && a.accelerator_model == b.accelerator_model && a.uid == b.uid &&
-         a.name == b.name && a.node_name == b.node_name &&
-         a.nominated_node_name == b.nominated_node_name && a.phase == b.phase &&
-         a.terminating == b.terminating && a.unschedulable_condition == b.unschedulable_condition &&
+         a.start_ms == b.start_ms && a.reserved_ms == b.reserved_ms &&
+         a.accelerator_model == b.accelerator_model && a.uid == b.uid && a.name == b.name &&
+         a.node_name == b.node_name && a.nominated_node_name == b.nominated_node_name &&
+         a.phase == b.phase && a.terminating == b.terminating &&
+         a.unschedulable_condition == b.unschedulable_condition &&
          a.spec_priority == b.spec_priority &&
          a.spec_preemption_policy == b.spec_preemption_policy &&
          a.priority_class_name == b.priority_class_name && a.scheduler_name == b.scheduler_name &&
@@ -107,7 +108,7 @@ void ChangeJournal::ReservationChanged(std::string_view pod_key, std::string_vie
                                        std::string_view node) {
   Record(Kind::kPod, pod_key);
   Record(Kind::kUsage, ns);
-  Record(Kind::kNode, node);
+  if (!node.empty()) Record(Kind::kNode, node);  // a hold without a node is on no node
 }
 
 void ChangeJournal::NominationChanged(std::string_view pod_key, std::string_view ns,

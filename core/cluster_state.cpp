@@ -19,16 +19,21 @@ ClusterState::ClusterState(const ClusterState& other) : ClusterState(other.seman
     UpsertQuota(quota);
   for (const auto& pdb : other.pdbs())
     UpsertPdb(pdb);
-  // Bound pods node by node in arrival order (victim order breaks ties by it), then the rest.
+  // Each node's pods, bound and reserved, in arrival order (victim order breaks ties by it), then
+  // the rest, then the reservations left (on names without a Node, or without a node).
   for (const auto& [name, node] : other.nodes()) {
-    for (const NormalizedPod* pod : other.UsageOf(name).pods)
+    for (const NormalizedPod* pod : other.UsageOf(name).pods) {
       UpsertPod(*pod);
+      if (const Reservation* r = other.FindReservation(pod->store_key()))
+        Reserve(r->uid, r->node, r->reserved_ms, r->expires_ms);
+    }
   }
   for (const auto& [key, pod] : other.pods()) {
     if (FindPod(key) == nullptr) UpsertPod(pod);
   }
-  for (const auto& [key, r] : other.reservations())
-    Reserve(key, r.node, r.expires_ms);
+  for (const auto& [key, r] : other.reservations()) {
+    if (FindReservation(key) == nullptr) Reserve(key, r.node, r.reserved_ms, r.expires_ms);
+  }
   for (const auto& [key, n] : other.ledger().our_nominations())
     Nominate(key, n.node, n.expires_ms);
   if (other.dense_nodes() != nullptr) EnableDenseNodes(other.dense_nodes()->dims());
@@ -58,12 +63,12 @@ void ClusterState::DeleteNode(std::string_view name) {
 }
 
 void ClusterState::AddContribution(const NormalizedPod& pod) {
-  nodes_.AddPod(pod);
+  nodes_.AddPod(pod.node_name, pod);
   ledger_.ChangeUsage(store_.quota_set(), pod.ns, pod.quota_request(), false, +1);
 }
 
 void ClusterState::RemoveContribution(const NormalizedPod& pod) {
-  nodes_.RemovePod(pod);
+  nodes_.RemovePod(pod.node_name, pod);
   ledger_.ChangeUsage(store_.quota_set(), pod.ns, pod.quota_request(), false, -1);
 }
 
@@ -91,20 +96,43 @@ void ClusterState::UpsertPod(NormalizedPod pod) {
   DropConstraintsOfPlaced(&pod);
   const std::string key = pod.store_key();
   // A reservation turns into ordinary usage once the pod is seen bound (or ends with the pod).
-  if (Counts(pod) || pod.IsTerminal()) ReleaseReservation(key);
+  if (Counts(pod) || pod.IsTerminal()) DropReservation(key, /*pending_again=*/false);
+  // Still reserved on a node: the new version of the pod takes the old one's place among the
+  // node's pods, as bound there at the reservation time.
+  std::string held_node;
+  pod.reserved_ms = 0;
+  if (const Reservation* r = PlacedReservation(key)) {
+    held_node = r->node;
+    pod.reserved_ms = r->reserved_ms;
+  }
   if (pod.IsBound() || pod.IsTerminal()) ReleaseNomination(key);
-  if (!pod.nominated_node_name.empty() && !pod.IsBound() && !pod.IsTerminal()) {
+  if (!pod.nominated_node_name.empty() && !pod.IsBound() && !pod.IsTerminal() &&
+      held_node.empty()) {
     PutNomination(false, Nomination{key, pod.ns, pod.nominated_node_name, pod.priority,
                                     pod.requests, pod.quota_request(), false, 0});
   } else if (ledger_.HasNominations()) {
     EraseNomination(false, key);
   }
-  if (journal_) journal_->PodUpserted(store_.FindPod(key), pod);
+  if (journal_) {
+    const NormalizedPod* before = store_.FindPod(key);
+    // A reserved pod is one of its node's pods: a change of it is a change on that node.
+    if (!held_node.empty() && before != nullptr && !SameForDecisions(*before, pod))
+      journal_->Record(ChangeJournal::Kind::kNode, held_node);
+    journal_->PodUpserted(before, pod);
+  }
   // The node usage points at the stored pod (its address is stable: unordered_map nodes).
   const NormalizedPod& stored = store_.PutPod(std::move(pod), [&](const NormalizedPod& old) {
-    if (Counts(old)) RemoveContribution(old);
+    if (Counts(old)) {
+      RemoveContribution(old);
+    } else if (!held_node.empty()) {
+      nodes_.RemovePod(held_node, old);
+    }
   });
-  if (Counts(stored)) AddContribution(stored);
+  if (Counts(stored)) {
+    AddContribution(stored);
+  } else if (!held_node.empty()) {
+    nodes_.AddPod(held_node, stored);
+  }
 }
 
 void ClusterState::DeletePod(std::string_view key) {
@@ -113,7 +141,7 @@ void ClusterState::DeletePod(std::string_view key) {
   store_.ErasePod(owned, [&](const NormalizedPod& pod) {
     if (journal_) journal_->PodErased(pod);
     if (Counts(pod)) RemoveContribution(pod);
-    ReleaseReservation(owned);
+    DropReservation(owned, /*pending_again=*/false);
     ReleaseNomination(owned);
     EraseNomination(false, owned);
   });
@@ -174,7 +202,8 @@ void ClusterState::ResolvePriorities() {
       auto& map = ledger_.nominations(ours);
       if (auto it = map.find(pod.store_key()); it != map.end()) it->second.priority = pod.priority;
     }
-    counted_changed = counted_changed || Counts(pod);
+    counted_changed =
+        counted_changed || Counts(pod) || PlacedReservation(pod.store_key()) != nullptr;
   });
   // The dense mirror files the pods on each node by priority.
   if (counted_changed) nodes_.PrioritiesChanged();
@@ -194,9 +223,10 @@ void ClusterState::DeletePdb(std::string_view ns, std::string_view name) {
 
 // --- reservations and nominations ----------------------------------------------------------------
 
-void ClusterState::Reserve(std::string_view key, std::string_view node, int64_t expires_ms) {
+void ClusterState::Reserve(std::string_view key, std::string_view node, int64_t reserved_ms,
+                           int64_t expires_ms) {
   const NormalizedPod* pod = store_.FindPod(key);
-  if (pod == nullptr) return;
+  if (pod == nullptr || pod->IsBound() || pod->IsTerminal()) return;
   ++version_;
   // The bind's reservation now holds the room our reclaim nominated for the pod: counting both
   // would charge the pod twice until the watch shows it bound.
@@ -206,20 +236,46 @@ void ClusterState::Reserve(std::string_view key, std::string_view node, int64_t 
       ledger_.RenewReservation(key, expires_ms);
       return;
     }
-    ReleaseReservation(key);
+    DropReservation(key, /*pending_again=*/false);
   }
-  Reservation r{pod->store_key(),     pod->ns,   std::string(node), pod->requests,
-                pod->quota_request(), expires_ms};
-  nodes_.ChangeHold(r.node, r.node_request, +1);
+  Reservation r{pod->store_key(),     pod->ns,     std::string(node),
+                pod->quota_request(), reserved_ms, expires_ms};
+  if (!r.node.empty()) {
+    // The pod bound there, started now (capacity-semantics 4 "Order", 6): among the node's pods,
+    // and its status.nominatedNodeName holds no room (a bound pod's does not).
+    EraseNomination(false, r.uid);
+    store_.SetReservedMs(r.uid, reserved_ms);
+    nodes_.AddPod(r.node, *pod);
+  }
   if (journal_) journal_->ReservationChanged(r.uid, r.ns, r.node);
   ledger_.AddReservation(store_.quota_set(), std::move(r));
 }
 
 void ClusterState::ReleaseReservation(std::string_view key) {
+  DropReservation(key, /*pending_again=*/true);
+}
+
+const Reservation* ClusterState::PlacedReservation(std::string_view key) const {
+  const Reservation* r = ledger_.FindReservation(key);
+  return r != nullptr && !r->node.empty() ? r : nullptr;
+}
+
+void ClusterState::DropReservation(std::string_view key, bool pending_again) {
   Reservation removed;
   if (!ledger_.RemoveReservation(store_.quota_set(), key, &removed)) return;
   ++version_;
-  nodes_.ChangeHold(removed.node, removed.node_request, -1);
+  if (!removed.node.empty()) {
+    if (const NormalizedPod* pod = store_.FindPod(removed.uid)) {
+      nodes_.RemovePod(removed.node, *pod);
+      store_.SetReservedMs(removed.uid, 0);
+      if (pending_again && !pod->nominated_node_name.empty() && !pod->IsBound() &&
+          !pod->IsTerminal()) {
+        PutNomination(false,
+                      Nomination{removed.uid, pod->ns, pod->nominated_node_name, pod->priority,
+                                 pod->requests, pod->quota_request(), false, 0});
+      }
+    }
+  }
   if (journal_) journal_->ReservationChanged(removed.uid, removed.ns, removed.node);
 }
 

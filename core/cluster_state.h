@@ -7,11 +7,15 @@
 //  - every stored pod is normalised (ObjectStore holds NormalizedPods; raw pods enter through
 //    UpsertPod, which normalises them);
 //  - a pod counts (on its node and in its namespace's usage) iff it is bound and not terminal;
-//  - a reservation counts on its node and in its namespace until the pod is seen bound, the
-//    reservation is released, or it expires;
+//  - a reservation counts in its namespace until the pod is seen bound, the reservation is
+//    released, or it expires; one with a node is, for every decision, the pod bound to that node
+//    (capacity-semantics 6, "A reserved pod is a bound pod"): the pod is among the node's pods
+//    (NodeUsage::pods, the dense mirror) with Pod::reserved_ms set to the reservation time, and
+//    its status.nominatedNodeName holds no room meanwhile;
 //  - a nomination never counts as usage; it is counted per node (NodeFitSummary::nominations)
 //    so that decisions know where to add it;
-//  - a pending pod's status.nominatedNodeName is mirrored as a (non-ours) nomination.
+//  - a pending pod's status.nominatedNodeName is mirrored as a (non-ours) nomination while it
+//    holds no reservation on a node.
 // Time is passed in (milliseconds); nothing here reads a clock.
 // Thread-safety: none. One writer at a time; readers must not overlap a writer.
 #pragma once
@@ -67,10 +71,16 @@ class ClusterState {
   void DeletePdb(std::string_view ns, std::string_view name);
 
   // --- reservations and nominations ----------------------------------------------------------
-  // Holds the pod's request on `node` and in its quota until the pod is seen bound, released or
-  // `expires_ms` passes. Also releases our nomination of the pod: the reservation now holds its
-  // room. REQUIRES: the pod is known. Idempotent for the same key and node.
-  void Reserve(std::string_view key, std::string_view node, int64_t expires_ms);
+  // /bind is placing the pod on `node` (at `reserved_ms`): until the pod is seen bound, released
+  // or `expires_ms` passes, it is the pod bound there, started at `reserved_ms`, for every
+  // decision, and its request counts in its quota. Also releases our nomination of the pod: the
+  // reservation now holds its room. Nothing for a pod unknown, bound or terminal (its own
+  // accounting holds it). Idempotent for the same key and node (the expiry is renewed; the
+  // reservation time stays).
+  void Reserve(std::string_view key, std::string_view node, int64_t reserved_ms,
+               int64_t expires_ms);
+  // The pod is pending again (a failed or expired bind): off the node, out of the usage; its
+  // status.nominatedNodeName, if any, holds room again.
   void ReleaseReservation(std::string_view key);
   const Reservation* FindReservation(std::string_view key) const {
     return ledger_.FindReservation(key);
@@ -141,6 +151,11 @@ class ClusterState {
 
  private:
   static bool Counts(const Pod& pod) { return pod.IsBound() && !pod.IsTerminal(); }
+  // The reservation placing the pod on a node, or nullptr (none, or a hold without a node).
+  const Reservation* PlacedReservation(std::string_view key) const;
+  // Ends the pod's reservation; `pending_again`: the pod stays pending (a failed or expired bind,
+  // not a binding seen or a deletion), so its status nomination is restored.
+  void DropReservation(std::string_view key, bool pending_again);
   void AddContribution(const NormalizedPod& pod);
   void RemoveContribution(const NormalizedPod& pod);
   void PutNomination(bool ours, Nomination nomination);

@@ -136,8 +136,8 @@ void NodeTable::RefreshFit(NodeRecord& record) {
   if (dense_ != nullptr) dense_->Refresh(record);
 }
 
-void NodeTable::AddPod(const NormalizedPod& pod) {
-  NodeRecord& record = RecordFor(pod.node_name);
+void NodeTable::AddPod(std::string_view node, const NormalizedPod& pod) {
+  NodeRecord& record = RecordFor(node);
   record.usage.pods.push_back(&pod);
   record.usage.requested.Add(pod.requests);
   ++record.usage.pod_count;
@@ -145,8 +145,8 @@ void NodeTable::AddPod(const NormalizedPod& pod) {
   if (dense_ != nullptr) dense_->PodAdded(record, pod);
 }
 
-void NodeTable::RemovePod(const NormalizedPod& pod) {
-  NodeRecord* record = FindMutable(pod.node_name);
+void NodeTable::RemovePod(std::string_view node, const NormalizedPod& pod) {
+  NodeRecord* record = FindMutable(node);
   if (record == nullptr) return;
   NodeUsage& usage = record->usage;
   auto pos = std::find(usage.pods.begin(), usage.pods.end(), &pod);
@@ -156,18 +156,6 @@ void NodeTable::RemovePod(const NormalizedPod& pod) {
   RefreshFit(*record);
   if (dense_ != nullptr) dense_->PodRemoved(*record, pod);
   MaybeDrop(*record);
-}
-
-void NodeTable::ChangeHold(std::string_view node, const ResourceList& requests, int sign) {
-  NodeRecord& record = RecordFor(node);
-  if (sign > 0) {
-    record.usage.requested.Add(requests);
-  } else {
-    record.usage.requested.Subtract(requests);
-  }
-  record.usage.pod_count += sign;
-  RefreshFit(record);
-  MaybeDrop(record);
 }
 
 void NodeTable::ChangeNominations(std::string_view node, int delta) {

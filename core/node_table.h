@@ -1,12 +1,11 @@
-// NodeTable: every node of the cluster state with what is bound (or held) on it. One record per
-// node name — nodes, and names that only pods, reservations or nominations mention — found
-// through a flat hash index. Each record carries the node's usage (its counted pods, requested
-// resources, pod count) and a fit summary that lets node fit be decided for most nodes with a
-// few integer comparisons (NodeFitScreen in node_fit.h).
-// ClusterState is the only writer; it keeps the usage in step with pods, reservations and
-// nominations (cluster_state.h states the invariants).
-// Thread-safety: none; one writer at a time, readers never overlap a writer. Pointers and
-// references handed out are valid until the next change.
+// NodeTable: every node of the cluster state with what is bound (or reserved) on it. One record
+// per node name — nodes, and names that only pods, reservations or nominations mention — found
+// through a flat hash index. Each record carries the node's usage (its pods: bound and reserved
+// alike, requested resources, pod count) and a fit summary that lets node fit be decided for most
+// nodes with a few integer comparisons (NodeFitScreen in node_fit.h). ClusterState is the only
+// writer; it keeps the usage in step with pods, reservations and nominations (cluster_state.h
+// states the invariants). Thread-safety: none; one writer at a time, readers never overlap a
+// writer. Pointers and references handed out are valid until the next change.
 #pragma once
 
 #include <cstdint>
@@ -25,11 +24,12 @@
 
 namespace capext {
 
-// What is bound (or reserved) on one node.
+// What is on one node: its bound, non-terminal pods and the pods /bind reserved on it, alike
+// (capacity-semantics 6: a reserved pod is the pod bound to its node for every decision).
 struct NodeUsage {
-  std::vector<const NormalizedPod*> pods;  // counted pods, in arrival order
-  ResourceList requested;                  // their requests + reservations on this node
-  int32_t pod_count = 0;                   // counted pods + reservations
+  std::vector<const NormalizedPod*> pods;  // bound and reserved pods, in arrival order
+  ResourceList requested;                  // their requests
+  int32_t pod_count = 0;                   // pods.size()
 };
 
 // The room left on a node for the resources nearly every pod requests, and whether anything
@@ -82,11 +82,10 @@ class NodeTable {
   // The usage of `name` (empty when nothing is on it).
   const NodeUsage& UsageOf(std::string_view name) const;
 
-  // A bound, non-terminal pod starts or stops counting on its node.
-  void AddPod(const NormalizedPod& pod);
-  void RemovePod(const NormalizedPod& pod);
-  // A reservation's requests start (+1) or stop (-1) counting on `node`.
-  void ChangeHold(std::string_view node, const ResourceList& requests, int sign);
+  // A pod starts or stops being on `node`: a bound, non-terminal pod on its spec.nodeName, or a
+  // pending pod /bind reserved there. `pod` must stay at its address while it is on the node.
+  void AddPod(std::string_view node, const NormalizedPod& pod);
+  void RemovePod(std::string_view node, const NormalizedPod& pod);
   // A nomination naming `node` starts (+1) or stops (-1).
   void ChangeNominations(std::string_view node, int delta);
 

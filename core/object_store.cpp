@@ -9,6 +9,10 @@ const NormalizedPod* ObjectStore::FindPod(std::string_view key) const {
   return it == pods_.end() ? nullptr : &it->second;
 }
 
+void ObjectStore::SetReservedMs(std::string_view key, int64_t reserved_ms) {
+  if (auto it = pods_.find(key); it != pods_.end()) it->second.reserved_ms = reserved_ms;
+}
+
 void ObjectStore::UpsertPdb(const PodDisruptionBudget& pdb) {
   for (auto& existing : pdbs_) {
     if (existing.ns == pdb.ns && existing.name == pdb.name) {

@@ -57,6 +57,9 @@ class ObjectStore {
     by_name_.Put(&it->second);
     return it->second;
   }
+  // Sets Pod::reserved_ms of the stored pod (nothing when there is none): the one field of a
+  // stored pod changed in place, since it derives from a reservation, not from the API object.
+  void SetReservedMs(std::string_view key, int64_t reserved_ms);
   // Removes the pod after calling before_erase(const NormalizedPod& pod); false when there was
   // none. One lookup.
   template <typename F>

@@ -53,6 +53,9 @@ struct Pod {
   PreemptionPolicy preemption_policy = PreemptionPolicy::kPreemptLowerPriority;
   int64_t creation_ms = 0;  // metadata.creationTimestamp, Unix milliseconds; 0 = unknown
   int64_t start_ms = 0;     // status.startTime, Unix milliseconds; 0 = not started
+  // When a /bind reservation placed this (pending) pod on a node, Unix milliseconds; 0 = not
+  // reserved on a node. Set only by ClusterState, from the reservation (never from the wire).
+  int64_t reserved_ms = 0;
   // The value of the configured accelerator-model annotation (capacity-semantics 5), if any.
   std::string accelerator_model;
   std::string uid;
@@ -127,9 +130,13 @@ class NormalizedPod : public Pod {
   ResourceList quota_request_;
 };
 
-// The start time used to order pods of equal priority: status.startTime, else creation time.
+// The start time used to order pods of equal priority (capacity-semantics 4, "Order"):
+// status.startTime; for a pod reserved on a node by an in-flight /bind (it has none yet), the
+// reservation time, so that it is the pod bound to that node at that moment; else the creation
+// time. The one definition for bound and reserved pods alike.
 inline int64_t EffectiveStartMs(const Pod& pod) {
-  return pod.start_ms != 0 ? pod.start_ms : pod.creation_ms;
+  if (pod.start_ms != 0) return pod.start_ms;
+  return pod.reserved_ms != 0 ? pod.reserved_ms : pod.creation_ms;
 }
 
 // kube-scheduler's MoreImportantPod: higher priority first; on a tie the earlier start wins.

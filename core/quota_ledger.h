@@ -29,12 +29,17 @@
 
 namespace capext {
 
+// Capacity held for a pod by /bind while its binding is in flight. A reservation with a node is,
+// for every decision, the pod bound to that node (capacity-semantics 6, "A reserved pod is a
+// bound pod"): ClusterState files the pod among the node's pods. Here it is the quota part: its
+// quota request counts as reserved usage of its namespace. A hold without a node (a later issue)
+// would be a Reservation with an empty `node`: quota only, never on a node, never a victim.
 struct Reservation {
   std::string uid;  // the pod's store key
   std::string ns;
-  std::string node;
-  ResourceList node_request;
+  std::string node;  // where /bind places the pod; empty: a hold without a node
   ResourceList quota_request;
+  int64_t reserved_ms = 0;  // when it was made: the reserved pod's start for victim order
   int64_t expires_ms = 0;
 };
 

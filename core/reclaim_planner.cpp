@@ -91,7 +91,11 @@ ReclaimPlanForPod PlanReclaim(const ClusterState& state, const NormalizedPod& po
   std::string names;
   for (const NormalizedPod* v : plan.victims) {
     if (!names.empty()) names += ", ";
-    names += fmt::format("{} (priority {})", v->Key(), v->priority);
+    // A reserved victim is the pod bound there (capacity-semantics 6); say that its bind is
+    // still in flight, since the API server shows it Pending.
+    names +=
+        fmt::format("{} (priority {}{})", v->Key(), v->priority,
+                    state.FindReservation(v->store_key()) != nullptr ? ", bind in flight" : "");
   }
   plan.explanation =
       fmt::format("pod {} does not fit ({}); evicting {} on node {} ({} of {} candidate nodes)",

@@ -120,7 +120,7 @@ ExtenderService::BindStep ExtenderService::CheckAndReserve(const ExtenderBinding
       return answer("refused", std::move(verdict));
     }
     *request = BindRequest{pod->ns, pod->name, pod->uid, args.node, key, deadline};
-    state.Reserve(key, args.node, now_ms + options_.reservation_ttl_ms);
+    state.Reserve(key, args.node, now_ms, now_ms + options_.reservation_ttl_ms);
     flights_.Open(key, args.node, now);
     return BindStep{BindStep::kReserved, {}, ""};
   });

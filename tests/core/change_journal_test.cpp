@@ -172,7 +172,7 @@ TEST_CASE("cluster state: what each change records", "[change_journal]") {
     CHECK(c.usage.empty());
   }
   SECTION("a reservation made and released: the pod, the node, the usage, each time") {
-    s.state.Reserve("uid-eq1-wait", "n2", 1000);
+    s.state.Reserve("uid-eq1-wait", "n2", 500, 1000);
     auto c = s.Next();
     CHECK(c.pods == Strings{"uid-eq1-wait"});
     CHECK(c.nodes == Strings{"n2"});
@@ -292,6 +292,7 @@ TEST_CASE("SameForDecisions: a change of any member of Pod is a change", "[chang
       {"preemption_policy", [](Pod& p) { p.spec_preemption_policy = PreemptionPolicy::kNever; }},
       {"creation_ms", [](Pod& p) { p.creation_ms = 11; }},
       {"start_ms", [](Pod& p) { p.start_ms = 21; }},
+      {"reserved_ms", [](Pod& p) { p.reserved_ms = 30; }},
       {"accelerator_model", [](Pod& p) { p.accelerator_model = "V100"; }},
       {"uid", [](Pod& p) { p.uid = "other"; }},
       {"name", [](Pod& p) { p.name = "q"; }},
@@ -340,7 +341,7 @@ TEST_CASE("SameForDecisions: a change of any member of Node is a change", "[chan
 // pod unplanned forever. These sizes (Debian 12, x86-64) move when a member is added.
 TEST_CASE("SameForDecisions: Pod, Node and ElasticQuota have the members compared",
           "[change_journal]") {
-  CHECK(sizeof(Pod) == 440);
+  CHECK(sizeof(Pod) == 448);
   CHECK(sizeof(Node) == 120);
   CHECK(sizeof(ElasticQuota) == 296);
 }

@@ -167,7 +167,7 @@ TEST_CASE("reservations hold a pod's request on its node and in its quota", "[cl
   state.UpsertPod(pod);
   REQUIRE(state.PendingPods().size() == 1);
 
-  state.Reserve(UidOf(pod), "n1", 10000);
+  state.Reserve(UidOf(pod), "n1", 5000, 10000);
   CHECK(state.UsageOf("n1").requested.Get("cpu") == 3000);
   CHECK(state.UsageOf("n1").pod_count == 1);
   CHECK(state.ledger().Reserved("eq1").Get("cpu") == 3000);
@@ -176,13 +176,13 @@ TEST_CASE("reservations hold a pod's request on its node and in its quota", "[cl
   CHECK(state.PendingPods().empty());  // a reserved pod is not pending
 
   SECTION("reserving the same uid twice is idempotent") {
-    state.Reserve(UidOf(pod), "n1", 20000);
+    state.Reserve(UidOf(pod), "n1", 6000, 20000);
     CHECK(state.UsageOf("n1").requested.Get("cpu") == 3000);
     CHECK(state.Used("eq1").Get("cpu") == 3000);
     CHECK(state.FindReservation(UidOf(pod))->expires_ms == 20000);
   }
   SECTION("reserving on another node moves the reservation") {
-    state.Reserve(UidOf(pod), "n2", 20000);
+    state.Reserve(UidOf(pod), "n2", 7000, 20000);
     CHECK(state.UsageOf("n1").requested.Get("cpu") == 0);
     CHECK(state.UsageOf("n2").requested.Get("cpu") == 3000);
     CHECK(state.Used("eq1").Get("cpu") == 3000);
@@ -217,6 +217,100 @@ TEST_CASE("reservations hold a pod's request on its node and in its quota", "[cl
     state.DeletePod(UidOf(pod));
     CHECK(state.UsageOf("n1").requested.Get("cpu") == 0);
     CHECK(state.Used("eq1").Get("cpu") == 0);
+  }
+}
+
+// capacity-semantics 6, "A reserved pod is a bound pod": the pod is among its node's pods (what
+// victim selection, the dense mirror and the candidate search read), started at the reservation
+// time, and its status.nominatedNodeName holds no room while the reservation does.
+TEST_CASE("a reserved pod is among its node's pods, started at the reservation time",
+          "[cluster_state][issue18]") {
+  ClusterState state;
+  state.UpsertNode(MakeNode("n1", 8000));
+  state.UpsertNode(MakeNode("n2", 8000));
+  state.UpsertQuota(MakeQuota("eq1", CpuList(4000), std::nullopt));
+  state.UpsertPod(MakePod("eq1", "running").Cpu(1000).Started(100).BoundTo("n1"));
+  const Pod pod = MakePod("eq1", "p").Cpu(3000).Created(50).NominatedTo("n2");
+  state.UpsertPod(pod);
+  const std::string key = UidOf(pod);
+  REQUIRE(state.UsageOf("n2").pods.empty());
+  REQUIRE(state.FindNodeRecord("n2")->fit.nominations == 1);
+
+  state.Reserve(key, "n1", 5000, 10000);
+  auto on_n1 = [&] {
+    std::vector<std::string> keys;
+    for (const NormalizedPod* p : state.UsageOf("n1").pods)
+      keys.push_back(p->store_key());
+    return keys;
+  };
+  CHECK(on_n1() == std::vector<std::string>{UidOf(MakePod("eq1", "running")), key});
+  CHECK(state.UsageOf("n1").requested.Get("cpu") == 4000);
+  CHECK(state.FindPod(key)->reserved_ms == 5000);
+  CHECK(EffectiveStartMs(*state.FindPod(key)) == 5000);  // not its creation time
+  CHECK(state.FindNodeRecord("n2")->fit.nominations == 0);
+  CHECK(state.ledger().status_nominations().empty());
+
+  SECTION("renewing keeps the reservation time") {
+    state.Reserve(key, "n1", 6000, 20000);
+    CHECK(state.FindPod(key)->reserved_ms == 5000);
+    CHECK(state.FindReservation(key)->expires_ms == 20000);
+  }
+  SECTION("an update of the pending pod keeps it on the node, reserved") {
+    Pod changed = pod;
+    changed.labels["app"] = "x";
+    changed.nominated_node_name = "n2";
+    state.UpsertPod(changed);
+    CHECK(on_n1().size() == 2);
+    CHECK(state.UsageOf("n1").requested.Get("cpu") == 4000);
+    CHECK(state.FindPod(key)->reserved_ms == 5000);
+    CHECK(state.FindPod(key)->labels.at("app") == "x");
+    CHECK(state.ledger().status_nominations().empty());
+  }
+  SECTION("released (a failed bind): off the node, and its status nomination holds room again") {
+    state.ReleaseReservation(key);
+    CHECK(on_n1().size() == 1);
+    CHECK(state.FindPod(key)->reserved_ms == 0);
+    CHECK(state.FindNodeRecord("n2")->fit.nominations == 1);
+  }
+  SECTION("expired: the same") {
+    state.Expire(10000);
+    CHECK(on_n1().size() == 1);
+    CHECK(state.FindPod(key)->reserved_ms == 0);
+    CHECK(state.FindNodeRecord("n2")->fit.nominations == 1);
+  }
+  SECTION("seen bound: a bound pod, its start from status.startTime") {
+    Pod bound = pod;
+    bound.node_name = "n1";
+    bound.start_ms = 5200;
+    state.UpsertPod(bound);
+    CHECK(on_n1().size() == 2);
+    CHECK(state.FindPod(key)->reserved_ms == 0);
+    CHECK(EffectiveStartMs(*state.FindPod(key)) == 5200);
+    CHECK(state.ledger().status_nominations().empty());
+  }
+  SECTION("deleted (an eviction): gone from the node and the quota, no nomination left") {
+    state.DeletePod(key);
+    CHECK(on_n1().size() == 1);
+    CHECK(state.Used("eq1").Get("cpu") == 1000);
+    CHECK(state.FindNodeRecord("n2")->fit.nominations == 0);
+  }
+  SECTION("a copy keeps it on the node, in the same place, with its time") {
+    state.UpsertPod(MakePod("eq1", "later").Cpu(500).Started(6000).BoundTo("n1"));
+    const ClusterState copy(state);
+    std::vector<std::string> keys;
+    for (const NormalizedPod* p : copy.UsageOf("n1").pods)
+      keys.push_back(p->store_key());
+    CHECK(keys == std::vector<std::string>{UidOf(MakePod("eq1", "running")), key,
+                                           UidOf(MakePod("eq1", "later"))});
+    CHECK(copy.FindPod(key)->reserved_ms == 5000);
+    CHECK(copy.FindReservation(key)->reserved_ms == 5000);
+    CHECK(copy.ledger().status_nominations().empty());
+  }
+  SECTION("a bound or terminal pod is not reserved") {
+    const std::string running = UidOf(MakePod("eq1", "running"));
+    state.Reserve(running, "n2", 7000, 10000);
+    CHECK(state.FindReservation(running) == nullptr);
+    CHECK(state.UsageOf("n2").pods.empty());
   }
 }
 
@@ -321,7 +415,7 @@ TEST_CASE("node records: a name is known while anything refers to it", "[cluster
   state.UpsertPod(MakePod("ns", "q").Cpu(500));
   CHECK(state.FindNodeRecord("n9") == nullptr);
   state.UpsertNode(MakeNode("n2", 2000));
-  state.Reserve(UidOf(MakePod("ns", "q")), "n2", 1000);
+  state.Reserve(UidOf(MakePod("ns", "q")), "n2", 500, 1000);
   CHECK(state.FindNodeRecord("n2")->fit.free_cpu == 1500);
   state.ReleaseReservation(UidOf(MakePod("ns", "q")));
   CHECK(state.FindNodeRecord("n2")->fit.free_cpu == 2000);

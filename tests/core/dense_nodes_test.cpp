@@ -38,15 +38,24 @@ void CheckAccounting(const ClusterState& state) {
   std::map<std::string, int32_t> pod_count;
   std::map<std::string, std::multiset<std::string>> on_node;
   for (const auto& [key, pod] : state.pods()) {
+    if (state.FindReservation(key) == nullptr) CHECK(pod.reserved_ms == 0);
     if (!pod.IsBound() || pod.IsTerminal()) continue;
     requested[pod.node_name].Add(pod.requests);
     ++pod_count[pod.node_name];
     on_node[pod.node_name].insert(key);
     used[pod.ns].Add(pod.quota_request());
   }
+  // A reserved pod is on its node as if bound there (capacity-semantics 6).
   for (const auto& [key, r] : state.reservations()) {
-    requested[r.node].Add(r.node_request);
+    const NormalizedPod* pod = state.FindPod(key);
+    REQUIRE(pod != nullptr);
+    CHECK_FALSE(pod->IsBound());
+    CHECK(pod->reserved_ms == r.reserved_ms);
+    // Its status.nominatedNodeName holds no room while the reservation does.
+    CHECK(state.ledger().status_nominations().count(key) == 0);
+    requested[r.node].Add(pod->requests);
     ++pod_count[r.node];
+    on_node[r.node].insert(key);
     used[r.ns].Add(r.quota_request);
   }
   std::map<std::string, int32_t> nominations;

@@ -306,7 +306,7 @@ TEST_CASE("CheckNodeFit counts bound pods, reservations and nominations of prior
   SECTION("a reservation holds the room") {
     Pod reserved = MakePod("ns", "reserved").Cpu(1000);
     state.UpsertPod(reserved);
-    state.Reserve(UidOf(reserved), "n1", 100);
+    state.Reserve(UidOf(reserved), "n1", 50, 100);
     CHECK_FALSE(CheckNodeFit(state, state.Normalize(p), *state.FindNode("n1")).ok());
     state.ReleaseReservation(UidOf(reserved));
     CHECK(CheckNodeFit(state, state.Normalize(p), *state.FindNode("n1")).ok());
@@ -427,7 +427,7 @@ TEST_CASE("NodeFitScreen agrees with CheckNodeFit through changes of the state",
       state.UpsertPod(MakePod("c", id).Cpu(1000).Priority(pick(3) * 50).NominatedTo(node));
     } else if (action == 6) {  // a reservation, sometimes released again
       state.UpsertPod(MakePod("d", id).Cpu(500).Memory(kGi));
-      state.Reserve(UidOf(MakePod("d", id)), node, 1000);
+      state.Reserve(UidOf(MakePod("d", id)), node, 500, 1000);
       if (pick(2) == 0) state.ReleaseReservation(UidOf(MakePod("d", id)));
     } else if (action == 7) {  // our nomination, moved or expired
       state.UpsertPod(MakePod("e", id).Cpu(750).Priority(10));

@@ -238,7 +238,7 @@ TEST_CASE("reservations count until released or expired", "[quota_admission]") {
   Pod p = MakePod("eq1", "p").Cpu(2000);
   REQUIRE(CheckQuota(state, state.Normalize(p)).ok());
 
-  state.Reserve(UidOf(reserved), "n1", /*expires_ms=*/60000);
+  state.Reserve(UidOf(reserved), "n1", /*reserved_ms=*/1000, /*expires_ms=*/60000);
   Status r = CheckQuota(state, state.Normalize(p));
   CHECK(r.code() == StatusCode::kUnschedulable);
   CHECK_THAT(r.message(), Catch::Contains("cpu used 9 + request 2 > max 10"));

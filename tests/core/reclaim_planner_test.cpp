@@ -64,6 +64,58 @@ TEST_CASE("seed 002: an entitled pod reclaims from the borrower, never its NoteB
   }
 }
 
+// Issue 18, point 2, seen on a real cluster: the reclaim for eq2/job-2 was planned while /bind was
+// placing eq1/job-b2 (priority 0, 2 cpu) on n2. Counting the reservation as room only, the plan
+// evicted job-b and the NoteBook nb-b. A reserved pod is the pod bound to its node (capacity-
+// semantics 6, where this case is worked through): job-b and job-b2 make the room, and the
+// NoteBooks stay. job-b2 was created before job-b started (it waited): its start for victim
+// order is its reservation time, not its creation time.
+TEST_CASE("seed 002 with a bind in flight: the reserved pod is a victim, the NoteBook stays",
+          "[reclaim_planner][issue18]") {
+  constexpr int64_t kReservedMs = 180'000;  // job-b2's bind, after every other pod started
+  const testing::PodBuilder job_b2 = MakePod("eq1", "job-b2").Cpu(2000).Created(500);
+  ClusterState state = Seed002();
+  state.UpsertPod(job_b2);
+  state.Reserve(UidOf(job_b2), "n2", kReservedMs, kReservedMs + 60'000);
+  // The same state with job-b2 bound to n2, started when it was reserved.
+  ClusterState bound = Seed002();
+  bound.UpsertPod(testing::PodBuilder(job_b2).Started(kReservedMs).BoundTo("n2"));
+  for (ClusterState* s : {&state, &bound}) {
+    REQUIRE(s->Used("eq1").Get("cpu") == 10000);
+    REQUIRE(s->UsageOf("n2").requested.Get("cpu") == 6000);
+  }
+
+  SECTION("job-2 (5 cpu) takes job-b and job-b2") {
+    const Pod job2 = MakePod("eq2", "job-2").Cpu(5000).Created(175'000);
+    state.UpsertPod(job2);
+    bound.UpsertPod(job2);
+    const ReclaimPlanForPod plan = PlanReclaim(state, state.Normalize(job2), MoreImportantPod, {});
+    REQUIRE(plan.decision == ReclaimDecision::kEvict);
+    CHECK(plan.node == "n2");
+    CHECK(KeysOf(plan.victims) == std::vector<std::string>{"eq1/job-b", "eq1/job-b2"});
+    CHECK(plan.pdb_violations == 0);
+    CHECK_THAT(plan.explanation,
+               Catch::Contains("evicting eq1/job-b (priority 0), eq1/job-b2 (priority 0, bind in "
+                               "flight) on node n2"));
+    const ReclaimPlanForPod twin = PlanReclaim(bound, bound.Normalize(job2), MoreImportantPod, {});
+    REQUIRE(twin.decision == ReclaimDecision::kEvict);
+    CHECK(twin.node == plan.node);
+    CHECK(KeysOf(twin.victims) == KeysOf(plan.victims));
+    CHECK(twin.pdb_violations == plan.pdb_violations);
+  }
+  SECTION("a 4-cpu pod needs one victim there: the reserved pod goes before the running job-b") {
+    const Pod job3 = MakePod("eq2", "job-3").Cpu(4000).Created(175'000);
+    state.UpsertPod(job3);
+    bound.UpsertPod(job3);
+    for (ClusterState* s : {&state, &bound}) {
+      const ReclaimPlanForPod plan = PlanReclaim(*s, s->Normalize(job3), MoreImportantPod, {});
+      REQUIRE(plan.decision == ReclaimDecision::kEvict);
+      CHECK(plan.node == "n2");
+      CHECK(KeysOf(plan.victims) == std::vector<std::string>{"eq1/job-b2"});
+    }
+  }
+}
+
 TEST_CASE("seed 002: a borrower may only preempt lower-priority pods of its namespace",
           "[reclaim_planner]") {
   ClusterState state = Seed002();

@@ -95,6 +95,7 @@ std::vector<Disagreement> CompareDecisionPaths(const ClusterCase& c, const JsonT
     return ctx.out;
   }
   RunPaths(ctx);
+  CompareReservedAsBound(ctx);
   // Every other question: once more on the state a real /bind of it leaves.
   if (ctx.out.empty() && ctx.Draw(50) % 2 == 0) CompareAfterBind(ctx);
   return ctx.out;

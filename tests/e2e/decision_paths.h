@@ -17,7 +17,11 @@
 //    pods (QuotaTreeRecount): the tree, each node's subtree usage and the sums over the roots;
 //    the admission verdict (max at the pod's quota and every ancestor, the blocking quota and its
 //    relation named, the cluster-wide rule over the roots); preemption eligibility; and the LCA
-//    rule for every victim FindPreemption proposes on any node.
+//    rule for every victim FindPreemption proposes on any node;
+//  - "reserved = bound" (capacity-semantics 6): on a state with /bind reservations, the quota and
+//    node verdicts, FindPreemption, PlanReclaim, the candidate search and the placement equal
+//    those on the same state with every reserved pod bound to its node, started at its
+//    reservation time (reserved_paths.cpp).
 // Everything the check varies (scoring, victim order, starts, limits, proposed nodes, mirror
 // dimensions) is derived from `seed`, so a case keeps failing the same way while it is shrunk.
 // Thread-safety: a call uses only its own objects.

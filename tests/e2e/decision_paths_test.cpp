@@ -1,8 +1,10 @@
-// The decision engine's differential test (issues 11 and 13): on generated clusters (flat, or with
-// quota trees of depth 2 to 4) and questions, every path that decides about a pod answers the same,
-// and the tree rules hold on a naive recount (decision_paths.h lists the comparisons). A
-// disagreement fails with the seed and the smallest snapshot (YAML, loadable by `capacity-extender
-// serve --snapshot` and `explain --snapshot`) that still disagrees on the same path.
+// The decision engine's differential test (issues 11, 13 and 18): on generated clusters (flat,
+// or with quota trees of depth 2 to 4; many with /bind reservations in flight) and questions,
+// every path that decides about a pod answers the same, also on the state with its reservations
+// bound instead, and the tree rules hold on a naive recount (decision_paths.h lists the
+// comparisons). A disagreement fails with the seed and the smallest snapshot (YAML, loadable by
+// `capacity-extender serve --snapshot` and `explain --snapshot`) that still disagrees on the same
+// path.
 //   CE_DIFFTEST_STATES=N   how many clusters (default 10,000; 300 under sanitizers)
 //   CE_DIFFTEST_SEED=S     the first seed (default 1): CE_DIFFTEST_STATES=1 CE_DIFFTEST_SEED=S
 //                          replays one reported failure.
@@ -119,16 +121,20 @@ TEST_CASE("every decision path answers the same on generated clusters", "[diffte
                              "tree: a forest of 4 quota levels",
                              "tree: an invalid parent (a root at runtime)",
                              "tree: over the max of the parent",
-                             "tree: over the max of an ancestor"}) {
+                             "tree: over the max of an ancestor",
+                             "reserved = bound: a state with reservations"}) {
       INFO(what);
       CHECK(tally.counts[what] * 100 >= questions);  // at least 1% of the questions
     }
-    // Rarer, but each must keep occurring: the tree rules at work on victims.
+    // Rarer, but each must keep occurring: the tree rules at work on victims, and pods whose
+    // bind is in flight taken as victims.
     for (const char* what : {"tree: request alone above a parent's or ancestor's max",
                              "tree: victims meet the preemptor at its parent (siblings)",
                              "tree: victims meet the preemptor above its parent (cousins)",
                              "tree: victims across a parent's own namespace and its children",
-                             "tree: victims across the roots of a forest"}) {
+                             "tree: victims across the roots of a forest",
+                             "reserved = bound: a candidate node's victims include one",
+                             "reserved = bound: reclaim takes a reserved pod"}) {
       INFO(what);
       CHECK(tally.counts[what] * 1000 >= questions);  // at least 0.1% of the questions
     }

@@ -4,6 +4,7 @@
 #include <rapidjson/document.h>
 
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
@@ -11,9 +12,11 @@
 #include "core/placement_search.h"
 #include "core/preemption.h"
 #include "core/reasons.h"
+#include "core/reclaim_planner.h"
 #include "extender/embedded/embedded_binder.h"
 #include "extender/verbs/extender_service.h"
 #include "tests/e2e/decision_paths.h"
+#include "tests/support/builders.h"
 #include "tests/support/cluster_case.h"
 
 namespace capext::testing {
@@ -156,6 +159,35 @@ ClusterCase TerminatingCousinCase(const std::string& terminating_cpu) {
   return c;
 }
 
+JsonTree BoundPod(const std::string& ns, const std::string& name, int priority,
+                  const std::string& cpu, const std::string& node, const std::string& start) {
+  JsonTree p = PendingPod(ns, name, priority, cpu);
+  p["spec"]["nodeName"] = node;
+  p["status"]["phase"] = "Running";
+  p["status"]["startTime"] = start;
+  return p;
+}
+
+// Issue 18, point 2 (capacity-semantics 6, worked there): seed 002 after its first five events
+// while /bind is placing eq1/job-b2 (priority 0, 2 cpu) on n2; eq2/job-2 (5 cpu) then needs room.
+// job-b2 was created first (it waited) but is reserved at 00:03:00, after every pod started.
+ClusterCase Seed002WithBindInFlight() {
+  ClusterCase c;
+  c.objects = {Node("n1", "8"),
+               Node("n2", "8"),
+               Quota("eq1", "6", "10"),
+               Quota("eq2", "12", "14"),
+               BoundPod("eq1", "job-a", 0, "2", "n1", "2026-01-01T00:00:01Z"),
+               BoundPod("eq1", "job-b", 0, "2", "n2", "2026-01-01T00:00:02Z"),
+               BoundPod("eq2", "job-1", 0, "3", "n1", "2026-01-01T00:00:03Z"),
+               BoundPod("eq1", "nb-a", 1000000, "2", "n1", "2026-01-01T00:01:00Z"),
+               BoundPod("eq1", "nb-b", 1000000, "2", "n2", "2026-01-01T00:01:01Z"),
+               PendingPod("eq1", "job-b2", 0, "2")};
+  c.held.push_back({HeldRoom::Kind::kReservation, "uid-job-b2", "n2",
+                    1'767'225'600'000 + 180'000});  // 2026-01-01T00:03:00Z
+  return c;
+}
+
 // The question pod decoded from its JSON and normalised by `state`.
 NormalizedPod NormalizedQuestion(const ClusterState& state, const JsonTree& pod) {
   Pod raw;
@@ -242,6 +274,47 @@ TEST_CASE("issue 11: a lower-priority nomination counts neither in /filter nor i
       CHECK(a.bind == "");
     }
   }
+}
+
+TEST_CASE(
+    "issue 18: a pod whose bind is in flight is a victim like the pod bound; the NoteBook stays",
+    "[difftest][regression][issue18]") {
+  const ClusterCase c = Seed002WithBindInFlight();
+  const JsonTree job2 = PendingPod("eq2", "job-2", 0, "5");
+  // Every path agrees, the same state with job-b2 bound included ("reserved = bound").
+  RequireAgreement(c, job2);
+  ClusterState state;
+  REQUIRE(BuildState(c, &state).ok());
+  const NormalizedPod pod = NormalizedQuestion(state, job2);
+  // Before the fix the reservation was room on n2 but not a pod there: the plan was job-b and
+  // the NoteBook nb-b.
+  const ReclaimPlanForPod plan = PlanReclaim(state, pod, MoreImportantPod, {});
+  REQUIRE(plan.decision == ReclaimDecision::kEvict);
+  CHECK(plan.node == "n2");
+  CHECK(KeysOf(plan.victims) == std::vector<std::string>{"eq1/job-b", "eq1/job-b2"});
+  // /preempt names the reserved pod too (kube-scheduler holds it as assumed on n2).
+  SchedulerCache cache(c.semantics, c.decode_options(), [] { return int64_t{1'800'000'000'000}; });
+  cache.set_ready(true);
+  cache.Write([&](ClusterState& s) {
+    s = state;
+    return 0;
+  });
+  Metrics metrics;
+  EmbeddedBinder binder(&cache);
+  ExtenderService service(&cache, &metrics, NodeScoring::kLeastAllocated,
+                          MoreImportantFn(MoreImportantPod), &binder, {});
+  std::string body = fmt::format(
+      R"({{"Pod":{},"NodeNameToMetaVictims":{{"n1":{{"Pods":[]}},"n2":{{"Pods":[]}}}}}})",
+      job2.ToJson());
+  rapidjson::Document doc;
+  doc.Parse(service.Preempt(body).body.c_str());
+  REQUIRE(doc.IsObject());
+  INFO(body);
+  REQUIRE(doc["NodeNameToMetaVictims"].HasMember("n2"));
+  std::vector<std::string> uids;
+  for (const auto& v : doc["NodeNameToMetaVictims"]["n2"]["Pods"].GetArray())
+    uids.push_back(v["UID"].GetString());
+  CHECK(uids == std::vector<std::string>{"uid-job-b", "uid-job-b2"});
 }
 
 }  // namespace capext::testing

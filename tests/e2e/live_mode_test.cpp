@@ -18,6 +18,7 @@
 //   3. live reclaim of seed 002: exactly one eviction (job-b), the nudge after the victim is
 //      gone, the room held for job-2 against the re-created job-b2 (seed event 6), filter/bind
 //      through pods/binding, usage after the watch confirms, eq1/big rejected for max (event 7);
+//      with job-b2's bind in flight, the victims are job-b and job-b2, never the NoteBook;
 //      raising a max nudges the pod it rejected, and no nudge before;
 //   4. a failed pods/binding (500, 409) releases the reservation before answering; a retry binds
 //      and its reservation is held until the (delayed) watch confirms the binding;
@@ -675,6 +676,74 @@ TEST_CASE("live: seed-002 reclaim evicts exactly job-b, nudges job-2, which then
   // Neither job-b2 nor big gave the reclaim anything to do (no PodScheduled=False yet, and
   // nothing could be evicted for them anyway).
   CHECK(cluster.Matching("POST", "/eviction", since).size() == 1);
+}
+
+// Issue 18, point 2, as seen on a real cluster: the reclaim for job-2 runs while /bind is placing
+// eq1/job-b2 on n2 (its pods/binding answered late). The reserved pod is a pod of n2 (capacity-
+// semantics 6): the victims are job-b and job-b2, through the Eviction API, never the NoteBook
+// nb-b. The reservation ends with the evicted pod, whatever the late binding answers.
+TEST_CASE("live: a pod whose bind is in flight is a victim like a bound one; the NoteBook stays",
+          "[e2e][live][issue18]") {
+  LiveCluster cluster;
+  cluster.LoadSeed();
+  cluster.StartExtender();
+  cluster.WaitReady();
+  const int64_t since = cluster.LastSeq();
+  cluster.CreatePod(Pod("eq1", "job-b2", "2", ""));  // re-created by its Job, not yet tried
+  // kube-scheduler's filter for job-b2: only n2 has room (eq1 8 + 2 <= max 10).
+  REQUIRE(Poll(
+      [&] {
+        ClientResponse f =
+            cluster.Post("/filter", cluster.FilterArgs("eq1", "job-b2", {"n1", "n2"}));
+        return NodeNamesOf(ParseBody(f)) == std::vector<std::string>{"n2"};
+      },
+      3s));
+  // Its pods/binding is answered 2.5 s late (within the bind timeout): in flight meanwhile.
+  REQUIRE_FALSE(cluster.api()
+                    .Control("delay",
+                             R"({"ms":2500,"count":1,"method":"POST",)"
+                             R"("path_prefix":"/api/v1/namespaces/eq1/pods/job-b2/binding"})")
+                    .empty());
+  ClientResponse bind;
+  std::thread binding(
+      [&] { bind = cluster.Post("/bind", cluster.BindArgs("eq1", "job-b2", "n2")); });
+  struct JoinOnExit {
+    std::thread& t;
+    ~JoinOnExit() {
+      if (t.joinable()) t.join();
+    }
+  } join_on_exit{binding};
+  REQUIRE(Poll([&] { return cluster.Quotas()["eq1"].reserved == "2"; }, 3s));
+
+  cluster.CreatePod(Job2());
+  const bool evicted =
+      Poll([&] { return cluster.Matching("POST", "/eviction", since).size() >= 2; }, 5s);
+  INFO(cluster.extender().Log());
+  REQUIRE(evicted);
+  binding.join();
+  // The binding answered after the eviction (404: the pod is gone) or, on a slow machine, before
+  // it: either way the answer went back and nothing stays held.
+  INFO("bind answer: " << bind.body);
+  CHECK(bind.status == 200);
+  CHECK(Poll(
+      [&] {
+        auto q = cluster.Quotas();
+        return q["eq1"].used == "6" && q["eq1"].reserved == "0";
+      },
+      3s));
+  std::this_thread::sleep_for(600ms);  // three more reclaim rounds: no other eviction
+  std::vector<std::string> paths;
+  for (const auto& e : cluster.Matching("POST", "/eviction", since)) {
+    paths.push_back(e.path);
+    CHECK(e.status == 201);
+  }
+  CHECK(paths == std::vector<std::string>{"/api/v1/namespaces/eq1/pods/job-b/eviction",
+                                          "/api/v1/namespaces/eq1/pods/job-b2/eviction"});
+  auto pods = cluster.Pods();
+  CHECK(pods.count("eq1/job-b2") == 0);
+  for (const char* kept : {"eq1/job-a", "eq1/nb-a", "eq1/nb-b", "eq2/job-1", "eq2/job-2"})
+    CHECK(pods.count(kept) == 1);
+  CHECK(cluster.extender().WaitForLog("eq1/job-b2 (priority 0, bind in flight)", 1s));
 }
 
 TEST_CASE("live: raising an ElasticQuota's max nudges the pod it rejected, and only then",

@@ -265,7 +265,10 @@ void CompareEligibility(PathContext& ctx, const QuotaTreeRecount& recount,
   if (const Nomination* ours = ctx.base.FindOurNomination(pod.store_key())) nominated = ours->node;
   if (why.empty() && !nominated.empty() && ctx.base.FindNode(nominated)) {
     for (const auto& [key, x] : ctx.base.pods()) {
-      if (x.node_name != nominated || !x.terminating || x.IsTerminal()) continue;
+      // A pod reserved there is on that node as if bound (capacity-semantics 6).
+      const Reservation* r = ctx.base.FindReservation(key);
+      const std::string& on = x.IsBound() || r == nullptr ? x.node_name : r->node;
+      if (on != nominated || !x.terminating || x.IsTerminal()) continue;
       if (RecountWouldBeVictim(ctx, recount, x)) {
         why = "terminating victim " + x.Key() + " on its nominated node " + nominated;
         break;

@@ -82,7 +82,7 @@ Status BuildState(const ClusterCase& c, ClusterState* out) {
   for (const HeldRoom& h : c.held) {
     if (out->FindPod(h.pod_key) == nullptr) continue;  // its pod was dropped
     if (h.kind == HeldRoom::Kind::kReservation) {
-      out->Reserve(h.pod_key, h.node, kHeldExpiresMs);
+      out->Reserve(h.pod_key, h.node, h.reserved_ms, kHeldExpiresMs);
     } else {
       out->Nominate(h.pod_key, h.node, kHeldExpiresMs);
     }
@@ -101,9 +101,10 @@ std::string SnapshotYaml(const ClusterCase& c, const std::vector<std::string>& n
   }
   for (const HeldRoom& h : c.held) {
     out += fmt::format(
-        "# not in a snapshot: {} of pod {} on node {}\n",
+        "# not in a snapshot: {} of pod {} on node {}{}\n",
         h.kind == HeldRoom::Kind::kReservation ? "a /bind reservation" : "our reclaim's nomination",
-        h.pod_key, h.node);
+        h.pod_key, h.node,
+        h.kind == HeldRoom::Kind::kReservation ? fmt::format(" made at {} ms", h.reserved_ms) : "");
   }
   out += AsList(c).ToYaml();
   return out;

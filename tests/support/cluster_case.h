@@ -25,6 +25,7 @@ struct HeldRoom {
   Kind kind = Kind::kReservation;
   std::string pod_key;  // the pod's store key: its uid, else "namespace/name"
   std::string node;
+  int64_t reserved_ms = 0;  // a reservation's time (the reserved pod's start for victim order)
 };
 
 // Held room never expires within a test (Expire is called with earlier times).

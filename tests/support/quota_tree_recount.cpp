@@ -100,8 +100,12 @@ QuotaTreeRecount::QuotaTreeRecount(const ClusterState& state) {
       ns_used[pod.ns].Add(pod.quota_request());
       continue;
     }
-    if (state.FindReservation(key) != nullptr) ns_used[pod.ns].Add(pod.quota_request());
-    if (state.FindOurNomination(key) != nullptr || !pod.nominated_node_name.empty())
+    const Reservation* reserved = state.FindReservation(key);
+    if (reserved != nullptr) ns_used[pod.ns].Add(pod.quota_request());
+    // Reserved on a node, the pod is the pod bound there: its status.nominatedNodeName holds no
+    // room (capacity-semantics 6); a reservation releases our nomination of it.
+    const bool on_node = reserved != nullptr && !reserved->node.empty();
+    if (state.FindOurNomination(key) != nullptr || (!pod.nominated_node_name.empty() && !on_node))
       nominated_.push_back({key, pod.ns, pod.priority, pod.quota_request()});
   }
   for (std::size_t i = 0; i < nodes_.size(); ++i) {

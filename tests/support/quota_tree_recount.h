@@ -28,7 +28,8 @@ class QuotaTreeRecount {
     std::string ns;     // the namespace whose pods it counts directly ("" for a parent's node)
     ResourceList used;  // the subtree's: bound, non-terminal pods and reservations
   };
-  // A pending pod holding nominated room (ours, or its status.nominatedNodeName).
+  // A pending pod holding nominated room (ours, or its status.nominatedNodeName while no
+  // reservation holds it on a node).
   struct Nominated {
     std::string key;  // the pod's store key
     std::string ns;

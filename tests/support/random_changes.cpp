@@ -160,7 +160,7 @@ std::string RandomChanges::Apply(ClusterState* state) {
       if (keys.empty()) break;
       const std::string& key = rng.Pick(keys);
       const std::string node = AnyNode(*state);
-      state->Reserve(key, node, now_ms_ + 1000 * rng.Between(1, 20));
+      state->Reserve(key, node, now_ms_, now_ms_ + 1000 * rng.Between(1, 20));
       return fmt::format("reserve {} on {}", key, node);
     }
     case 7: {  // our reclaim nominates, or a nomination ends

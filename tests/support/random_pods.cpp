@@ -321,7 +321,10 @@ void RandomCluster::AddPods(ClusterCase* c, const std::string& ns) {
         if (node_names_.empty()) break;
         c->held.push_back({lifecycle == PodLifecycle::kReserved ? HeldRoom::Kind::kReservation
                                                                 : HeldRoom::Kind::kNomination,
-                           PodKey(pod), rng_.Chance(5) ? "gone-node" : rng_.Pick(node_names_)});
+                           PodKey(pod), rng_.Chance(5) ? "gone-node" : rng_.Pick(node_names_),
+                           // Made now: after the pods drawn so far, now and then at the same
+                           // time as the last one (a tie that arrival order breaks).
+                           lifecycle == PodLifecycle::kReserved ? NextTimeMs() : 0});
         break;
       case PodLifecycle::kPending:
         break;

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include "extender/explain.h"
 #include "tests/extender/reclaim/reclaim_harness.h"
 
 namespace capext {
@@ -326,6 +327,68 @@ TEST_CASE("reclaim: seed-002 after the reclaim, eq1 is at its min and gives no m
   CHECK(h.evictor.calls == std::vector<std::string>{"eq1/job-b"});
   for (const char* uid : {"u-job-a", "u-nb-a", "u-nb-b", "u-job-1"})
     CHECK(h.Exists(uid));
+}
+
+// A binder whose bindings stay in flight until the test completes them (live mode's POST that has
+// not been answered yet).
+class HeldBinder final : public PodBinder {
+ public:
+  void Bind(const BindRequest& /*request*/, BindDone done) override { pending = std::move(done); }
+  BindDone pending;
+};
+
+// Issue 18, point 2 (capacity-semantics 6 and 8): while /bind is placing eq1/job-b2 on n2, the
+// reclaim for eq2/job-2 takes job-b and job-b2, not the NoteBook nb-b, and evicts the reserved
+// pod like any other. Its bind then fails (the pod is gone) or had succeeded; either way the
+// reservation ends with the pod and nothing is left held.
+TEST_CASE("reclaim: a pod whose bind is in flight is evicted like a bound one; nothing stays held",
+          "[reclaim][issue18]") {
+  Harness h;
+  LoadSeed002(h);
+  h.Add(MakePod("eq1", "job-b2").Uid("u-job-b2").Cpu(2000).Created(kStartMs - 500'000));
+  HeldBinder held;
+  ExtenderService binding(&h.cache, &h.metrics, NodeScoring::kLeastAllocated,
+                          MoreImportantFn(MoreImportantPod), &held, ServiceOptions{});
+  std::string body = R"({"PodName":"job-b2","PodNamespace":"eq1","PodUID":"u-job-b2","Node":"n2"})";
+  std::string answer;
+  binding.Bind(body, [&](http::Response r) { answer = r.body; });
+  REQUIRE(held.pending);
+  REQUIRE(h.cache.Read([](const ClusterState& s) { return s.Used("eq1").Get("cpu"); }) == 10000);
+
+  // explain (and POST /explain) shows the plan with the reserved victim, marked as such.
+  const std::string explained = h.cache.Read([](const ClusterState& s) {
+    return ExplainPodText(s, *s.FindPod("u-job-2"), MoreImportantPod);
+  });
+  CHECK_THAT(explained, Catch::Contains("evicting eq1/job-b (priority 0), eq1/job-b2 (priority 0, "
+                                        "bind in flight) on node n2"));
+
+  CHECK(h.controller->RunOnce() == 1);
+  CHECK(h.evictor.calls == std::vector<std::string>{"eq1/job-b", "eq1/job-b2"});
+  const Nomination* n = h.OurNomination("u-job-2");
+  REQUIRE(n != nullptr);
+  CHECK(n->node == "n2");
+  for (const char* uid : {"u-job-a", "u-nb-a", "u-nb-b", "u-job-1"})
+    CHECK(h.Exists(uid));
+  // The eviction deleted the pod: its reservation ended with it.
+  auto held_room = [&] {
+    return h.cache.Read([](const ClusterState& s) {
+      return std::make_pair(s.reservations().size(), s.Used("eq1").Get("cpu"));
+    });
+  };
+  CHECK(held_room() == std::make_pair(std::size_t{0}, int64_t{6000}));
+
+  SECTION("the binding then fails: the error goes back, nothing is held") {
+    held.pending(BindOutcome{false, 404, R"(pods "job-b2" not found)", false});
+    CHECK_THAT(answer, Catch::Contains("binding failed"));
+  }
+  SECTION("the binding had succeeded: nothing is held either") {
+    held.pending(BindOutcome{true, 201, "", false});
+    CHECK_THAT(answer, Catch::Contains(R"("Error":"")"));
+  }
+  CHECK(held_room() == std::make_pair(std::size_t{0}, int64_t{6000}));
+  h.now += 1000;
+  CHECK(h.controller->RunOnce() == 0);
+  CHECK(h.evictor.calls.size() == 2);
 }
 
 }  // namespace

@@ -292,7 +292,7 @@ TEST_CASE("quotas: min, max, used, reserved, borrowed, lendable", "[service]") {
     // team: 3 bound + 2 bound + 1 reserved = 6 used against min 4: borrowing 2.
     s.UpsertPod(MakePod("team", "second").Cpu(2000).BoundTo("n2").Started(kStartMs));
     s.UpsertPod(MakePod("team", "pending").Cpu(1000));
-    s.Reserve("uid-team-pending", "n2", kStartMs + 60'000);
+    s.Reserve("uid-team-pending", "n2", kStartMs, kStartMs + 60'000);
     return 0;
   });
   rapidjson::Document doc = ParseAnswer(f.service.Quotas());
