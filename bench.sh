@@ -18,7 +18,7 @@ for arg in "$@"; do
     *) only+=("$arg") ;;
   esac
 done
-./scripts/install-deps.sh
+./scripts/install-deps.sh --bench
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
 # Link-time optimisation: the simulator's decision loop crosses core's files on every pod (state,
 # node table, dense mirror, ledger); measured +8-10% decisions/s. Benchmarks only: it slows the
@@ -30,9 +30,19 @@ targets=$(for src in bench/micro/*.cpp; do n=$(basename "$src" .cpp); echo "benc
 if [ ${#only[@]} -gt 0 ]; then
   targets=$(for n in "${only[@]}"; do echo "bench_${n#bench_}"; done)
 fi
-# bench_podcost_bench starts the real capacity-extender.
+# bench_podcost_bench and bench_throughput_bench start the real capacity-extender.
 # shellcheck disable=SC2086
 cmake --build build-release -j2 --target $targets capacity-extender
+# bench_throughput_bench's do-nothing Go extender (bench/noop_extender: the standard library only,
+# so nothing is downloaded), beside the benchmark programs.
+if [[ $targets == *bench_throughput_bench* ]]; then
+  if command -v go >/dev/null; then
+    (cd bench/noop_extender && GOPROXY=off GOFLAGS=-mod=mod go build -trimpath \
+      -o ../../build-release/bench/noop-extender .)
+  else
+    echo "no Go toolchain: bench_throughput_bench runs without the do-nothing Go extender"
+  fi
+fi
 mkdir -p out/bench
 started=$(date +%s)
 status=0

@@ -9,6 +9,7 @@
 #   check            print the binaries that would run; exit 77 with the reason when one is missing
 #   up               start etcd and kube-apiserver on free ports; write the kubeconfigs
 #   scheduler        start kube-scheduler, or restart it (nothing else is touched)
+#   stop-scheduler   stop kube-scheduler by PID (etcd and kube-apiserver keep running)
 #   kill-apiserver   SIGKILL kube-apiserver (etcd and its data stay)
 #   start-apiserver  start kube-apiserver again, on the same port and the same etcd data
 #   down             stop everything this folder started, by PID; the folder stays
@@ -32,6 +33,8 @@
 #                      (an empty value leaves that verb out)
 #   EXTENDER_WEIGHT [1] HTTP_TIMEOUT [5s] NODE_CACHE_CAPABLE [true] ENABLE_HTTPS [false]
 #   IGNORABLE [false] SCHEDULER_NAME [default-scheduler] SCHED_V [2]
+#   SCHED_QPS, SCHED_BURST  clientConnection qps and burst of kube-scheduler's API client
+#                      (empty: kube-scheduler's defaults, 50 and 100)
 #   SCHED_CONFIG       a KubeSchedulerConfiguration to use as it is, instead of the generated one
 #
 # Facts that shape it (Kubernetes 1.26):
@@ -310,7 +313,9 @@ apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 clientConnection:
   kubeconfig: $etc/scheduler.kubeconfig
-leaderElection:
+${SCHED_QPS:+  qps: $SCHED_QPS
+}${SCHED_BURST:+  burst: $SCHED_BURST
+}leaderElection:
   leaderElect: false
 profiles:
 - schedulerName: ${SCHEDULER_NAME:-default-scheduler}
@@ -410,6 +415,11 @@ case $cmd in
     start_scheduler
     echo "kube-scheduler ready; log $logs/kube-scheduler.log"
     ;;
+  stop-scheduler)
+    need_dir
+    load_state
+    stop "$pids/kube-scheduler.pid" "$KUBE_SCHEDULER"
+    ;;
   kill-apiserver)
     need_dir
     load_state
@@ -439,10 +449,10 @@ case $cmd in
     cat "$dir/state.env"
     ;;
   -h | --help | help)
-    sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'
+    awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"
     ;;
   *)
-    echo "usage: scripts/control-plane.sh check|up|scheduler|kill-apiserver|start-apiserver|down|env" >&2
+    echo "usage: scripts/control-plane.sh check|up|scheduler|stop-scheduler|kill-apiserver|start-apiserver|down|env" >&2
     exit 2
     ;;
 esac

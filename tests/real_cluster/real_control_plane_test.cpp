@@ -1,7 +1,8 @@
 // The harness itself (tests/support/real_control_plane.h, scripts/control-plane.sh), on one
 // control plane: fake nodes come up Ready and untainted, kube-scheduler without an extender
 // binds a pod, kube-apiserver killed with SIGKILL comes back on the same port with the same
-// data, kube-scheduler restarted alone binds the next pod, and kubectl reports exit codes.
+// data, kube-scheduler restarted alone binds the next pod, stopped alone binds nothing more, and
+// kubectl reports exit codes.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <functional>
@@ -76,6 +77,20 @@ TEST_CASE("the harness: fake nodes, scheduling, kube-apiserver killed and back, 
   CHECK(Eventually([&] { return !node_of("second").empty(); }, 60s));
   // Only the restarted scheduler, with the new profile, could bind it.
   CHECK_FALSE(cluster.Log(cluster.SchedulerLogPath()).empty());
+
+  // kube-scheduler stopped alone: etcd and kube-apiserver run on, and a new pod stays pending.
+  const int scheduler_pid = cluster.Pid("kube-scheduler");
+  CHECK(scheduler_pid > 0);
+  REQUIRE(cluster.StopScheduler().ok());
+  CHECK(cluster.Pid("kube-scheduler") == -1);
+  CHECK(cluster.Pid("kube-apiserver") > 0);
+  CHECK(cluster.Pid("etcd") > 0);
+  CHECK(cluster.EtcdUrl().rfind("http://127.0.0.1:", 0) == 0);
+  std::string third = second;
+  third.replace(third.find("second"), 6, "third");
+  REQUIRE(cluster.api().Post("/api/v1/namespaces/team/pods", third).ok());
+  std::this_thread::sleep_for(2s);
+  CHECK(node_of("third").empty());
 
   CommandResult missing = cluster.Kubectl("get", "pod", "-n", "team", "nothing-here");
   CHECK(missing.exit_code == 1);

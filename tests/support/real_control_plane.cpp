@@ -4,8 +4,10 @@
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
 #include <ctime>
@@ -196,9 +198,19 @@ Status RealControlPlane::StartScheduler(const SchedulerOptions& o) {
                     std::string("ENABLE_HTTPS=") + (o.enable_https ? "true" : "false"),
                     std::string("IGNORABLE=") + (o.ignorable ? "true" : "false"),
                     "SCHEDULER_NAME=" + o.scheduler_name, "SCHED_V=" + std::to_string(o.verbosity),
+                    "SCHED_QPS=" + (o.client_qps > 0 ? std::to_string(o.client_qps) : ""),
+                    "SCHED_BURST=" + (o.client_burst > 0 ? std::to_string(o.client_burst) : ""),
                     "SCHED_CONFIG=" + o.config_file});
   if (!started.ok())
     return Status::Unavailable("control-plane.sh scheduler failed:\n" + started.output);
+  return {};
+}
+
+Status RealControlPlane::StopScheduler() {
+  if (!started_) return {};
+  const CommandResult stopped = Script("stop-scheduler");
+  if (!stopped.ok())
+    return Status::Unavailable("control-plane.sh stop-scheduler failed:\n" + stopped.output);
   return {};
 }
 
@@ -251,6 +263,18 @@ std::string RealControlPlane::Log(const std::string& path) const {
   return ReadAll(path);
 }
 
+int RealControlPlane::Pid(const std::string& process) const {
+  const std::string text = Trimmed(ReadAll(dir_ + "/pids/" + process + ".pid"));
+  if (text.empty()) return -1;
+  const int pid = std::atoi(text.c_str());
+  return pid > 0 && ::kill(pid, 0) == 0 ? pid : -1;
+}
+
+std::string RealControlPlane::EtcdUrl() const {
+  auto it = state_.find("ETCD_PORT");
+  return it == state_.end() ? "" : "http://127.0.0.1:" + it->second;
+}
+
 CommandResult RealControlPlane::Kubectl(const std::vector<std::string>& args) const {
   auto it = state_.find("KUBECTL");
   if (it == state_.end()) return {-1, "kubectl: the control plane is not started"};
@@ -277,23 +301,30 @@ Status RealControlPlane::ApplyFiles(const std::vector<std::string>& paths) const
 }
 
 Status RealControlPlane::SendAll(const std::vector<ApiRequest>& requests) {
-  std::mutex mutex;
-  std::condition_variable done;
-  std::size_t left = requests.size();
+  // In slices the client's queue holds (RestClientOptions::max_queued, 4,096): 5,000 nodes are
+  // 5,000 requests per round.
+  constexpr std::size_t kSlice = 1024;
   std::string failures;
-  for (const ApiRequest& r : requests) {
-    api_->SendAsync(r.method, r.path, r.body, r.content_type,
-                    [&, what = r.method + " " + r.path](kube::RestResponse response) {
-                      std::lock_guard<std::mutex> lock(mutex);
-                      if (!response.ok()) {
-                        failures += what + ": " + std::to_string(response.status) + " " +
-                                    response.error + " " + response.body + "\n";
-                      }
-                      if (--left == 0) done.notify_all();
-                    });
+  for (std::size_t first = 0; first < requests.size(); first += kSlice) {
+    const std::size_t end = std::min(requests.size(), first + kSlice);
+    std::mutex mutex;
+    std::condition_variable done;
+    std::size_t left = end - first;
+    for (std::size_t i = first; i < end; ++i) {
+      const ApiRequest& r = requests[i];
+      api_->SendAsync(r.method, r.path, r.body, r.content_type,
+                      [&, what = r.method + " " + r.path](kube::RestResponse response) {
+                        std::lock_guard<std::mutex> lock(mutex);
+                        if (!response.ok()) {
+                          failures += what + ": " + std::to_string(response.status) + " " +
+                                      response.error + " " + response.body + "\n";
+                        }
+                        if (--left == 0) done.notify_all();
+                      });
+    }
+    std::unique_lock<std::mutex> lock(mutex);
+    done.wait(lock, [&] { return left == 0; });
   }
-  std::unique_lock<std::mutex> lock(mutex);
-  done.wait(lock, [&] { return left == 0; });
   if (!failures.empty()) return Status::Unavailable(failures);
   return {};
 }

@@ -52,6 +52,10 @@ struct SchedulerOptions {
   bool ignorable = false;
   std::string scheduler_name = "default-scheduler";
   int verbosity = 2;
+  // clientConnection qps and burst of kube-scheduler's API client; 0: its defaults (50, 100),
+  // which cap its own Binding POSTs (and Events) at 50 per second after the burst.
+  int client_qps = 0;
+  int client_burst = 0;
   std::string config_file;
 };
 
@@ -81,6 +85,8 @@ class RealControlPlane {
   Status Start();
   // Starts kube-scheduler, or restarts it with new options (etcd and kube-apiserver stay).
   Status StartScheduler(const SchedulerOptions& options);
+  // Stops kube-scheduler by PID (etcd and kube-apiserver stay); nothing to stop is no error.
+  Status StopScheduler();
   // SIGKILL to kube-apiserver; RestartApiServer brings it back on the same port and etcd data,
   // and gives api() new connections (the old ones died with the process).
   Status KillApiServer();
@@ -96,6 +102,9 @@ class RealControlPlane {
   std::string SchedulerLogPath() const;  // the newest kube-scheduler's log
   std::string ApiServerLogPath() const;
   std::string Log(const std::string& path) const;  // a log's contents
+  // The PID of "etcd", "kube-apiserver" or "kube-scheduler" while the script runs it, else -1.
+  int Pid(const std::string& process) const;
+  std::string EtcdUrl() const;  // http://127.0.0.1:<port>: etcd's client URL (and its /metrics)
 
   // kubectl with the admin kubeconfig.
   CommandResult Kubectl(const std::vector<std::string>& args) const;
@@ -119,6 +128,13 @@ class RealControlPlane {
   // Marks a bound pod Running and Ready, as a kubelet would.
   Status MarkPodRunning(const std::string& ns, const std::string& name);
 
+  // Sends the requests concurrently over api() and waits for all; an error names every failed
+  // one (method, path, status, body).
+  struct ApiRequest {
+    std::string method, path, body, content_type;
+  };
+  Status SendAll(const std::vector<ApiRequest>& requests);
+
   // The product's deploy/ objects the extender needs: namespace capacity-extender, the
   // ElasticQuota CRD (waited for until Established), ServiceAccount capacity-scheduler and its
   // RBAC. Then a kubeconfig for that ServiceAccount (a one-hour token): the extender runs with
@@ -130,12 +146,7 @@ class RealControlPlane {
   kube::RestClient& api() { return *api_; }
 
  private:
-  struct ApiRequest {
-    std::string method, path, body, content_type;
-  };
   CommandResult Script(const std::string& command, const std::vector<std::string>& env = {}) const;
-  // Sends the requests concurrently and waits for all; an error names every failed one.
-  Status SendAll(const std::vector<ApiRequest>& requests);
   Status ConnectApi();  // (re)creates api_ from the admin kubeconfig
 
   ControlPlaneOptions options_;

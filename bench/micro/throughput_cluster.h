@@ -1,0 +1,146 @@
+// The cluster bench_throughput_bench schedules on a real control plane
+// (tests/support/real_control_plane.h): fake nodes, namespaces each with an ElasticQuota big
+// enough to admit all of its pods, and the pending pods, created before kube-scheduler starts
+// ("prequeued"), deleted after each run so the next one starts from the same state.
+//  * Nodes: worker-pool-a-00000..., 32 CPU, 128Gi, 110 pods, with the labels of a cloud node
+//    (bench_support.h's MakeBenchNode), Ready and untainted.
+//  * Namespaces tp-0 ... tp-(N-1), each with its `default` ServiceAccount and an ElasticQuota
+//    (scheduling.x-k8s.io/v1alpha1) whose min and max are twice what its pods request: every pod
+//    is admitted, and no quota is near a limit.
+//  * Pods p-00000 ... spread over the namespaces in turn: one container requesting and limited
+//    to 100m CPU and 128Mi, labelled, schedulerName default-scheduler; admission adds the
+//    service-account token volume and the default tolerations, as in any cluster.
+// Thread-safety: one thread at a time (the control plane's).
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "bench/micro/bench_support.h"
+#include "core/status.h"
+#include "tests/support/real_control_plane.h"
+
+namespace capext::bench {
+
+struct ThroughputShape {
+  int nodes = 500;
+  int pods = 3000;
+  int namespaces = 10;
+  int pod_cpu_milli = 100;
+  int pod_memory_mi = 128;
+};
+
+inline std::string ThroughputNamespace(int k) {
+  return fmt::format("tp-{}", k);
+}
+
+inline int PodsInNamespace(const ThroughputShape& shape, int k) {
+  return shape.pods / shape.namespaces + (k < shape.pods % shape.namespaces ? 1 : 0);
+}
+
+inline std::string ThroughputQuotaJson(const ThroughputShape& shape, int k) {
+  const int pods = PodsInNamespace(shape, k);
+  const std::string cpu = fmt::format("{}m", 2 * pods * shape.pod_cpu_milli);
+  const std::string memory = fmt::format("{}Mi", 2 * pods * shape.pod_memory_mi);
+  return fmt::format(
+      R"({{"apiVersion":"scheduling.x-k8s.io/v1alpha1","kind":"ElasticQuota",)"
+      R"("metadata":{{"name":"{0}","namespace":"{0}"}},)"
+      R"("spec":{{"min":{{"cpu":"{1}","memory":"{2}"}},"max":{{"cpu":"{1}","memory":"{2}"}}}}}})",
+      ThroughputNamespace(k), cpu, memory);
+}
+
+inline std::string ThroughputPodJson(const ThroughputShape& shape, int index) {
+  const std::string ns = ThroughputNamespace(index % shape.namespaces);
+  const std::string cpu = fmt::format("{}m", shape.pod_cpu_milli);
+  const std::string memory = fmt::format("{}Mi", shape.pod_memory_mi);
+  return fmt::format(
+      R"({{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"p-{0:05}","namespace":"{1}",)"
+      R"("labels":{{"app":"throughput","job-name":"tp-job-{2:03}","team":"{1}"}}}},)"
+      R"("spec":{{"schedulerName":"default-scheduler","terminationGracePeriodSeconds":0,)"
+      R"("containers":[{{"name":"main","image":"registry.k8s.io/pause:3.9",)"
+      R"("resources":{{"requests":{{"cpu":"{3}","memory":"{4}"}},)"
+      R"("limits":{{"cpu":"{3}","memory":"{4}"}}}}}}]}}}})",
+      index, ns, index / 50, cpu, memory);
+}
+
+// Namespaces, their quotas and the nodes. Needs the ElasticQuota CRD (InstallExtenderRbac).
+inline Status SetUpThroughputCluster(test::RealControlPlane& cluster,
+                                     const ThroughputShape& shape) {
+  for (int k = 0; k < shape.namespaces; ++k) {
+    const std::string ns = ThroughputNamespace(k);
+    if (Status s = cluster.CreateNamespace(ns); !s.ok()) return s;
+    const kube::RestResponse quota =
+        cluster.api().Post("/apis/scheduling.x-k8s.io/v1alpha1/namespaces/" + ns + "/elasticquotas",
+                           ThroughputQuotaJson(shape, k));
+    if (!quota.ok()) {
+      return Status::Unavailable("ElasticQuota " + ns + ": " + std::to_string(quota.status) + " " +
+                                 quota.error + quota.body);
+    }
+  }
+  ClusterShape labels_of;
+  std::vector<test::FakeNode> nodes(static_cast<std::size_t>(shape.nodes));
+  for (int i = 0; i < shape.nodes; ++i) {
+    test::FakeNode& node = nodes[static_cast<std::size_t>(i)];
+    const Node like = MakeBenchNode(i, labels_of);
+    node.name = like.name;
+    node.labels.insert(like.labels.begin(), like.labels.end());
+    node.cpu = "32";
+    node.memory = "128Gi";
+    node.pods = "110";
+  }
+  return cluster.CreateFakeNodes(nodes);
+}
+
+inline Status CreateThroughputPods(test::RealControlPlane& cluster, const ThroughputShape& shape) {
+  std::vector<test::RealControlPlane::ApiRequest> creates;
+  creates.reserve(static_cast<std::size_t>(shape.pods));
+  for (int i = 0; i < shape.pods; ++i) {
+    creates.push_back({"POST",
+                       "/api/v1/namespaces/" + ThroughputNamespace(i % shape.namespaces) + "/pods",
+                       ThroughputPodJson(shape, i), "application/json"});
+  }
+  return cluster.SendAll(creates);
+}
+
+// The number of the benchmark's pods (app=throughput) in kube-apiserver's watch cache, or with
+// `unbound_only` those without spec.nodeName; -1 when the list fails.
+inline int CountThroughputPods(test::RealControlPlane& cluster, bool unbound_only) {
+  std::string path = "/api/v1/pods?resourceVersion=0&labelSelector=app%3Dthroughput";
+  if (unbound_only) path += "&fieldSelector=spec.nodeName%3D";
+  const kube::RestResponse listed = cluster.api().Get(path);
+  if (!listed.ok()) return -1;
+  rapidjson::Document doc;
+  doc.Parse(listed.body.c_str(), listed.body.size());
+  if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("items") || !doc["items"].IsArray())
+    return -1;
+  return static_cast<int>(doc["items"].Size());
+}
+
+// Deletes every pod and Event of the namespaces (at once: grace period 0; no kubelet would
+// confirm a graceful one) and waits until the watch cache has none of the pods left.
+inline Status DeleteThroughputPods(test::RealControlPlane& cluster, const ThroughputShape& shape) {
+  std::vector<test::RealControlPlane::ApiRequest> deletes;
+  for (int k = 0; k < shape.namespaces; ++k) {
+    const std::string ns = "/api/v1/namespaces/" + ThroughputNamespace(k);
+    deletes.push_back({"DELETE", ns + "/pods?gracePeriodSeconds=0", "", ""});
+    deletes.push_back({"DELETE", ns + "/events", "", ""});
+  }
+  if (Status s = cluster.SendAll(deletes); !s.ok()) return s;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  int left = -1;
+  while ((left = CountThroughputPods(cluster, false)) != 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      return Status::Unavailable(fmt::format("{} pods left 2 minutes after their deletion", left));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return {};
+}
+
+}  // namespace capext::bench

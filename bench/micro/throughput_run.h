@@ -1,0 +1,236 @@
+// One run of bench_throughput_bench: one configuration schedules the prequeued pods once.
+//  1. The pods are created (kube-scheduler is stopped, so none is scheduled yet); the extender
+//     starts and, for capacity-extender, lists them (/readyz); a settle pause lets the API
+//     server finish that work.
+//  2. Snapshot: CPU time of kube-apiserver, etcd and the extender (/proc/<pid>/stat), the busy
+//     time of the whole machine, the load average, and /metrics of kube-apiserver and etcd.
+//  3. The window: kube-scheduler starts (a new process, so all of its CPU is counted) and its
+//     log is followed until every pod has a "Successfully bound pod to node" line. When the log
+//     stalls or reports errors (a pod bound by the extender after kube-scheduler gave up on it
+//     has no such line), the API server is asked how many pods are still unbound, once a second,
+//     until none is. A run that has not bound every pod by --run-timeout ends there. pods/s is
+//     the pods bound over the window's length.
+//  4. The tail: work that trails the binds (kube-scheduler's Events, which its client posts at
+//     its own pace, the extender's status.used patches) goes on until etcd has had no write for
+//     1 s (at most 30 s). CPU per pod and the requests per pod count the window and the tail,
+//     so a configuration that defers its writes is not credited for it; the window's CPU alone
+//     is kept too.
+//  5. Snapshot again (CPU first, so the scrapes are outside it), the extender's /metrics; then
+//     kube-scheduler and the extender are stopped and, unless it was the control plane's last
+//     run, the pods and Events deleted.
+// A run "collapsed" when kube-scheduler timed out on any extender call (a bind backlog past its
+// httpTimeout: retries take over and feed the overload, issue 18) or the run ran out of time.
+// Thread-safety: one run at a time.
+#pragma once
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "bench/micro/podcost_process_stats.h"
+#include "bench/micro/prometheus_text.h"
+#include "bench/micro/scheduler_log.h"
+#include "bench/micro/throughput_cluster.h"
+#include "bench/micro/throughput_extender.h"
+#include "bench/micro/throughput_run_record.h"
+
+namespace capext::bench {
+
+struct ThroughputRunOptions {
+  std::string product_binary;
+  std::string go_noop_binary;
+  std::string work_dir;  // logs and scratch files of the runs
+  std::chrono::seconds run_timeout{120};
+  std::chrono::milliseconds settle{1000};
+  int scheduler_qps = 0;  // kube-scheduler's clientConnection qps and burst; 0: its defaults
+};
+
+inline double LoadAverage1() {
+  double load = 0;
+  std::ifstream("/proc/loadavg") >> load;
+  return load;
+}
+
+// GET /metrics of etcd (plain HTTP on its client URL); empty on failure.
+inline MetricSamples ScrapeEtcd(const std::string& etcd_url) {
+  const std::size_t colon = etcd_url.rfind(':');
+  if (colon == std::string::npos) return {};
+  const auto port = static_cast<uint16_t>(std::atoi(etcd_url.c_str() + colon + 1));
+  HttpConnection connection;
+  if (!connection.Connect(port)) return {};
+  // Without Accept-Encoding: etcd would gzip the answer.
+  const std::string request =
+      "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\n\r\n";
+  if (connection.RoundTrip(request) != 200) return {};
+  return MetricSamples::Parse(connection.body());
+}
+
+// etcd's writes so far (puts and deletes), or -1 when etcd cannot be read.
+inline double EtcdWrites(const std::string& etcd_url) {
+  const MetricSamples now = ScrapeEtcd(etcd_url);
+  if (now.empty()) return -1;
+  return now.Sum("etcd_mvcc_put_total") + now.Sum("etcd_mvcc_delete_total");
+}
+
+// Waits until etcd has had no write for `quiet` (polling every 250 ms), at most `limit`.
+inline void WaitForEtcdQuiet(const std::string& etcd_url, std::chrono::milliseconds quiet,
+                             std::chrono::milliseconds limit) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline = Clock::now() + limit;
+  double last = EtcdWrites(etcd_url);
+  Clock::time_point since = Clock::now();
+  while (Clock::now() < deadline && Clock::now() - since < quiet) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    const double now = EtcdWrites(etcd_url);
+    if (now != last) {
+      last = now;
+      since = Clock::now();
+    }
+  }
+}
+
+inline MetricSamples ScrapeApiServer(test::RealControlPlane& cluster) {
+  const kube::RestResponse metrics = cluster.api().Get("/metrics");
+  return metrics.ok() ? MetricSamples::Parse(metrics.body) : MetricSamples{};
+}
+
+// Runs `configuration` once on `cluster` (etcd and kube-apiserver up, kube-scheduler stopped,
+// the namespaces, quotas and nodes of `shape` in place, no pod left).
+inline ThroughputRun RunThroughputOnce(test::RealControlPlane& cluster,
+                                       const ThroughputShape& shape,
+                                       const ThroughputConfiguration& configuration,
+                                       const ThroughputRunOptions& options, int repetition,
+                                       int position, bool clean_up = true) {
+  using Clock = std::chrono::steady_clock;
+  ThroughputRun run;
+  run.configuration = configuration.name;
+  run.repetition = repetition;
+  run.position = position;
+  run.pods = shape.pods;
+  const std::string prefix =
+      options.work_dir + "/rep" + std::to_string(repetition) + "-" + configuration.name;
+
+  if (Status s = CreateThroughputPods(cluster, shape); !s.ok()) {
+    run.error = "creating the pods: " + s.message().substr(0, 2000);
+    return run;
+  }
+  ThroughputExtender extender;
+  if (Status s = extender.Start(configuration, cluster, options.product_binary,
+                                options.go_noop_binary, options.work_dir, prefix + ".extender.log");
+      !s.ok()) {
+    run.error = s.message();
+    (void)DeleteThroughputPods(cluster, shape);
+    return run;
+  }
+  test::SchedulerOptions scheduler;
+  if (Status s = DeploySchedulerOptions(configuration, extender.url(), &scheduler); !s.ok()) {
+    run.error = s.message();
+    extender.Stop();
+    (void)DeleteThroughputPods(cluster, shape);
+    return run;
+  }
+  scheduler.client_qps = options.scheduler_qps;
+  scheduler.client_burst = options.scheduler_qps;
+  std::this_thread::sleep_for(options.settle);
+
+  const int apiserver_pid = cluster.Pid("kube-apiserver");
+  const int etcd_pid = cluster.Pid("etcd");
+  const MetricSamples apiserver_before = ScrapeApiServer(cluster);
+  const MetricSamples etcd_before = ScrapeEtcd(cluster.EtcdUrl());
+  run.load_before = LoadAverage1();
+  const double apiserver_cpu = ProcessCpuMs(apiserver_pid);
+  const double etcd_cpu = ProcessCpuMs(etcd_pid);
+  const double extender_cpu = extender.pid() > 0 ? ProcessCpuMs(extender.pid()) : 0;
+  const double self_cpu = ProcessCpuMs(getpid());
+  const double machine_busy = MachineBusyMs();
+  const Clock::time_point start = Clock::now();
+
+  if (Status s = cluster.StartScheduler(scheduler); !s.ok()) {
+    run.error = s.message().substr(0, 4000);
+    extender.Stop();
+    (void)cluster.StopScheduler();
+    (void)DeleteThroughputPods(cluster, shape);
+    return run;
+  }
+  const int scheduler_pid = cluster.Pid("kube-scheduler");
+  SchedulerLogReader log(cluster.SchedulerLogPath());
+  const Clock::time_point deadline = start + options.run_timeout;
+  std::size_t bound_seen = 0;
+  Clock::time_point last_progress = Clock::now(), last_api_check = Clock::time_point::min();
+  for (;;) {
+    const SchedulerLogCounts& counts = log.ReadNew();
+    const Clock::time_point now = Clock::now();
+    if (counts.bound.size() >= static_cast<std::size_t>(shape.pods)) {
+      run.finished = true;
+      break;
+    }
+    if (counts.bound.size() != bound_seen) {
+      bound_seen = counts.bound.size();
+      last_progress = now;
+    }
+    const bool in_doubt = counts.errors > 0 || now - last_progress > std::chrono::seconds(2);
+    if (in_doubt && now - last_api_check >= std::chrono::seconds(1)) {
+      last_api_check = now;
+      if (CountThroughputPods(cluster, true) == 0) {
+        run.finished = true;
+        break;
+      }
+    }
+    if (now >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const Clock::time_point end = Clock::now();
+  run.window_cpu_ms_scheduler = ProcessCpuMs(scheduler_pid);
+  run.window_cpu_ms_apiserver = ProcessCpuMs(apiserver_pid) - apiserver_cpu;
+  run.window_cpu_ms_etcd = ProcessCpuMs(etcd_pid) - etcd_cpu;
+  run.window_cpu_ms_extender = extender.pid() > 0 ? ProcessCpuMs(extender.pid()) - extender_cpu : 0;
+  const double self_ms = ProcessCpuMs(getpid()) - self_cpu;
+  const double busy_ms = MachineBusyMs() - machine_busy;
+  run.load_after = LoadAverage1();
+  run.seconds = std::chrono::duration<double>(end - start).count();
+  run.log = log.ReadNew();
+  const int unbound = run.finished ? 0 : CountThroughputPods(cluster, true);
+  const int bound = shape.pods - std::max(unbound, 0);
+  run.pods_per_s = run.seconds > 0 ? bound / run.seconds : 0;
+  run.collapsed = run.log.timeouts > 0 || !run.finished;
+  const double ours = run.window_cpu_ms_scheduler + run.window_cpu_ms_apiserver +
+                      run.window_cpu_ms_etcd + run.window_cpu_ms_extender + self_ms;
+  run.other_cores = run.seconds > 0 ? std::max(0.0, busy_ms - ours) / (run.seconds * 1000) : 0;
+
+  WaitForEtcdQuiet(cluster.EtcdUrl(), std::chrono::seconds(1), std::chrono::seconds(30));
+  run.tail_seconds = std::chrono::duration<double>(Clock::now() - end).count();
+  run.cpu_ms_scheduler = ProcessCpuMs(scheduler_pid);
+  run.cpu_ms_apiserver = ProcessCpuMs(apiserver_pid) - apiserver_cpu;
+  run.cpu_ms_etcd = ProcessCpuMs(etcd_pid) - etcd_cpu;
+  run.cpu_ms_extender = extender.pid() > 0 ? ProcessCpuMs(extender.pid()) - extender_cpu : 0;
+  run.apiserver = ScrapeApiServer(cluster).Minus(apiserver_before);
+  run.etcd = ScrapeEtcd(cluster.EtcdUrl()).Minus(etcd_before);
+  if (std::string text; extender.Get("/metrics", &text) == 200) {
+    run.extender = MetricSamples::Parse(text);
+  }
+  run.log = log.ReadNew();
+  run.collapsed = run.log.timeouts > 0 || !run.finished;
+  run.unbound_at_end = CountThroughputPods(cluster, true);
+
+  // Keep kube-scheduler's log beside the extender's, then clean up for the next run.
+  std::ofstream(prefix + ".scheduler.log", std::ios::binary)
+      << cluster.Log(cluster.SchedulerLogPath());
+  if (Status s = cluster.StopScheduler(); !s.ok()) run.error = s.message();
+  extender.Stop();
+  if (!clean_up) {
+    run.ok = run.error.empty();
+    return run;
+  }
+  if (Status s = DeleteThroughputPods(cluster, shape); !s.ok()) {
+    run.error = "deleting the pods: " + s.message();
+    return run;
+  }
+  run.ok = run.error.empty();
+  return run;
+}
+
+}  // namespace capext::bench

@@ -1,0 +1,3 @@
+module capacity-extender/bench/noop_extender
+
+go 1.19
