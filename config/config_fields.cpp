@@ -77,6 +77,19 @@ const std::vector<ConfigField>& Table() {
        "missing CRD) or allow (pods are placed by node fit alone)",
        &EC::missing_quota_api},
 
+      {"bind-deadline", "bindDeadline", "DURATION", "Binding",
+       "no Binding is sent later than this after its /bind arrived (a bind still waiting is "
+       "answered with an error kube-scheduler retries): kube-scheduler's httpTimeout minus a "
+       "margin for the Binding's round trip",
+       &EC::bind_deadline},
+      {"max-binds-in-flight", "maxBindsInFlight", "N", "Binding",
+       "binds reserved and waiting for the API server at most; past it /bind answers at once "
+       "with an error kube-scheduler retries",
+       &EC::max_binds_in_flight},
+      {"bind-connections", "bindConnections", "N", "Binding",
+       "live mode: keep-alive connections of the Binding client (its own thread)",
+       &EC::bind_connections},
+
       {"quota-semantics", "quotaSemantics", "NAME", "Policies",
        "capacity-extender or scheduler-plugins (the reference plugin's arithmetic)",
        &EC::quota_semantics},

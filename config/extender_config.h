@@ -57,6 +57,13 @@ struct ExtenderConfig {
   std::string scoring{NodeScoringPolicies().default_entry().name};             // scoring
   std::string gpu_model_annotation;  // gpuModelAnnotation / --gpu-model-annotation ("" = off)
 
+  // Binding (architecture.md "How a /bind travels").
+  // bindDeadline / --bind-deadline: no Binding is sent later than this after its /bind arrived;
+  // kube-scheduler's httpTimeout (5s in deploy/) minus a margin for the Binding's round trip.
+  std::chrono::milliseconds bind_deadline{4000};
+  int max_binds_in_flight = 2048;  // maxBindsInFlight / --max-binds-in-flight
+  int bind_connections = 16;       // bindConnections / --bind-connections
+
   // Accounting and reclaim.
   std::chrono::milliseconds reservation_ttl{60000};  // reservationTTL / --reservation-ttl
   std::chrono::milliseconds nomination_ttl{120000};  // nominationTTL / --nomination-ttl

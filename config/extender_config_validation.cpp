@@ -88,6 +88,13 @@ bool ValidateExtenderConfig(const ExtenderConfig& c, std::vector<ConfigDiagnosti
   }
   check.Positive("requestTimeout", c.request_timeout);
   check.Positive("resyncPeriod", c.resync_period);
+  check.Positive("bindDeadline", c.bind_deadline);
+  if (c.max_binds_in_flight < 1 || c.max_binds_in_flight > 1'000'000) {
+    check.Fail("maxBindsInFlight", fmt::format("{} is outside 1..1000000", c.max_binds_in_flight));
+  }
+  if (c.bind_connections < 1 || c.bind_connections > 1024) {
+    check.Fail("bindConnections", fmt::format("{} is outside 1..1024", c.bind_connections));
+  }
   check.Positive("discoveryInterval", c.discovery_interval);
   check.Positive("maxOutOfSync", c.max_out_of_sync);
   check.Positive("watchIdleTimeout", c.watch_idle_timeout);

@@ -1,5 +1,6 @@
 #include "extender/live/live_mode.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -18,6 +19,7 @@
 #include "extender/live/cache_sink.h"
 #include "extender/live/live_informers.h"
 #include "extender/live/out_of_sync_log.h"
+#include "extender/live/live_binder.h"
 #include "extender/log.h"
 
 namespace capext {
@@ -27,27 +29,6 @@ std::string Describe(const kube::ApiWriteResult& r) {
   return r.http_status == 0 ? r.message
                             : fmt::format("HTTP {} {}: {}", r.http_status, r.reason, r.message);
 }
-
-// Binding through the API client: completes on the client thread, no thread per bind. A binding
-// is given the extender's own request deadline: kube-scheduler stops waiting soon after it.
-class LiveBinder final : public PodBinder {
- public:
-  LiveBinder(kube::RestClient* client, std::chrono::milliseconds timeout)
-      : binder_(client), timeout_(timeout) {}
-  void Bind(const BindRequest& r, BindDone done) override {
-    binder_.BindAsync(
-        r.ns, r.name, r.uid, r.node,
-        [done = std::move(done)](kube::ApiWriteResult result) {
-          done(
-              BindOutcome{result.ok, result.http_status, result.ok ? "" : Describe(result), false});
-        },
-        timeout_);
-  }
-
- private:
-  kube::Binder binder_;
-  std::chrono::milliseconds timeout_;
-};
 
 // The timeout of ordinary writes; each is cut to the tenure left (Leadership::TimeLeft).
 constexpr std::chrono::milliseconds kWriteTimeout{30000};
@@ -178,6 +159,17 @@ class LiveModeImpl final : public LiveMode {
       *error = s.message();
       return false;
     }
+    // Bindings on a client of their own: never queued behind a relist, a status patch or an
+    // Event, nor those behind binds. /bind bounds the calls (maxBindsInFlight).
+    kube::RestClientOptions bind_options;
+    bind_options.max_connections = static_cast<std::size_t>(config_.bind_connections);
+    bind_options.max_queued = static_cast<std::size_t>(config_.max_binds_in_flight);
+    bind_options.request_timeout = kBindingAnswerTimeout;
+    bind_options.user_agent = client_options.user_agent;
+    if (Status s = kube::RestClient::Create(kube_config, bind_options, &bind_client_); !s.ok()) {
+      *error = s.message();
+      return false;
+    }
     if (config_.leader_election == "follow-scheduler") {
       if (identity.empty()) {
         *error = "leaderElection: follow-scheduler needs leaderIdentity (the hostname is unknown)";
@@ -237,12 +229,15 @@ class LiveModeImpl final : public LiveMode {
     informers_.reset();
     // Calls still in flight (a binding past the drain) complete now, with "cancelled", while
     // the service they answer through still exists. The binder, evictor and nudger must not be
-    // used after Stop().
+    // used after Stop(); the binder refuses on its own from here (a retry that waited for a
+    // cancelled Binding would otherwise bind again from inside the client's destruction).
+    stopping_->store(true);
+    bind_client_.reset();
     client_.reset();
   }
 
   std::unique_ptr<PodBinder> MakeBinder() override {
-    return std::make_unique<LiveBinder>(client_.get(), config_.request_timeout);
+    return MakeLiveBinder(bind_client_.get(), metrics_, stopping_);
   }
   std::unique_ptr<Evictor> MakeEvictor() override {
     return std::make_unique<LiveEvictor>(client_.get(), leadership_.get());
@@ -406,6 +401,8 @@ class LiveModeImpl final : public LiveMode {
   Metrics* metrics_;
   CacheSink sink_;
   std::unique_ptr<kube::RestClient> client_;
+  std::unique_ptr<kube::RestClient> bind_client_;  // Bindings only
+  std::shared_ptr<std::atomic<bool>> stopping_ = std::make_shared<std::atomic<bool>>(false);
   std::unique_ptr<Leadership> leadership_;      // after client_: destroyed before it
   SchedulerLeaseFollower* follower_ = nullptr;  // leadership_, when it follows a lease
   std::unique_ptr<LiveInformers> informers_;

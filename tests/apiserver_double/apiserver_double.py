@@ -106,9 +106,10 @@ Control endpoints for tests (no authentication; JSON bodies; all answer JSON):
         client closes it; watches opened later are normal. Answers {"hung":N}.
   POST /_double/save {"path":F}               writes every object, the resourceVersion, the uid
         counter and the ElasticQuota groups to F (for --load in a double started later)
-  GET  /_double/requests[?since=SEQ]          request log (method, path, query, body, status,
-                                              user_agent; "at": Unix seconds when it was
-                                              answered); POST /_double/requests/clear
+  GET  /_double/requests[?since=SEQ]          request log; POST /_double/requests/clear
+        Each entry: seq, method, path, query, content_type, user_agent, body (first 64 KiB),
+        status, "at" (Unix seconds when it was answered), and "arrived" / "answered": time.monotonic() (CLOCK_MONOTONIC, the clock of C++'s
+        steady_clock on Linux) when its headers had been read and when its answer was written.
   GET  /_double/state                         resourceVersion, history floor, open watches
   GET  /_double/objects?resource=pods[&group=..]   every stored object, sorted by key
   POST /_double/expire_events {}               delete every Event now (as the apiserver's event
@@ -1410,6 +1411,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if entry is not None:
             entry["status"] = self.status_code
             entry["at"] = time.time()
+            entry["answered"] = time.monotonic()
             self.api.record(entry)
 
     def common_headers(self, content_type):
@@ -1468,6 +1470,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return bool(getpeercert and getpeercert())
 
     def dispatch(self, method):
+        arrived = time.monotonic()  # before the body is read or any delay is slept
         url = urllib.parse.urlsplit(self.path)
         path = url.path.rstrip("/") or "/"
         query = urllib.parse.parse_qs(url.query, keep_blank_values=True)
@@ -1477,7 +1480,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.log_entry = None
         if self.api.request_log and not path.startswith("/_double/"):
             self.log_entry = {"method": method, "path": path, "query": url.query,
-                              "content_type": content_type,
+                              "arrived": arrived, "content_type": content_type,
                               "user_agent": self.headers.get("User-Agent") or "",
                               "body": body[:65536].decode("utf-8", "replace")}
         try:
@@ -1712,6 +1715,11 @@ class DoubleServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
     ssl_context = None
+    # The listen backlog, as Go's listener asks (the kernel caps it at net.core.somaxconn).
+    # socketserver's default of 5 drops connections of a burst (hundreds of clients connecting at
+    # once): the client's connect may complete while the server has not accepted it yet, and its
+    # request then waits in the kernel for seconds, or until a SYN retry a second later.
+    request_queue_size = 4096
 
     def finish_request(self, request, client_address):
         # The TLS handshake runs here, on the connection's own thread, so a slow client cannot
