@@ -119,9 +119,9 @@ http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptio
           options.leadership != nullptr
               ? ",\"leader\":" + LeadershipJson(options.leadership->Report()) + "}"
               : "}";
-      http::Response r = verdict.ready
-                             ? http::Response{200, "application/json", ReadyBody(verdict.reason), {}}
-                             : JsonError(503, verdict.reason);
+      http::Response r =
+          verdict.ready ? http::Response{200, "application/json", ReadyBody(verdict.reason), {}}
+                        : JsonError(503, verdict.reason);
       r.body.pop_back();  // {...} -> {...,"leader":{...}}
       r.body += leader;
       return finish(std::move(r));

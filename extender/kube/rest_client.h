@@ -1,9 +1,9 @@
 // RestClient: calls to the Kubernetes API server on ONE client thread of its own (Boost.Beast over
 // Asio); live mode runs two, one for Bindings and one for everything else. Requests go over a
 // small pool of keep-alive connections with a bounded queue; each has a timeout and, optionally, a
-// deadline after which it is never sent; a reused connection the server had closed (end of file, reset, or over TLS a stream truncated
-// without close_notify: a killed server) is replaced and
-// the request sent again once; completion callbacks run on the client thread. Watches stream on
+// deadline after which it is never sent; a reused connection the server had closed (end of file,
+// reset, or over TLS a stream truncated without close_notify: a killed server) is replaced and the
+// request sent again once; completion callbacks run on the client thread. Watches stream on
 // dedicated connections, their lines handed to a callback on the client thread as they arrive.
 // No thread is created per request.
 //

@@ -17,9 +17,9 @@
 #include "extender/kube/rest_client.h"
 #include "extender/leadership/scheduler_lease_follower.h"
 #include "extender/live/cache_sink.h"
+#include "extender/live/live_binder.h"
 #include "extender/live/live_informers.h"
 #include "extender/live/out_of_sync_log.h"
-#include "extender/live/live_binder.h"
 #include "extender/log.h"
 
 namespace capext {

@@ -33,6 +33,7 @@
 namespace {
 
 using capext::kube::testing::ApiServerDouble;
+using capext::kube::testing::Eventually;
 using capext::test::ClientResponse;
 using capext::test::ExtenderProcess;
 using Clock = std::chrono::steady_clock;
@@ -40,15 +41,6 @@ using namespace std::chrono_literals;
 
 constexpr char kToken[] = "faults-e2e-token";
 constexpr char kNotebookClass[] = "priority-class-for-notebook";
-
-bool Poll(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
-  const auto deadline = Clock::now() + timeout;
-  for (;;) {
-    if (condition()) return true;
-    if (Clock::now() >= deadline) return condition();
-    std::this_thread::sleep_for(25ms);
-  }
-}
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -156,7 +148,7 @@ class FaultCluster {
                         20s);
     INFO(extender_.error());
     REQUIRE(started);
-    const bool ready = Poll([&] { return Get("/readyz").status == 200; }, 10s);
+    const bool ready = Eventually([&] { return Get("/readyz").status == 200; }, 10s);
     INFO(extender_.Log());
     REQUIRE(ready);
   }
@@ -214,7 +206,7 @@ TEST_CASE(
 
   cluster.api().Crash();
   // Out of sync from the first moment; beyond --max-out-of-sync (1 s) /readyz is 503.
-  const bool not_ready = Poll([&] { return cluster.Get("/readyz").status == 503; }, 5s);
+  const bool not_ready = Eventually([&] { return cluster.Get("/readyz").status == 503; }, 5s);
   REQUIRE(not_ready);
   std::this_thread::sleep_for(1500ms);
   const ClientResponse readyz = cluster.Get("/readyz");
@@ -238,14 +230,14 @@ TEST_CASE(
 
   REQUIRE(cluster.api().Revive(state, 0, 1));  // answering from here
   const auto answering = Clock::now();
-  const bool ready = Poll([&] { return cluster.Get("/readyz").status == 200; }, 15s);
+  const bool ready = Eventually([&] { return cluster.Get("/readyz").status == 200; }, 15s);
   const auto took = Clock::now() - answering;
   INFO(cluster.extender().Log());
   REQUIRE(ready);
   INFO("ready again " << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
                       << " ms after the double answered");
   CHECK(took < 2s);
-  CHECK(Poll([&] { return cluster.ReclaimHeld().empty(); }, 2s));
+  CHECK(Eventually([&] { return cluster.ReclaimHeld().empty(); }, 2s));
   CHECK(Contains(cluster.Get("/metrics").body,
                  "capacity_extender_cache_in_sync{resource=\"pods\"} 1"));
   CHECK(cluster.extender().WaitForLog("msg=\"cache back in sync\" resource=pods"));
@@ -276,7 +268,7 @@ TEST_CASE("live faults: no eviction is decided while the nodes are out of sync",
   // The window: pods relisted (job-2 known), nodes not (n3 unknown). A reclaim pass on this
   // cache would evict eq1/job-b; it is held, naming the nodes.
   std::string held;
-  const bool window = Poll(
+  const bool window = Eventually(
       [&] {
         const std::string metrics = cluster.Get("/metrics").body;
         if (!Contains(metrics, "capacity_extender_cache_in_sync{resource=\"pods\"} 1") ||
@@ -289,7 +281,7 @@ TEST_CASE("live faults: no eviction is decided while the nodes are out of sync",
   INFO(cluster.extender().Log());
   REQUIRE(window);
   // /pending shows the last pass's reason (at most one interval old): the nodes alone.
-  CHECK(Poll(
+  CHECK(Eventually(
       [&] {
         held = cluster.ReclaimHeld();
         return Contains(held, "cache out of sync with the API server: nodes for ") &&
@@ -299,7 +291,7 @@ TEST_CASE("live faults: no eviction is decided while the nodes are out of sync",
   INFO(held);
 
   // Once the nodes are in sync, job-2 fits on n3: nudged, and nothing evicted.
-  const bool nudged = Poll([&] { return cluster.Count("PATCH", "/pods/job-2") > 0; }, 10s);
+  const bool nudged = Eventually([&] { return cluster.Count("PATCH", "/pods/job-2") > 0; }, 10s);
   REQUIRE(nudged);
   std::this_thread::sleep_for(600ms);  // three more reclaim passes
   CHECK(cluster.Count("POST", "/eviction") == 0);

@@ -37,6 +37,7 @@ namespace {
 using capext::bench::BindRetryScheduler;
 using capext::bench::BindRunCheck;
 using capext::kube::testing::ApiServerDouble;
+using capext::kube::testing::Eventually;
 using capext::test::ClientResponse;
 using capext::test::ExtenderProcess;
 using Clock = std::chrono::steady_clock;
@@ -52,15 +53,6 @@ constexpr auto kBindDeadline = 800ms;
 // The extender's own delays all count against the deadline; without it, Bindings arrive seconds
 // late here.
 constexpr auto kTransit = 150ms;
-
-bool Poll(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
-  const auto deadline = Clock::now() + timeout;
-  for (;;) {
-    if (condition()) return true;
-    if (Clock::now() >= deadline) return condition();
-    std::this_thread::sleep_for(50ms);
-  }
-}
 
 std::string PodName(int i) {
   return fmt::format("p-{:04}", i);
@@ -146,7 +138,7 @@ TEST_CASE("slow binds: 3,000 binds at once, a Binding 20 ms each: none late, eac
                           "--events=false", "--log-level", "debug"}));
   capext::test::HttpConnection client;
   REQUIRE(client.Connect("127.0.0.1", extender.port()));
-  REQUIRE(Poll([&] { return client.Get("/readyz").status == 200; }, 30s));
+  REQUIRE(Eventually([&] { return client.Get("/readyz").status == 200; }, 30s));
   // Ready means listed once: the pods, created before the extender started, are known.
   const std::vector<BindRetryScheduler::Pod> pods = SchedulerPods(api);
 
@@ -194,7 +186,7 @@ TEST_CASE("slow binds: 3,000 binds at once, a Binding 20 ms each: none late, eac
                    refused, timed_out, run.seconds, check.Describe()));
 
   // Usage is exactly the pods' requests once the watch caught up; nothing stays reserved.
-  CHECK(Poll(
+  CHECK(Eventually(
       [&] {
         ClientResponse quotas = client.Get("/quotas");
         rapidjson::Document doc;
