@@ -63,6 +63,32 @@ const std::vector<ConfigField>& Table() {
        "answer /filter before the cluster cache's first sync (default: an Error, which makes "
        "kube-scheduler retry the pod) instead of deciding on a partial cluster",
        &EC::ignore_not_ready},
+      {"max-out-of-sync", "maxOutOfSync", "DURATION", "Cluster state",
+       "/readyz answers 503 while a watched resource has been out of sync with the API server "
+       "(watch broken, relist under way, list failing, watch silent) for longer than this",
+       &EC::max_out_of_sync},
+      {"watch-idle-timeout", "watchIdleTimeout", "DURATION", "Cluster state",
+       "a watch that delivers nothing (no event, no bookmark, not its end) for this long is "
+       "deemed stuck and resumed; each watch asks the API server to end it after 2/3 to 8/9 of "
+       "this",
+       &EC::watch_idle_timeout},
+      {"missing-quota-api", "missingQuotaAPI", "MODE", "Cluster state",
+       "while no ElasticQuota API is served: refuse (every /filter answers an Error naming the "
+       "missing CRD) or allow (pods are placed by node fit alone)",
+       &EC::missing_quota_api},
+
+      {"bind-deadline", "bindDeadline", "DURATION", "Binding",
+       "no Binding is sent later than this after its /bind arrived (a bind still waiting is "
+       "answered with an error kube-scheduler retries): kube-scheduler's httpTimeout minus a "
+       "margin for the Binding's round trip",
+       &EC::bind_deadline},
+      {"max-binds-in-flight", "maxBindsInFlight", "N", "Binding",
+       "binds reserved and waiting for the API server at most; past it /bind answers at once "
+       "with an error kube-scheduler retries",
+       &EC::max_binds_in_flight},
+      {"bind-connections", "bindConnections", "N", "Binding",
+       "live mode: keep-alive connections of the Binding client (its own thread)",
+       &EC::bind_connections},
 
       {"quota-semantics", "quotaSemantics", "NAME", "Policies",
        "capacity-extender or scheduler-plugins (the reference plugin's arithmetic)",

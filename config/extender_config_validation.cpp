@@ -50,6 +50,7 @@ bool ValidateExtenderConfig(const ExtenderConfig& c, std::vector<ConfigDiagnosti
               VictimOrderPolicies().what());
   check.OneOf("scoring", c.scoring, NodeScoringPolicies().Names(), NodeScoringPolicies().what());
   check.OneOf("reclaim", c.reclaim, {"on", "dry-run", "off"}, "reclaim mode");
+  check.OneOf("missingQuotaAPI", c.missing_quota_api, {"refuse", "allow"}, "missingQuotaAPI mode");
   check.OneOf("logFormat", c.log_format, {"logfmt", "json"}, "log format");
   check.OneOf("logLevel", c.log_level, {"debug", "info", "warn", "error"}, "log level");
 
@@ -87,7 +88,16 @@ bool ValidateExtenderConfig(const ExtenderConfig& c, std::vector<ConfigDiagnosti
   }
   check.Positive("requestTimeout", c.request_timeout);
   check.Positive("resyncPeriod", c.resync_period);
+  check.Positive("bindDeadline", c.bind_deadline);
+  if (c.max_binds_in_flight < 1 || c.max_binds_in_flight > 1'000'000) {
+    check.Fail("maxBindsInFlight", fmt::format("{} is outside 1..1000000", c.max_binds_in_flight));
+  }
+  if (c.bind_connections < 1 || c.bind_connections > 1024) {
+    check.Fail("bindConnections", fmt::format("{} is outside 1..1024", c.bind_connections));
+  }
   check.Positive("discoveryInterval", c.discovery_interval);
+  check.Positive("maxOutOfSync", c.max_out_of_sync);
+  check.Positive("watchIdleTimeout", c.watch_idle_timeout);
   check.Positive("reservationTTL", c.reservation_ttl);
   check.Positive("nominationTTL", c.nomination_ttl);
   check.Positive("reclaimInterval", c.reclaim_interval);

@@ -25,7 +25,7 @@ struct DecodeOptions {
 };
 
 // The pod annotation the reclaim controller records an in-flight reclaim in (Pod::reclaim_record,
-// capacity-semantics 8): always decoded.
+// docs/capacity-semantics.md#8-the-reclaim-controller): always decoded.
 inline constexpr const char* kReclaimRecordAnnotation = "scheduling.capacity-extender.io/reclaim";
 
 Status DecodePod(const rapidjson::Value& object, const DecodeOptions& options, Pod* out);

@@ -146,6 +146,8 @@ int RunServeCommand(const std::vector<std::string>& args) {
   ServiceOptions service_options;
   service_options.reservation_ttl_ms = config.reservation_ttl.count();
   service_options.ignore_not_ready = config.ignore_not_ready;
+  service_options.bind_deadline = config.bind_deadline;
+  service_options.max_binds_in_flight = static_cast<std::size_t>(config.max_binds_in_flight);
   ExtenderService service(&cache, &metrics, NodeScoringPolicies().Find(config.scoring)->make(),
                           VictimOrderPolicies().Find(config.victim_order)->make(), binder.get(),
                           service_options);

@@ -186,6 +186,8 @@ LOOSE = [
      "cites a section by number"),
     (re.compile(r"(?<![\w/])(?:§ ?\d|sections? \d)"), "cites a bare section"),
     (re.compile(r"shared/spec"), "cites the old spec outside the repository"),
+    (re.compile(r"\b(?:%s)\.md, \"" % "|".join(PAGES)),
+     "cites a heading by its quoted title"),
 ]
 
 

@@ -1,7 +1,8 @@
 // What the extender micro-benchmarks decide on: synthetic clusters built straight into a
 // ClusterState (nodes, running pods, team quotas) and real-sized request bodies shaped like the
 // captured kube-scheduler payloads (tests/fixtures/kube-scheduler: a kubectl-applied pod with
-// managedFields, ~2.8 KB; the filter, preempt and bind bodies around it). Header-only; nothing here is used by the product.
+// managedFields, ~2.8 KB; the filter, preempt and bind bodies around it). Header-only; nothing here
+// is used by the product.
 #pragma once
 
 #include <rapidjson/document.h>

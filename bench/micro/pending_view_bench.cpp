@@ -95,7 +95,8 @@ int main(int argc, char** argv) {
   });
   cache.set_ready(true);
   EmbeddedBinder binder(&cache);
-  ExtenderService service(&cache, &metrics, NodeScoring::kLeastAllocated, MoreImportantFn(MoreImportantPod), &binder, ServiceOptions{});
+  ExtenderService service(&cache, &metrics, NodeScoring::kLeastAllocated,
+                          MoreImportantFn(MoreImportantPod), &binder, ServiceOptions{});
   PendingBoard board(100);
   for (int i = 0; i < pending; ++i)
     board.Set(Record(i, quotas, now_ms));

@@ -118,7 +118,7 @@ class PendingQueue {
 
   std::vector<Bucket> buckets_;
   std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<>> heap_;
-  std::set<int> listening_;  // buckets with a valid wake list
+  std::set<int> listening_;                                     // buckets with a valid wake list
   std::map<std::pair<int, std::string>, Waiters> max_waiters_;  // (tenant, resource)
   std::map<std::string, Waiters> aggregate_waiters_;            // resource
   std::set<int> quota_parked_;

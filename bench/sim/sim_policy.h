@@ -29,7 +29,7 @@ std::vector<std::string> SimPolicyNames();
 
 struct SimPolicySetup {
   QuotaSemantics semantics = QuotaSemantics::kCapacityExtender;
-  bool quotas = true;          // create the plan's ElasticQuotas at all
+  bool quotas = true;           // create the plan's ElasticQuotas at all
   bool max_equals_min = false;  // replace every max by the min
 };
 

@@ -30,6 +30,9 @@ ApiWriteResult ToResult(const RestResponse& response) {
   ApiWriteResult result;
   result.http_status = response.status;
   result.ok = response.ok();
+  result.sent = response.sent;
+  result.send_deadline_passed = response.send_deadline_passed;
+  result.queued = response.queued;
   if (!response.error.empty()) {
     result.message = response.error;
     return result;
@@ -90,12 +93,12 @@ ApiWriteResult Binder::Bind(const std::string& namespace_name, const std::string
 
 void Binder::BindAsync(const std::string& namespace_name, const std::string& pod_name,
                        const std::string& pod_uid, const std::string& node_name,
-                       std::function<void(ApiWriteResult)> done,
-                       std::chrono::milliseconds timeout) {
+                       std::function<void(ApiWriteResult)> done, CallOptions options) {
   client_->SendAsync(
       "POST", PodPath(namespace_name, pod_name) + "/binding",
       BindingBody(namespace_name, pod_name, pod_uid, node_name), "application/json",
-      [done = std::move(done)](RestResponse response) { done(ToResult(response)); }, timeout);
+      [done = std::move(done)](RestResponse response) { done(ToResult(response)); },
+      std::move(options));
 }
 
 ApiWriteResult Evictor::Evict(const std::string& namespace_name, const std::string& pod_name,

@@ -27,6 +27,11 @@ struct ApiWriteResult {
   // Eviction only: 429 whose causes include "DisruptionBudget" (a PDB forbids it right now).
   bool refused_by_disruption_budget = false;
   int retry_after_seconds = 0;  // details.retryAfterSeconds when the server gave one
+  // The request reached a connection (RestResponse::sent): with http_status 0 the write may or
+  // may not have happened; without it, it did not.
+  bool sent = false;
+  bool send_deadline_passed = false;    // never sent: its send_by passed first
+  std::chrono::microseconds queued{0};  // waited this long for a connection
 };
 
 // POST /api/v1/namespaces/{ns}/pods/{name}/binding with the v1 Binding of
@@ -36,11 +41,11 @@ class Binder {
   explicit Binder(RestClient* client) : client_(client) {}
   ApiWriteResult Bind(const std::string& namespace_name, const std::string& pod_name,
                       const std::string& pod_uid, const std::string& node_name);
-  // `done` runs once on the client thread; `timeout` > 0 bounds this request (else the
-  // client's request timeout).
+  // `done` runs once on the client thread. `options` as RestClient::SendAsync's: a timeout for
+  // this request, and the instant after which it is never sent.
   void BindAsync(const std::string& namespace_name, const std::string& pod_name,
                  const std::string& pod_uid, const std::string& node_name,
-                 std::function<void(ApiWriteResult)> done, std::chrono::milliseconds timeout = {});
+                 std::function<void(ApiWriteResult)> done, CallOptions options = {});
 
  private:
   RestClient* client_;

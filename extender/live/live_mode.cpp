@@ -1,7 +1,9 @@
 #include "extender/live/live_mode.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -11,11 +13,13 @@
 #include "extender/kube/api_discovery.h"
 #include "extender/kube/api_event_sink.h"
 #include "extender/kube/api_writes.h"
-#include "extender/kube/informer_set.h"
 #include "extender/kube/kube_config.h"
 #include "extender/kube/rest_client.h"
 #include "extender/leadership/scheduler_lease_follower.h"
 #include "extender/live/cache_sink.h"
+#include "extender/live/live_binder.h"
+#include "extender/live/live_informers.h"
+#include "extender/live/out_of_sync_log.h"
 #include "extender/log.h"
 
 namespace capext {
@@ -25,27 +29,6 @@ std::string Describe(const kube::ApiWriteResult& r) {
   return r.http_status == 0 ? r.message
                             : fmt::format("HTTP {} {}: {}", r.http_status, r.reason, r.message);
 }
-
-// Binding through the API client: completes on the client thread, no thread per bind. A binding
-// is given the extender's own request deadline: kube-scheduler stops waiting soon after it.
-class LiveBinder final : public PodBinder {
- public:
-  LiveBinder(kube::RestClient* client, std::chrono::milliseconds timeout)
-      : binder_(client), timeout_(timeout) {}
-  void Bind(const BindRequest& r, BindDone done) override {
-    binder_.BindAsync(
-        r.ns, r.name, r.uid, r.node,
-        [done = std::move(done)](kube::ApiWriteResult result) {
-          done(
-              BindOutcome{result.ok, result.http_status, result.ok ? "" : Describe(result), false});
-        },
-        timeout_);
-  }
-
- private:
-  kube::Binder binder_;
-  std::chrono::milliseconds timeout_;
-};
 
 // The timeout of ordinary writes; each is cut to the tenure left (Leadership::TimeLeft).
 constexpr std::chrono::milliseconds kWriteTimeout{30000};
@@ -98,7 +81,8 @@ class LiveNudger final : public RequeueNudger {
   const Leadership* leadership_;
 };
 
-// The reclaim record "<node>@<time>" on the pending pod (capacity-semantics 8).
+// The reclaim record "<node>@<time>" on the pending pod
+// (docs/capacity-semantics.md#8-the-reclaim-controller).
 class LiveReclaimRecorder final : public ReclaimRecorder {
  public:
   LiveReclaimRecorder(kube::RestClient* client, const Leadership* leadership)
@@ -176,6 +160,17 @@ class LiveModeImpl final : public LiveMode {
       *error = s.message();
       return false;
     }
+    // Bindings on a client of their own: never queued behind a relist, a status patch or an
+    // Event, nor those behind binds. /bind bounds the calls (maxBindsInFlight).
+    kube::RestClientOptions bind_options;
+    bind_options.max_connections = static_cast<std::size_t>(config_.bind_connections);
+    bind_options.max_queued = static_cast<std::size_t>(config_.max_binds_in_flight);
+    bind_options.request_timeout = kBindingAnswerTimeout;
+    bind_options.user_agent = client_options.user_agent;
+    if (Status s = kube::RestClient::Create(kube_config, bind_options, &bind_client_); !s.ok()) {
+      *error = s.message();
+      return false;
+    }
     if (config_.leader_election == "follow-scheduler") {
       if (identity.empty()) {
         *error = "leaderElection: follow-scheduler needs leaderIdentity (the hostname is unknown)";
@@ -209,13 +204,15 @@ class LiveModeImpl final : public LiveMode {
          {"elasticquota", apis.elastic_quota_groups.empty()
                               ? "none (CRD not installed)"
                               : GroupList(apis.elastic_quota_groups)}});
-    base_.resync_period = config_.resync_period;
-    informers_ = std::make_unique<kube::InformerSet>(client_.get(), &sink_, apis);
-    for (auto& options : kube::LiveModeInformers(kube::DiscoveredApis{}, base_))
-      informers_->Add(std::move(options));
+    kube::InformerOptions base;
+    base.resync_period = config_.resync_period;
+    base.watch_idle_timeout = config_.watch_idle_timeout;
+    informers_ =
+        std::make_unique<LiveInformers>(client_.get(), &sink_, base, config_.max_out_of_sync);
     started_ = std::chrono::steady_clock::now();
     informers_->Start();
     ApplyQuotaGroups(apis);
+    cache_->set_sync_source(informers_.get());
     last_discovery_ = std::chrono::steady_clock::now();
     background_ = std::jthread([this](std::stop_token stop) { Background(stop); });
     return true;
@@ -228,19 +225,20 @@ class LiveModeImpl final : public LiveMode {
       background_.join();
     }
     if (follower_ != nullptr) follower_->Stop();  // this replica no longer acts
+    cache_->set_sync_source(nullptr);
     if (informers_) informers_->Stop();
-    for (auto& [group, quota] : quota_informers_)
-      quota.informer->Stop();
-    quota_informers_.clear();
     informers_.reset();
     // Calls still in flight (a binding past the drain) complete now, with "cancelled", while
     // the service they answer through still exists. The binder, evictor and nudger must not be
-    // used after Stop().
+    // used after Stop(); the binder refuses on its own from here (a retry that waited for a
+    // cancelled Binding would otherwise bind again from inside the client's destruction).
+    stopping_->store(true);
+    bind_client_.reset();
     client_.reset();
   }
 
   std::unique_ptr<PodBinder> MakeBinder() override {
-    return std::make_unique<LiveBinder>(client_.get(), config_.request_timeout);
+    return MakeLiveBinder(bind_client_.get(), metrics_, stopping_);
   }
   std::unique_ptr<Evictor> MakeEvictor() override {
     return std::make_unique<LiveEvictor>(client_.get(), leadership_.get());
@@ -257,76 +255,55 @@ class LiveModeImpl final : public LiveMode {
   const Leadership* leadership() const override { return leadership_.get(); }
 
  private:
-  struct QuotaInformer {
-    kube::GroupVersion gv;
-    std::unique_ptr<kube::Informer> informer;
-  };
-
-  // Starts an informer for every ElasticQuota group newly served; stops the informer of a group
-  // no longer served and forgets its quotas. Main thread at Init, then the background thread.
+  // Watches every ElasticQuota group served, and says so when none is. Main thread at Init,
+  // then the background thread.
   void ApplyQuotaGroups(const kube::DiscoveredApis& apis) {
     for (const auto& note : apis.unusable) {
       if (reported_unusable_.insert(note).second) Log(LogLevel::kWarn, note);
     }
-    std::map<std::string, kube::GroupVersion> served;
-    for (const auto& gv : apis.elastic_quota_groups)
-      served[gv.group] = gv;
-    bool changed = false;
-    for (auto it = quota_informers_.begin(); it != quota_informers_.end();) {
-      auto now = served.find(it->first);
-      if (now != served.end() && now->second.version == it->second.gv.version) {
-        ++it;
-        continue;
-      }
-      Log(LogLevel::kWarn, "ElasticQuota API no longer served: its quotas are dropped",
-          {{"api", it->second.gv.ToString()}});
-      it->second.informer->Stop();
-      sink_.Replace(kube::ElasticQuotaResource(it->first), {});
-      it = quota_informers_.erase(it);
-      changed = true;
-    }
-    for (const auto& gv : apis.elastic_quota_groups) {
-      if (quota_informers_.count(gv.group)) continue;
-      auto informer = std::make_unique<kube::Informer>(
-          client_.get(), kube::ElasticQuotaInformer(gv, base_), &sink_);
-      informer->Start();
-      Log(LogLevel::kInfo, "watching ElasticQuotas", {{"api", gv.ToString()}});
-      quota_informers_[gv.group] = QuotaInformer{gv, std::move(informer)};
-      changed = true;
-    }
-    if (changed || quota_informers_.empty()) {
-      std::lock_guard lock(groups_mutex_);
-      quota_groups_.clear();
-      for (const auto& [group, quota] : quota_informers_)
-        quota_groups_.push_back(quota.gv);
-    }
-    if (quota_informers_.empty() && !warned_no_quota_api_) {
+    informers_->ApplyQuotaGroups(apis);
+    const bool none = !informers_->ServesQuotas();
+    if (none && !warned_no_quota_api_) {
       Log(LogLevel::kWarn,
-          "the cluster serves no ElasticQuota API (is the CRD installed?): not ready; discovery "
-          "runs again every discoveryInterval",
+          config_.missing_quota_api == "allow"
+              ? "the cluster serves no ElasticQuota API (is the CRD installed?): pods are placed "
+                "by node fit alone until it does (missingQuotaAPI: allow); discovery runs again "
+                "every discoveryInterval"
+              : "the cluster serves no ElasticQuota API (is the CRD installed?): every pod is "
+                "refused until it does (missingQuotaAPI: refuse); not ready; discovery runs "
+                "again every discoveryInterval",
           {{"interval_ms", std::to_string(config_.discovery_interval.count())}});
     }
-    warned_no_quota_api_ = quota_informers_.empty();
+    warned_no_quota_api_ = none;
   }
 
-  // Ready once every informer listed once and at least one ElasticQuota API is served.
+  // /filter decides once every informer listed once, and, under missingQuotaAPI: refuse, once an
+  // ElasticQuota API is served
+  // (docs/capacity-semantics.md#12-deciding-on-a-cache-that-is-out-of-sync).
   void UpdateReadiness() {
     std::vector<std::string> unsynced = informers_->UnsyncedResources();
-    for (const auto& [group, quota] : quota_informers_) {
-      if (!quota.informer->HasSynced()) unsynced.push_back(quota.informer->resource());
+    SchedulerCache::QuotaApi api;
+    api.served = informers_->ServesQuotas();
+    api.refuse = config_.missing_quota_api != "allow";
+    if (!api.served) {
+      api.message = fmt::format(
+          "no ElasticQuota API is served (install deploy/crd): neither {}/v1alpha1 nor "
+          "{}/v1alpha1 lists elasticquotas; {}",
+          kube::kElasticQuotaGroup, kube::kLegacyElasticQuotaGroup,
+          api.refuse ? "every pod is refused until one is (missingQuotaAPI: refuse)"
+                     : "pods are placed by node fit alone, no quota is enforced "
+                       "(missingQuotaAPI: allow)");
     }
     std::string reason;
-    if (quota_informers_.empty()) {
-      reason = fmt::format(
-          "no ElasticQuota API is served: neither {}/v1alpha1 nor {}/v1alpha1 lists "
-          "elasticquotas (install the ElasticQuota CRD); quotas cannot be enforced",
-          kube::kElasticQuotaGroup, kube::kLegacyElasticQuotaGroup);
+    if (!api.served && api.refuse) {
+      reason = api.message;
     } else if (!unsynced.empty()) {
       std::string names;
       for (const auto& n : unsynced)
         names += (names.empty() ? "" : ", ") + n;
       reason = "cluster cache not synced yet: waiting for the first list of " + names;
     }
+    cache_->set_quota_api(api);
     cache_->set_not_ready_reason(reason);
     const bool ready = reason.empty();
     if (ready && !cache_->ready() && !logged_sync_) {
@@ -339,7 +316,8 @@ class LiveModeImpl final : public LiveMode {
     cache_->set_ready(ready);
   }
 
-  // Readiness, periodic re-discovery, then status.used write-back every interval.
+  // Readiness, periodic re-discovery, the out-of-sync log, then status.used write-back every
+  // interval while every resource is in sync.
   void Background(std::stop_token stop) {
     std::mutex mutex;
     std::unique_lock lock(mutex);
@@ -356,8 +334,12 @@ class LiveModeImpl final : public LiveMode {
         }
       }
       UpdateReadiness();
-      // Only the actor writes status.used (architecture.md, "Two replicas, one actor").
-      if (cache_->ready() && config_.status_updates && leadership_->Leads()) WriteStatus();
+      const CacheSyncReport report = cache_->SyncReport();
+      out_of_sync_log_.Observe(report);
+      // Only the actor writes status.used (docs/architecture.md#two-replicas-one-actor), and a
+      // usage computed from a stale cache is not written as the truth.
+      if (cache_->ready() && config_.status_updates && report.AllInSync() && leadership_->Leads())
+        WriteStatus();
       wake_.wait_for(lock, std::min(config_.status_update_interval, std::chrono::milliseconds(200)),
                      [&] { return stop.stop_requested(); });
     }
@@ -395,11 +377,7 @@ class LiveModeImpl final : public LiveMode {
       }
       return out;
     });
-    std::vector<kube::GroupVersion> groups;
-    {
-      std::lock_guard lock(groups_mutex_);
-      groups = quota_groups_;
-    }
+    const std::vector<kube::GroupVersion> groups = informers_->QuotaGroups();
     for (const auto& row : rows) {
       // The status goes to the API group the quota object came from.
       const kube::GroupVersion* gv = nullptr;
@@ -424,17 +402,16 @@ class LiveModeImpl final : public LiveMode {
   SchedulerCache* cache_;
   Metrics* metrics_;
   CacheSink sink_;
-  kube::InformerOptions base_;
   std::unique_ptr<kube::RestClient> client_;
+  std::unique_ptr<kube::RestClient> bind_client_;  // Bindings only
+  std::shared_ptr<std::atomic<bool>> stopping_ = std::make_shared<std::atomic<bool>>(false);
   std::unique_ptr<Leadership> leadership_;      // after client_: destroyed before it
   SchedulerLeaseFollower* follower_ = nullptr;  // leadership_, when it follows a lease
-  std::unique_ptr<kube::InformerSet> informers_;
-  std::map<std::string, QuotaInformer> quota_informers_;  // by group; main/background thread
+  std::unique_ptr<LiveInformers> informers_;
+  OutOfSyncLog out_of_sync_log_;  // background thread
   std::set<std::string> reported_unusable_;
   bool warned_no_quota_api_ = false;
   bool logged_sync_ = false;
-  std::mutex groups_mutex_;
-  std::vector<kube::GroupVersion> quota_groups_;
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point last_discovery_{};
   std::chrono::steady_clock::time_point last_status_{};

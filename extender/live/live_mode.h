@@ -1,10 +1,13 @@
 // LiveMode: the extender's truth from a real API server
-// (docs/architecture.md#embedded-and-live-mode). Connects with --kubeconfig or in-cluster config,
-// discovers the ElasticQuota group, mirrors pods, nodes, elasticquotas, priorityclasses and
-// poddisruptionbudgets into the SchedulerCache through one writer (list + watch, resume, relist on
-// 410, backoff, periodic resync), marks the cache ready once every informer listed once, and writes
-// ElasticQuota status.used back (merge patch on the status subresource, only when it changed, at
-// most once per interval per quota).
+// (docs/architecture.md#embedded-and-live-mode). Connects with
+// --kubeconfig or in-cluster config, discovers the ElasticQuota groups (again every
+// discoveryInterval), mirrors pods, nodes, elasticquotas, priorityclasses and
+// poddisruptionbudgets into the SchedulerCache through one writer (LiveInformers: list + watch,
+// resume, relist on 410, retries that probe the server, periodic resync), marks the cache ready
+// once every informer listed once (and, under missingQuotaAPI: refuse, an ElasticQuota API is
+// served), gives the cache its sync report (cache_sync.h) and logs resources out of sync, and
+// writes ElasticQuota status.used back (merge patch on the status subresource, only when it
+// changed, at most once per interval per quota, never while the cache is out of sync).
 // With leaderElection: follow-scheduler it follows kube-scheduler's leader Lease
 // (SchedulerLeaseFollower); every write it makes on its own (status.used, and through the
 // evictor, nudger, reclaim recorder and event sink it makes) is sent only while leadership()

@@ -1,6 +1,7 @@
 // PendingBoard: what GET /pending and /ui show of the reclaim controller. One record per
 // pending pod of a quota namespace (its last verdict, set each time the pod is planned; removed
-// when the pod binds or goes away), and a ring buffer of the last reclaims with their outcome.
+// when the pod binds or goes away), a ring buffer of the last reclaims with their outcome, and
+// why the controller holds off (a cache out of sync), if it does.
 // Thread-safety: every method may be called from any thread (one mutex; Snapshot copies).
 #pragma once
 
@@ -47,6 +48,14 @@ class PendingBoard {
   // Removes the records of pods for which keep(uid) is false.
   void Retain(const std::function<bool(const std::string& uid)>& keep);
 
+  // Why the reclaim loop does nothing now (a cache out of sync), and since when; nullopt when it
+  // works.
+  struct Hold {
+    std::string reason;
+    int64_t since_ms = 0;  // Unix milliseconds
+  };
+  void SetHold(std::optional<Hold> hold);
+
   void ReclaimStarted(ReclaimHistoryEntry entry);
   // Sets the outcome of the newest in-flight entry of the pod.
   void ReclaimEnded(const std::string& pod_uid, const std::string& outcome, int64_t ended_ms);
@@ -54,6 +63,7 @@ class PendingBoard {
   struct Snapshot {
     std::vector<PendingPodRecord> pending;      // by creation time, then namespace/name
     std::vector<ReclaimHistoryEntry> reclaims;  // newest first
+    std::optional<Hold> hold;
   };
   Snapshot Take() const;
   std::size_t size() const;
@@ -63,6 +73,7 @@ class PendingBoard {
   mutable std::mutex mutex_;
   std::map<std::string, PendingPodRecord> records_;  // by uid
   std::deque<ReclaimHistoryEntry> history_;          // oldest first
+  std::optional<Hold> hold_;
 };
 
 }  // namespace capext

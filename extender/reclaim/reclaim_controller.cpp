@@ -32,6 +32,7 @@ ReclaimController::ReclaimController(SchedulerCache* cache, Metrics* metrics,
       budget_(options.max_evictions_per_second, options.max_evictions_per_namespace_per_minute) {
   metrics_->DeclareHistogram("capacity_extender_reclaim_pending_to_bound_seconds",
                              "Time from the start of a reclaim to the pod's binding.");
+  metrics_->SetGauge("capacity_extender_reclaim_held", 0);
   cache_->Write([&](ClusterState& state) {
     state.EnableChangeJournal(options_.journal_capacity);
     return 0;
@@ -319,7 +320,7 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
     for (std::size_t i = evicted.size(); i < plan.victims.size(); ++i)
       budget_.GiveBack(plan.victims[i].ns, now_ms);
     // Nothing evicted: the record stays for the next actor, which holds the room until the
-    // nomination expires (architecture.md, "Reclaims survive the move").
+    // nomination expires (docs/architecture.md#two-replicas-one-actor).
     if (stopped_acting && evicted.empty()) return FollowerVerdict(pod, wake);
     if (refusal && evicted.empty()) {
       excluded.push_back(plan.node);  // try the next candidate
@@ -359,9 +360,35 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
   return none;
 }
 
+void ReclaimController::Hold(const std::string& reason, int64_t now_ms) {
+  if (!held_since_ms_) {
+    held_since_ms_ = now_ms;
+    // Waiting for the first lists is expected at every start: not worth a warning.
+    Log(cache_->ready() ? LogLevel::kWarn : LogLevel::kInfo,
+        "reclaim held: nothing is planned, evicted or expired", {{"reason", reason}});
+  }
+  board_.SetHold(PendingBoard::Hold{reason, *held_since_ms_});
+  metrics_->SetGauge("capacity_extender_reclaim_held", 1);
+  metrics_->Count("capacity_extender_reclaim_held_passes_total");
+}
+
 int ReclaimController::RunOnce() {
   const int64_t now = cache_->NowMs();
   last_pass_ = PassStats{};
+  // Nothing is decided on a cache that is out of sync
+  // (docs/capacity-semantics.md#12-deciding-on-a-cache-that-is-out-of-sync): no plan, no eviction,
+  // no expiry of a reservation the watch cannot confirm now, no nudge.
+  if (const std::string hold = cache_->SyncReport().Hold(); !hold.empty()) {
+    Hold(hold, now);
+    return 0;
+  }
+  if (held_since_ms_) {
+    Log(LogLevel::kInfo, "reclaim resumed: the cache is in sync",
+        {{"held_ms", std::to_string(now - *held_since_ms_)}});
+    held_since_ms_.reset();
+    board_.SetHold(std::nullopt);
+    metrics_->SetGauge("capacity_extender_reclaim_held", 0);
+  }
   const bool acts = Acts();
   if (acts && !acted_last_pass_) rederive_ = true;  // a new actor plans every pod again
   acted_last_pass_ = acts;

@@ -8,7 +8,11 @@
 // unschedulable but that fit now (a quota raised, usage dropped: kubernetes#127290), never a pod
 // that still cannot fit.
 // Safety: a global evictions-per-second budget and a per-namespace per-minute budget; never a
-// second reclaim for a pod in flight; a dry-run mode that only logs the plan.
+// second reclaim for a pod in flight; a dry-run mode that only logs the plan. A pass does
+// nothing at all (no plan, eviction, expiry or nudge) while the cache is out of sync
+// (SchedulerCache::SyncReport,
+// docs/capacity-semantics.md#12-deciding-on-a-cache-that-is-out-of-sync): it says why on the board
+// (/pending), in capacity_extender_reclaim_held and in the log.
 //
 // Every pod it looks at gets a verdict (pod_verdict.h), kept on the PendingBoard (GET /pending)
 // and, when an EventRecorder is attached, turned into a Warning Event on the pod. Events are
@@ -239,6 +243,8 @@ class ReclaimController {
   void PublishLocked(const NormalizedPod& pod, const std::string& quota, PodVerdict verdict,
                      int64_t now_ms);
   void TrackInFlight(int64_t now_ms, bool acts);
+  // A pass that does nothing because the cache is out of sync: board, gauge, log.
+  void Hold(const std::string& reason, int64_t now_ms);
   void MaybeNudge(const NormalizedPod& pod, int64_t now_ms, WakeRule* wake);
   // Whether this replica may write now (Leadership; always without one).
   bool Acts() const;
@@ -306,6 +312,7 @@ class ReclaimController {
   const ChangeJournal* journal_seen_ = nullptr;  // the journal `cursor_` belongs to
   uint64_t cursor_ = 0;
   PassStats last_pass_;
+  std::optional<int64_t> held_since_ms_;  // RunOnce's thread: holding since (cache out of sync)
   // The events thread's own place in the journal.
   const ChangeJournal* events_journal_seen_ = nullptr;
   uint64_t events_cursor_ = 0;

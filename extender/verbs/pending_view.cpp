@@ -118,6 +118,16 @@ http::Response PendingView(const PendingBoard& board, bool ready, int64_t now_ms
   w.StartObject();
   w.Key("ready");
   w.Bool(ready);
+  w.Key("reclaimHeld");
+  if (snapshot.hold) {
+    w.StartObject();
+    w.Key("reason");
+    w.Text(snapshot.hold->reason);
+    TimeOrNull(w, "since", snapshot.hold->since_ms);
+    w.EndObject();
+  } else {
+    w.Null();
+  }
   TimeOrNull(w, "now", now_ms);
   w.Key("count");
   w.Uint64(snapshot.pending.size());

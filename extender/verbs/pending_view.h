@@ -11,8 +11,8 @@
 
 namespace capext {
 
-// `ready`: the cluster cache synced; `now_ms`: Unix milliseconds (waiting times are computed
-// against it).
+// `ready`: what /readyz says (the cluster cache synced, nothing out of sync beyond the bound);
+// `now_ms`: Unix milliseconds (waiting times are computed against it).
 http::Response PendingView(const PendingBoard& board, bool ready, int64_t now_ms);
 
 // Unix milliseconds as RFC 3339 UTC with milliseconds: "2026-01-01T00:00:00.000Z".

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -17,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "config/duration_text.h"
+#include "config/extender_config.h"
 #include "tests/support/test_paths.h"
 
 namespace {
@@ -187,6 +190,21 @@ TEST_CASE("deploy base renders with every expected kind", "[deploy]") {
     else
       CHECK(ns == "capacity-extender");
   }
+}
+
+TEST_CASE("the extender's bind deadline leaves a margin under kube-scheduler's httpTimeout",
+          "[deploy]") {
+  // architecture.md "How a /bind travels": a Binding sent at the deadline must still be answered
+  // before kube-scheduler gives up.
+  REQUIRE_RENDERED();
+  const Configs c = LoadConfigs(rendered);
+  std::chrono::milliseconds http_timeout{0}, bind_deadline{0};
+  std::string error;
+  REQUIRE(capext::ParseDuration(Str(c.scheduler["extenders"][0]["httpTimeout"]), &http_timeout,
+                                &error));
+  REQUIRE(capext::ParseDuration(Str(c.extender["bindDeadline"]), &bind_deadline, &error));
+  CHECK(bind_deadline + std::chrono::milliseconds(500) <= http_timeout);
+  CHECK(bind_deadline == capext::ExtenderConfig{}.bind_deadline);  // deploy/ uses the default
 }
 
 TEST_CASE("scheduler config, extender config and sidecar agree on the extender port", "[deploy]") {

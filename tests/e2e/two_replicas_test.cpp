@@ -41,21 +41,13 @@ namespace {
 using capext::kube::RestClient;
 using capext::kube::RestResponse;
 using capext::kube::testing::ApiServerDouble;
+using capext::kube::testing::Eventually;
 using capext::test::ExtenderProcess;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 constexpr char kToken[] = "two-replicas-token";
 constexpr char kLeasePath[] = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases";
-
-bool Poll(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
-  const auto deadline = Clock::now() + timeout;
-  for (;;) {
-    if (condition()) return true;
-    if (Clock::now() >= deadline) return condition();
-    std::this_thread::sleep_for(25ms);
-  }
-}
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -298,7 +290,7 @@ TEST_CASE(
   INFO("replica-a:\n" << a.Log() << "\nreplica-b:\n" << b.Log());
 
   // 1. a's scheduler holds the lease: a acts, b follows; both are ready.
-  REQUIRE(Poll([&] { return Leads(a); }, 10s));
+  REQUIRE(Eventually([&] { return Leads(a); }, 10s));
   CHECK_FALSE(Leads(b));
   CHECK(Contains(Fetch(b, "GET", "/readyz"), "\"status\":\"ready\""));
   CHECK(Contains(Fetch(b, "GET", "/readyz"), "\"holder\":\"replica-a_8d1f5c2e"));
@@ -313,7 +305,7 @@ TEST_CASE(
       if (r.method == "POST" && Contains(r.path, "/eviction")) out.push_back(r);
     return out;
   };
-  REQUIRE(Poll([&] { return !evictions().empty(); }, 10s));
+  REQUIRE(Eventually([&] { return !evictions().empty(); }, 10s));
 
   // 3. Mid-reclaim: job-b is terminating, job-2 pending. a's scheduler stops renewing; b's
   // acquires once the record stayed unchanged for the lease duration (2 s).
@@ -332,7 +324,7 @@ TEST_CASE(
   REQUIRE(acquired_seq > 0);
 
   // 4. b takes over: it acts, a does not; the room on n2 stays held for job-2.
-  REQUIRE(Poll([&] { return Leads(b); }, 10s));
+  REQUIRE(Eventually([&] { return Leads(b); }, 10s));
   CHECK_FALSE(Leads(a));
   CHECK(Contains(Fetch(a, "GET", "/readyz"), "is not this replica (replica-a)"));
   create(eq1, PodJson("eq1", "job-b2", 2, ""));
@@ -350,7 +342,7 @@ TEST_CASE(
         return true;
     return false;
   };
-  REQUIRE(Poll(nudged, 10s));
+  REQUIRE(Eventually(nudged, 10s));
   const std::string job2 = control->Get(eq2 + "/job-2").body;
   CHECK(Passed(Fetch(b, "POST", "/filter", R"({"Pod":)" + job2 + R"(,"NodeNames":["n1","n2"]})")) ==
         std::vector<std::string>{"n2"});
@@ -365,10 +357,10 @@ TEST_CASE(
   REQUIRE(bound.IsObject());
   CHECK(StringAt(bound, {"Error"}).empty());
   CHECK(b.WaitForLog("reclaim completed", 5s));
-  CHECK(
-      Poll([&] { return Contains(control->Get(eq2 + "/job-2").body, "\"nodeName\":\"n2\""); }, 5s));
+  CHECK(Eventually(
+      [&] { return Contains(control->Get(eq2 + "/job-2").body, "\"nodeName\":\"n2\""); }, 5s));
   // Wait for b's status.used of eq2 (8 cpu with job-2), then stop both before reading the log.
-  CHECK(Poll(
+  CHECK(Eventually(
       [&] {
         return Contains(control->Get(eq + "eq2/elasticquotas/eq2").body,
                         "\"used\":{\"cpu\":\"8\"}");

@@ -159,3 +159,97 @@ TEST_CASE("router: GET /ui is one read-only page with no external assets", "[ui]
 
 }  // namespace
 }  // namespace capext
+
+namespace capext {
+namespace {
+
+// A live cache's report: pods out of sync since `out_for` ago (in sync when zero).
+class FixedSyncSource final : public CacheSyncSource {
+ public:
+  explicit FixedSyncSource(std::chrono::milliseconds out_for) : out_for_(out_for) {}
+  CacheSyncReport Report(std::chrono::steady_clock::time_point now) const override {
+    CacheSyncReport report;
+    report.now = now;
+    report.max_out_of_sync = std::chrono::seconds(5);
+    report.resources.push_back({"nodes", true, true, now - std::chrono::minutes(1), ""});
+    ResourceSync pods{"pods", true, true, now - std::chrono::minutes(1), ""};
+    if (out_for_.count() > 0) {
+      pods.in_sync = false;
+      pods.since = now - out_for_;
+      pods.cause = "list /api/v1/pods: connection refused (retrying)";
+    }
+    report.resources.push_back(pods);
+    return report;
+  }
+
+ private:
+  std::chrono::milliseconds out_for_;
+};
+
+TEST_CASE("router: /readyz is 503 while a resource is out of sync beyond the bound, naming it",
+          "[readyz]") {
+  Routes routes;
+  SECTION("out of sync within the bound: ready, and the gauges say so") {
+    FixedSyncSource source(std::chrono::seconds(2));
+    routes.cache.set_sync_source(&source);
+    http::Response ready = routes.Call("GET", "/readyz");
+    CHECK(ready.status == 200);
+    CHECK(ready.body == R"({"status":"ready"})");
+    const std::string metrics = routes.Call("GET", "/metrics").body;
+    CHECK(metrics.find("capacity_extender_cache_in_sync{resource=\"pods\"} 0") !=
+          std::string::npos);
+    CHECK(metrics.find("capacity_extender_cache_in_sync{resource=\"nodes\"} 1") !=
+          std::string::npos);
+    CHECK(metrics.find("capacity_extender_cache_out_of_sync_seconds{resource=\"pods\"} 2.0") !=
+          std::string::npos);
+    CHECK(metrics.find("capacity_extender_cache_out_of_sync_seconds{resource=\"nodes\"} 0.000") !=
+          std::string::npos);
+    routes.cache.set_sync_source(nullptr);
+  }
+  SECTION("beyond the bound: 503, which resource, for how long, why; /pending agrees") {
+    FixedSyncSource source(std::chrono::seconds(7));
+    routes.cache.set_sync_source(&source);
+    http::Response got = routes.Call("GET", "/readyz");
+    CHECK(got.status == 503);
+    INFO(got.body);
+    CHECK(got.body.find("cache out of sync with the API server for longer than 5s: pods for 7.0 s "
+                        "(list /api/v1/pods: connection refused (retrying))") != std::string::npos);
+    CHECK(got.body.find("nodes") == std::string::npos);
+    rapidjson::Document pending;
+    pending.Parse(routes.Call("GET", "/pending").body.c_str());
+    REQUIRE(pending.IsObject());
+    CHECK_FALSE(pending["ready"].GetBool());
+    routes.cache.set_sync_source(nullptr);
+  }
+  SECTION("no ElasticQuota API, allowed: ready with a note") {
+    routes.cache.set_quota_api(
+        {false, false, "no ElasticQuota API is served (install deploy/crd)"});
+    http::Response got = routes.Call("GET", "/readyz");
+    CHECK(got.status == 200);
+    CHECK(got.body ==
+          R"x({"status":"ready","note":"no ElasticQuota API is served (install deploy/crd)"})x");
+  }
+  SECTION("embedded (no source): ready, no cache gauges") {
+    CHECK(routes.Call("GET", "/readyz").status == 200);
+    CHECK(routes.Call("GET", "/metrics").body.find("capacity_extender_cache_in_sync") ==
+          std::string::npos);
+  }
+}
+
+TEST_CASE("router: /pending says why the reclaim loop is held", "[pending]") {
+  Routes routes;
+  rapidjson::Document doc;
+  doc.Parse(routes.Call("GET", "/pending").body.c_str());
+  REQUIRE(doc.IsObject());
+  CHECK(doc["reclaimHeld"].IsNull());
+  routes.board.SetHold(PendingBoard::Hold{"cache out of sync with the API server: pods for 0.4 s",
+                                          1'767'225'600'000});
+  doc.Parse(routes.Call("GET", "/pending").body.c_str());
+  REQUIRE(doc["reclaimHeld"].IsObject());
+  CHECK(std::string(doc["reclaimHeld"]["reason"].GetString()) ==
+        "cache out of sync with the API server: pods for 0.4 s");
+  CHECK(std::string(doc["reclaimHeld"]["since"].GetString()) == "2026-01-01T00:00:00.000Z");
+}
+
+}  // namespace
+}  // namespace capext
