@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/group_placement.h"
 #include "core/node_fit.h"
 #include "core/quota_admission.h"
 #include "core/reasons.h"
@@ -86,34 +87,6 @@ void AdmitInWhatIf(ClusterState* what_if, const std::string& key, int64_t now_ms
   admitted.quota_gated = false;
   admitted.admitted_ms = now_ms;
   what_if->UpsertPod(std::move(admitted));
-}
-
-// Places the unit's members one after another on `what_if` (each reserved where it fits, taking
-// its room before the next); on failure undoes its reservations. Returns the nodes, or nullopt.
-std::optional<std::vector<std::string>> PlaceTogether(ClusterState* what_if,
-                                                      const std::vector<std::string>& pods,
-                                                      int64_t now_ms, int* placed) {
-  std::vector<std::string> nodes;
-  for (const auto& key : pods) {
-    const NormalizedPod* pod = what_if->FindPod(key);
-    const NodeFitScreen screen(*what_if, *pod);
-    std::string chosen;
-    for (const auto& [name, node] : what_if->nodes()) {
-      const NodeRecord* record = what_if->FindNodeRecord(name);
-      if (record != nullptr && record->node != nullptr && screen.Fits(*record)) {
-        chosen = name;
-        break;
-      }
-    }
-    if (chosen.empty()) break;
-    what_if->Reserve(key, chosen, now_ms, std::numeric_limits<int64_t>::max());
-    nodes.push_back(std::move(chosen));
-  }
-  *placed = static_cast<int>(nodes.size());
-  if (nodes.size() == pods.size()) return nodes;
-  for (std::size_t i = 0; i < nodes.size(); ++i)
-    what_if->ReleaseReservation(pods[i]);
-  return std::nullopt;
 }
 
 AdmissionWaitReason ReasonOf(const Status& s) {
@@ -206,9 +179,7 @@ AdmissionRound PlanAdmissions(const ClusterState& state, const AdmissionOptions&
       int placed = 0;
       auto nodes = PlaceTogether(&what_if, unit.pods, now_ms, &placed);
       if (!nodes) {
-        const std::string why =
-            fmt::format("{}: {} pods fit the quota but not the nodes together: {} of {} placed",
-                        display, n, placed, n);
+        const std::string why = reasons::GangNoPlacement(display, n, placed);
         for (const auto& key : unit.pods)
           round.waiting[key] = {AdmissionWaitReason::kNoPlacement, why};
         continue;

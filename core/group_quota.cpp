@@ -1,5 +1,6 @@
 #include "core/group_quota.h"
 
+#include "core/group_placement.h"
 #include "core/quota_admission.h"
 #include "core/reasons.h"
 
@@ -42,6 +43,18 @@ GroupQuotaCheck CheckGroupQuota(const ClusterState& state, const NormalizedPod& 
     request.Add(member->quota_request());
   out.status = CheckGroupRequest(state, pod, request, group->key.Display(), need);
   if (!out.status.ok()) return out;
+  // And a place for every one of them together on the current nodes, as gate mode's queue asks
+  // (docs/workloads.md, "Filter mode"): a gang that cannot run holds nothing.
+  std::vector<std::string> keys;
+  for (const NormalizedPod* member : unit)
+    keys.push_back(member->store_key());
+  ClusterState what_if(state);
+  int placed = 0;
+  if (!PlaceTogether(&what_if, keys, 0, &placed)) {
+    out.status = Status::Unschedulable(
+        reasons::GangNoPlacement(group->key.Display(), static_cast<int>(unit.size()), placed));
+    return out;
+  }
   for (const NormalizedPod* member : unit)
     out.hold.push_back(member->store_key());
   return out;

@@ -47,6 +47,11 @@ std::string GangIncomplete(std::string_view group, int exist, int min_member) {
   return fmt::format("{}: {} of {} pods exist", group, exist, min_member);
 }
 
+std::string GangNoPlacement(std::string_view group, int pods, int placed) {
+  return fmt::format("{}: {} pods fit the quota but not the nodes together: {} of {} placed", group,
+                     pods, placed, pods);
+}
+
 std::string GangLostCore(std::string_view group, int orphaned) {
   return fmt::format("{}: lost its core: {} admitted member{} released first", group, orphaned,
                      orphaned == 1 ? " is" : "s are");

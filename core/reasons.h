@@ -31,6 +31,8 @@ std::string AggregateMinRule(std::string_view details);
 std::string GangNeeds(std::string_view group, int pods, std::string_view request);
 // "gang eq1/train-a: 2 of 4 pods exist"
 std::string GangIncomplete(std::string_view group, int exist, int min_member);
+// "gang eq1/train-a: 4 pods fit the quota but not the nodes together: 3 of 4 placed"
+std::string GangNoPlacement(std::string_view group, int pods, int placed);
 // "gang eq1/train-a: lost its core: 2 admitted members are released first"
 std::string GangLostCore(std::string_view group, int orphaned);
 

@@ -113,5 +113,33 @@ TEST_CASE("filter mode: pods without a gang are untouched", "[workloads][filter]
   CHECK(filter.group_hold().empty());
 }
 
+TEST_CASE("filter mode: a member passes only where every member of the need has a place together",
+          "[workloads][filter]") {
+  // 4 x 2 cpu, quota room for 10, but one node of 3 cpu: one member would fit, the gang never.
+  ClusterState state;
+  state.UpsertNode(MakeNode("n1", 3000));
+  state.UpsertQuota(MakeQuota("eq1", CpuList(10000), CpuList(10000)));
+  state.UpsertPodGroup(PodGroupOf("eq1", "g", 4));
+  for (int i = 0; i < 4; ++i)
+    state.UpsertPod(
+        Member(MakePod("eq1", "g-" + std::to_string(i)).Cpu(2000).Created(10 + i), "g"));
+  const PodFilter filter(state, *state.FindPod(Key("g-0")));
+  CHECK(filter.quota().code() == StatusCode::kUnschedulable);
+  CHECK(filter.quota().message() ==
+        "gang eq1/g: 4 pods fit the quota but not the nodes together: 1 of 4 placed");
+  CHECK(filter.group_hold().empty());
+  // A second node of 6 cpu: 1 on n1 and 2 on n2... still 3 of 4; a third makes room for all.
+  state.UpsertNode(MakeNode("n2", 6000));
+  CHECK(PodFilter(state, *state.FindPod(Key("g-0"))).quota().message() ==
+        "gang eq1/g: 4 pods fit the quota but not the nodes together: 3 of 4 placed");
+  state.UpsertNode(MakeNode("n3", 2000));
+  const PodFilter passes(state, *state.FindPod(Key("g-0")));
+  CHECK(passes.quota().ok());
+  CHECK(passes.group_hold().size() == 4);
+  // The what-if left the state untouched: nothing reserved, nothing held.
+  CHECK(state.reservations().empty());
+  CHECK(state.holds().empty());
+}
+
 }  // namespace
 }  // namespace capext
