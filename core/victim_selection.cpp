@@ -237,6 +237,7 @@ NodeVictims SelectVictimUnits(const ClusterState& state, const PreemptorContext&
   const std::string& here = node.node.name;
   std::vector<const NormalizedPod*> removed;  // every pod taken so far
   std::vector<std::vector<const NormalizedPod*>> taken_units;
+  std::vector<GroupKey> taken_groups;  // per taken unit: its gang (empty for a single pod)
   for (const Ranked& ranked : units) {
     std::vector<const NormalizedPod*> taken;
     bool whole = true;
@@ -260,7 +261,21 @@ NodeVictims SelectVictimUnits(const ClusterState& state, const PreemptorContext&
     }
     if (taken.empty()) continue;
     removed.insert(removed.end(), taken.begin(), taken.end());
+    if (ranked.unit.kind == VictimUnitKind::kCore) {
+      // The core is the group whole: its surplus members taken before it join it, so the
+      // reprieve never puts one back alone (a group running below its minMember).
+      for (std::size_t j = 0; j < taken_units.size();) {
+        if (taken_groups[j] == ranked.unit.group) {
+          taken.insert(taken.begin(), taken_units[j].begin(), taken_units[j].end());
+          taken_units.erase(taken_units.begin() + static_cast<std::ptrdiff_t>(j));
+          taken_groups.erase(taken_groups.begin() + static_cast<std::ptrdiff_t>(j));
+        } else {
+          ++j;
+        }
+      }
+    }
     taken_units.push_back(std::move(taken));
+    taken_groups.push_back(ranked.unit.group);
   }
   if (removed.empty()) {
     result.why_not = Status::Unresolvable(std::string(reasons::kNoVictimsOnNode));
