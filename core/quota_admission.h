@@ -102,8 +102,9 @@ bool QuotaPasses(QuotaSemantics semantics, const AdmissionPath& path, UsedOf&& u
 Status CheckQuotaPath(const ClusterState& state, const NormalizedPod& pod,
                       const AdmissionPath& path);
 
-// 1.1 for `request`, the summed request of `pods` members of `group` (its Display()), admitted
-// together in `pod`'s place (its namespace, priority, own hold and nomination): a group's need
+// The admission rule (docs/capacity-semantics.md#3-admission-may-this-pod-run-in-its-quota) for
+// `request`, the summed request of `pods` members of `group` (its Display()), admitted together in
+// `pod`'s place (its namespace, priority, own hold and nomination): a group's need
 // (docs/workloads.md). The reason names the group and the resources that block: "gang eq1/a: 4
 // pods need cpu 16: ElasticQuota eq1/eq1 would exceed max: cpu used 0 + request 16 > max 10".
 Status CheckGroupRequest(const ClusterState& state, const NormalizedPod& pod,

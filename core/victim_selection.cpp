@@ -196,12 +196,6 @@ bool IsOnNode(const ClusterState& state, const NormalizedPod& pod, const std::st
   return r != nullptr && r->node == node;
 }
 
-// Whether `pod` is held without a node (an admitted member of a core: its hold ends with the core,
-// docs/workloads.md, "A gang holds whole or not at all"): released, never a victim.
-bool HeldWithoutNode(const ClusterState& state, const NormalizedPod& pod) {
-  return !pod.IsBound() && state.FindReservation(pod.store_key()) == nullptr;
-}
-
 // SelectVictimsOnNode's steps 2-4 taking units (victim_unit.h) instead of pods: a unit is taken
 // whole, each of its pods passing the victim rule (and the side's re-check) in turn, or not at
 // all; the reprieve puts units back whole, most important first.
@@ -264,14 +258,11 @@ NodeVictims SelectVictimUnits(const ClusterState& state, const PreemptorContext&
     if (ranked.unit.kind == VictimUnitKind::kCore) {
       // The core is the group whole: its surplus members taken before it join it, so the
       // reprieve never puts one back alone (a group running below its minMember).
-      for (std::size_t j = 0; j < taken_units.size();) {
-        if (taken_groups[j] == ranked.unit.group) {
-          taken.insert(taken.begin(), taken_units[j].begin(), taken_units[j].end());
-          taken_units.erase(taken_units.begin() + static_cast<std::ptrdiff_t>(j));
-          taken_groups.erase(taken_groups.begin() + static_cast<std::ptrdiff_t>(j));
-        } else {
-          ++j;
-        }
+      for (std::size_t j = taken_units.size(); j-- > 0;) {
+        if (taken_groups[j] != ranked.unit.group) continue;
+        taken.insert(taken.begin(), taken_units[j].begin(), taken_units[j].end());
+        taken_units.erase(taken_units.begin() + static_cast<std::ptrdiff_t>(j));
+        taken_groups.erase(taken_groups.begin() + static_cast<std::ptrdiff_t>(j));
       }
     }
     taken_units.push_back(std::move(taken));

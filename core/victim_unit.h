@@ -34,6 +34,12 @@ struct VictimUnit {
   int32_t priority = 0;
 };
 
+// Whether a unit's pod is a core's admitted member: held without a node, released with the core,
+// never a victim (docs/workloads.md, "A gang holds whole or not at all").
+inline bool HeldWithoutNode(const ClusterState& state, const NormalizedPod& pod) {
+  return !pod.IsBound() && state.FindReservation(pod.store_key()) == nullptr;
+}
+
 // The unit that `pod` (bound or reserved on a node) is taken in.
 VictimUnit VictimUnitOf(const ClusterState& state, const NormalizedPod& pod);
 

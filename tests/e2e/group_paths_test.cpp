@@ -196,9 +196,10 @@ std::string Victims(const std::vector<const NormalizedPod*>& victims) {
 }
 
 // Whether some candidate of the bound twin takes admitted members (bound on kHeldNode) with a
-// core. The choice between candidates (capacity-semantics 1.3: fewest victims, ...) then counts
-// them in the twin and not in the held state: a known difference (the choice does not yet count a
-// core's released holds), so only each node's victims are compared then, not the choice.
+// core. The choice between candidates (docs/capacity-semantics.md#5-choosing-among-candidate-nodes:
+// fewest victims, ...) then counts them in the twin and not in the held state: a known difference
+// (the choice does not yet count a core's released holds), so only each node's victims are compared
+// then, not the choice.
 bool ChoiceCountsHeld(const ClusterState& bound, const GroupCase& c) {
   const NormalizedPod pod = bound.Normalize(c.question);
   for (const NodeVictims& n : FindPreemption(bound, pod, MoreImportantPod).candidates) {
