@@ -1,8 +1,8 @@
 // The reclaim controller's plans across nodes for a gang
-// (docs/reclaim-plan.md#3-the-freed-room-is-held): the worked example of docs/reclaim-plan.md#worked-example-a-4-pod-gang-on-4-full-nodes
-// played by the controller: one eviction round, every member nominated on its node, the plan not
-// made again while in flight, re-created borrowers held off, and a hold that expires unbound
-// counted as wasted evictions.
+// (docs/reclaim-plan.md#3-the-freed-room-is-held): the worked example of
+// docs/reclaim-plan.md#worked-example-a-4-pod-gang-on-4-full-nodes played by the controller: one
+// eviction round, every member nominated on its node, the plan not made again while in flight,
+// re-created borrowers held off, and a hold that expires unbound counted as wasted evictions.
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
