@@ -1,9 +1,9 @@
 // Where the plan's waiting members go (docs/reclaim-plan.md#the-what-if-and-the-placement): each
 // member, in order, on the first node in name order where it fits on the plan's what-if, taking
 // its room before the next (PlaceTogether's rule, group_placement.h), found through the
-// what-if's max-tree instead of a scan. A change of room on some nodes re-places only the members
-// from the first one placed on those nodes: the members before it keep their nodes, which is
-// what a full re-run gives when room only shrinks (docs/reclaim-plan.md, the proof there).
+// what-if's max-tree instead of a scan. After a put-back only the members whose first fit can
+// change are looked at (Refit): the result is what a full re-run gives (docs/reclaim-plan.md,
+// the proof there).
 // Thread-safety: one thread, with its what-if.
 #pragma once
 
@@ -25,11 +25,13 @@ class PlanPlacement {
   // true, each member's room taken on the what-if. Otherwise false: the members from `first`
   // hold no room, and `placed` gets how many members had a node when it failed.
   bool PlaceFrom(std::size_t first, int* placed);
-  // Room shrank on `touched` (what-if node indices) since the placement was made: the members
-  // before the first one on those nodes keep theirs, and so does each next one on them that
-  // still fits there; from the first that does not, every member is placed again (PlaceFrom).
-  // `checked` gets how many members were looked at. False: some member has no node; Undo then
-  // brings the placement back once the room is as it was.
+  // Room shrank on `touched` (what-if node indices) since the placement was made: first fit again,
+  // looking only where it can change. In placement order, a member keeps its node unless a node
+  // before it that grew (a member before it moved away) now has room for it, or its own node
+  // shrank and has none; a member that does not keep its node is placed again by first fit (its
+  // old node grows, its new one shrinks). `checked` gets the members looked at. False:
+  // some member has no node (`placed`: the members before it); Undo then brings the placement
+  // back once the room is as it was.
   bool Refit(const std::vector<int>& touched, int* placed, int64_t* checked);
   void Undo();
   // The members' nodes (what-if node indices; -1: none).
@@ -45,8 +47,7 @@ class PlanPlacement {
   std::vector<bool> full_check_;
   std::unordered_set<std::string> keys_;  // the members' store keys
   std::vector<int> nodes_;
-  std::vector<int> before_;  // the placement before the last Refit that placed members again
-  std::size_t before_from_ = 0;
+  std::vector<int> before_;  // the placement before the last Refit that moved a member
 };
 
 }  // namespace capext

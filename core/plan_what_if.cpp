@@ -29,6 +29,7 @@ PlanWhatIf::PlanWhatIf(const ClusterState& state) : state_(state), totals_(state
   }
   requested_.resize(records_.size());
   pods_.assign(records_.size(), 0);
+  is_dirty_.assign(records_.size(), false);
   while (leaves_ < node_count())
     leaves_ *= 2;
   const int64_t none = std::numeric_limits<int64_t>::min();
@@ -112,7 +113,18 @@ void PlanWhatIf::ChangeNode(int node, const NormalizedPod& pod, int sign) {
   for (const auto& [name, amount] : pod.requests.entries())
     requested.AddTo(name, sign > 0 ? amount : SaturatingSub(0, amount));
   pods_[static_cast<std::size_t>(node)] += sign;
-  Refresh(node);
+  if (!is_dirty_[static_cast<std::size_t>(node)]) {
+    is_dirty_[static_cast<std::size_t>(node)] = true;
+    dirty_.push_back(node);
+  }
+}
+
+void PlanWhatIf::Flush() {
+  for (const int node : dirty_) {
+    Refresh(node);
+    is_dirty_[static_cast<std::size_t>(node)] = false;
+  }
+  dirty_.clear();
 }
 
 void PlanWhatIf::Refresh(int node) {

@@ -56,7 +56,8 @@ class PlanWhatIf {
   // The first node >= `from` whose free amounts cover `need` and for which `exact(node)` is
   // true; -1 when none.
   template <typename F>
-  int FirstFit(int from, const Need& need, F&& exact) const {
+  int FirstFit(int from, const Need& need, F&& exact) {
+    Flush();
     return Find(1, 0, leaves_, from, need, exact);
   }
   // Node fit (CheckNodeFit's answer) for `pod` on `node` with every change, the nominations of
@@ -68,6 +69,9 @@ class PlanWhatIf {
   void Change(const NormalizedPod& pod, int node, int sign);
   void ChangeNode(int node, const NormalizedPod& pod, int sign);
   void Refresh(int node);
+  // The max-tree is brought up to date only when asked (a member released and placed again on
+  // the same node changes nothing there): the nodes changed since, once each.
+  void Flush();
   ResourceList* MutableUsed(int tree_node);
   bool Covers(const Need& max, const Need& need) const {
     for (std::size_t k = 0; k < max.size(); ++k) {
@@ -91,7 +95,9 @@ class PlanWhatIf {
   std::vector<ResourceList> requested_;              // per node: requested change
   std::vector<int32_t> pods_;                        // per node: pod count change
   int leaves_ = 1;
-  std::vector<Need> max_;  // max-tree of each node's free amounts (1-based heap)
+  std::vector<Need> max_;   // max-tree of each node's free amounts (1-based heap)
+  std::vector<int> dirty_;  // nodes changed since the last Flush
+  std::vector<bool> is_dirty_;
   std::vector<std::pair<int, ResourceList>> used_;  // quota tree nodes changed: their usage
   AggregateTotals totals_;
   // The removed pods of gangs: the only pods two units share, and the only pending ones (a
