@@ -188,8 +188,11 @@ class PlanSearch {
   }
 
   // A unit of step 1 with its namespace (a gang's pods share one).
+  // A single pod's unit keeps its pod as representative only (`pods` is filled when it is
+  // tried: most units are never tried).
   struct Candidate {
     int distance = 0;
+    int node = -1;  // a single pod's node
     NamespaceInfo* ns = nullptr;
     VictimUnit unit;
   };
@@ -206,6 +209,19 @@ class PlanSearch {
       if (!Step()) return false;
       for (const NormalizedPod* x : what_if_.record(i).usage.pods) {
         if (x->store_key() == pod_.store_key()) continue;
+        if (x->group.empty()) {
+          // VictimUnitOf's single pod, without its one-pod list.
+          if (!MayEverGo(*x)) continue;
+          NamespaceInfo& info = InfoOf(x->ns);
+          ++info.left;
+          Candidate& c = units->emplace_back();
+          c.distance = info.scope.distance;
+          c.node = i;
+          c.ns = &info;
+          c.unit.representative = x;
+          c.unit.priority = x->priority;
+          continue;
+        }
         VictimUnit unit = VictimUnitOf(state_, *x);
         if (!own.empty() && unit.group == own) continue;
         if (unit.kind == VictimUnitKind::kCore && !cores.insert(unit.group).second) continue;
@@ -214,7 +230,7 @@ class PlanSearch {
         if (!may) continue;
         NamespaceInfo& info = InfoOf(x->ns);
         ++info.left;
-        units->push_back({info.scope.distance, &info, std::move(unit)});
+        units->push_back({info.scope.distance, -1, &info, std::move(unit)});
       }
     }
     return true;
@@ -276,7 +292,7 @@ class PlanSearch {
     for (const auto& [ns, info] : namespaces_)
       live += info.left > 0 ? 1 : 0;
     std::make_heap(heap.begin(), heap.end(), after);
-    VictimUnit core;
+    VictimUnit core, single;
     while (!heap.empty() && live > 0) {
       std::pop_heap(heap.begin(), heap.end(), after);
       Candidate& candidate = *heap.back();
@@ -288,7 +304,10 @@ class PlanSearch {
       const VictimUnit* unit = &candidate.unit;
       // Only a gang's units share pods (a core holds its surplus members): a single pod is in
       // no other unit.
-      if (unit->kind != VictimUnitKind::kSingle) {
+      if (unit->pods.empty()) {
+        single.pods.assign(1, unit->representative);
+        unit = &single;
+      } else if (unit->kind != VictimUnitKind::kSingle) {
         core = *unit;
         std::erase_if(core.pods, [&](const NormalizedPod* y) { return what_if_.IsRemoved(y); });
         unit = &core;
@@ -297,7 +316,7 @@ class PlanSearch {
       if (!unit->pods.empty() && Eligible(*unit, &side_done)) {
         std::vector<int> nodes;
         for (const NormalizedPod* y : unit->pods)
-          nodes.push_back(what_if_.NodeOf(*y));
+          nodes.push_back(candidate.node >= 0 ? candidate.node : what_if_.NodeOf(*y));
         what_if_.Remove(unit->pods, nodes);
         taken_.push_back({unit->kind, unit->group, unit->pods, std::move(nodes), taken_.size(), 0});
       }
