@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/device_claim.h"
 #include "core/status.h"
 
 namespace capext {
@@ -47,6 +48,8 @@ struct ExtenderConfig {
   std::string victim_order{VictimOrderPolicies().default_entry().name};        // victimOrder
   std::string scoring{NodeScoringPolicies().default_entry().name};             // scoring
   std::string gpu_model_annotation;  // gpuModelAnnotation / --gpu-model-annotation ("" = off)
+  // deviceClassMappings (config file only; docs/devices.md 4): DeviceClass -> quota resource.
+  std::vector<DeviceClassMapping> device_class_mappings;
 
   // Accounting and reclaim.
   std::chrono::milliseconds reservation_ttl{60000};  // reservationTTL / --reservation-ttl

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "bench/sim/scheduler_loop.h"
+#include "config/device_codec.h"
 #include "config/json_fields.h"
 #include "config/yaml_json.h"
 #include "policies/policies.h"
@@ -132,6 +133,10 @@ Status LoadScenarioFile(const std::string& path, Scenario* out) {
   out->quota_semantics_from_file = json::Member(root, "quotaSemantics") != nullptr;
   (void)json::ReadString(root, "scoring", "scoring", &out->scoring);
   if (out->name.empty()) out->name = path;
+  if (const rapidjson::Value* mappings = json::Member(root, "deviceClassMappings")) {
+    Status s = DecodeDeviceClassMappings(*mappings, &out->device_class_mappings);
+    if (!s.ok()) return s.WithContext(path);
+  }
   if (const rapidjson::Value* cluster = json::Member(root, "cluster")) {
     if (!cluster->IsArray()) return Status::Error(path + ": cluster: expected a list of objects");
     for (rapidjson::SizeType i = 0; i < cluster->Size(); ++i) {
@@ -175,6 +180,7 @@ ScenarioReport RunScenario(const Scenario& scenario, std::ostream& out) {
     return report;
   }
   ClusterState state(semantics->make());
+  state.SetDeviceClassMappings(scenario.device_class_mappings);
   ApplySnapshot(scenario.cluster, &state);
 
   // The clock starts at the earliest creation time seen and moves with created pods.

@@ -125,6 +125,7 @@ class LiveModeImpl final : public LiveMode {
     started_ = std::chrono::steady_clock::now();
     informers_->Start();
     ApplyQuotaGroups(apis);
+    ApplyDeviceApi(apis);
     last_discovery_ = std::chrono::steady_clock::now();
     background_ = std::jthread([this](std::stop_token stop) { Background(stop); });
     return true;
@@ -140,6 +141,9 @@ class LiveModeImpl final : public LiveMode {
     for (auto& [group, quota] : quota_informers_)
       quota.informer->Stop();
     quota_informers_.clear();
+    for (auto& informer : device_informers_)
+      informer->Stop();
+    device_informers_.clear();
     informers_.reset();
     // Calls still in flight (a binding past the drain) complete now, with "cancelled", while
     // the service they answer through still exists. The binder, evictor and nudger must not be
@@ -213,11 +217,40 @@ class LiveModeImpl final : public LiveMode {
     warned_no_quota_api_ = quota_informers_.empty();
   }
 
+  // Starts the DRA informers when resource.k8s.io is first served, moves them when the version
+  // read changes, and stops them (forgetting the objects) when it is no longer served
+  // (docs/devices.md 8). Main thread at Init, then the background thread.
+  void ApplyDeviceApi(const kube::DiscoveredApis& apis) {
+    const std::string now = apis.device_api ? apis.device_api->ToString() : "";
+    if (now == device_api_) return;
+    for (auto& informer : device_informers_) {
+      informer->Stop();
+      sink_.Replace(informer->resource(), {});
+    }
+    device_informers_.clear();
+    if (!device_api_.empty()) {
+      Log(LogLevel::kWarn, "DRA API no longer served at this version: its objects are dropped",
+          {{"api", device_api_}});
+    }
+    device_api_ = now;
+    if (!apis.device_api) return;
+    for (auto& options : kube::DeviceInformers(*apis.device_api, base_)) {
+      auto informer = std::make_unique<kube::Informer>(client_.get(), std::move(options), &sink_);
+      informer->Start();
+      device_informers_.push_back(std::move(informer));
+    }
+    Log(LogLevel::kInfo, "watching ResourceClaims, ResourceClaimTemplates and DeviceClasses",
+        {{"api", device_api_}});
+  }
+
   // Ready once every informer listed once and at least one ElasticQuota API is served.
   void UpdateReadiness() {
     std::vector<std::string> unsynced = informers_->UnsyncedResources();
     for (const auto& [group, quota] : quota_informers_) {
       if (!quota.informer->HasSynced()) unsynced.push_back(quota.informer->resource());
+    }
+    for (const auto& informer : device_informers_) {
+      if (!informer->HasSynced()) unsynced.push_back(informer->resource());
     }
     std::string reason;
     if (quota_informers_.empty()) {
@@ -254,6 +287,7 @@ class LiveModeImpl final : public LiveMode {
         kube::DiscoveredApis apis;
         if (Status s = kube::DiscoverApis(client_.get(), &apis); s.ok()) {
           ApplyQuotaGroups(apis);
+          ApplyDeviceApi(apis);
         } else {
           Log(LogLevel::kWarn, "API discovery failed; keeping the known groups",
               {{"error", s.message()}});
@@ -331,6 +365,9 @@ class LiveModeImpl final : public LiveMode {
   std::map<std::string, QuotaInformer> quota_informers_;  // by group; main/background thread
   std::set<std::string> reported_unusable_;
   bool warned_no_quota_api_ = false;
+  // The DRA informers and the version they read ("" = none); main/background thread.
+  std::vector<std::unique_ptr<kube::Informer>> device_informers_;
+  std::string device_api_;
   bool logged_sync_ = false;
   std::mutex groups_mutex_;
   std::vector<kube::GroupVersion> quota_groups_;
