@@ -222,10 +222,12 @@ struct QuotaRow {
 // The double with the seed cluster, a kubeconfig for it, and (after StartExtender) the extender.
 class LiveCluster {
  public:
-  explicit LiveCluster(bool tls = false, const std::string& group = "scheduling.x-k8s.io") {
+  explicit LiveCluster(bool tls = false, const std::string& group = "scheduling.x-k8s.io",
+                       const std::string& dra_version = "") {
     ApiServerDouble::Options options;
     options.token = kToken;
     options.group = group;
+    options.dra_version = dra_version;
     if (tls) {
       certs_ = MakeTestCertificates(dir_);
       REQUIRE(certs_.error.empty());
@@ -252,6 +254,7 @@ class LiveCluster {
 
   ApiServerDouble& api() { return *double_; }
   ExtenderProcess& extender() { return extender_; }
+  capext::kube::testing::TempDir& dir() { return dir_; }
 
   // Creates an object through the API (logged by the double like any client's request).
   void Create(const std::string& collection, const std::string& json) {

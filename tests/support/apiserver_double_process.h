@@ -107,6 +107,7 @@ class ApiServerDouble {
     std::string client_ca;
     std::string ca_for_clients;  // PEM file Config() puts into KubeConfig::ca_pem
     int history = 100000;
+    std::string dra_version;  // resource.k8s.io version served (v1, v1beta2, v1beta1); "" = none
   };
 
   explicit ApiServerDouble(Options options) : options_(std::move(options)) { Start(); }
@@ -224,6 +225,8 @@ class ApiServerDouble {
         "--group",     options_.group.empty() ? "none" : options_.group,
         "--history",   std::to_string(options_.history)};
     if (!options_.token.empty()) args.insert(args.end(), {"--token", options_.token});
+    if (!options_.dra_version.empty())
+      args.insert(args.end(), {"--dra-version", options_.dra_version});
     if (!options_.tls_cert.empty()) {
       args.insert(args.end(), {"--tls-cert", options_.tls_cert, "--tls-key", options_.tls_key});
     }
