@@ -1170,6 +1170,8 @@ TEST_CASE("live DRA v1: pods wait until the claims are seen; a shared claim is c
   LoadDraFixture(cluster, "v1/shared-claim.json", Part::kDraOnly);
   INFO(cluster.extender().Log());
   REQUIRE(Poll([&] { return UsedOf(cluster, "team-s", "nvidia.com/gpu") == "2"; }, 10s));
+  // The new informers listed once: ready again (readiness waits for every first list).
+  cluster.WaitReady();
 
   // s3 names the claim s1 and s2 hold: nothing more to charge. s4's own GPU is one too many.
   ClientResponse shared = cluster.Post("/filter", cluster.FilterArgs("team-s", "s3", {"n1"}));
