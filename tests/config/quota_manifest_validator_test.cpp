@@ -356,7 +356,7 @@ TEST_CASE("validate warns about a deviceClassMappings entry naming an unknown De
   const Run run = Validate({config, classes, quotas});
   INFO(run.out);
   CHECK(run.exit_code == 0);
-  CHECK(CountLines(run.out, "warning") == 1);
+  CHECK(CountLines(run.out, ": warning: ") == 1);
   CHECK(run.out.find(config + ":2: warning: extender config: deviceClassMappings: DeviceClass "
                               "gpu.nvidai.com is not among the DeviceClasses given "
                               "(gpu.nvidia.com)") != std::string::npos);
