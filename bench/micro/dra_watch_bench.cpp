@@ -1,7 +1,7 @@
 // The watch path with DRA (docs/devices.md): does reading ResourceClaims cost the pod watch
 // anything? One run, interleaved rounds (paired ratios, so machine noise hits both sides alike):
 //   A  a pod watch event (ParseWatchEvent, DecodePodJson, ClusterState::UpsertPod) into a cluster
-//      with no DRA objects;
+//      with no DRA objects (and as many other pods as B has);
 //   B  the same events into a cluster holding DeviceClasses, ResourceClaims and pods naming them:
 //      pods without claims must pay nothing for them (target: median B/A <= 1.05);
 // and, for scale, C a pod that names a claim (decoded by the DOM path, its claim settled) and D a
@@ -93,7 +93,16 @@ int Main(int argc, char** argv) {
     q.ns = q.name = "team-a";
     q.max = ResourceList{{"cpu", 1'000'000}, {"nvidia.com/gpu", 1'000'000}};
     state.UpsertQuota(q);
-    if (!with_dra) return state;
+    if (!with_dra) {
+      // The same number of pods, naming no claim: A and B differ by the DRA objects alone.
+      for (int i = 0; i < claims; ++i) {
+        std::string line = PodLine(i, "");
+        line.replace(line.find("\"p-"), 3, "\"q-");
+        line.replace(line.find("uid-p-"), 6, "uid-q-");
+        ApplyPod(state, line);
+      }
+      return state;
+    }
     state.SetDeviceClassMappings({DeviceClassMapping{"nvidia.com/gpu", {"gpu.nvidia.com"}, {}}});
     state.UpsertDeviceClass(DeviceClass{"gpu.nvidia.com", ""});
     for (int i = 0; i < claims; ++i) {
