@@ -122,6 +122,28 @@ const std::vector<ConfigField>& Table() {
       {"event-burst-per-namespace", "eventBurstPerNamespace", "N", "Writing back",
        "Event writes allowed at once in one namespace", &EC::event_burst_per_namespace},
 
+      {"leader-election", "leaderElection", "MODE", "Replicas",
+       "off (act always: one replica) or follow-scheduler (evict, nudge, write status.used and "
+       "Events only while this pod's kube-scheduler holds --leader-lease)",
+       &EC::leader_election},
+      {"leader-lease", "leaderLease", "NS/NAME", "Replicas",
+       "kube-scheduler's leader Lease (its leaderElection resourceNamespace/resourceName)",
+       &EC::leader_lease},
+      {"leader-identity", "leaderIdentity", "ID", "Replicas",
+       "this replica's scheduler holds the lease when holderIdentity is ID or starts with ID_ "
+       "(empty: the hostname, which the sidecar shares with its kube-scheduler)",
+       &EC::leader_identity},
+      {"lease-duration", "leaseDuration", "DURATION", "Replicas",
+       "kube-scheduler's leaderElection.leaseDuration: how long another scheduler waits before "
+       "taking over",
+       &EC::lease_duration},
+      {"lease-renew-deadline", "leaseRenewDeadline", "DURATION", "Replicas",
+       "stop acting this long after the last renewal seen; the rest of leaseDuration is the "
+       "margin before another replica can act",
+       &EC::lease_renew_deadline},
+      {"lease-check-interval", "leaseCheckInterval", "DURATION", "Replicas",
+       "how often the lease is read", &EC::lease_check_interval},
+
       {"log-format", "logFormat", "FORMAT", "Logs", "logfmt or json", &EC::log_format},
       {"log-level", "logLevel", "LEVEL", "Logs", "debug, info, warn or error", &EC::log_level},
   };

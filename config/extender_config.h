@@ -75,6 +75,16 @@ struct ExtenderConfig {
   int max_events_per_namespace_per_minute = 60;             // maxEventsPerNamespacePerMinute
   int event_burst_per_namespace = 10;                       // eventBurstPerNamespace
 
+  // Replicas (docs/architecture.md, "Two replicas, one actor"): which replica acts on its own.
+  // leaderElection / --leader-election: off (always act: one replica) or follow-scheduler (act
+  // only while this pod's kube-scheduler holds leaderLease).
+  std::string leader_election = "off";
+  std::string leader_lease = "kube-system/kube-scheduler";  // leaderLease: "namespace/name"
+  std::string leader_identity;  // leaderIdentity: our scheduler's holderIdentity prefix ("" = host)
+  std::chrono::milliseconds lease_duration{15000};        // leaseDuration (the scheduler's)
+  std::chrono::milliseconds lease_renew_deadline{10000};  // leaseRenewDeadline
+  std::chrono::milliseconds lease_check_interval{1000};   // leaseCheckInterval
+
   // Logs.
   std::string log_format = "logfmt";  // logFormat / --log-format (logfmt|json)
   std::string log_level = "info";     // logLevel / --log-level (debug|info|warn|error)

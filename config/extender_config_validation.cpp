@@ -113,6 +113,31 @@ bool ValidateExtenderConfig(const ExtenderConfig& c, std::vector<ConfigDiagnosti
     check.Fail("maxEvictionsPerNamespacePerMinute",
                "must be at least 1 (reclaim: off stops evictions)");
   }
+  check.OneOf("leaderElection", c.leader_election, {"off", "follow-scheduler"},
+              "leader election mode");
+  const std::size_t slash = c.leader_lease.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == c.leader_lease.size() ||
+      c.leader_lease.find('/', slash + 1) != std::string::npos) {
+    check.Fail("leaderLease",
+               fmt::format("\"{}\" must be namespace/name (kube-scheduler's leaderElection "
+                           "resourceNamespace/resourceName)",
+                           c.leader_lease));
+  }
+  check.Positive("leaseDuration", c.lease_duration);
+  check.Positive("leaseRenewDeadline", c.lease_renew_deadline);
+  check.Positive("leaseCheckInterval", c.lease_check_interval);
+  if (c.lease_renew_deadline >= c.lease_duration) {
+    check.Fail("leaseRenewDeadline",
+               fmt::format("{} ms must be shorter than leaseDuration ({} ms): the difference is "
+                           "the margin before another replica may act",
+                           c.lease_renew_deadline.count(), c.lease_duration.count()));
+  }
+  if (c.lease_check_interval * 2 > c.lease_renew_deadline) {
+    check.Fail("leaseCheckInterval",
+               fmt::format("{} ms must be at most half of leaseRenewDeadline ({} ms): each read "
+                           "must find a renewal well before the tenure runs out",
+                           c.lease_check_interval.count(), c.lease_renew_deadline.count()));
+  }
   return diagnostics->size() == before;
 }
 

@@ -202,12 +202,14 @@ Status DecodePodBody(const rapidjson::Value& object, const DecodeOptions& option
   CE_RETURN_IF_ERROR(
       json::ReadTime(meta, "deletionTimestamp", "metadata.deletionTimestamp", &deletion_ms));
   pod->terminating = deletion_ms != 0;
-  if (!options.accelerator_model_annotation.empty()) {
-    if (const rapidjson::Value* ann = Member(meta, "annotations")) {
-      CE_RETURN_IF_ERROR(json::ExpectObject(*ann, "metadata.annotations"));
+  if (const rapidjson::Value* ann = Member(meta, "annotations")) {
+    CE_RETURN_IF_ERROR(json::ExpectObject(*ann, "metadata.annotations"));
+    if (!options.accelerator_model_annotation.empty()) {
       CE_RETURN_IF_ERROR(json::ReadString(*ann, options.accelerator_model_annotation,
                                           "metadata.annotations", &pod->accelerator_model));
     }
+    CE_RETURN_IF_ERROR(json::ReadString(*ann, kReclaimRecordAnnotation, "metadata.annotations",
+                                        &pod->reclaim_record));
   }
 
   std::vector<ContainerRequests> containers, init_containers;

@@ -19,7 +19,7 @@ struct PodMetadata {
   std::string ns, name, uid;
   int64_t creation_ms = 0, deletion_ms = 0;
   Labels labels;
-  std::string accelerator_model;
+  std::string accelerator_model, reclaim_record;
   MemberSlot ns_slot, name_slot, uid_slot, creation_slot, labels_slot, deletion_slot,
       annotations_slot;
   Status object_status;
@@ -64,24 +64,31 @@ bool ReadPodMetadata(JsonPullReader& r, const DecodeOptions& options, PodMetadat
       return json::PullTime(r, "metadata.deletionTimestamp", &m->deletion_ms,
                             &m->deletion_slot.status);
     }
-    if (!options.accelerator_model_annotation.empty() &&
-        m->annotations_slot.Take(key, "annotations")) {
+    if (m->annotations_slot.Take(key, "annotations")) {
       m->accelerator_model.clear();
+      m->reclaim_record.clear();
       bool present = false;
       if (!ObjectOrAbsent(r, "metadata.annotations", &m->annotations_slot.status, &present)) {
         return false;
       }
       if (!present) return true;
-      MemberSlot model_slot;
+      MemberSlot model_slot, record_slot;
       bool ok = ForEachMember(r, [&](std::string_view annotation) {
-        if (model_slot.Take(annotation, options.accelerator_model_annotation)) {
+        if (!options.accelerator_model_annotation.empty() &&
+            model_slot.Take(annotation, options.accelerator_model_annotation)) {
           m->accelerator_model.clear();
           return json::PullString(r, "metadata.annotations", &m->accelerator_model,
                                   &model_slot.status);
         }
+        if (record_slot.Take(annotation, kReclaimRecordAnnotation)) {
+          m->reclaim_record.clear();
+          return json::PullString(r, "metadata.annotations", &m->reclaim_record,
+                                  &record_slot.status);
+        }
         return r.SkipValue();
       });
       KeepFirst(&m->annotations_slot.status, model_slot.status);
+      KeepFirst(&m->annotations_slot.status, record_slot.status);
       return ok;
     }
     return r.SkipValue();
@@ -304,6 +311,7 @@ Status DecodePodJson(std::string_view json, const DecodeOptions& options, Pod* o
   pod.labels = std::move(meta.labels);
   pod.terminating = meta.deletion_ms != 0;
   pod.accelerator_model = std::move(meta.accelerator_model);
+  pod.reclaim_record = std::move(meta.reclaim_record);
   pod.node_name = std::move(spec.node_name);
   pod.scheduler_name = std::move(spec.scheduler_name);
   pod.spec_priority = spec.priority;

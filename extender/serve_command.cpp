@@ -24,8 +24,8 @@ namespace {
 // reportingInstance of our Events: "<controller>-<hostname>" as client-go names it (the pod
 // name in a cluster), within the API server's 128 characters.
 std::string EventReportingInstance(const std::string& controller) {
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') return controller;
+  const std::string host = HostName();
+  if (host.empty()) return controller;
   return (controller + "-" + host).substr(0, 128);
 }
 
@@ -114,6 +114,9 @@ int RunServeCommand(const std::vector<std::string>& args) {
   std::unique_ptr<Evictor> evictor;
   std::unique_ptr<RequeueNudger> nudger;
   std::unique_ptr<EventSink> event_sink;
+  std::unique_ptr<ReclaimRecorder> reclaim_records;
+  SoleReplica sole_replica;
+  const Leadership* leadership = &sole_replica;
   const bool use_live =
       !config.kubeconfig.empty() || (config.snapshot.empty() && LiveMode::InClusterAvailable());
   if (use_live) {
@@ -127,7 +130,12 @@ int RunServeCommand(const std::vector<std::string>& args) {
     evictor = live->MakeEvictor();
     nudger = live->MakeNudger();
     if (config.events) event_sink = live->MakeEventSink();
+    reclaim_records = live->MakeReclaimRecorder();
+    leadership = live->leadership();
   } else {
+    if (config.leader_election != "off") {
+      Log(LogLevel::kWarn, "leaderElection applies to live mode only: embedded mode always acts");
+    }
     std::string source;
     if (Status s = LoadEmbeddedCluster(config.snapshot, &cache, &source); !s.ok()) {
       Log(LogLevel::kError, "cannot load the snapshot", {{"error", s.message()}});
@@ -160,6 +168,8 @@ int RunServeCommand(const std::vector<std::string>& args) {
   ReclaimController reclaim(&cache, &metrics, service.more_important(), evictor.get(), nudger.get(),
                             reclaim_options);
   if (event_sink) reclaim.RecordEvents(&events, event_sink.get());
+  reclaim.FollowLeadership(leadership);
+  if (reclaim_records) reclaim.RecordReclaimsWith(reclaim_records.get());
   if (config.cross_node_reclaim) {
     Log(LogLevel::kWarn, "crossNodeReclaim is not available yet: reclaiming on one node at a time");
   }
@@ -167,7 +177,8 @@ int RunServeCommand(const std::vector<std::string>& args) {
   auto server = StartListener(
       config, config.port, config.tls_cert_file, config.tls_key_file, config.client_ca_file,
       config.listen_address,
-      MakeRouter(&service, &metrics, {config.path_prefix, Listener::kExtender, &reclaim.board()}),
+      MakeRouter(&service, &metrics,
+                 {config.path_prefix, Listener::kExtender, &reclaim.board(), leadership}),
       "extender");
   if (!server) return 1;
   std::unique_ptr<http::Server> webhook;
@@ -175,7 +186,8 @@ int RunServeCommand(const std::vector<std::string>& args) {
     // The webhook is reached through a Service, so it listens on every interface.
     webhook = StartListener(
         config, config.webhook_port, config.webhook_tls_cert_file, config.webhook_tls_key_file, "",
-        "0.0.0.0", MakeRouter(&service, &metrics, {"", Listener::kWebhook, nullptr}), "webhook");
+        "0.0.0.0", MakeRouter(&service, &metrics, {"", Listener::kWebhook, nullptr, leadership}),
+        "webhook");
     if (!webhook) return 1;
   }
   reclaim.Start();
@@ -183,7 +195,8 @@ int RunServeCommand(const std::vector<std::string>& args) {
       {{"mode", use_live ? "live" : "embedded"},
        {"quota_semantics", config.quota_semantics},
        {"reclaim", config.reclaim},
-       {"scoring", config.scoring}});
+       {"scoring", config.scoring},
+       {"leader_election", use_live ? config.leader_election : "off"}});
 
   int signal = 0;
   sigwait(&signals, &signal);

@@ -101,15 +101,24 @@ http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptio
     }
     if (path == "/readyz") {
       if (!get) return method_not_allowed("GET");
+      // Both replicas are ready once synced; the body says which one acts.
+      const std::string leader =
+          options.leadership != nullptr
+              ? ",\"leader\":" + LeadershipJson(options.leadership->Report()) + "}"
+              : "}";
       if (service->cache().ready())
-        return finish({200, "application/json", R"({"status":"ready"})", {}});
+        return finish({200, "application/json", R"({"status":"ready")" + leader, {}});
       const std::string reason = service->cache().not_ready_reason();
-      return finish(JsonError(503, reason.empty() ? "cluster cache not synced yet" : reason));
+      http::Response r = JsonError(503, reason.empty() ? "cluster cache not synced yet" : reason);
+      r.body.pop_back();  // {"error":"..."} -> {"error":"...","leader":{...}}
+      r.body += leader;
+      return finish(std::move(r));
     }
     if (path == "/metrics") {
       if (!get) return method_not_allowed("GET");
-      return finish(
-          {200, "text/plain; version=0.0.4", metrics->Render() + service->QuotaGauges(), {}});
+      std::string body = metrics->Render() + service->QuotaGauges();
+      if (options.leadership != nullptr) body += LeadershipMetrics(options.leadership->Report());
+      return finish({200, "text/plain; version=0.0.4", std::move(body), {}});
     }
     if (path == "/admit") {
       if (!post) return method_not_allowed("POST");

@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "extender/leadership/leadership.h"
 #include "extender/reclaim/pending_board.h"
 #include "extender/verbs/extender_service.h"
 
@@ -22,6 +23,8 @@ struct RouterOptions {
   Listener listener = Listener::kExtender;
   // The reclaim controller's verdicts for GET /pending and /ui (nullptr: /pending lists none).
   const PendingBoard* pending = nullptr;
+  // Which replica acts, for /readyz and /metrics (nullptr: not reported).
+  const Leadership* leadership = nullptr;
 };
 
 http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptions options);

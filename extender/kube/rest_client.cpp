@@ -490,14 +490,16 @@ std::shared_ptr<CallHandle> RestClient::SendAsync(std::string method, std::strin
 }
 
 RestResponse RestClient::Send(const std::string& method, const std::string& path, std::string body,
-                              const std::string& content_type, std::stop_token stop) {
+                              const std::string& content_type, std::stop_token stop,
+                              std::chrono::milliseconds timeout) {
   if (impl_->OnClientThread()) {
     return {0, "", method + " " + path + ": a blocking call on the client thread would deadlock"};
   }
   std::promise<RestResponse> promise;
   std::future<RestResponse> future = promise.get_future();
-  auto handle = SendAsync(method, path, std::move(body), content_type,
-                          [&promise](RestResponse r) { promise.set_value(std::move(r)); });
+  auto handle = SendAsync(
+      method, path, std::move(body), content_type,
+      [&promise](RestResponse r) { promise.set_value(std::move(r)); }, timeout);
   std::stop_callback on_stop(stop, [&handle] { handle->Cancel(); });
   return future.get();
 }

@@ -103,8 +103,10 @@ class RestClient {
                    const std::string& content_type = "application/json");
   RestResponse Patch(const std::string& path, std::string body, const std::string& content_type);
   RestResponse Delete(const std::string& path);
+  // `timeout` > 0 replaces the client's request_timeout for this call.
   RestResponse Send(const std::string& method, const std::string& path, std::string body,
-                    const std::string& content_type, std::stop_token stop = {});
+                    const std::string& content_type, std::stop_token stop = {},
+                    std::chrono::milliseconds timeout = {});
 
   // Called with each complete line of a watch stream (without its '\n'; empty lines skipped).
   // Returning false ends the watch (the connection is closed). The view is valid only during

@@ -14,6 +14,7 @@
 #include "extender/kube/informer_set.h"
 #include "extender/kube/kube_config.h"
 #include "extender/kube/rest_client.h"
+#include "extender/leadership/scheduler_lease_follower.h"
 #include "extender/live/cache_sink.h"
 #include "extender/log.h"
 
@@ -46,12 +47,24 @@ class LiveBinder final : public PodBinder {
   std::chrono::milliseconds timeout_;
 };
 
+// The timeout of ordinary writes; each is cut to the tenure left (Leadership::TimeLeft).
+constexpr std::chrono::milliseconds kWriteTimeout{30000};
+constexpr char kNotActing[] = "not sent: this replica does not act (another replica leads)";
+
 // Evictions and nudges are rare: the reclaim loop waits for each on its own thread.
 class LiveEvictor final : public Evictor {
  public:
-  explicit LiveEvictor(kube::RestClient* client) : evictor_(client) {}
+  LiveEvictor(kube::RestClient* client, const Leadership* leadership)
+      : evictor_(client), leadership_(leadership) {}
   EvictOutcome Evict(const Pod& victim, const std::string& reason) override {
-    kube::ApiWriteResult result = evictor_.Evict(victim.ns, victim.name, victim.uid);
+    const std::chrono::milliseconds timeout = leadership_->TimeLeft(kWriteTimeout);
+    if (timeout.count() <= 0) {
+      EvictOutcome not_sent{false, false, kNotActing, 0};
+      not_sent.not_sent = true;
+      return not_sent;
+    }
+    kube::ApiWriteResult result =
+        evictor_.Evict(victim.ns, victim.name, victim.uid, std::nullopt, timeout);
     Log(result.ok ? LogLevel::kInfo : LogLevel::kWarn, "eviction",
         {{"pod", victim.Key()},
          {"reason", reason},
@@ -62,14 +75,18 @@ class LiveEvictor final : public Evictor {
 
  private:
   kube::Evictor evictor_;
+  const Leadership* leadership_;
 };
 
 class LiveNudger final : public RequeueNudger {
  public:
-  explicit LiveNudger(kube::RestClient* client) : annotator_(client) {}
+  LiveNudger(kube::RestClient* client, const Leadership* leadership)
+      : annotator_(client), leadership_(leadership) {}
   bool Nudge(const Pod& pod) override {
+    const std::chrono::milliseconds timeout = leadership_->TimeLeft(kWriteTimeout);
+    if (timeout.count() <= 0) return false;
     kube::ApiWriteResult result =
-        annotator_.MarkForRetry(pod.ns, pod.name, std::chrono::system_clock::now());
+        annotator_.MarkForRetry(pod.ns, pod.name, std::chrono::system_clock::now(), timeout);
     if (!result.ok)
       Log(LogLevel::kWarn, "requeue nudge failed",
           {{"pod", pod.Key()}, {"error", Describe(result)}});
@@ -78,6 +95,55 @@ class LiveNudger final : public RequeueNudger {
 
  private:
   kube::PodAnnotator annotator_;
+  const Leadership* leadership_;
+};
+
+// The reclaim record "<node>@<time>" on the pending pod (capacity-semantics 8).
+class LiveReclaimRecorder final : public ReclaimRecorder {
+ public:
+  LiveReclaimRecorder(kube::RestClient* client, const Leadership* leadership)
+      : annotator_(client), leadership_(leadership) {}
+  std::optional<std::string> Record(const Pod& pod, const std::string& node) override {
+    const std::string record = node + "@" + kube::Rfc3339Millis(std::chrono::system_clock::now());
+    return Write(pod, record) ? std::optional<std::string>(record) : std::nullopt;
+  }
+  bool Clear(const Pod& pod) override { return Write(pod, std::nullopt); }
+
+ private:
+  bool Write(const Pod& pod, const std::optional<std::string>& record) {
+    const std::chrono::milliseconds timeout = leadership_->TimeLeft(kWriteTimeout);
+    if (timeout.count() <= 0) return false;
+    kube::ApiWriteResult result = annotator_.SetReclaimRecord(pod.ns, pod.name, record, timeout);
+    if (!result.ok) {
+      Log(LogLevel::kWarn,
+          record ? "cannot record the reclaim on the pod" : "cannot remove the reclaim record",
+          {{"pod", pod.Key()}, {"error", Describe(result)}});
+    }
+    return result.ok;
+  }
+  kube::PodAnnotator annotator_;
+  const Leadership* leadership_;
+};
+
+// Events are written only while this replica acts (the reclaim controller checks before each
+// flush; this catches the end of a tenure within one).
+class LiveEventSink final : public EventSink {
+ public:
+  LiveEventSink(kube::RestClient* client, const Leadership* leadership)
+      : sink_(client), leadership_(leadership) {}
+  EventWriteResult Create(const EventObject& event) override {
+    if (!leadership_->Leads()) return {EventWriteCode::kFailed, kNotActing};
+    return sink_.Create(event);
+  }
+  EventWriteResult PatchSeries(const std::string& ns, const std::string& name, int32_t count,
+                               int64_t last_observed_us) override {
+    if (!leadership_->Leads()) return {EventWriteCode::kFailed, kNotActing};
+    return sink_.PatchSeries(ns, name, count, last_observed_us);
+  }
+
+ private:
+  kube::ApiEventSink sink_;
+  const Leadership* leadership_;
 };
 
 std::string GroupList(const std::vector<kube::GroupVersion>& groups) {
@@ -101,9 +167,34 @@ class LiveModeImpl final : public LiveMode {
     }
     Log(LogLevel::kInfo, "connecting to the API server",
         {{"server", kube_config.server}, {"from", kube_config.origin}});
-    if (Status s = kube::RestClient::Create(kube_config, {}, &client_); !s.ok()) {
+    const std::string identity =
+        config_.leader_identity.empty() ? HostName() : config_.leader_identity;
+    kube::RestClientOptions client_options;
+    // Tells the replicas apart in the API server's audit log.
+    if (!identity.empty()) client_options.user_agent = "capacity-extender/" + identity;
+    if (Status s = kube::RestClient::Create(kube_config, client_options, &client_); !s.ok()) {
       *error = s.message();
       return false;
+    }
+    if (config_.leader_election == "follow-scheduler") {
+      if (identity.empty()) {
+        *error = "leaderElection: follow-scheduler needs leaderIdentity (the hostname is unknown)";
+        return false;
+      }
+      SchedulerLeaseFollower::Options lease;
+      const std::size_t slash = config_.leader_lease.find('/');
+      lease.lease_namespace = config_.leader_lease.substr(0, slash);
+      lease.lease_name = config_.leader_lease.substr(slash + 1);
+      lease.identity = identity;
+      lease.lease_duration = config_.lease_duration;
+      lease.renew_deadline = config_.lease_renew_deadline;
+      lease.check_interval = config_.lease_check_interval;
+      auto follower = std::make_unique<SchedulerLeaseFollower>(client_.get(), lease);
+      follower->Start();
+      follower_ = follower.get();
+      leadership_ = std::move(follower);
+    } else {
+      leadership_ = std::make_unique<SoleReplica>();
     }
     kube::DiscoveredApis apis;
     if (Status s = kube::DiscoverApis(client_.get(), &apis); !s.ok()) {
@@ -137,6 +228,7 @@ class LiveModeImpl final : public LiveMode {
       wake_.notify_all();
       background_.join();
     }
+    if (follower_ != nullptr) follower_->Stop();  // this replica no longer acts
     if (informers_) informers_->Stop();
     for (auto& [group, quota] : quota_informers_)
       quota.informer->Stop();
@@ -155,14 +247,18 @@ class LiveModeImpl final : public LiveMode {
     return std::make_unique<LiveBinder>(client_.get(), config_.request_timeout);
   }
   std::unique_ptr<Evictor> MakeEvictor() override {
-    return std::make_unique<LiveEvictor>(client_.get());
+    return std::make_unique<LiveEvictor>(client_.get(), leadership_.get());
   }
   std::unique_ptr<RequeueNudger> MakeNudger() override {
-    return std::make_unique<LiveNudger>(client_.get());
+    return std::make_unique<LiveNudger>(client_.get(), leadership_.get());
   }
   std::unique_ptr<EventSink> MakeEventSink() override {
-    return std::make_unique<kube::ApiEventSink>(client_.get());
+    return std::make_unique<LiveEventSink>(client_.get(), leadership_.get());
   }
+  std::unique_ptr<ReclaimRecorder> MakeReclaimRecorder() override {
+    return std::make_unique<LiveReclaimRecorder>(client_.get(), leadership_.get());
+  }
+  const Leadership* leadership() const override { return leadership_.get(); }
 
  private:
   struct QuotaInformer {
@@ -294,7 +390,8 @@ class LiveModeImpl final : public LiveMode {
         }
       }
       UpdateReadiness();
-      if (cache_->ready() && config_.status_updates) WriteStatus();
+      // Only the actor writes status.used (architecture.md, "Two replicas, one actor").
+      if (cache_->ready() && config_.status_updates && leadership_->Leads()) WriteStatus();
       wake_.wait_for(lock, std::min(config_.status_update_interval, std::chrono::milliseconds(200)),
                      [&] { return stop.stop_requested(); });
     }
@@ -344,8 +441,10 @@ class LiveModeImpl final : public LiveMode {
         if (g.group == row.group) gv = &g;
       }
       if (gv == nullptr) continue;
+      const std::chrono::milliseconds timeout = leadership_->TimeLeft(kWriteTimeout);
+      if (timeout.count() <= 0) break;  // the tenure ended: the next actor writes them
       kube::ApiWriteResult r =
-          kube::StatusPatcher(client_.get(), *gv).PatchUsed(row.ns, row.name, row.used);
+          kube::StatusPatcher(client_.get(), *gv).PatchUsed(row.ns, row.name, row.used, timeout);
       if (r.ok) {
         metrics_->Count("capacity_extender_status_patches_total");
       } else {
@@ -361,6 +460,8 @@ class LiveModeImpl final : public LiveMode {
   CacheSink sink_;
   kube::InformerOptions base_;
   std::unique_ptr<kube::RestClient> client_;
+  std::unique_ptr<Leadership> leadership_;      // after client_: destroyed before it
+  SchedulerLeaseFollower* follower_ = nullptr;  // leadership_, when it follows a lease
   std::unique_ptr<kube::InformerSet> informers_;
   std::map<std::string, QuotaInformer> quota_informers_;  // by group; main/background thread
   std::set<std::string> reported_unusable_;

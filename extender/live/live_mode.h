@@ -4,6 +4,10 @@
 // writer (list + watch, resume, relist on 410, backoff, periodic resync), marks the cache ready
 // once every informer listed once, and writes ElasticQuota status.used back (merge patch on the
 // status subresource, only when it changed, at most once per interval per quota).
+// With leaderElection: follow-scheduler it follows kube-scheduler's leader Lease
+// (SchedulerLeaseFollower); every write it makes on its own (status.used, and through the
+// evictor, nudger, reclaim recorder and event sink it makes) is sent only while leadership()
+// leads, with its timeout cut to the tenure left (architecture.md, "Two replicas, one actor").
 // Thread-safety: Start/Stop from the main thread; the binder/evictor/nudger/event sink are
 // thread-safe.
 #pragma once
@@ -12,6 +16,7 @@
 #include <string>
 
 #include "config/extender_config.h"
+#include "extender/leadership/leadership.h"
 #include "extender/metrics.h"
 #include "extender/pod_binder.h"
 #include "extender/reclaim/reclaim_controller.h"
@@ -34,6 +39,10 @@ class LiveMode {
   virtual std::unique_ptr<RequeueNudger> MakeNudger() = 0;
   // Writes the reclaim controller's Events (events.k8s.io/v1) to the API server.
   virtual std::unique_ptr<EventSink> MakeEventSink() = 0;
+  // Records reclaims on their pods (annotation scheduling.capacity-extender.io/reclaim).
+  virtual std::unique_ptr<ReclaimRecorder> MakeReclaimRecorder() = 0;
+  // Whether this replica acts. Valid until the LiveMode is destroyed.
+  virtual const Leadership* leadership() const = 0;
 };
 
 }  // namespace capext

@@ -99,6 +99,20 @@ std::string RateLimited(std::string_view pod_key, const std::vector<std::string>
       pod_key, per_second, per_namespace_per_minute, Join(victims), node);
 }
 
+std::string WaitingForRecordedReclaim(std::string_view pod_key, std::string_view node) {
+  return fmt::format(
+      "reclaim for pod {} in progress on node {} (recorded on the pod by the replica that "
+      "started it); the room there is held for this pod until it binds",
+      pod_key, node);
+}
+
+std::string NotActing(std::string_view plan_reason) {
+  return fmt::format(
+      "this replica does not act (the replica whose kube-scheduler holds the leader lease does); "
+      "that one would do this: {}",
+      plan_reason);
+}
+
 std::string NoReclaimPossible(std::string_view plan_reason) {
   return fmt::format("no node fits and reclaim cannot make room: {}", plan_reason);
 }

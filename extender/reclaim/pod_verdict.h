@@ -62,8 +62,12 @@ std::string RefusedByDisruptionBudget(std::string_view pod_key,
 std::string EvictionsFailed(std::string_view pod_key, const std::vector<RefusedEviction>& failures);
 std::string RateLimited(std::string_view pod_key, const std::vector<std::string>& victims,
                         std::string_view node, double per_second, int per_namespace_per_minute);
+// A reclaim this replica follows from the record on the pod (another replica started it).
+std::string WaitingForRecordedReclaim(std::string_view pod_key, std::string_view node);
 std::string NoReclaimPossible(std::string_view plan_reason);
 std::string DryRun(std::string_view plan_reason);
+// A follower's verdict where the actor would evict (architecture.md, "Two replicas, one actor").
+std::string NotActing(std::string_view plan_reason);
 inline constexpr std::string_view kFits =
     "a node and the quota take it now: kube-scheduler will place it";
 inline constexpr std::string_view kAwaitingScheduler =

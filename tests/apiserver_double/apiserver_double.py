@@ -20,7 +20,12 @@ Model (what tests can rely on):
     the current resourceVersion, then the terminating zero-length chunk; the connection stays open.
   * Pod deletion (DELETE or a successful eviction) is immediate: MODIFIED (deletionTimestamp set,
     grace 0) then DELETED, as the recorded deletion of an unbound grace-0 pod (capture 23).
-    There is no graceful termination.
+    With /_double/graceful_deletion on, a bound pod is deleted as a kubelet would let it go: it
+    stays terminating (deletionTimestamp, deletionGracePeriodSeconds) for that many seconds, then
+    DELETED; deleting or evicting a pod already terminating succeeds and changes nothing (1.26
+    ignores PDBs for terminating pods).
+  * coordination.k8s.io/v1 Leases (create, get, list, watch, update, patch, delete), as leader
+    election writes them: an update whose metadata.resourceVersion is stale gets 409 Conflict.
   * Deviation kept on purpose for test setup: a create keeps the status it was given (the real
     apiserver resets a pod's status to Pending). Namespaces need not exist.
   * Strategic merge patch is applied as a JSON merge patch (enough for labels/annotations);
@@ -58,6 +63,8 @@ Control endpoints for tests (no authentication; JSON bodies; all answer JSON):
   POST /_double/pdb_refusal {"enabled":true,"style":"budget"|"processing"}
   POST /_double/token {"token":"T"|null}      change (or, with null, disable) the accepted token
   POST /_double/delay {"ms":N,"count":-1,"path_prefix":"","method":""}   delay matching requests
+  POST /_double/graceful_deletion {"seconds":N}   bound pods stay terminating N s when deleted
+                                               (0: immediate deletion, the default)
   POST /_double/churn {"resource":"pods","namespace":"ns","prefix":"c-","count":N,
                        "action":"create"|"relabel"|"delete"}   server-side burst of writes
   POST /_double/install_group {"group":"scheduling.sigs.k8s.io"}   serve that ElasticQuota group
@@ -72,7 +79,8 @@ Control endpoints for tests (no authentication; JSON bodies; all answer JSON):
         creates every item as POST on its collection would (namespace from the item's metadata;
         same defaults, uids, events and errors), under one lock: for setting up big clusters.
         Answers {"created":N,"first":RV,"last":RV}; stops at the first invalid item (4xx).
-  GET  /_double/requests[?since=SEQ]          request log; POST /_double/requests/clear
+  GET  /_double/requests[?since=SEQ]          request log (method, path, query, body, status,
+                                              user_agent); POST /_double/requests/clear
   GET  /_double/state                         resourceVersion, history floor, open watches
   GET  /_double/objects?resource=pods[&group=..]   every stored object, sorted by key
   POST /_double/expire_events {}               delete every Event now (as the apiserver's event
@@ -172,6 +180,8 @@ def make_resources(eq_groups, dra_version=None):
                                          "desiredHealthy": 0, "expectedPods": 0}},
                  has_generation=True),
     ]
+    resources.append(Resource("coordination.k8s.io", "v1", "leases", "Lease", True, True,
+                              {"spec": {}}, status_subresource=False))
     # events.k8s.io/v1 Event: no spec/status; the Go zero value has "eventTime": null.
     resources.append(Resource("events.k8s.io", "v1", "events", "Event", True, True,
                               {"eventTime": None}, status_subresource=False))
@@ -248,6 +258,9 @@ def group_resources(group, version):
             {"name": "resourceslices", "singularName": "resourceslice", "namespaced": False,
              "kind": "ResourceSlice", "verbs": ALL_VERBS},
         ]
+    if group == "coordination.k8s.io" and version == "v1":
+        return [{"name": "leases", "singularName": "lease", "namespaced": True, "kind": "Lease",
+                 "verbs": ALL_VERBS, "storageVersionHash": "gqkMMb/YqFM="}]
     if version == "v1alpha1":  # an ElasticQuota group (capture 07)
         return [
             {"name": "elasticquotas", "singularName": "elasticquota", "namespaced": True,
@@ -644,6 +657,7 @@ class Api:
         self.binding_failures = []  # queued injected failure codes
         self.pdb_refusal = None  # None or "budget" / "processing"
         self.delays = []  # dicts: ms, count, path_prefix, method
+        self.grace_seconds = 0  # /_double/graceful_deletion
         self.requests = []
         self.request_seq = 0
         self.request_log = not getattr(args, "no_request_log", False)
@@ -740,6 +754,10 @@ class Api:
                                         "path_prefix": body.get("path_prefix", ""),
                                         "method": body.get("method", "")})
             return 200, {}
+        if path == "/_double/graceful_deletion":
+            with self.lock:
+                self.grace_seconds = max(0, int(body.get("seconds", 0)))
+            return 200, {"seconds": self.grace_seconds}
         if path == "/_double/churn":
             return 200, self.churn(body)
         if path == "/_double/expire_events":
@@ -1130,6 +1148,23 @@ class Api:
     def delete_locked(self, res, key, old):
         s = self.store
         ns = old["metadata"].get("namespace")
+        if res.plural == "pods" and old["metadata"].get("deletionTimestamp"):
+            return old  # already terminating: its deletion is under way
+        with self.lock:
+            grace = self.grace_seconds
+        if res.plural == "pods" and grace > 0 and (old.get("spec") or {}).get("nodeName"):
+            marked = copy.deepcopy(old)
+            # As the apiserver writes it: the time the grace period ends.
+            marked["metadata"]["deletionTimestamp"] = (
+                datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=grace)
+            ).strftime("%Y-%m-%dT%H:%M:%SZ")
+            marked["metadata"]["deletionGracePeriodSeconds"] = grace
+            marked = s.commit(res, key, ns, "MODIFIED", marked, old)
+            uid = marked["metadata"]["uid"]
+            timer = threading.Timer(grace, self.finish_deletion, (res, key, uid))
+            timer.daemon = True
+            timer.start()
+            return marked
         if res.plural == "pods":
             marked = copy.deepcopy(old)
             marked["metadata"]["deletionTimestamp"] = now_rfc3339()
@@ -1137,6 +1172,14 @@ class Api:
             old = s.commit(res, key, ns, "MODIFIED", marked, old)
         s.commit(res, key, ns, "DELETED", old, old)
         return old
+
+    def finish_deletion(self, res, key, uid):
+        """The end of a graceful deletion: the kubelet reported the pod gone."""
+        s = self.store
+        with s.cond:
+            obj = s.objects[res].get(key)
+            if obj is not None and obj["metadata"]["uid"] == uid:
+                s.commit(res, key, obj["metadata"].get("namespace"), "DELETED", obj, obj)
 
     def bind(self, pods, ns, name, body):
         with self.lock:
@@ -1201,7 +1244,8 @@ class Api:
             with self.lock:
                 style = self.pdb_refusal
             phase = (pod.get("status") or {}).get("phase", "Pending")
-            if style and phase not in ("Pending", "Succeeded", "Failed"):
+            terminating = bool(pod["metadata"].get("deletionTimestamp"))
+            if style and phase not in ("Pending", "Succeeded", "Failed") and not terminating:
                 pdbs = self.resources[("policy", "v1", "poddisruptionbudgets")]
                 labels = pod["metadata"].get("labels") or {}
                 for pdb in sorted(self.store.objects[pdbs].values(),
@@ -1348,6 +1392,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.api.request_log and not path.startswith("/_double/"):
             self.log_entry = {"method": method, "path": path, "query": url.query,
                               "content_type": content_type,
+                              "user_agent": self.headers.get("User-Agent") or "",
                               "body": body[:65536].decode("utf-8", "replace")}
         try:
             if path.startswith("/_double/"):

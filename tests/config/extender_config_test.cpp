@@ -293,6 +293,16 @@ TEST_CASE("validation: policy names, modes and cross-field rules") {
       {[](ExtenderConfig* c) { c->max_evictions_per_second = 0; },
        "maxEvictionsPerSecond: must be larger than 0"},
       {[](ExtenderConfig* c) { c->body_limit = 0; }, "bodyLimit: must be larger than 0"},
+      {[](ExtenderConfig* c) { c->leader_election = "lease"; },
+       "leaderElection: unknown leader election mode \"lease\""},
+      {[](ExtenderConfig* c) { c->leader_lease = "kube-scheduler"; },
+       "leaderLease: \"kube-scheduler\" must be namespace/name"},
+      {[](ExtenderConfig* c) { c->leader_lease = "kube-system/"; },
+       "leaderLease: \"kube-system/\" must be namespace/name"},
+      {[](ExtenderConfig* c) { c->lease_renew_deadline = milliseconds(15000); },
+       "leaseRenewDeadline: 15000 ms must be shorter than leaseDuration (15000 ms)"},
+      {[](ExtenderConfig* c) { c->lease_check_interval = milliseconds(6000); },
+       "leaseCheckInterval: 6000 ms must be at most half of leaseRenewDeadline (10000 ms)"},
   };
   for (const auto& c : cases) {
     INFO(c.expected);

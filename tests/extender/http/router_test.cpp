@@ -20,12 +20,14 @@ struct Routes {
   Routes()
       : cache(QuotaSemantics::kCapacityExtender, {}, [] { return int64_t{1'767'225'600'000}; }),
         binder(&cache),
-        service(&cache, &metrics, NodeScoring::kLeastAllocated, MoreImportantFn(MoreImportantPod), &binder, ServiceOptions{}) {
+        service(&cache, &metrics, NodeScoring::kLeastAllocated, MoreImportantFn(MoreImportantPod),
+                &binder, ServiceOptions{}) {
     cache.set_ready(true);
   }
   http::Response Call(const std::string& method, const std::string& target,
                       const std::string& prefix = "") {
-    http::Handler handler = MakeRouter(&service, &metrics, {prefix, Listener::kExtender, &board});
+    http::Handler handler =
+        MakeRouter(&service, &metrics, {prefix, Listener::kExtender, &board, leadership});
     std::optional<http::Response> answer;
     http::Request request;
     request.method = method;
@@ -45,7 +47,65 @@ struct Routes {
   EmbeddedBinder binder;
   ExtenderService service;
   PendingBoard board;
+  const Leadership* leadership = nullptr;
 };
+
+// A follower as SchedulerLeaseFollower reports one.
+class FollowerLeadership final : public Leadership {
+ public:
+  Clock::time_point ActsUntil() const override { return Clock::time_point::min(); }
+  LeadershipReport Report() const override {
+    LeadershipReport r;
+    r.mode = "follow-scheduler";
+    r.identity = "pod-b";
+    r.lease = "capacity-extender/capacity-scheduler";
+    r.holder = "pod-a_1f2e";
+    r.lease_transitions = 3;
+    r.transitions = 2;
+    r.reason = "the leaseholder pod-a_1f2e is not this replica (pod-b)";
+    return r;
+  }
+};
+
+TEST_CASE("router: /readyz and /metrics say which replica acts", "[router][lease]") {
+  Routes routes;
+  SoleReplica sole;
+  routes.leadership = &sole;
+  http::Response ready = routes.Call("GET", "/readyz");
+  CHECK(ready.status == 200);
+  CHECK(ready.body == R"({"status":"ready","leader":{"mode":"off","leads":true,"transitions":0}})");
+  CHECK(routes.Call("GET", "/metrics").body.find("capacity_extender_leader 1\n") !=
+        std::string::npos);
+
+  FollowerLeadership follower;
+  routes.leadership = &follower;
+  ready = routes.Call("GET", "/readyz");
+  CHECK(ready.status == 200);  // a follower with a synced cache is ready
+  rapidjson::Document doc;
+  doc.Parse(ready.body.c_str());
+  REQUIRE(doc.IsObject());
+  const auto& leader = doc["leader"];
+  CHECK_FALSE(leader["leads"].GetBool());
+  CHECK(std::string(leader["holder"].GetString()) == "pod-a_1f2e");
+  CHECK(std::string(leader["lease"].GetString()) == "capacity-extender/capacity-scheduler");
+  CHECK(leader["leaseTransitions"].GetInt() == 3);
+  CHECK(std::string(leader["reason"].GetString()).find("not this replica") != std::string::npos);
+  const std::string metrics = routes.Call("GET", "/metrics").body;
+  CHECK(metrics.find("capacity_extender_leader 0\n") != std::string::npos);
+  CHECK(metrics.find("capacity_extender_leader_info{mode=\"follow-scheduler\",identity=\"pod-b\","
+                     "holder=\"pod-a_1f2e\"} 1") != std::string::npos);
+  CHECK(metrics.find("capacity_extender_leader_transitions_total 2\n") != std::string::npos);
+  CHECK(metrics.find("capacity_extender_lease_transitions 3\n") != std::string::npos);
+
+  // Not ready: the error, and still who leads.
+  routes.cache.set_ready(false);
+  http::Response not_ready = routes.Call("GET", "/readyz");
+  CHECK(not_ready.status == 503);
+  doc.Parse(not_ready.body.c_str());
+  REQUIRE(doc.IsObject());
+  CHECK(std::string(doc["error"].GetString()) == "cluster cache not synced yet");
+  CHECK_FALSE(doc["leader"]["leads"].GetBool());
+}
 
 TEST_CASE("router: GET /pending answers the board's JSON; other methods get 405", "[pending]") {
   Routes routes;
