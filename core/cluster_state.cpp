@@ -11,6 +11,14 @@ ClusterState::ClusterState(QuotaSemantics semantics) : store_(semantics), ledger
 ClusterState::ClusterState(const ClusterState& other) : ClusterState(other.semantics()) {
   for (const auto& [name, pc] : other.priority_classes())
     UpsertPriorityClass(pc);
+  // The DRA objects before the pods that name them.
+  SetDeviceClassMappings(other.devices().mappings());
+  for (const auto& [name, entry] : other.devices().classes())
+    UpsertDeviceClass(entry.device_class);
+  for (const auto& [key, claim] : other.devices().claims())
+    UpsertResourceClaim(claim);
+  for (const auto& [key, tmpl] : other.devices().templates())
+    UpsertResourceClaimTemplate(tmpl);
   for (const auto& [name, node] : other.nodes())
     UpsertNode(node);
   for (const auto& [ns, quota] : other.quota_set().quotas())
@@ -93,6 +101,26 @@ void ClusterState::UpsertPod(Pod raw) {
 }
 
 void ClusterState::UpsertPod(NormalizedPod pod) {
+  DeviceCatalog& devices = store_.devices();
+  const DeviceDemand* demand = pod.device_demand();
+  // The watch path of pods without claims: nothing more than the check.
+  if (demand == nullptr && (!devices.HasPodRefs() || !devices.HasPodRefs(pod.store_key()))) {
+    FilePod(std::move(pod));
+    return;
+  }
+  const std::string key = pod.store_key();
+  std::vector<std::string> settle = devices.ClaimsOfPod(key);
+  if (demand != nullptr) {
+    settle.insert(settle.end(), demand->claims.begin(), demand->claims.end());
+    devices.SetPodRefs(key, demand->claims, demand->templates);
+  } else {
+    devices.SetPodRefs(key, {}, {});
+  }
+  FilePod(std::move(pod));
+  SettleClaims(settle);
+}
+
+void ClusterState::FilePod(NormalizedPod pod) {
   ++version_;
   DropConstraintsOfPlaced(&pod);
   const std::string key = pod.store_key();
@@ -139,6 +167,11 @@ void ClusterState::UpsertPod(NormalizedPod pod) {
 void ClusterState::DeletePod(std::string_view key) {
   ++version_;
   const std::string owned(key);  // `key` may point into the pod being erased
+  std::vector<std::string> claims;
+  if (store_.devices().HasPodRefs(owned)) {
+    claims = store_.devices().ClaimsOfPod(owned);
+    store_.devices().SetPodRefs(owned, {}, {});
+  }
   store_.ErasePod(owned, [&](const NormalizedPod& pod) {
     if (journal_) journal_->PodErased(pod);
     if (Counts(pod)) RemoveContribution(pod);
@@ -146,6 +179,7 @@ void ClusterState::DeletePod(std::string_view key) {
     ReleaseNomination(owned);
     EraseNomination(false, owned);
   });
+  SettleClaims(claims);
 }
 
 std::vector<const NormalizedPod*> ClusterState::PendingPods() const {
@@ -222,6 +256,103 @@ void ClusterState::DeletePdb(std::string_view ns, std::string_view name) {
   store_.DeletePdb(ns, name);
 }
 
+// --- DRA objects (docs/devices.md) --------------------------------------------------------------
+
+void ClusterState::SetDeviceClassMappings(std::vector<DeviceClassMapping> mappings) {
+  ++version_;
+  store_.devices().SetMappings(std::move(mappings));
+  RefilePods(store_.devices().PodsWithRefs());
+}
+
+void ClusterState::UpsertDeviceClass(DeviceClass device_class) {
+  ++version_;
+  store_.devices().UpsertClass(std::move(device_class));
+  RefilePods(store_.devices().PodsWithRefs());
+}
+
+void ClusterState::DeleteDeviceClass(std::string_view name) {
+  ++version_;
+  if (store_.devices().DeleteClass(name)) RefilePods(store_.devices().PodsWithRefs());
+}
+
+namespace {
+
+std::vector<std::string> KeysOf(const std::set<std::string, std::less<>>* set) {
+  return set == nullptr ? std::vector<std::string>()
+                        : std::vector<std::string>(set->begin(), set->end());
+}
+
+}  // namespace
+
+void ClusterState::UpsertResourceClaim(ResourceClaim claim) {
+  ++version_;
+  const std::string key = claim.Key();
+  store_.devices().UpsertClaim(std::move(claim));
+  RefilePods(KeysOf(store_.devices().PodsOfClaim(key)));
+}
+
+void ClusterState::DeleteResourceClaim(std::string_view ns, std::string_view name) {
+  ++version_;
+  const std::string key = std::string(ns) + "/" + std::string(name);
+  if (store_.devices().DeleteClaim(key)) RefilePods(KeysOf(store_.devices().PodsOfClaim(key)));
+}
+
+void ClusterState::UpsertResourceClaimTemplate(ResourceClaimTemplate tmpl) {
+  ++version_;
+  const std::string key = tmpl.Key();
+  store_.devices().UpsertTemplate(std::move(tmpl));
+  RefilePods(KeysOf(store_.devices().PodsOfTemplate(key)));
+}
+
+void ClusterState::DeleteResourceClaimTemplate(std::string_view ns, std::string_view name) {
+  ++version_;
+  const std::string key = std::string(ns) + "/" + std::string(name);
+  if (store_.devices().DeleteTemplate(key))
+    RefilePods(KeysOf(store_.devices().PodsOfTemplate(key)));
+}
+
+void ClusterState::SettleClaims(const std::vector<std::string>& claims) {
+  if (claims.empty()) return;
+  DeviceCatalog& devices = store_.devices();
+  std::vector<std::string> refile;
+  for (const auto& claim : claims) {
+    std::vector<std::string> holders;
+    for (const auto& key : KeysOf(devices.PodsOfClaim(claim))) {  // sorted
+      const NormalizedPod* pod = store_.FindPod(key);
+      if (pod != nullptr && HoldsClaims(*pod)) holders.push_back(key);
+    }
+    if (!devices.SetHolders(claim, std::move(holders))) continue;
+    for (const auto& key : KeysOf(devices.PodsOfClaim(claim)))
+      refile.push_back(key);
+  }
+  RefilePods(refile);
+}
+
+void ClusterState::RefilePods(const std::vector<std::string>& keys) {
+  for (const auto& key : keys) {
+    const NormalizedPod* pod = store_.FindPod(key);
+    if (pod == nullptr) continue;
+    NormalizedPod fresh = store_.normalizer().Normalize(Pod(static_cast<const Pod&>(*pod)));
+    const DeviceDemand* a = fresh.device_demand();
+    const DeviceDemand* b = pod->device_demand();
+    const bool same_demand = (a == nullptr) == (b == nullptr) &&
+                             (a == nullptr || (a->charge == b->charge && a->kept == b->kept &&
+                                               a->problem == b->problem));
+    if (same_demand && fresh.quota_request() == pod->quota_request()) continue;
+    // The templates read may change too (a generated claim seen); the claims a pod names never
+    // change without the pod (spec.resourceClaims is immutable; UpsertPod settles status changes).
+    if (a != nullptr) store_.devices().SetPodRefs(key, a->claims, a->templates);
+    FilePod(std::move(fresh));
+    // A reservation holds a copy of the request it charges.
+    Reservation r;
+    if (ledger_.RemoveReservation(store_.quota_set(), key, &r)) {
+      r.quota_request = store_.FindPod(key)->quota_request();
+      if (journal_) journal_->ReservationChanged(r.uid, r.ns, r.node);
+      ledger_.AddReservation(store_.quota_set(), std::move(r));
+    }
+  }
+}
+
 // --- reservations and nominations ----------------------------------------------------------------
 
 void ClusterState::Reserve(std::string_view key, std::string_view node, int64_t reserved_ms,
@@ -250,11 +381,15 @@ void ClusterState::Reserve(std::string_view key, std::string_view node, int64_t 
     nodes_.AddPod(r.node, *pod);
   }
   if (journal_) journal_->ReservationChanged(r.uid, r.ns, r.node);
+  const std::string owned = r.uid;
   ledger_.AddReservation(store_.quota_set(), std::move(r));
+  SettleClaims(store_.devices().ClaimsOfPod(owned));
 }
 
 void ClusterState::ReleaseReservation(std::string_view key) {
-  DropReservation(key, /*pending_again=*/true);
+  const std::string owned(key);
+  DropReservation(owned, /*pending_again=*/true);
+  SettleClaims(store_.devices().ClaimsOfPod(owned));
 }
 
 const Reservation* ClusterState::PlacedReservation(std::string_view key) const {

@@ -16,7 +16,11 @@
 //  - a nomination never counts as usage; it is counted per node (NodeFitSummary::nominations)
 //    so that decisions know where to add it;
 //  - a pending pod's status.nominatedNodeName is mirrored as a (non-ours) nomination while it
-//    holds no reservation on a node.
+//    holds no reservation on a node;
+//  - a pod's quota request includes the devices of its ResourceClaims (docs/devices.md): every
+//    stored pod is normalised against the current claims, templates, classes and claim holders,
+//    so a change of any of them re-files the pods it concerns; a claim held by several pods
+//    (bound, or reserved) is in exactly one holder's request, its carrier's.
 // Time is passed in (milliseconds); nothing here reads a clock.
 // Thread-safety: none. One writer at a time; readers must not overlap a writer.
 #pragma once
@@ -70,6 +74,15 @@ class ClusterState {
   void DeletePriorityClass(std::string_view name);
   void UpsertPdb(const PodDisruptionBudget& pdb);
   void DeletePdb(std::string_view ns, std::string_view name);
+  // DRA objects (docs/devices.md); each change re-files the pods whose demand it changes.
+  void SetDeviceClassMappings(std::vector<DeviceClassMapping> mappings);
+  void UpsertDeviceClass(DeviceClass device_class);
+  void DeleteDeviceClass(std::string_view name);
+  void UpsertResourceClaim(ResourceClaim claim);
+  void DeleteResourceClaim(std::string_view ns, std::string_view name);
+  void UpsertResourceClaimTemplate(ResourceClaimTemplate tmpl);
+  void DeleteResourceClaimTemplate(std::string_view ns, std::string_view name);
+  const DeviceCatalog& devices() const { return store_.devices(); }
 
   // --- reservations and nominations ----------------------------------------------------------
   // /bind is placing the pod on `node` (at `reserved_ms`): until the pod is seen bound, released
@@ -157,6 +170,18 @@ class ClusterState {
   // Ends the pod's reservation; `pending_again`: the pod stays pending (a failed or expired bind,
   // not a binding seen or a deletion), so its status nomination is restored.
   void DropReservation(std::string_view key, bool pending_again);
+  // Stores a normalised pod and keeps the accounting in step (UpsertPod without the claim
+  // holders, which its callers settle).
+  void FilePod(NormalizedPod pod);
+  // A pod holds its claims while it counts or holds a reservation
+  // (docs/devices.md#5-a-shared-claim-is-charged-once).
+  bool HoldsClaims(const NormalizedPod& pod) const {
+    return Counts(pod) || ledger_.FindReservation(pod.store_key()) != nullptr;
+  }
+  // Recomputes the holders of each claim and re-files the pods whose request that changes.
+  void SettleClaims(const std::vector<std::string>& claims);
+  // Normalises the stored pods again and re-files those whose request changed.
+  void RefilePods(const std::vector<std::string>& keys);
   void AddContribution(const NormalizedPod& pod);
   void RemoveContribution(const NormalizedPod& pod);
   void PutNomination(bool ours, Nomination nomination);

@@ -74,6 +74,10 @@ std::string Blocking(const AdmissionPath& path, std::size_t level) {
 Status CheckQuotaPath(const ClusterState& state, const NormalizedPod& pod,
                       const AdmissionPath& path) {
   if (path.quota == nullptr) return {};
+  // docs/devices.md#7-bad-input-the-pod-waits-never-admitted-uncounted: devices that cannot be
+  // counted hold the pod, never admit it uncounted.
+  if (!pod.device_problem().empty())
+    return Status::Unschedulable(reasons::DevicesNotCountable(pod.Key(), pod.device_problem()));
   const QuotaSemantics semantics = state.semantics();
   const ResourceList& request = pod.quota_request();
   // A request above the max of q or of an ancestor can never fit: the nearest such quota.

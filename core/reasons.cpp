@@ -30,4 +30,8 @@ std::string AggregateMinExceeded(std::string_view pod_key, std::string_view deta
       details);
 }
 
+std::string DevicesNotCountable(std::string_view pod_key, std::string_view details) {
+  return fmt::format("pod {} waits for its devices: {}", pod_key, details);
+}
+
 }  // namespace capext::reasons

@@ -22,6 +22,10 @@ std::string QuotaMaxExceeded(std::string_view pod_key, std::string_view quota_ke
 std::string QuotaRequestAboveMax(std::string_view pod_key, std::string_view quota_key,
                                  std::string_view details);
 std::string AggregateMinExceeded(std::string_view pod_key, std::string_view details);
+// The pod's ResourceClaims cannot be counted
+// (docs/devices.md#7-bad-input-the-pod-waits-never-admitted-uncounted): "pod ns/p waits for its
+// devices: ResourceClaim ns/c not found".
+std::string DevicesNotCountable(std::string_view pod_key, std::string_view details);
 
 // Preemption and reclaim (docs/capacity-semantics.md#4-victims-on-one-node,
 // docs/capacity-semantics.md#8-the-reclaim-controller).

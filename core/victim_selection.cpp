@@ -155,12 +155,22 @@ class WhatIf {
     if (ns.quota == nullptr) return;
     const QuotaTree& tree = state_.ledger().tree();
     const QuotaSemantics semantics = state_.semantics();
+    // docs/devices.md#5-a-shared-claim-is-charged-once, "Victims": the devices of a claim another
+    // holder keeps are not freed.
+    const DeviceDemand* devices = pod.device_demand();
+    const bool kept = devices != nullptr && !devices->kept.empty();
+    ResourceList freed;
+    if (kept) {
+      freed = pod.quota_request();
+      freed.Subtract(devices->kept);
+    }
+    const ResourceList& change = kept ? freed : pod.quota_request();
     for (int node = ns.leaf; node >= 0; node = tree.parent(node)) {
       ResourceList* used = MutableUsed(node);
-      for (const auto& [name, amount] : pod.quota_request().entries())
+      for (const auto& [name, amount] : change.entries())
         used->AddTo(name, sign > 0 ? amount : SaturatingSub(0, amount));
     }
-    for (const auto& [name, amount] : pod.quota_request().entries()) {
+    for (const auto& [name, amount] : change.entries()) {
       if (CountsInTotals(semantics, *ns.root, name))
         s_.totals.used.AddTo(name, sign > 0 ? amount : SaturatingSub(0, amount));
     }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "config/device_codec.h"
 #include "config/json_fields.h"
 #include "config/yaml_json.h"
 
@@ -128,6 +129,10 @@ Status LoadScenarioFile(const std::string& path, Scenario* out) {
   out->quota_semantics_from_file = json::Member(root, "quotaSemantics") != nullptr;
   (void)json::ReadString(root, "scoring", "scoring", &out->scoring);
   if (out->name.empty()) out->name = path;
+  if (const rapidjson::Value* mappings = json::Member(root, "deviceClassMappings")) {
+    Status s = DecodeDeviceClassMappings(*mappings, &out->device_class_mappings);
+    if (!s.ok()) return s.WithContext(path);
+  }
   if (const rapidjson::Value* cluster = json::Member(root, "cluster")) {
     if (!cluster->IsArray()) return Status::Error(path + ": cluster: expected a list of objects");
     for (rapidjson::SizeType i = 0; i < cluster->Size(); ++i) {

@@ -43,6 +43,9 @@ struct Scenario {
   std::string quota_semantics = "capacity-extender";
   bool quota_semantics_from_file = false;
   std::string scoring = "least-allocated";
+  // The file's `deviceClassMappings:` (docs/devices.md#4-the-quota-resource-of-a-deviceclass), as
+  // the extender config has them.
+  std::vector<DeviceClassMapping> device_class_mappings;
 };
 
 Status LoadScenarioFile(const std::string& path, Scenario* out);

@@ -38,7 +38,9 @@ SimEngine::SimEngine(const SimulationInput& input, const SimulationOptions& opti
     : input_(input),
       options_(options),
       out_(out),
-      state_(options.cluster_quotas.value_or(SetupFor(options.policy).semantics)) {}
+      state_(options.cluster_quotas.value_or(SetupFor(options.policy).semantics)) {
+  state_.SetDeviceClassMappings(options.device_class_mappings);
+}
 
 int SimEngine::TenantIndex(const std::string& name) const {
   auto it = std::lower_bound(tenants_.begin(), tenants_.end(), name,

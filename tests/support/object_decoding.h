@@ -80,6 +80,10 @@ inline std::string Text(const Pod& p) {
   out += " affinity=";
   for (const auto& term : p.required_affinity)
     out += "{" + Text(term.match_expressions) + Text(term.match_fields) + "}";
+  out += " claims=";
+  for (const auto& c : p.resource_claims)
+    out += fmt::format("({:?} {:?} {:?} {})", c.name, c.claim_name, c.template_name,
+                       c.no_claim_needed);
   return out;
 }
 
