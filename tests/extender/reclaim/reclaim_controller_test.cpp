@@ -363,7 +363,7 @@ TEST_CASE("reclaim: a pod whose bind is in flight is evicted like a bound one; n
                                         "bind in flight) on node n2"));
 
   CHECK(h.controller->RunOnce() == 1);
-  CHECK(h.evictor.calls == std::vector<std::string>{"eq1/job-b", "eq1/job-b2"});
+  CHECK(h.evictor.calls == std::vector<std::string>{"eq1/job-b2", "eq1/job-b"});
   const Nomination* n = h.OurNomination("u-job-2");
   REQUIRE(n != nullptr);
   CHECK(n->node == "n2");
