@@ -66,7 +66,7 @@ std::string RateLimited(std::string_view pod_key, const std::vector<std::string>
 std::string WaitingForRecordedReclaim(std::string_view pod_key, std::string_view node);
 std::string NoReclaimPossible(std::string_view plan_reason);
 std::string DryRun(std::string_view plan_reason);
-// A follower's verdict where the actor would evict (architecture.md, "Two replicas, one actor").
+// A follower's verdict where the actor would evict (docs/architecture.md#two-replicas-one-actor).
 std::string NotActing(std::string_view plan_reason);
 inline constexpr std::string_view kFits =
     "a node and the quota take it now: kube-scheduler will place it";

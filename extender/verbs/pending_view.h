@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "extender/http/server.h"
+#include "extender/http/message.h"
 #include "extender/reclaim/pending_board.h"
 
 namespace capext {
