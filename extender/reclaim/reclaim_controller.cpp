@@ -290,7 +290,8 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
     Log(LogLevel::kInfo, "reclaim started",
         {{"pod", pod.Key()}, {"node", plan.node}, {"victims", names}, {"reason", plan.reason}});
     // The room is held for the pod before the first eviction frees any of it: a pod that
-    // kube-scheduler tries between two evictions must not take it (capacity-semantics 8, step 3).
+    // kube-scheduler tries between two evictions must not take it
+    // (docs/capacity-semantics.md#8-the-reclaim-controller).
     cache_->Write([&](ClusterState& state) {
       state.Nominate(pod_uid, plan.node, now_ms + options_.nomination_ttl_ms);
       return 0;

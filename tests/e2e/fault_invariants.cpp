@@ -47,8 +47,8 @@ bool Ok(int status) {
   return status >= 200 && status < 300;
 }
 
-// capacity-semantics 4.1: higher priority is more important; at equal priority the pod that
-// started earlier (a pod without a start counts as the latest).
+// docs/capacity-semantics.md#4-victims-on-one-node, "Order": higher priority is more important; at
+// equal priority the pod that started earlier (a pod without a start counts as the latest).
 bool MoreImportant(const ScenarioPod& a, const ScenarioPod& b) {
   if (a.priority != b.priority) return a.priority > b.priority;
   if (a.start.empty() || b.start.empty()) return !a.start.empty() && b.start.empty();

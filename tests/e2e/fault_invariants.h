@@ -1,4 +1,4 @@
-// The fault suite's invariant checker (docs/faults.md, "The invariants"): given a scenario's pods
+// The fault suite's invariant checker (docs/faults.md#the-invariants): given a scenario's pods
 // and quotas, the API-server double's request log of one run, its final objects and what
 // kube-scheduler saw of each pending pod over time, the violations of
 //   1. no pod evicted twice;
@@ -72,7 +72,7 @@ struct FaultRun {
   std::vector<FinalPod> final_pods;
   std::vector<FinalQuota> final_quotas;
   std::vector<PendingExpectation> pending;
-  double back_at_s = 0;         // when the server was back (docs/faults.md, per fault)
+  double back_at_s = 0;         // when the server was back (docs/faults.md#the-faults)
   double converge_bound_s = 8;  // invariant 4's bound
 };
 

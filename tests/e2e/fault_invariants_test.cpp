@@ -1,4 +1,4 @@
-// The fault suite's invariant checker (fault_invariants.h, docs/faults.md "The invariants") can
+// The fault suite's invariant checker (fault_invariants.h, docs/faults.md#the-invariants) can
 // fail: a hand-made clean run of the scenario passes, and the same run with each violation
 // written into its log, final objects or samples is caught, naming what broke.
 #include <algorithm>

@@ -1,7 +1,7 @@
-// The fault suite (docs/faults.md): one reclaim scenario of seed-002's shape, run once under each
-// fault on the API-server TEST DOUBLE (tests/apiserver_double/apiserver_double.py), with the real
-// `capacity-extender serve` in live mode and the test playing kube-scheduler (/filter, then /bind
-// of the first node that passes, every 150 ms). After each run the invariant checker
+// The fault suite (docs/faults.md#the-faults): one reclaim scenario of seed-002's shape, run once
+// under each fault on the API-server TEST DOUBLE (tests/apiserver_double/apiserver_double.py), with
+// the real `capacity-extender serve` in live mode and the test playing kube-scheduler (/filter,
+// then /bind of the first node that passes, every 150 ms). After each run the invariant checker
 // (fault_invariants.h) judges the double's request log and final objects: no pod evicted twice,
 // evictions least important first, no quota over max, every pending pod's verdict converged
 // within 8 s of the server being back, status.used equal to a recount. The parameters are fixed
@@ -46,8 +46,8 @@ using namespace std::chrono_literals;
 
 constexpr char kToken[] = "fault-suite-token";
 constexpr int kNotebook = 1000000;
-// docs/faults.md, invariant 4: 3 s after the reclaim's own backoff, which is 5 s after one failed
-// attempt and 10 s after the second in a row.
+// docs/faults.md#the-invariants, 4: 3 s after the reclaim's own backoff, which is 5 s after one
+// failed attempt and 10 s after the second in a row.
 constexpr double kConvergeBoundS = 8;
 constexpr double kConvergeBoundAfterTwoFailuresS = 13;
 
@@ -59,7 +59,7 @@ double Seconds(Clock::time_point t) {
   return std::chrono::duration<double>(t.time_since_epoch()).count();
 }
 
-// docs/faults.md, "The scenario".
+// docs/faults.md#the-scenario.
 const std::vector<ScenarioPod>& RunningPods() {
   static const std::vector<ScenarioPod> pods = {
       {"eq1", "job-a", 2000, 0, "2026-01-01T00:00:00Z", "n1"},
@@ -535,7 +535,8 @@ TEST_CASE("fault suite: slow answers, binds included", "[e2e][faults][fault-suit
 TEST_CASE("fault suite: connection resets", "[e2e][faults][fault-suite]") {
   FaultScenario s;
   // A Binding reset after it was sent is unanswered: its reservation is kept for
-  // reservationTTL (capacity-semantics 6), 3 s here so that the run takes seconds.
+  // reservationTTL (docs/capacity-semantics.md#6-accounting-used-reservations-nominations), 3 s
+  // here so that the run takes seconds.
   s.StartExtender({"--reservation-ttl", "3s"});
   const int64_t since = s.LastSeq();
   s.Control("fail", R"({"count":1,"mode":"reset","method":"PATCH",)"

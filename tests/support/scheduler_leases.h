@@ -2,7 +2,7 @@
 // as client-go writes it (holder "<identity>_<uuid>", leaseDurationSeconds 2, renewals every
 // 250 ms by GET then PUT with the resourceVersion read; a new holder acquires with
 // leaseTransitions + 1), for extenders run with --leader-election follow-scheduler
-// (docs/architecture.md, "Two replicas, one actor"). Used by the two-replica test and the fault
+// (docs/architecture.md#two-replicas-one-actor). Used by the two-replica test and the fault
 // suite (docs/faults.md).
 #pragma once
 
