@@ -110,7 +110,8 @@ void ClusterState::UpsertPod(NormalizedPod pod) {
   }
   const std::string key = pod.store_key();
   std::vector<std::string> settle = devices.ClaimsOfPod(key);
-  if (demand != nullptr) {
+  const bool names_claims = demand != nullptr;
+  if (names_claims) {
     settle.insert(settle.end(), demand->claims.begin(), demand->claims.end());
     devices.SetPodRefs(key, demand->claims, demand->templates);
   } else {
@@ -118,6 +119,10 @@ void ClusterState::UpsertPod(NormalizedPod pod) {
   }
   FilePod(std::move(pod));
   SettleClaims(settle);
+  // A pod normalised earlier (a simulator's prototype) may carry the charge of holders that have
+  // changed since; settling re-files it only when the holders change now. Charged as of now
+  // (docs/devices.md#5-a-shared-claim-is-charged-once); a no-op for a pod normalised just before.
+  if (names_claims) RefilePods({key});
 }
 
 void ClusterState::FilePod(NormalizedPod pod) {

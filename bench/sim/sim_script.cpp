@@ -58,15 +58,8 @@ void SimEngine::ApplyStep(const ScriptStep& step) {
 void SimEngine::CreateScriptPod(const Pod& pod) {
   const std::string key = pod.uid.empty() ? pod.Key() : pod.uid;
   if (auto it = pod_by_uid_.find(key); it != pod_by_uid_.end() && IsScriptPod(it->second)) {
-    // Pending: it waits in the cluster (as the API server keeps it) and in the queue. A pod
-    // naming ResourceClaims is normalised again now: its charge depends on who holds a shared
-    // claim at this moment (docs/devices.md#5-a-shared-claim-is-charged-once).
-    const NormalizedPod& prototype = buckets_[pods_[it->second].bucket].prototype.value();
-    if (prototype.resource_claims.empty()) {
-      state_.UpsertPod(prototype);
-    } else {
-      state_.UpsertPod(Pod(static_cast<const Pod&>(prototype)));
-    }
+    // Pending: it waits in the cluster (as the API server keeps it) and in the queue.
+    state_.UpsertPod(buckets_[pods_[it->second].bucket].prototype.value());
     Submit(it->second, false);
     return;
   }
