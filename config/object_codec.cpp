@@ -4,6 +4,7 @@
 
 #include "config/device_codec.h"
 #include "config/json_fields.h"
+#include "config/pod_workload_fields.h"
 #include "core/pod_request.h"
 
 namespace capext {
@@ -202,6 +203,7 @@ Status DecodePodBody(const rapidjson::Value& object, const DecodeOptions& option
   CE_RETURN_IF_ERROR(
       json::ReadTime(meta, "deletionTimestamp", "metadata.deletionTimestamp", &deletion_ms));
   pod->terminating = deletion_ms != 0;
+  PodWorkloadText workload;
   if (const rapidjson::Value* ann = Member(meta, "annotations")) {
     CE_RETURN_IF_ERROR(json::ExpectObject(*ann, "metadata.annotations"));
     if (!options.accelerator_model_annotation.empty()) {
@@ -210,7 +212,12 @@ Status DecodePodBody(const rapidjson::Value& object, const DecodeOptions& option
     }
     CE_RETURN_IF_ERROR(json::ReadString(*ann, kReclaimRecordAnnotation, "metadata.annotations",
                                         &pod->reclaim_record));
+    CE_RETURN_IF_ERROR(
+        json::ReadString(*ann, kMinMemberAnnotation, "metadata.annotations", &workload.min_member));
+    CE_RETURN_IF_ERROR(json::ReadString(*ann, kAdmittedAtAnnotation, "metadata.annotations",
+                                        &workload.admitted_at));
   }
+  CE_RETURN_IF_ERROR(ReadOwnerReferences(meta, &workload.has_controller));
 
   std::vector<ContainerRequests> containers, init_containers;
   std::optional<ResourceList> overhead;
@@ -232,7 +239,10 @@ Status DecodePodBody(const rapidjson::Value& object, const DecodeOptions& option
     CE_RETURN_IF_ERROR(ReadContainers(*spec, "initContainers", &init_containers));
     CE_RETURN_IF_ERROR(ReadResourceList(*spec, "overhead", "spec.overhead", false, &overhead));
     CE_RETURN_IF_ERROR(DecodePodClaims(*spec, pod));
+    CE_RETURN_IF_ERROR(ReadSchedulingGates(*spec, &workload.gates));
+    CE_RETURN_IF_ERROR(ReadWorkloadRef(*spec, &workload));
   }
+  ApplyWorkloadFields(workload, pod);
   pod->requests =
       EffectivePodRequest(containers, init_containers, overhead.value_or(ResourceList{}));
 

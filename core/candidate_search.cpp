@@ -68,19 +68,32 @@ bool ComputeNeed(const ClusterState& state, const PreemptorContext& ctx, Reclaim
     }
   };
   const ResourceList& request = ctx.pod->quota_request();
+  // The preemptor's own hold is not counted against it
+  // (docs/workloads.md#2-holds-quota-without-a-node).
+  const AdmissionPath& path = ctx.path;
+  auto used = [&](const ResourceList& u) {
+    return path.own_hold.empty() ? u : path.UsedWithoutOwnHold(u);
+  };
   if (state.ledger().tree().flat()) {
-    auto over_max = ExceedsMax(state.semantics(), *ctx.quota, state.Used(ctx.pod->ns), request);
+    auto over_max =
+        ExceedsMax(state.semantics(), *ctx.quota, used(state.Used(ctx.pod->ns)), request);
     if (!over_max.empty() && !ctx.more_than_min) return false;
     add(over_max);
   } else {
     // Victims in another namespace of a level's subtree lower that level's usage too: every
     // level's excess is a need, and none is hopeless here (victim selection decides).
     for (const auto& level : ctx.path.levels) {
-      add(ExceedsMax(state.semantics(), *level.quota, state.ledger().NodeUsed(level.node),
+      add(ExceedsMax(state.semantics(), *level.quota, used(state.ledger().NodeUsed(level.node)),
                      request));
     }
   }
-  add(ExceedsAggregateMin(state.semantics(), *ctx.alone.root, state.totals(), request));
+  if (path.own_hold.empty()) {
+    add(ExceedsAggregateMin(state.semantics(), *ctx.alone.root, state.totals(), request));
+  } else {
+    add(ExceedsAggregateMin(state.semantics(), *ctx.alone.root,
+                            TotalsWithoutOwnHold(state.semantics(), path, state.totals()),
+                            request));
+  }
   return true;
 }
 

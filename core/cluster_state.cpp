@@ -1,8 +1,10 @@
 #include "core/cluster_state.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "core/dense_nodes.h"
+#include "core/group_view.h"
 
 namespace capext {
 
@@ -44,6 +46,22 @@ ClusterState::ClusterState(const ClusterState& other) : ClusterState(other.seman
   }
   for (const auto& [key, n] : other.ledger().our_nominations())
     Nominate(key, n.node, n.expires_ms);
+  for (const auto& [key, record] : other.groups_) {
+    if (record.spec) UpsertPodGroup(*record.spec);
+  }
+  for (const auto& [key, h] : other.holds()) {
+    if (!h.derived) Hold(key, h.held_ms, h.expires_ms);
+  }
+  suspended_holds_ = other.suspended_holds_;
+  for (const auto& [key, record] : other.groups_) {
+    auto it = groups_.find(key);
+    if (it == groups_.end()) continue;
+    if ((record.complete && !it->second.complete) || !record.orphaned.empty()) {
+      it->second.complete = it->second.complete || record.complete;
+      it->second.orphaned = record.orphaned;
+      RefreshGroup(key);
+    }
+  }
   if (other.dense_nodes() != nullptr) EnableDenseNodes(other.dense_nodes()->dims());
   version_ = other.version_;
 }
@@ -129,6 +147,7 @@ void ClusterState::FilePod(NormalizedPod pod) {
   ++version_;
   DropConstraintsOfPlaced(&pod);
   const std::string key = pod.store_key();
+  const bool was_member_on_node = GroupMemberOnNode(key);
   // A reservation turns into ordinary usage once the pod is seen bound (or ends with the pod).
   if (Counts(pod) || pod.IsTerminal()) DropReservation(key, /*pending_again=*/false);
   // Still reserved on a node: the new version of the pod takes the old one's place among the
@@ -154,8 +173,10 @@ void ClusterState::FilePod(NormalizedPod pod) {
       journal_->Record(ChangeJournal::Kind::kNode, held_node);
     journal_->PodUpserted(before, pod);
   }
+  GroupKey old_group;
   // The node usage points at the stored pod (its address is stable: unordered_map nodes).
   const NormalizedPod& stored = store_.PutPod(std::move(pod), [&](const NormalizedPod& old) {
+    if (!old.group.empty()) old_group = GroupKeyOf(old);
     if (Counts(old)) {
       RemoveContribution(old);
     } else if (!held_node.empty()) {
@@ -167,6 +188,16 @@ void ClusterState::FilePod(NormalizedPod pod) {
   } else if (!held_node.empty()) {
     nodes_.AddPod(held_node, stored);
   }
+  SyncHold(stored);
+  if (!old_group.empty() || !stored.group.empty()) {
+    const GroupKey new_group = GroupKeyOf(stored);
+    if (old_group != new_group && !old_group.empty()) LeaveGroup(old_group, key);
+    if (!new_group.empty()) {
+      JoinGroup(new_group, key);  // rebuilds the view
+    }
+    if (was_member_on_node && !old_group.empty() && (stored.IsTerminal() || old_group != new_group))
+      MemberLeftNode(old_group);
+  }
 }
 
 void ClusterState::DeletePod(std::string_view key) {
@@ -177,20 +208,30 @@ void ClusterState::DeletePod(std::string_view key) {
     claims = store_.devices().ClaimsOfPod(owned);
     store_.devices().SetPodRefs(owned, {}, {});
   }
+  const bool was_member_on_node = GroupMemberOnNode(owned);
+  GroupKey group;
   store_.ErasePod(owned, [&](const NormalizedPod& pod) {
+    if (!pod.group.empty()) group = GroupKeyOf(pod);
+    DropHold(owned);
+    suspended_holds_.erase(owned);
     if (journal_) journal_->PodErased(pod);
     if (Counts(pod)) RemoveContribution(pod);
     DropReservation(owned, /*pending_again=*/false);
     ReleaseNomination(owned);
     EraseNomination(false, owned);
   });
+  if (!group.empty()) {
+    LeaveGroup(group, owned);
+    if (was_member_on_node) MemberLeftNode(group);
+  }
   SettleClaims(claims);
 }
 
 std::vector<const NormalizedPod*> ClusterState::PendingPods() const {
   std::vector<const NormalizedPod*> out;
   for (const auto& [key, pod] : store_.pods()) {
-    if (!pod.IsBound() && !pod.IsTerminal() && ledger_.FindReservation(key) == nullptr)
+    if (!pod.IsBound() && !pod.IsTerminal() && !pod.IsGated() &&
+        ledger_.FindReservation(key) == nullptr)
       out.push_back(&pod);
   }
   std::sort(out.begin(), out.end(), [](const NormalizedPod* a, const NormalizedPod* b) {
@@ -261,103 +302,6 @@ void ClusterState::DeletePdb(std::string_view ns, std::string_view name) {
   store_.DeletePdb(ns, name);
 }
 
-// --- DRA objects (docs/devices.md) --------------------------------------------------------------
-
-void ClusterState::SetDeviceClassMappings(std::vector<DeviceClassMapping> mappings) {
-  ++version_;
-  store_.devices().SetMappings(std::move(mappings));
-  RefilePods(store_.devices().PodsWithRefs());
-}
-
-void ClusterState::UpsertDeviceClass(DeviceClass device_class) {
-  ++version_;
-  store_.devices().UpsertClass(std::move(device_class));
-  RefilePods(store_.devices().PodsWithRefs());
-}
-
-void ClusterState::DeleteDeviceClass(std::string_view name) {
-  ++version_;
-  if (store_.devices().DeleteClass(name)) RefilePods(store_.devices().PodsWithRefs());
-}
-
-namespace {
-
-std::vector<std::string> KeysOf(const std::set<std::string, std::less<>>* set) {
-  return set == nullptr ? std::vector<std::string>()
-                        : std::vector<std::string>(set->begin(), set->end());
-}
-
-}  // namespace
-
-void ClusterState::UpsertResourceClaim(ResourceClaim claim) {
-  ++version_;
-  const std::string key = claim.Key();
-  store_.devices().UpsertClaim(std::move(claim));
-  RefilePods(KeysOf(store_.devices().PodsOfClaim(key)));
-}
-
-void ClusterState::DeleteResourceClaim(std::string_view ns, std::string_view name) {
-  ++version_;
-  const std::string key = std::string(ns) + "/" + std::string(name);
-  if (store_.devices().DeleteClaim(key)) RefilePods(KeysOf(store_.devices().PodsOfClaim(key)));
-}
-
-void ClusterState::UpsertResourceClaimTemplate(ResourceClaimTemplate tmpl) {
-  ++version_;
-  const std::string key = tmpl.Key();
-  store_.devices().UpsertTemplate(std::move(tmpl));
-  RefilePods(KeysOf(store_.devices().PodsOfTemplate(key)));
-}
-
-void ClusterState::DeleteResourceClaimTemplate(std::string_view ns, std::string_view name) {
-  ++version_;
-  const std::string key = std::string(ns) + "/" + std::string(name);
-  if (store_.devices().DeleteTemplate(key))
-    RefilePods(KeysOf(store_.devices().PodsOfTemplate(key)));
-}
-
-void ClusterState::SettleClaims(const std::vector<std::string>& claims) {
-  if (claims.empty()) return;
-  DeviceCatalog& devices = store_.devices();
-  std::vector<std::string> refile;
-  for (const auto& claim : claims) {
-    std::vector<std::string> holders;
-    for (const auto& key : KeysOf(devices.PodsOfClaim(claim))) {  // sorted
-      const NormalizedPod* pod = store_.FindPod(key);
-      if (pod != nullptr && HoldsClaims(*pod)) holders.push_back(key);
-    }
-    if (!devices.SetHolders(claim, std::move(holders))) continue;
-    for (const auto& key : KeysOf(devices.PodsOfClaim(claim)))
-      refile.push_back(key);
-  }
-  RefilePods(refile);
-}
-
-void ClusterState::RefilePods(const std::vector<std::string>& keys) {
-  for (const auto& key : keys) {
-    const NormalizedPod* pod = store_.FindPod(key);
-    if (pod == nullptr) continue;
-    NormalizedPod fresh = store_.normalizer().Normalize(Pod(static_cast<const Pod&>(*pod)));
-    const DeviceDemand* a = fresh.device_demand();
-    const DeviceDemand* b = pod->device_demand();
-    const bool same_demand = (a == nullptr) == (b == nullptr) &&
-                             (a == nullptr || (a->charge == b->charge && a->kept == b->kept &&
-                                               a->problem == b->problem));
-    if (same_demand && fresh.quota_request() == pod->quota_request()) continue;
-    // The templates read may change too (a generated claim seen); the claims a pod names never
-    // change without the pod (spec.resourceClaims is immutable; UpsertPod settles status changes).
-    if (a != nullptr) store_.devices().SetPodRefs(key, a->claims, a->templates);
-    FilePod(std::move(fresh));
-    // A reservation holds a copy of the request it charges.
-    Reservation r;
-    if (ledger_.RemoveReservation(store_.quota_set(), key, &r)) {
-      r.quota_request = store_.FindPod(key)->quota_request();
-      if (journal_) journal_->ReservationChanged(r.uid, r.ns, r.node);
-      ledger_.AddReservation(store_.quota_set(), std::move(r));
-    }
-  }
-}
-
 // --- reservations and nominations ----------------------------------------------------------------
 
 void ClusterState::Reserve(std::string_view key, std::string_view node, int64_t reserved_ms,
@@ -377,6 +321,12 @@ void ClusterState::Reserve(std::string_view key, std::string_view node, int64_t 
   }
   Reservation r{pod->store_key(),     pod->ns,     std::string(node),
                 pod->quota_request(), reserved_ms, expires_ms};
+  // The reservation takes the hold's place (never both); an explicit hold comes back if the
+  // bind fails, a derived one is derived again.
+  if (const QuotaHold* h = ledger_.FindHold(key); h != nullptr && !r.node.empty()) {
+    if (!h->derived) suspended_holds_[r.uid] = {h->held_ms, h->expires_ms};
+    DropHold(r.uid);
+  }
   if (!r.node.empty()) {
     // The pod bound there, started now (docs/capacity-semantics.md#4-victims-on-one-node, "Order";
     // docs/capacity-semantics.md#6-accounting-used-reservations-nominations): among the node's
@@ -389,6 +339,7 @@ void ClusterState::Reserve(std::string_view key, std::string_view node, int64_t 
   const std::string owned = r.uid;
   ledger_.AddReservation(store_.quota_set(), std::move(r));
   SettleClaims(store_.devices().ClaimsOfPod(owned));
+  RefreshGroupOfKey(owned);
 }
 
 void ClusterState::ReleaseReservation(std::string_view key) {
@@ -419,6 +370,20 @@ void ClusterState::DropReservation(std::string_view key, bool pending_again) {
     }
   }
   if (journal_) journal_->ReservationChanged(removed.uid, removed.ns, removed.node);
+  if (const NormalizedPod* pod = store_.FindPod(removed.uid)) {
+    if (pending_again) {
+      auto s = suspended_holds_.find(removed.uid);
+      if (s != suspended_holds_.end()) {
+        const auto [held_ms, expires_ms] = s->second;
+        suspended_holds_.erase(s);
+        Hold(removed.uid, held_ms, expires_ms);
+      }
+      SyncHold(*pod);
+    } else {
+      suspended_holds_.erase(removed.uid);
+    }
+    RefreshGroupOfKey(removed.uid);
+  }
 }
 
 void ClusterState::Nominate(std::string_view key, std::string_view node, int64_t expires_ms) {
@@ -478,6 +443,8 @@ std::vector<std::string> ClusterState::Expire(int64_t now_ms) {
       ReleaseReservation(key);
     if (const Nomination* n = ledger_.FindOurNomination(key); n && n->expires_ms <= now_ms)
       ReleaseNomination(key);
+    if (const QuotaHold* h = ledger_.FindHold(key); h && !h->derived && h->expires_ms <= now_ms)
+      ReleaseHold(key);
   }
   return expired;
 }

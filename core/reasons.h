@@ -26,6 +26,19 @@ std::string AggregateMinExceeded(std::string_view pod_key, std::string_view deta
 // (docs/devices.md#7-bad-input-the-pod-waits-never-admitted-uncounted): "pod ns/p waits for its
 // devices: ResourceClaim ns/c not found".
 std::string DevicesNotCountable(std::string_view pod_key, std::string_view details);
+// The same rules without the subject ("ElasticQuota q would exceed max: ..."), for a subject
+// other than one pod: "gang eq1/train-a: 4 pods need cpu 16: <rule>" (docs/workloads.md).
+std::string QuotaMaxRule(std::string_view quota_key, std::string_view details);
+std::string QuotaRequestAboveMaxRule(std::string_view quota_key, std::string_view details);
+std::string AggregateMinRule(std::string_view details);
+// "gang eq1/train-a: 4 pods need cpu 16: " (the subject of a group's quota reason).
+std::string GangNeeds(std::string_view group, int pods, std::string_view request);
+// "gang eq1/train-a: 2 of 4 pods exist"
+std::string GangIncomplete(std::string_view group, int exist, int min_member);
+// "gang eq1/train-a: 4 pods fit the quota but not the nodes together: 3 of 4 placed"
+std::string GangNoPlacement(std::string_view group, int pods, int placed);
+// "gang eq1/train-a: lost its core: 2 admitted members are released first"
+std::string GangLostCore(std::string_view group, int orphaned);
 
 // Preemption and reclaim (docs/capacity-semantics.md#4-victims-on-one-node,
 // docs/capacity-semantics.md#8-the-reclaim-controller).

@@ -17,8 +17,14 @@ VictimRule::VictimRule(const ClusterState& state, const NormalizedPod& preemptor
       ++level;
     }
     path_.push_back(node);
-    within_.push_back(
-        ExceedsMin(semantics, tree.quota(node), state.ledger().NodeUsed(node), *r).empty() ? 1 : 0);
+    // The preemptor's own hold is not counted against it
+    // (docs/workloads.md#2-holds-quota-without-a-node).
+    const ResourceList& used = state.ledger().NodeUsed(node);
+    const bool within =
+        path.own_hold.empty()
+            ? ExceedsMin(semantics, tree.quota(node), used, *r).empty()
+            : ExceedsMin(semantics, tree.quota(node), path.UsedWithoutOwnHold(used), *r).empty();
+    within_.push_back(within ? 1 : 0);
   }
   more_than_min_ = !within_.empty() && within_[0] == 0;
 }

@@ -101,6 +101,44 @@ std::string CompareHtml(const std::vector<SimulationResult>& results,
   out += "<h2>All tenants</h2>";
   out += PolicyTable(results, summaries, first.tenants.size(), rows);
 
+  // Pod groups: per-pod against gang admission (only for workloads with groups).
+  if (first.group_count > 0) {
+    const std::vector<Row> group_rows = {
+        {"groups submitted",
+         [&](const TenantSummary& s, const SimulationResult&) { return num(s.groups.submitted); }},
+        {"groups started",
+         [&](const TenantSummary& s, const SimulationResult&) { return num(s.groups.started); }},
+        {"groups ever partially running (< minMember)",
+         [&](const TenantSummary& s, const SimulationResult&) {
+           return num(s.groups.ever_partial);
+         }},
+        {"partially running core-hours",
+         [](const TenantSummary& s, const SimulationResult&) {
+           return FormatNumber(s.groups.partial_core_hours);
+         }},
+        {"partially running GPU-hours",
+         [](const TenantSummary& s, const SimulationResult&) {
+           return FormatNumber(s.groups.partial_gpu_hours);
+         }},
+        {"time to start p50",
+         [](const TenantSummary& s, const SimulationResult&) {
+           return Duration(s.groups.time_to_start.p50_s);
+         }},
+        {"time to start p95",
+         [](const TenantSummary& s, const SimulationResult&) {
+           return Duration(s.groups.time_to_start.p95_s);
+         }},
+        {"member evictions per group start",
+         [](const TenantSummary& s, const SimulationResult&) {
+           return FormatNumber(s.groups.evictions_per_start);
+         }},
+    };
+    out +=
+        "<h2>Pod groups</h2><p>A group is partially running while 1 &le; running members "
+        "&lt; minMember: its members hold capacity for a job that cannot work.</p>";
+    out += PolicyTable(results, summaries, first.tenants.size(), group_rows);
+  }
+
   out += "<h2>Wait times</h2><div class=\"charts\">";
   std::vector<std::pair<std::string, std::vector<int64_t>>> waits;
   for (const auto& r : results)

@@ -10,7 +10,31 @@ namespace {
 
 using namespace report_json;
 
-void Definitions(Writer& w) {
+// The report's `groups` members (only for workloads with pod groups: others keep their report
+// byte for byte).
+void Groups(Writer& w, const GroupSummary& g) {
+  Key(w, "groups");
+  w.StartObject();
+  Int(w, "submitted", g.submitted);
+  Int(w, "started", g.started);
+  Int(w, "ever_partially_running", g.ever_partial);
+  Int(w, "partially_running_at_end", g.partial_at_end);
+  Num(w, "partially_running_core_hours", g.partial_core_hours);
+  Num(w, "partially_running_gpu_hours", g.partial_gpu_hours);
+  Key(w, "time_to_start_seconds");
+  w.StartObject();
+  Int(w, "count", g.time_to_start.count);
+  Num(w, "mean", g.time_to_start.mean_s);
+  Num(w, "p50", g.time_to_start.p50_s);
+  Num(w, "p95", g.time_to_start.p95_s);
+  Num(w, "max", g.time_to_start.max_s);
+  w.EndObject();
+  Int(w, "member_evictions", g.member_evictions);
+  Num(w, "evictions_per_start", g.evictions_per_start);
+  w.EndObject();
+}
+
+void Definitions(Writer& w, bool groups) {
   Key(w, "definitions");
   w.StartObject();
   const std::pair<const char*, const char*> defs[] = {
@@ -32,10 +56,18 @@ void Definitions(Writer& w) {
     w.Key(k);
     w.String(v);
   }
+  if (groups) {
+    w.Key("groups");
+    w.String(
+        "pod groups with minMember >= 2: started = reached minMember running members once; "
+        "partially running = 1 <= running members < minMember, and the core/GPU-hours those "
+        "members hold meanwhile; time to start = started - arrival; evictions per start = "
+        "member evictions / groups started");
+  }
   w.EndObject();
 }
 
-void Tenant(Writer& w, const TenantSummary& s, const TenantPlanView* plan) {
+void Tenant(Writer& w, const TenantSummary& s, const TenantPlanView* plan, bool groups) {
   w.StartObject();
   Key(w, "name");
   Str(w, s.name);
@@ -93,6 +125,7 @@ void Tenant(Writer& w, const TenantSummary& s, const TenantPlanView* plan) {
   Num(w, "borrowed_core_hours", s.borrowed_core_hours);
   Num(w, "used_core_hours", s.used_core_hours);
   Num(w, "used_gpu_hours", s.used_gpu_hours);
+  if (groups) Groups(w, s.groups);
   w.EndObject();
 }
 
@@ -211,11 +244,11 @@ void Body(Writer& w, const SimulationResult& r, const ReportContext& c, bool ful
   Engine(w, r);
   if (c.include_timing) Timing(w, r);
   Key(w, "totals");
-  Tenant(w, summary.back(), nullptr);
+  Tenant(w, summary.back(), nullptr, r.group_count > 0);
   Key(w, "tenants");
   w.StartArray();
   for (std::size_t i = 0; i + 1 < summary.size(); ++i)
-    Tenant(w, summary[i], &r.tenants[i]);
+    Tenant(w, summary[i], &r.tenants[i], r.group_count > 0);
   w.EndArray();
   // Only for a plan with parents: flat plans keep their report byte for byte.
   if (const PlanTreeView tree = BuildQuotaTree(r); !tree.empty()) QuotaTreeJson(w, r, tree, full);
@@ -223,7 +256,7 @@ void Body(Writer& w, const SimulationResult& r, const ReportContext& c, bool ful
 }
 
 void Header(Writer& w, const char* schema, const ReportContext& c,
-            const std::vector<std::string>& notes) {
+            const std::vector<std::string>& notes, bool groups) {
   Key(w, "schema");
   w.String(schema);
   Key(w, "workload");
@@ -244,7 +277,7 @@ void Header(Writer& w, const char* schema, const ReportContext& c,
     Str(w, v);
   }
   w.EndObject();
-  Definitions(w);
+  Definitions(w, groups);
 }
 
 std::string Finish(rapidjson::StringBuffer& buffer) {
@@ -259,7 +292,7 @@ std::string ReportJson(const SimulationResult& r, const ReportContext& c) {
   w.SetIndent(' ', 2);
   w.SetMaxDecimalPlaces(4);
   w.StartObject();
-  Header(w, "capacity-sim/report/v1", c, r.notes);
+  Header(w, "capacity-sim/report/v1", c, r.notes, r.group_count > 0);
   Body(w, r, c, true);
   w.EndObject();
   return Finish(buffer);
@@ -271,8 +304,11 @@ std::string CompareJson(const std::vector<SimulationResult>& results, const Repo
   w.SetIndent(' ', 2);
   w.SetMaxDecimalPlaces(4);
   w.StartObject();
+  bool groups = false;
+  for (const auto& r : results)
+    groups = groups || r.group_count > 0;
   Header(w, "capacity-sim/compare/v1", c,
-         results.empty() ? std::vector<std::string>() : results[0].notes);
+         results.empty() ? std::vector<std::string>() : results[0].notes, groups);
   Key(w, "policies");
   w.StartArray();
   for (const auto& r : results)

@@ -8,7 +8,9 @@ namespace {
 
 constexpr double kMsPerHour = 3'600'000.0;
 
-double ToDouble(__int128 v) { return static_cast<double>(v); }
+double ToDouble(__int128 v) {
+  return static_cast<double>(v);
+}
 
 }  // namespace
 
@@ -25,7 +27,8 @@ WaitStats WaitStatsOf(const std::vector<int64_t>& w) {
   s.count = static_cast<int64_t>(w.size());
   if (w.empty()) return s;
   __int128 sum = 0;
-  for (int64_t v : w) sum += v;
+  for (int64_t v : w)
+    sum += v;
   s.mean_s = ToDouble(sum) / static_cast<double>(w.size()) / 1000.0;
   s.p50_s = QuantileSeconds(w, 0.50);
   s.p95_s = QuantileSeconds(w, 0.95);
@@ -36,10 +39,28 @@ WaitStats WaitStatsOf(const std::vector<int64_t>& w) {
 
 std::vector<int64_t> AllWaits(const SimulationResult& r) {
   std::vector<int64_t> all;
-  for (const auto& c : r.metrics.counters()) all.insert(all.end(), c.waits_ms.begin(), c.waits_ms.end());
+  for (const auto& c : r.metrics.counters())
+    all.insert(all.end(), c.waits_ms.begin(), c.waits_ms.end());
   std::sort(all.begin(), all.end());
   return all;
 }
+
+namespace {
+
+GroupSummary GroupSummaryOf(const GroupCounters& c, int64_t gpu_scale) {
+  GroupSummary g;
+  g.submitted = c.submitted;
+  g.started = c.started;
+  g.partial_at_end = c.partial_now;
+  g.ever_partial = c.ever_partial;
+  g.member_evictions = c.member_evictions;
+  g.partial_core_hours = ToDouble(c.partial_cpu_milli_ms) / 1000.0 / kMsPerHour;
+  g.partial_gpu_hours = ToDouble(c.partial_gpu_ms) / static_cast<double>(gpu_scale) / kMsPerHour;
+  g.time_to_start = WaitStatsOf(c.start_waits_ms);
+  return g;
+}
+
+}  // namespace
 
 std::vector<TenantSummary> Summarize(const SimulationResult& r) {
   std::vector<TenantSummary> out;
@@ -68,8 +89,10 @@ std::vector<TenantSummary> Summarize(const SimulationResult& r) {
     s.borrowed_core_hours = ToDouble(c.borrowed_cpu_milli_ms) / 1000.0 / kMsPerHour;
     s.used_core_hours = ToDouble(c.used_cpu_milli_ms) / 1000.0 / kMsPerHour;
     s.used_gpu_hours = ToDouble(c.used_gpu_ms) / static_cast<double>(r.gpu_scale) / kMsPerHour;
-    for (auto [field, value] : {std::pair{&TenantSummary::submitted, s.submitted}, {&TenantSummary::run, s.run},
-                                {&TenantSummary::pending, s.pending}, {&TenantSummary::rejected, s.rejected},
+    for (auto [field, value] : {std::pair{&TenantSummary::submitted, s.submitted},
+                                {&TenantSummary::run, s.run},
+                                {&TenantSummary::pending, s.pending},
+                                {&TenantSummary::rejected, s.rejected},
                                 {&TenantSummary::rejected_by_quota, s.rejected_by_quota},
                                 {&TenantSummary::rejected_by_nodes, s.rejected_by_nodes},
                                 {&TenantSummary::completed, s.completed},
@@ -85,9 +108,33 @@ std::vector<TenantSummary> Summarize(const SimulationResult& r) {
     total.borrowed_core_hours += s.borrowed_core_hours;
     total.used_core_hours += s.used_core_hours;
     total.used_gpu_hours += s.used_gpu_hours;
+    if (i < r.groups.size()) {
+      s.groups = GroupSummaryOf(r.groups[i], r.gpu_scale);
+      if (s.groups.started > 0)
+        s.groups.evictions_per_start =
+            static_cast<double>(s.groups.member_evictions) / static_cast<double>(s.groups.started);
+    }
     out.push_back(std::move(s));
   }
   total.wait = WaitStatsOf(AllWaits(r));
+  // The groups of every tenant together.
+  GroupCounters all;
+  for (const auto& c : r.groups) {
+    all.submitted += c.submitted;
+    all.started += c.started;
+    all.partial_now += c.partial_now;
+    all.ever_partial += c.ever_partial;
+    all.member_evictions += c.member_evictions;
+    all.partial_cpu_milli_ms += c.partial_cpu_milli_ms;
+    all.partial_gpu_ms += c.partial_gpu_ms;
+    all.start_waits_ms.insert(all.start_waits_ms.end(), c.start_waits_ms.begin(),
+                              c.start_waits_ms.end());
+  }
+  std::sort(all.start_waits_ms.begin(), all.start_waits_ms.end());
+  total.groups = GroupSummaryOf(all, r.gpu_scale);
+  if (total.groups.started > 0)
+    total.groups.evictions_per_start = static_cast<double>(total.groups.member_evictions) /
+                                       static_cast<double>(total.groups.started);
   out.push_back(std::move(total));
   return out;
 }

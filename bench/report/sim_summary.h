@@ -20,6 +20,15 @@ struct WaitStats {
 double QuantileSeconds(const std::vector<int64_t>& values_ms, double q);
 WaitStats WaitStatsOf(const std::vector<int64_t>& sorted_waits_ms);
 
+// Pod groups (group_metrics.h): groups with minMember >= 2.
+struct GroupSummary {
+  int64_t submitted = 0, started = 0, partial_at_end = 0, ever_partial = 0;
+  int64_t member_evictions = 0;
+  double evictions_per_start = 0;  // member evictions / groups started (0 when none started)
+  double partial_core_hours = 0, partial_gpu_hours = 0;
+  WaitStats time_to_start;  // started - arrival, over the groups started
+};
+
 struct TenantSummary {
   std::string name;
   // Every submitted pod is exactly one of: run (started at least once), pending (never started,
@@ -33,6 +42,7 @@ struct TenantSummary {
   double borrowed_core_hours = 0;
   double used_core_hours = 0;
   double used_gpu_hours = 0;
+  GroupSummary groups;
 };
 
 // One entry per tenant, in the result's tenant order, plus the cluster-wide total last

@@ -37,7 +37,13 @@ int RunCompareCommand(const std::vector<std::string>& args) {
     std::cerr << "capacity-sim compare: " << st.message() << "\n";
     return 1;
   }
-  const std::size_t n = config.policies.size();
+  // Every policy with every admission mode, policy-major (per-pod, then gang, per policy).
+  std::vector<std::pair<SimPolicy, SimAdmission>> runs;
+  for (SimPolicy p : config.policies) {
+    for (SimAdmission a : config.admissions)
+      runs.emplace_back(p, a);
+  }
+  const std::size_t n = runs.size();
   std::vector<SimulationResult> results(n);
   std::vector<Status> statuses(n);
   ProgressBar bar("compare", static_cast<int>(n), config.progress && ProgressBar("", 1).enabled());
@@ -48,7 +54,8 @@ int RunCompareCommand(const std::vector<std::string>& args) {
   auto worker = [&] {
     for (std::size_t i = next++; i < n; i = next++) {
       SimulationOptions options = config.sim;
-      options.policy = config.policies[i];
+      options.policy = runs[i].first;
+      options.admission = runs[i].second;
       options.progress = [&bar, i](int64_t done, int64_t total) {
         bar.Update(static_cast<int>(i), done, total);
       };

@@ -12,7 +12,9 @@
 
 #include "bench/sim/scenario.h"
 #include "bench/sim/simulation.h"
+#include "core/group_quota.h"
 #include "core/placement.h"
+#include "core/pod_group.h"
 #include "policies/policies.h"
 
 namespace capext {
@@ -20,6 +22,14 @@ namespace {
 
 std::string StoreKey(const Pod& pod) {
   return pod.uid.empty() ? pod.Key() : pod.uid;
+}
+
+PodGroupSpec SpecOf(const ScenarioPodGroup& g) {
+  PodGroupSpec spec;
+  spec.key = GroupKey{kCoschedulingApiGroup, g.ns, g.name};
+  spec.min_member = g.min_member;
+  spec.schedule_timeout_ms = g.schedule_timeout_ms;
+  return spec;
 }
 
 // The script of a scenario: step 0 creates the cluster's pending (and finished) pods at the start,
@@ -31,13 +41,14 @@ std::vector<ScriptStep> ScriptOf(const Scenario& scenario, Snapshot* background)
     if (pod.creation_ms != 0 && (now == 0 || pod.creation_ms < now)) now = pod.creation_ms;
   }
   for (const auto& e : scenario.events) {
-    if (e.kind == ScenarioEvent::Kind::kCreate && e.pod.creation_ms != 0 &&
-        (now == 0 || e.pod.creation_ms < now)) {
-      now = e.pod.creation_ms;
+    for (const Pod& pod : e.pods) {
+      if (pod.creation_ms != 0 && (now == 0 || pod.creation_ms < now)) now = pod.creation_ms;
     }
   }
   std::vector<ScriptStep> script(1);
   script[0].t_ms = now;
+  for (const ScenarioPodGroup& g : scenario.pod_groups)
+    script[0].pod_groups.push_back(SpecOf(g));
   *background = scenario.cluster;
   background->pods.clear();
   for (const Pod& pod : scenario.cluster.pods) {
@@ -51,8 +62,14 @@ std::vector<ScriptStep> ScriptOf(const Scenario& scenario, Snapshot* background)
     ScriptStep step;
     switch (event.kind) {
       case ScenarioEvent::Kind::kCreate:
-        now = std::max(now, event.pod.creation_ms);
-        step.create.push_back(event.pod);
+      case ScenarioEvent::Kind::kCreateGroup:
+        for (const Pod& pod : event.pods) {
+          now = std::max(now, pod.creation_ms);
+          step.create.push_back(pod);
+        }
+        break;
+      case ScenarioEvent::Kind::kCreatePodGroup:
+        step.pod_groups.push_back(SpecOf(event.pod_group));
         break;
       case ScenarioEvent::Kind::kDelete:
         step.remove.push_back(event.target);
@@ -70,7 +87,11 @@ std::vector<ScriptStep> ScriptOf(const Scenario& scenario, Snapshot* background)
 std::string EventText(const ScenarioEvent& event) {
   switch (event.kind) {
     case ScenarioEvent::Kind::kCreate:
-      return "create " + event.pod.Key();
+      return "create " + event.pods.front().Key();
+    case ScenarioEvent::Kind::kCreateGroup:
+      return fmt::format("createGroup {} x{}", event.target, event.pods.size());
+    case ScenarioEvent::Kind::kCreatePodGroup:
+      return fmt::format("create PodGroup {}/{}", event.pod_group.ns, event.pod_group.name);
     case ScenarioEvent::Kind::kDelete:
       return "delete " + event.target;
     case ScenarioEvent::Kind::kAdvance:
@@ -82,6 +103,11 @@ std::string EventText(const ScenarioEvent& event) {
 // Why a pending pod does not fit as the cluster is now: the core's filter over every node, as
 // kube-scheduler would report its next attempt (the cluster is settled: the attempt fails).
 std::string PendingReason(const ClusterState& state, const NormalizedPod& pod) {
+  // Filter mode's group rule first: a member of a starting group waits for its group's need.
+  if (const GroupQuotaCheck group = CheckGroupQuota(state, pod);
+      group.applies && !group.status.ok()) {
+    return group.status.message();
+  }
   return SummarizeUnschedulable(FindFeasibleNodes(state, pod));
 }
 
@@ -90,6 +116,7 @@ std::string PendingReason(const ClusterState& state, const NormalizedPod& pod) {
 std::vector<std::string> Problems(const ScenarioExpectation& expect, const ClusterState& state,
                                   const std::map<std::string, std::string>& before,
                                   const std::set<std::string>& evicted,
+                                  const std::map<std::string, std::string>& gate_reasons,
                                   std::vector<std::string>* checks) {
   std::vector<std::string> problems;
   auto find = [&](const std::string& key) -> const NormalizedPod* {
@@ -102,7 +129,7 @@ std::vector<std::string> Problems(const ScenarioExpectation& expect, const Clust
     checks->push_back(fmt::format("{} bound to {}", key, node));
     if (pod == nullptr) {
       problems.push_back(fmt::format("{} does not exist", key));
-    } else if (pod->node_name != node) {
+    } else if (node == "*" ? !pod->IsBound() : pod->node_name != node) {
       problems.push_back(fmt::format("{} is {}", key,
                                      pod->node_name.empty()
                                          ? "pending: " + PendingReason(state, *pod)
@@ -136,12 +163,30 @@ std::vector<std::string> Problems(const ScenarioExpectation& expect, const Clust
           fmt::format("{} pending reason \"{}\" does not contain \"{}\"", key, reason, text));
     }
   }
+  for (const auto& [key, text] : expect.gated) {
+    checks->push_back(fmt::format("{} gated ({})", key, text));
+    const NormalizedPod* pod = find(key);
+    auto reason = gate_reasons.find(key);
+    const std::string why = reason == gate_reasons.end() ? "" : reason->second;
+    if (pod == nullptr) {
+      problems.push_back(fmt::format("{} does not exist", key));
+    } else if (pod->IsBound()) {
+      problems.push_back(fmt::format("{} is bound to {}", key, pod->node_name));
+    } else if (!pod->quota_gated || reason == gate_reasons.end()) {
+      problems.push_back(
+          fmt::format("{} is not gated (pending: {})", key, PendingReason(state, *pod)));
+    } else if (why.find(text) == std::string::npos) {
+      problems.push_back(
+          fmt::format("{} gate reason \"{}\" does not contain \"{}\"", key, why, text));
+    }
+  }
   return problems;
 }
 
 }  // namespace
 
-ScenarioReport RunScenario(const Scenario& scenario, std::ostream& out) {
+ScenarioReport RunScenario(const Scenario& scenario, std::ostream& out,
+                           const ScenarioProbe& probe) {
   ScenarioReport report;
   const auto* semantics = QuotaSemanticsPolicies().Find(scenario.quota_semantics);
   const auto* scoring = NodeScoringPolicies().Find(scenario.scoring);
@@ -160,7 +205,8 @@ ScenarioReport RunScenario(const Scenario& scenario, std::ostream& out) {
   for (const auto& pod : scenario.cluster.pods)
     key_of[StoreKey(pod)] = pod.Key();
   for (const auto& event : scenario.events) {
-    if (event.kind == ScenarioEvent::Kind::kCreate) key_of[StoreKey(event.pod)] = event.pod.Key();
+    for (const Pod& pod : event.pods)
+      key_of[StoreKey(pod)] = pod.Key();
   }
 
   SimulationOptions options;
@@ -169,23 +215,30 @@ ScenarioReport RunScenario(const Scenario& scenario, std::ostream& out) {
   options.scoring = scenario.scoring;
   options.sampling = NodeSampling::kAll;
   options.reclaim_at_once = true;
+  options.admission =
+      scenario.admission == ScenarioAdmission::kGate ? SimAdmission::kGang : SimAdmission::kPod;
+  options.recreate_evicted = scenario.recreate_evicted;
   options.reclaim_interval_ms = 0;
   options.until_ms = input.script.back().t_ms;
-  std::set<std::string> evicted;  // by the step being played
-  options.observer = [&](const char* event, const std::string& pod, const std::string&, int64_t) {
-    if (std::string_view(event) == "evict") {
-      auto it = key_of.find(pod);
-      evicted.insert(it != key_of.end() ? it->second : pod);
-    }
+  std::set<std::string> evicted;                    // by the step being played
+  std::map<std::string, std::string> gate_reasons;  // pod key -> why its gate stays on
+  options.observer = [&](const char* event, const std::string& pod, const std::string& detail,
+                         int64_t) {
+    auto it = key_of.find(pod);
+    const std::string key = it != key_of.end() ? it->second : pod;
+    if (std::string_view(event) == "evict") evicted.insert(key);
+    if (std::string_view(event) == "create") key_of[pod] = pod;  // a controller's replacement
+    if (std::string_view(event) == "gated") gate_reasons[key] = detail;
   };
   std::map<std::string, std::string> before;  // pod key -> node, after the previous step
   options.after_step = [&](std::size_t step, const ClusterState& state) {
     if (step > 0) {
       const std::size_t i = step - 1;
+      if (probe) probe(i, state);
       if (auto it = scenario.expect.find(static_cast<int>(i)); it != scenario.expect.end()) {
         std::vector<std::string> checks;
         const std::vector<std::string> problems =
-            Problems(it->second, state, before, evicted, &checks);
+            Problems(it->second, state, before, evicted, gate_reasons, &checks);
         std::string summary;
         for (const auto& c : checks)
           summary += (summary.empty() ? "" : ", ") + c;

@@ -1,5 +1,6 @@
 #include "bench/sim/sim_cli.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
@@ -45,6 +46,16 @@ const std::vector<Flag>& Flags() {
       {"demand-period", "SECONDS",
        "synthetic: period of the tenants' rising and falling shares (default 3600)"},
       {"seed", "N", "synthetic: seed (default 1); same seed, same workload"},
+      {"group-fraction", "X",
+       "synthetic: fraction of arrivals that are pod groups (jobs admitted whole; default 0)"},
+      {"group-sizes", "LIST",
+       "synthetic: minMember distribution as size:weight,... (default 2:30,4:40,8:20,16:10)"},
+      {"elastic-fraction", "X",
+       "synthetic: fraction of groups that are elastic, running minMember..factor x minMember "
+       "replicas (default 0.5)"},
+      {"elastic-factor", "X",
+       "synthetic: an elastic group's largest replica count over its "
+       "minMember (default 2: 3-6 for minMember 3)"},
       {"nodes", "FILE", "Alibaba node list CSV (openb_node_list_all_node.csv) as the cluster"},
       {"max-pods", "N", "pods per node for --nodes (default 110)"},
       {"cluster", "FILE",
@@ -58,6 +69,16 @@ const std::vector<Flag>& Flags() {
       {"policy", "NAME", "capacity (default), scheduler-plugins, static or none", Only::kRun},
       {"policies", "LIST",
        "comma-separated policies (default capacity,scheduler-plugins,static,none)", Only::kCompare},
+      {"admission", "MODE",
+       "pod groups: pod (each pod through /filter, as before groups; default) or gang (gate "
+       "mode: the admission queue admits a group's minMember together)",
+       Only::kRun},
+      {"admissions", "LIST",
+       "pod, gang or pod,gang (each policy with each: per-pod against gang admission on the same "
+       "workload; default pod)",
+       Only::kCompare},
+      {"gang-timeout", "SECONDS",
+       "gang admission: how long an admitted group may take to start (default 120)"},
       {"scoring", "NAME", "node scoring: least-allocated (default), most-allocated, none"},
       {"node-sampling", "MODE",
        "kube (kube-scheduler's percentageOfNodesToScore sampling; default) or all (every node)"},
@@ -110,11 +131,6 @@ Status ParseDouble(const std::string& flag, const std::string& v, double lo, dou
   return {};
 }
 
-std::string BaseName(const std::string& path) {
-  const std::size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 // Flags from a --config file, as "--name value" pairs.
 Status ConfigFileArgs(const std::string& path,
                       std::vector<std::pair<std::string, std::string>>* out) {
@@ -147,6 +163,11 @@ Status ConfigFileArgs(const std::string& path,
 }
 
 }  // namespace
+
+std::string BaseName(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
 
 std::string SimFlagsHelp(bool compare) {
   std::string out;
@@ -261,6 +282,28 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
     if (Status s = ParseInt64("seed", get("seed"), 0, &v); !s.ok()) return s;
     so.seed = static_cast<uint64_t>(v);
   }
+  if (has("group-fraction")) {
+    if (Status s = ParseDouble("group-fraction", get("group-fraction"), 0.0, &so.group_fraction);
+        !s.ok())
+      return s;
+    if (so.group_fraction > 1) return Status::Error("--group-fraction: expected at most 1");
+  }
+  if (has("group-sizes") && !ParseGroupSizes(get("group-sizes"), &so.group_sizes)) {
+    return Status::Error("--group-sizes: expected size:weight,... with sizes >= 2, weights >= 1");
+  }
+  if (has("elastic-fraction")) {
+    if (Status s =
+            ParseDouble("elastic-fraction", get("elastic-fraction"), 0.0, &so.elastic_fraction);
+        !s.ok())
+      return s;
+    if (so.elastic_fraction > 1) return Status::Error("--elastic-fraction: expected at most 1");
+  }
+  if (has("elastic-factor")) {
+    if (Status s = ParseDouble("elastic-factor", get("elastic-factor"), 1.0, &so.elastic_factor);
+        !s.ok())
+      return s;
+    so.elastic_factor = std::min(so.elastic_factor, 64.0);
+  }
   c.nodes_csv = has("nodes") ? get("nodes") : "";
   c.cluster_snapshot = has("cluster") ? get("cluster") : "";
   if (has("max-pods")) {
@@ -295,7 +338,36 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
   if (!compare && c.policies.size() != 1)
     return Status::Error("--policy takes one policy; use compare for several");
 
+  const std::string admission_list = compare ? (has("admissions") ? get("admissions") : "pod")
+                                             : (has("admission") ? get("admission") : "pod");
+  c.admissions.clear();
+  for (std::size_t start = 0; start <= admission_list.size();) {
+    const std::size_t comma = admission_list.find(',', start);
+    const std::string name = admission_list.substr(
+        start, comma == std::string::npos ? std::string::npos : comma - start);
+    SimAdmission a = SimAdmission::kPod;
+    if (name == "gang") {
+      a = SimAdmission::kGang;
+    } else if (name != "pod") {
+      return Status::Error(fmt::format("--{}: unknown admission '{}' (pod, gang)",
+                                       compare ? "admissions" : "admission", name));
+    }
+    if (std::find(c.admissions.begin(), c.admissions.end(), a) == c.admissions.end())
+      c.admissions.push_back(a);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (!compare && c.admissions.size() != 1)
+    return Status::Error("--admission takes one mode; use compare --admissions for both");
+
   SimulationOptions& o = c.sim;
+  o.admission = c.admissions.front();
+  if (has("gang-timeout")) {
+    double seconds = 0;
+    if (Status s = ParseDouble("gang-timeout", get("gang-timeout"), 0.001, &seconds); !s.ok())
+      return s;
+    o.group_timeout_ms = static_cast<int64_t>(seconds * 1000);
+  }
   if (has("scoring")) o.scoring = get("scoring");
   if (NodeScoringPolicies().Find(o.scoring) == nullptr)
     return Status::Invalid("--scoring: expected " + NodeScoringPolicies().NamesText());
@@ -361,83 +433,6 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
     const std::string value = get(f.name);
     c.echo.emplace_back(f.name, path_flags.count(f.name) != 0 ? BaseName(value) : value);
   }
-  return {};
-}
-
-Status LoadSimInput(const SimCliConfig& c, SimulationInput* out) {
-  if (!c.cluster_snapshot.empty()) {
-    if (Status s = LoadSnapshotFile(c.cluster_snapshot, DecodeOptions{}, &out->background); !s.ok())
-      return s;
-    out->nodes = out->background.nodes;
-    out->background.nodes.clear();
-    for (const auto& n : out->background.notes)
-      out->workload.notes.push_back(n);
-  }
-  if (!c.nodes_csv.empty()) {
-    NodeListOptions options;
-    options.gpu_sharing = c.trace_options.gpu_sharing;
-    options.max_pods = c.max_pods;
-    if (Status s = ReadAlibabaNodeList(c.nodes_csv, options, &out->nodes); !s.ok()) return s;
-  }
-  if (out->nodes.empty()) out->nodes = GenerateSyntheticNodes(c.synthetic_nodes);
-  std::set<std::string> names;
-  for (const auto& n : out->nodes) {
-    if (!names.insert(n.name).second)
-      return Status::Error("node '" + n.name + "' is defined twice");
-  }
-
-  std::vector<std::string> notes = std::move(out->workload.notes);
-  if (c.synthetic) {
-    int64_t cpu = 0;
-    for (const auto& n : out->nodes)
-      cpu += n.allocatable.Get("cpu");
-    out->workload = GenerateSyntheticWorkload(c.synthetic_options, cpu);
-  } else {
-    out->workload = Workload{};
-    if (Status s = ReadAlibabaPodList(c.trace, c.trace_options, &out->workload); !s.ok()) return s;
-  }
-  out->workload.notes.insert(out->workload.notes.begin(), notes.begin(), notes.end());
-
-  if (!c.quotas.empty()) {
-    if (Status s = LoadQuotaPlanFile(c.quotas, &out->plan); !s.ok()) return s;
-    out->workload.notes.push_back("quotas: " + BaseName(c.quotas));
-  } else if (!out->background.quotas.empty()) {
-    // The plan names quotas after their namespace: a parent annotation "ns/name" naming a quota
-    // of the snapshot becomes tenant ns.
-    const std::string source = BaseName(c.cluster_snapshot);
-    std::map<std::string, std::string> tenant_of_key;
-    for (const auto& q : out->background.quotas)
-      tenant_of_key.emplace(q.Key(), q.ns);
-    for (const auto& q : out->background.quotas) {
-      std::string parent;
-      if (!q.parent.empty()) {
-        auto it = tenant_of_key.find(q.parent);
-        if (it == tenant_of_key.end()) {
-          return Status::Error(fmt::format(
-              "{}: ElasticQuota {}: the parent ElasticQuota {} is not defined in the snapshot",
-              source, q.Key(), q.parent));
-        }
-        parent = it->second;
-      }
-      out->plan.tenants[q.ns] = TenantQuota{q.min, q.max, std::nullopt, parent};
-    }
-    if (Status s = CheckQuotaPlanHierarchy(source, &out->plan); !s.ok()) return s;
-    out->workload.notes.push_back("quotas: the cluster snapshot's ElasticQuotas");
-  } else if (c.synthetic) {
-    std::set<std::string> tenants;
-    for (const auto& p : out->workload.pods)
-      tenants.insert(p.tenant);
-    for (int k = 0; k < c.synthetic_options.tenants; ++k)
-      tenants.insert(fmt::format("tenant-{}", k));
-    out->plan =
-        SyntheticQuotaPlan(std::vector<std::string>(tenants.begin(), tenants.end()), out->nodes);
-    out->workload.notes.push_back(
-        "quotas: generated (min = 90%/K of the cluster, max = 2.5 x min)");
-  } else {
-    out->workload.notes.push_back("quotas: none given (no tenant has a quota)");
-  }
-  for (const auto& warning : out->plan.warnings)
-    out->workload.notes.push_back("warning: " + warning);
   return {};
 }
 

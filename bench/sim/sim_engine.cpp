@@ -177,6 +177,17 @@ Status SimEngine::Setup() {
       out_->gpu_resource.empty() ? -1 : nodes_->DimOf(ResourceName::Of(out_->gpu_resource)),
       interval);
 
+  // Pod groups (docs/workloads.md): their members start and stop as the metrics see them.
+  gpu_dim_ = out_->gpu_resource.empty() ? -1 : nodes_->DimOf(ResourceName::Of(out_->gpu_resource));
+  group_metrics_ = std::make_unique<GroupMetrics>(tenants_.size());
+  group_of_.assign(input_.workload.pods.size(), -1);
+  for (const WorkloadGroup& g : GroupsOf(input_.workload)) {
+    const int gi = group_metrics_->AddGroup(TenantIndex(g.tenant), g.min_member, g.arrival_ms);
+    group_min_.push_back(g.min_member);
+    for (uint32_t id : g.members)
+      group_of_[id] = gi;
+  }
+
   // The snapshot's bound pods count from the start.
   std::vector<const NormalizedPod*> background;
   for (const auto& [uid, p] : state_.pods())
@@ -275,6 +286,10 @@ void SimEngine::Submit(uint32_t id, bool resubmission) {
     return;
   }
   p.phase = Phase::kPending;
+  if (GateOnArrival(id)) {
+    p.gated = true;
+    return;
+  }
   queue_.Add(p.bucket, p.queued_ms, id);
 }
 
@@ -296,14 +311,22 @@ void SimEngine::Settle() {
     next_reclaim_ms_ = INT64_MAX;
     ReclaimPass();
   }
-  Schedule();
+  AdmitAndSchedule();
   // A controller that is never behind: while a pass could do anything, it runs now. Each pass
   // either executes a reclaim (evictions and a nomination, which a pod holds until it binds or
   // the nomination expires) or marks every parked bucket failed at the current epoch, so this ends.
   while (options_.reclaim_at_once && reclaim_ && ReclaimPassUseful()) {
     ReclaimPass();
-    Schedule();
+    AdmitAndSchedule();
   }
+}
+
+void SimEngine::AdmitAndSchedule() {
+  // Gang admission, then scheduling, until neither changes anything more at this instant.
+  do {
+    AdmissionPass();
+    Schedule();
+  } while ((gated_ > 0 && admission_epoch_ != epoch_) || !recreate_.empty());
 }
 
 bool SimEngine::ReclaimPassUseful() const {
@@ -329,6 +352,7 @@ void SimEngine::Run() {
     if (t == INT64_MAX) break;
     if (options_.until_ms && t > *options_.until_ms) break;
     metrics_->AdvanceTo(t);
+    group_metrics_->AdvanceTo(t);
     now_ = t;
 
     while (!completions_.empty() && completions_.top().t == t) {
@@ -366,11 +390,14 @@ void SimEngine::Run() {
   }
   const int64_t end = options_.until_ms ? *options_.until_ms : now_;
   metrics_->Finish(std::max(end, now_));
+  group_metrics_->Finish(std::max(end, now_));
   out_->end_ms = std::max(end, now_);
 }
 
 void SimEngine::Collect() {
-  out_->policy = std::string(SimPolicyName(options_.policy));
+  out_->policy = std::string(SimPolicyName(options_.policy)) +
+                 (options_.admission == SimAdmission::kGang ? "+gang" : "");
+  out_->admission = options_.admission == SimAdmission::kGang ? "gang" : "pod";
   out_->scoring = options_.scoring;
   out_->sampling = options_.sampling == NodeSampling::kAll ? "all" : "kube-scheduler";
   out_->nodes = nodes_->size();
@@ -411,6 +438,8 @@ void SimEngine::Collect() {
   for (const auto& note : input_.workload.notes)
     out_->notes.push_back(note);
   out_->metrics = std::move(*metrics_);
+  out_->groups = group_metrics_->counters();
+  out_->group_count = static_cast<int64_t>(group_metrics_->groups());
 }
 
 Status RunSimulation(const SimulationInput& input, const SimulationOptions& options,

@@ -22,6 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bench/sim/group_metrics.h"
 #include "bench/sim/pending_queue.h"
 #include "bench/sim/sim_metrics.h"
 #include "bench/sim/simulation.h"
@@ -49,6 +50,8 @@ class SimEngine {
     Phase phase = Phase::kFuture;
     bool started = false;
     bool evicted = false;
+    bool gated = false;  // gang admission: waiting in the admission queue (sim_admission.cpp)
+    bool group_member = false;  // gang admission: the state holds it as its group's member
   };
   // A pending pod a script creates (the workload's pods are input_.workload.pods).
   struct ScriptPod {
@@ -92,6 +95,7 @@ class SimEngine {
   // Reclaim pass if due, scheduling until quiet, and (reclaim_at_once) passes until none could
   // do anything.
   void Settle();
+  void AdmitAndSchedule();  // admission passes (gang admission) and scheduling until quiet
   // Whether a reclaim pass could do anything: some parked bucket has not tried reclaim since the
   // cluster last changed.
   bool ReclaimPassUseful() const;
@@ -111,6 +115,8 @@ class SimEngine {
   void UsageDropped(int tenant);
   void NominationReleased(int n);
   void ParkForQuota(int b);
+  // The group bookkeeping of a member starting or stopping (group_metrics.h).
+  void GroupMemberChanged(uint32_t id, bool started, bool evicted);
 
   // sim_reclaim.cpp
   bool TryReclaim(int b, uint32_t id);
@@ -141,6 +147,19 @@ class SimEngine {
     return IsScriptPod(id) ? INT64_MAX : input_.workload.pods[id].duration_ms;
   }
 
+  // sim_admission.cpp
+  // Gang admission: gates an arriving group member (true) instead of queueing it.
+  bool GateOnArrival(uint32_t id);
+  // The pod of group member `id` as the state holds it: its group, gated or admitted.
+  Pod GroupMemberPod(uint32_t id, bool gated, int64_t admitted_ms) const;
+  // Runs the admission queue when some pod is gated and the cluster has changed (first the
+  // controllers' replacements of evicted pods).
+  void AdmissionPass();
+  // Filter mode's group rule passed for pod `id`: holds the other members of the need.
+  void HoldGroupNeed(uint32_t id, const std::vector<std::string>& members);
+  // Controllers re-create the script pods evicted since the last call.
+  void RecreateEvicted();
+
   const SimulationInput& input_;
   SimulationOptions options_;
   SimulationResult* out_;
@@ -149,6 +168,16 @@ class SimEngine {
   const DenseNodes* nodes_ = nullptr;          // the state's mirror
   std::unique_ptr<DensePlacement> placement_;  // the core's placement search over it
   std::unique_ptr<SimMetrics> metrics_;
+  std::unique_ptr<GroupMetrics> group_metrics_;
+  std::vector<int> group_of_;       // by pod id: its GroupMetrics group, -1 for a single pod
+  std::vector<int32_t> group_min_;  // by group: its minMember
+  int64_t gated_ = 0;               // gang admission: pods gated now
+  bool admission_due_ = false;      // a pod was gated since the last admission pass
+  uint64_t admission_epoch_ = 0;    // epoch_ after the last admission pass
+  std::vector<uint32_t> recreate_;  // evicted pods whose controller re-creates them
+  std::map<std::string, std::string> base_name_;  // replacement's uid -> the original's name
+  std::map<std::string, int> replacements_;       // "ns/original name" -> replacements made
+  int gpu_dim_ = -1;                              // the dimension reported as gpu
   MoreImportantFn more_important_;
   NodeScoring scoring_ = NodeScoring::kLeastAllocated;
   std::size_t num_to_find_ = 0;

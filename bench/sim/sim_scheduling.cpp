@@ -5,6 +5,7 @@
 
 #include "bench/sim/sim_engine.h"
 #include "core/best_node.h"
+#include "core/group_quota.h"
 #include "core/quota_admission.h"
 
 namespace capext {
@@ -43,10 +44,15 @@ void SimEngine::TryFirst(int b) {
   ++out_->decisions;
   const BucketInfo& info = buckets_[b];
   bool quota_blocked = false;
-  if (tenants_[info.tenant].quota != nullptr) quota_blocked = !CheckQuota(state_, *scratch_).ok();
+  GroupQuotaCheck group;  // filter mode's group rule, for a pod whose group the state knows
+  if (tenants_[info.tenant].quota != nullptr) {
+    if (state_.HasGroups()) group = CheckGroupQuota(state_, *scratch_);
+    quota_blocked = group.applies ? !group.status.ok() : !CheckQuota(state_, *scratch_).ok();
+  }
   if (!quota_blocked) {
     const int n = FindNode(b);
     if (n >= 0) {
+      if (group.applies) HoldGroupNeed(id, group.hold);
       Bind(b, id, n);
       return;
     }
@@ -108,12 +114,22 @@ int SimEngine::FindNode(int b) {
 void SimEngine::Bind(int b, uint32_t id, int n) {
   SimPod& p = pods_[id];
   const BucketInfo& info = buckets_[b];
-  NormalizedPod bound = *scratch_;  // normalised by state_ (its bucket's prototype)
-  bound.node_name = nodes_->name(n);
-  bound.phase = PodPhase::kRunning;
-  bound.start_ms = now_;
-  bound.nominated_node_name.clear();
-  state_.UpsertPod(std::move(bound));  // also ends any nomination for it
+  if (p.group_member) {
+    // Gang admission: the state knows it as a member of its group; it stays one, bound.
+    Pod bound = GroupMemberPod(id, /*gated=*/false, 0);
+    bound.node_name = nodes_->name(n);
+    bound.phase = PodPhase::kRunning;
+    bound.start_ms = now_;
+    bound.nominated_node_name.clear();
+    state_.UpsertPod(std::move(bound));  // its hold becomes usage
+  } else {
+    NormalizedPod bound = *scratch_;  // normalised by state_ (its bucket's prototype)
+    bound.node_name = nodes_->name(n);
+    bound.phase = PodPhase::kRunning;
+    bound.start_ms = now_;
+    bound.nominated_node_name.clear();
+    state_.UpsertPod(std::move(bound));  // also ends any nomination for it
+  }
   int released = -1;
   if (auto it = nominations_.find(scratch_->store_key()); it != nominations_.end()) {
     released = it->second.node;
@@ -128,6 +144,7 @@ void SimEngine::Bind(int b, uint32_t id, int n) {
   p.started = true;
   p.phase = Phase::kRunning;
   p.node = n;
+  GroupMemberChanged(id, true, false);
   if (const int64_t duration = DurationOf(id); duration != INT64_MAX)
     completions_.push({now_ + duration, id, p.generation});
   queue_.PopFirst(b);
@@ -148,7 +165,9 @@ void SimEngine::StopPod(uint32_t id, Stop why) {
                       UidOf(id), nodes_->name(n), now_);
   }
   metrics_->Stopped(info.tenant, info.request(), why == Stop::kCompleted);
+  GroupMemberChanged(id, false, why == Stop::kEvicted);
   p.node = -1;
+  p.group_member = false;  // deleted from the state above
   ++p.generation;
   ++epoch_;
   NodeFreed(n);
@@ -170,6 +189,7 @@ void SimEngine::Evict(const std::string& uid, int preemptor_tenant) {
       Submit(id, true);
     } else {
       p.phase = Phase::kDone;
+      if (options_.recreate_evicted) recreate_.push_back(id);
     }
     return;
   }
@@ -186,6 +206,22 @@ void SimEngine::Evict(const std::string& uid, int preemptor_tenant) {
   ++epoch_;
   if (n >= 0) NodeFreed(n);
   UsageDropped(tenant);
+}
+
+void SimEngine::GroupMemberChanged(uint32_t id, bool started, bool evicted) {
+  const int g = id < group_of_.size() ? group_of_[id] : -1;  // script pods: none
+  if (g < 0) return;
+  int64_t cpu = 0, gpu = 0;
+  const int cpu_dim = nodes_->DimOf(kCpuName);
+  for (const auto& [d, amount] : buckets_[pods_[id].bucket].request().dims) {
+    if (d == cpu_dim) cpu = amount;
+    if (d == gpu_dim_) gpu = amount;
+  }
+  if (started) {
+    group_metrics_->MemberStarted(g, cpu, gpu);
+  } else {
+    group_metrics_->MemberStopped(g, cpu, gpu, evicted);
+  }
 }
 
 void SimEngine::NodeFreed(int n) {

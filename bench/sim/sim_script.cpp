@@ -49,6 +49,11 @@ int SimEngine::BucketForScriptPod(const Pod& pod, int tenant) {
 }
 
 void SimEngine::ApplyStep(const ScriptStep& step) {
+  for (const PodGroupSpec& spec : step.pod_groups) {
+    state_.UpsertPodGroup(spec);
+    admission_due_ = true;
+    ++epoch_;
+  }
   for (const Pod& pod : step.create)
     CreateScriptPod(pod);
   for (const std::string& key : step.remove)

@@ -42,12 +42,14 @@
 #include <string>
 #include <vector>
 
+#include "bench/sim/group_metrics.h"
 #include "bench/sim/quota_plan.h"
 #include "bench/sim/sim_metrics.h"
 #include "bench/sim/sim_policy.h"
 #include "bench/sim/workload.h"
 #include "config/snapshot.h"
 #include "core/cluster_state.h"
+#include "core/pod_group.h"
 
 namespace capext {
 
@@ -63,7 +65,13 @@ struct ScriptStep {
   int64_t t_ms = 0;
   std::vector<Pod> create;
   std::vector<std::string> remove;
+  std::vector<PodGroupSpec> pod_groups;  // PodGroup objects created (or changed), applied first
 };
+
+// How pods of groups are admitted (docs/workloads.md): kPod, one pod at a time through /filter
+// (the product before pod groups: a group's pods are single pods); kGang, gate mode for groups
+// (sim_admission.cpp: the admission queue admits a starting group's minMember together).
+enum class SimAdmission { kPod, kGang };
 
 struct SimulationInput {
   std::vector<Node> nodes;
@@ -83,6 +91,10 @@ struct SimulationOptions {
   NodeSampling sampling = NodeSampling::kKubeScheduler;
   int percentage_of_nodes_to_score = 0;  // 0 = kube-scheduler's adaptive default
   bool resubmit_evicted = false;
+  SimAdmission admission = SimAdmission::kPod;
+  // Controllers re-create evicted script pods that have one (a scenario's recreateEvicted).
+  bool recreate_evicted = false;
+  int64_t group_timeout_ms = 120'000;  // gangScheduleTimeout
   int64_t nomination_ttl_ms = 120'000;
   int64_t reclaim_interval_ms = 10'000;
   std::optional<int64_t> until_ms;  // stop at this time (default: when no event is left)
@@ -123,7 +135,10 @@ struct TenantPlanView {
 };
 
 struct SimulationResult {
-  std::string policy;
+  std::string policy;             // the policy's name, "+gang" under gang admission
+  std::string admission;          // "pod" or "gang"
+  int64_t admission_rounds = 0;   // gang: admission queue rounds
+  int64_t admitted_by_queue = 0;  // gang: pods whose gate the queue lifted
   std::string scoring;
   std::string sampling;
   std::vector<TenantPlanView> tenants;
@@ -146,6 +161,9 @@ struct SimulationResult {
   std::vector<int64_t> pending_at_end, requeued_at_end, running_at_end;
   std::vector<std::string> notes;
   SimMetrics metrics{{}, 0, -1, -1, -1, 1};
+  // Pod groups (group_metrics.h), per tenant; group_count = groups with minMember >= 2.
+  std::vector<GroupCounters> groups;
+  int64_t group_count = 0;
   double engine_seconds = 0;      // wall time of the event loop; never part of report.json's body
   double engine_cpu_seconds = 0;  // CPU time of the thread running it (what a busy machine leaves)
 };

@@ -1,6 +1,7 @@
 #include "bench/sim/synthetic_workload.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -50,6 +51,12 @@ constexpr Shape kShapes[] = {{500, 1, 0, 60},   {1000, 4, 0, 50}, {2000, 8, 0, 4
                              {4000, 16, 0, 30}, {8000, 32, 1, 6}, {16000, 64, 2, 3},
                              {32000, 128, 8, 1}};
 
+// The largest replica count of an elastic group: floor(size * factor), at least size.
+int32_t ElasticMax(int32_t size, double factor) {
+  const double top = std::floor(static_cast<double>(size) * std::max(1.0, factor));
+  return static_cast<int32_t>(std::min<double>(top, INT32_MAX));
+}
+
 double Triangle(double x) {
   const double frac = x - std::floor(x);
   return 1.0 - 4.0 * std::fabs(frac - 0.5);
@@ -71,15 +78,31 @@ Workload GenerateSyntheticWorkload(const SyntheticOptions& o, int64_t cluster_cp
   }
   mean_cpu_milli /= shape_total;
   const int tenants = std::max(1, o.tenants);
+  // Groups: the size weights and the mean replicas per arrival.
+  const bool groups = o.group_fraction > 0 && !o.group_sizes.empty();
+  std::vector<int> size_weights;
+  int size_total = 0;
+  double mean_replicas = 0;
+  for (const auto& [size, weight] : o.group_sizes) {
+    size_weights.push_back(weight);
+    size_total += weight;
+    const int32_t elastic_max = ElasticMax(size, o.elastic_factor);
+    mean_replicas += weight * ((1.0 - o.elastic_fraction) * size +
+                               o.elastic_fraction * (size + elastic_max) / 2.0);
+  }
+  if (size_total > 0) mean_replicas /= size_total;
+  const double group_fraction = groups ? std::clamp(o.group_fraction, 0.0, 1.0) : 0.0;
+  const double pods_per_arrival = (1.0 - group_fraction) + group_fraction * mean_replicas;
   const double rate_per_ms = o.load * static_cast<double>(cluster_cpu_milli) /
-                             (mean_cpu_milli * o.mean_duration_s * 1000.0);
+                             (mean_cpu_milli * pods_per_arrival * o.mean_duration_s * 1000.0);
   const double mean_gap_ms = rate_per_ms > 0 ? 1.0 / rate_per_ms : 1000.0;
   const double mean_duration_ms = o.mean_duration_s * 1000.0;
   const int width = static_cast<int>(std::to_string(std::max<int64_t>(o.pods - 1, 1)).size());
   double t = 0;
   std::vector<double> tenant_weight(tenants);
   w.pods.reserve(static_cast<std::size_t>(std::max<int64_t>(o.pods, 0)));
-  for (int64_t i = 0; i < o.pods; ++i) {
+  int64_t produced = 0, jobs = 0, elastic_jobs = 0;
+  for (int64_t i = 0; produced < o.pods; ++i) {
     t += rng.Exponential(mean_gap_ms);
     WorkloadPod pod;
     pod.name = fmt::format("syn-{:0{}}", i, width);
@@ -109,13 +132,67 @@ Workload GenerateSyntheticWorkload(const SyntheticOptions& o, int64_t cluster_cp
     pod.priority = p < 70 ? 0 : p < 95 ? 100 : 1000;
     const double d = std::clamp(rng.Exponential(mean_duration_ms), 1000.0, 20.0 * mean_duration_ms);
     pod.duration_ms = static_cast<int64_t>(d);
+    if (groups && rng.Uniform() < group_fraction) {
+      // A job: minMember from the size distribution, elastic replicas above it.
+      const int32_t min_member = o.group_sizes[rng.Pick(size_weights, size_total)].first;
+      int32_t replicas = min_member;
+      if (rng.Uniform() < o.elastic_fraction) {
+        const int32_t extra = ElasticMax(min_member, o.elastic_factor) - min_member;
+        replicas += static_cast<int32_t>(rng.Next() % static_cast<uint64_t>(extra + 1));
+        ++elastic_jobs;
+      }
+      ++jobs;
+      pod.group = pod.name;
+      pod.min_member = min_member;
+      for (int32_t k = 0; k < replicas; ++k) {
+        WorkloadPod member = pod;
+        member.name = fmt::format("{}-{}", pod.name, k);
+        w.pods.push_back(std::move(member));
+      }
+      produced += replicas;
+      continue;
+    }
     w.pods.push_back(std::move(pod));
+    ++produced;
   }
   w.notes.push_back(fmt::format(
       "{} pods, {} tenants, offered cpu load {:.2f}, mean duration {:.0f} s, arrival rate {:.3f}/s",
-      o.pods, tenants, o.load, o.mean_duration_s, rate_per_ms * 1000.0));
+      produced, tenants, o.load, o.mean_duration_s, rate_per_ms * 1000.0));
+  if (groups) {
+    w.notes.push_back(fmt::format(
+        "{} pod groups ({} elastic up to {:.1f}x minMember), {:.0f}% of arrivals, {:.2f} replicas "
+        "per job on average",
+        jobs, elastic_jobs, o.elastic_factor, group_fraction * 100.0, mean_replicas));
+  }
   SortByArrival(&w.pods);
   return w;
+}
+
+bool ParseGroupSizes(const std::string& text, std::vector<std::pair<int32_t, int>>* out) {
+  std::vector<std::pair<int32_t, int>> sizes;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t comma = text.find(',', start);
+    const std::string part =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::size_t colon = part.find(':');
+    if (colon == std::string::npos) return false;
+    int32_t size = 0;
+    int weight = 0;
+    const char* a = part.data();
+    auto r1 = std::from_chars(a, a + colon, size);
+    auto r2 = std::from_chars(a + colon + 1, a + part.size(), weight);
+    if (r1.ec != std::errc() || r1.ptr != a + colon || r2.ec != std::errc() ||
+        r2.ptr != a + part.size() || size < 2 || weight < 1 || weight > 1'000'000) {
+      return false;
+    }
+    sizes.emplace_back(size, weight);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (sizes.empty()) return false;
+  *out = std::move(sizes);
+  return true;
 }
 
 std::vector<Node> GenerateSyntheticNodes(int count) {

@@ -183,6 +183,9 @@ Status ParseAlibabaPodList(std::string_view text, const std::string& source,
   const int spec_col = header.Find("gpu_spec");
   const int qos_col = header.Find("qos");
   const int scheduled_col = header.Find("scheduled_time");
+  const int group_col = header.Find("group");
+  const int min_member_col = header.Find("min_member");
+  std::map<std::string, std::string> tenant_of_group;  // a group's pods share its first tenant
   if (qos_col < 0 && options.tenants.kind == TenantRule::Kind::kQos) {
     return Status::Error(source + ": --tenants qos needs a 'qos' column; use --tenants hash:N");
   }
@@ -227,7 +230,20 @@ Status ParseAlibabaPodList(std::string_view text, const std::string& source,
       }
       pod.gpu_models = SplitModels(Field(f, spec_col));
     }
-    pod.tenant = TenantOf(options.tenants, pod.name, Field(f, qos_col));
+    pod.group = std::string(Field(f, group_col));
+    if (!Field(f, min_member_col).empty()) {
+      int64_t min_member = 0;
+      if (Status s = ParseInt(Field(f, min_member_col), where, "min_member", &min_member); !s.ok())
+        return s;
+      pod.min_member = static_cast<int32_t>(std::min<int64_t>(min_member, INT32_MAX));
+    }
+    if (pod.group.empty()) {
+      pod.tenant = TenantOf(options.tenants, pod.name, Field(f, qos_col));
+    } else {
+      auto [it, inserted] = tenant_of_group.emplace(pod.group, std::string());
+      if (inserted) it->second = TenantOf(options.tenants, pod.group, Field(f, qos_col));
+      pod.tenant = it->second;
+    }
     out->pods.push_back(std::move(pod));
   }
   out->notes.push_back(fmt::format("{}: {} rows read, {} submitted", source, read,
@@ -244,6 +260,17 @@ Status ParseAlibabaPodList(std::string_view text, const std::string& source,
                       ? "request alibaba.com/gpu-milli = num_gpu * gpu_milli"
                       : "each takes one whole nvidia.com/gpu (--gpu-sharing round-up)"));
   SortByArrival(&out->pods);
+  if (group_col >= 0) {
+    int64_t disagreements = 0;
+    const std::vector<WorkloadGroup> groups = GroupsOf(*out, &disagreements);
+    int64_t members = 0;
+    for (const auto& g : groups)
+      members += static_cast<int64_t>(g.members.size());
+    out->notes.push_back(fmt::format(
+        "{} pod groups (min_member >= 2) with {} pods; {} groups whose rows disagree on "
+        "min_member (the oldest row's value applies)",
+        groups.size(), members, disagreements));
+  }
   return {};
 }
 

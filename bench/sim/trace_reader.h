@@ -24,6 +24,11 @@
 //   (this over-counts the demand of sharing pods); GpuSharing::kMilli requests
 //   alibaba.com/gpu-milli = num_gpu * gpu_milli instead (nodes offer gpu * 1000), which counts the
 //   shares exactly but ignores which physical GPU a share lands on.
+//   Pod groups (docs/workloads.md; not in the Alibaba trace, for traces prepared with them):
+//   optional columns `group` (the group's name; empty = a single pod) and `min_member` (the
+//   group's minimum, empty = 0); a group's pods belong to one tenant, the tenant of the group's
+//   name under hash:N (of its first row's qos under qos), since a job's pods share a namespace.
+//   A group's minimum is its oldest member's value (WorkloadGroup); disagreements are noted.
 // Errors name the file and line.
 // Thread-safety: stateless functions.
 #pragma once

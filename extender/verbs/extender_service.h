@@ -27,6 +27,9 @@ namespace capext {
 struct ServiceOptions {
   int64_t reservation_ttl_ms = 60'000;
   bool ignore_not_ready = false;
+  // How long filter mode's group holds last when the PodGroup sets no timeout (config
+  // gangScheduleTimeout; docs/workloads.md#4-filter-mode).
+  int64_t gang_schedule_timeout_ms = 120'000;
   // No Binding is sent later than this after its /bind arrived (bindDeadline).
   std::chrono::milliseconds bind_deadline{4000};
   // Binds reserved and waiting for their Binding's end, at most (maxBindsInFlight).
@@ -57,6 +60,8 @@ class ExtenderService {
  private:
   // Adds or refreshes a pending pod seen in a request, so /bind can find its requests later.
   void LearnPod(const Pod& pod);
+  // Filter mode: holds the need of the pod's starting group once one of its members passed.
+  void HoldGroupNeed(const Pod& pod);
   // What CheckAndReserve decided about one /bind.
   struct BindStep {
     enum Kind { kAnswer, kJoined, kReserved } kind = kAnswer;

@@ -84,6 +84,10 @@ inline std::string Text(const Pod& p) {
   for (const auto& c : p.resource_claims)
     out += fmt::format("({:?} {:?} {:?} {})", c.name, c.claim_name, c.template_name,
                        c.no_claim_needed);
+  out += fmt::format(
+      " group={:?}/{:?}/{:?}/{:?} min_member={} gated={}/{} admitted={} controller={}",
+      p.group.api_group, p.group.name, p.group.pod_group, p.group.replica_key,
+      p.min_member_annotation, p.quota_gated, p.other_gates, p.admitted_ms, p.has_controller);
   return out;
 }
 

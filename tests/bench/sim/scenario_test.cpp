@@ -96,7 +96,7 @@ TEST_CASE("the bundled borrow-and-reclaim scenario loads and passes", "[scenario
   CHECK(scenario.cluster.quotas.size() == 2);
   REQUIRE(scenario.events.size() == 8);
   CHECK(scenario.events[0].kind == ScenarioEvent::Kind::kCreate);
-  CHECK(scenario.events[0].pod.Key() == "eq1/job-a");
+  CHECK(scenario.events[0].pods.front().Key() == "eq1/job-a");
   CHECK(scenario.expect.size() == 8);
   CHECK(scenario.expect.at(5).evicted == std::vector<std::string>{"eq1/job-b"});
 
@@ -204,6 +204,72 @@ TEST_CASE("the quotaSemantics of a scenario is honoured", "[scenario]") {
   CHECK(r3.failed == 1);
 }
 
+TEST_CASE("pod groups in a scenario file: PodGroups, createGroup, gated, admission",
+          "[scenario][groups]") {
+  const std::string path = WriteTempFile("groups", std::string(R"(name: groups
+admission: gate
+recreateEvicted: true
+cluster:
+  - {apiVersion: scheduling.x-k8s.io/v1alpha1, kind: PodGroup, metadata: {name: train, namespace: eq1},
+     spec: {minMember: 3, scheduleTimeoutSeconds: 30}}
+events:
+  - createGroup:
+      podGroup: eq1/train
+      replicas: 3
+      template: {apiVersion: v1, kind: Pod,
+                 metadata: {labels: {app: t}, creationTimestamp: "2026-01-01T00:00:00Z"},
+                 spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}
+  - create: {apiVersion: scheduling.x-k8s.io/v1alpha1, kind: PodGroup,
+             metadata: {name: late, namespace: eq1}, spec: {minMember: 2}}
+expect:
+  0: {gated: {eq1/train-2: "gang"}, bound: {eq1/train-0: "*"}}
+)"));
+  const Scenario scenario = MustLoad(path);
+  CHECK(scenario.admission == ScenarioAdmission::kGate);
+  CHECK(scenario.recreate_evicted);
+  REQUIRE(scenario.pod_groups.size() == 1);
+  CHECK(scenario.pod_groups[0].ns == "eq1");
+  CHECK(scenario.pod_groups[0].name == "train");
+  CHECK(scenario.pod_groups[0].min_member == 3);
+  CHECK(scenario.pod_groups[0].schedule_timeout_ms == 30'000);
+  REQUIRE(scenario.events.size() == 2);
+  const ScenarioEvent& group = scenario.events[0];
+  CHECK(group.kind == ScenarioEvent::Kind::kCreateGroup);
+  CHECK(group.target == "eq1/train");
+  REQUIRE(group.pods.size() == 3);
+  for (int i = 0; i < 3; ++i) {
+    const Pod& pod = group.pods[static_cast<std::size_t>(i)];
+    CHECK(pod.Key() == "eq1/train-" + std::to_string(i));
+    CHECK(pod.uid == pod.Key());
+    CHECK(pod.labels.at("scheduling.x-k8s.io/pod-group") == "train");
+    CHECK(pod.labels.at("app") == "t");
+    CHECK(pod.requests.Get("cpu") == 1000);
+  }
+  CHECK(scenario.events[1].kind == ScenarioEvent::Kind::kCreatePodGroup);
+  CHECK(scenario.events[1].pod_group.name == "late");
+  CHECK(scenario.events[1].pod_group.min_member == 2);
+  const ScenarioExpectation& e = scenario.expect.at(0);
+  CHECK(e.gated.at("eq1/train-2") == "gang");
+  CHECK(e.bound.at("eq1/train-0") == "*");
+}
+
+TEST_CASE("bound to \"*\" means bound to any node", "[scenario]") {
+  const std::string path =
+      WriteTempFile("any_node", std::string("name: any-node\n") + kSmallCluster +
+                                    "events:\n  - create: " + PodYaml("a", "3") +
+                                    "\n  - create: " + PodYaml("b", "2") + R"(
+expect:
+  0: {bound: {eq1/a: "*"}}
+  1: {bound: {eq1/b: "*"}}
+)");
+  ScenarioReport report;
+  const std::string output = Run(MustLoad(path), &report);
+  INFO(output);
+  CHECK(report.passed == 1);
+  CHECK(report.failed == 1);
+  CHECK_THAT(output, Catch::Contains("eq1/b is pending: pod eq1/b rejected"));
+}
+
 TEST_CASE("scenario file errors", "[scenario]") {
   struct Case {
     std::string description;
@@ -218,7 +284,7 @@ TEST_CASE("scenario file errors", "[scenario]") {
        "x}}}\n",
        "cluster[0] (Node n1): status.allocatable.cpu"},
       {"an event of no known kind", "name: a\nevents:\n  - sleep: 1s\n",
-       "events[0]: expected one of create, delete, advance"},
+       "events[0]: expected one of create, createGroup, delete, advance"},
       {"a bad pod in an event",
        "name: a\nevents:\n  - create: {metadata: {name: p}, spec: {priority: high}}\n",
        "events[0].create: spec.priority: expected integer"},
@@ -228,7 +294,31 @@ TEST_CASE("scenario file errors", "[scenario]") {
        "name: a\nevents:\n  - advance: 1s\nexpect:\n  1: {bound: {}}\n",
        "expect.1: not an event index"},
       {"an unknown expectation", "name: a\nevents:\n  - advance: 1s\nexpect:\n  0: {running: []}\n",
-       "expect.0.running: unknown expectation (bound, evicted, untouched, pending)"},
+       "expect.0.running: unknown expectation (bound, evicted, untouched, pending, gated)"},
+      {"an unknown admission mode", "name: a\nadmission: webhook\n",
+       "admission: expected gate or filter"},
+      {"recreateEvicted not a boolean", "name: a\nrecreateEvicted: yes please\n",
+       "recreateEvicted: expected true or false"},
+      {"createGroup without a namespace",
+       "name: a\nevents:\n  - createGroup: {podGroup: train, replicas: 2, template: {}}\n",
+       "events[0].createGroup.podGroup: expected namespace/name"},
+      {"createGroup without replicas",
+       "name: a\nevents:\n  - createGroup: {podGroup: eq1/train, template: {}}\n",
+       "events[0].createGroup.replicas: expected a count from 1 to 10000"},
+      {"createGroup with a named template",
+       "name: a\nevents:\n  - createGroup: {podGroup: eq1/train, replicas: 1, template: "
+       "{metadata: {name: x}}}\n",
+       "events[0].createGroup.template.metadata.name: the pods are named <group>-<index>"},
+      {"createGroup with a template of another namespace",
+       "name: a\nevents:\n  - createGroup: {podGroup: eq1/train, replicas: 1, template: "
+       "{metadata: {namespace: eq2}}}\n",
+       "template.metadata.namespace: must be the group's namespace"},
+      {"a PodGroup without minMember",
+       "name: a\ncluster:\n  - {apiVersion: scheduling.x-k8s.io/v1alpha1, kind: PodGroup, "
+       "metadata: {name: g, namespace: eq1}, spec: {}}\n",
+       "cluster[0].spec.minMember: expected a count >= 0"},
+      {"gated not a map", "name: a\nevents:\n  - advance: 1s\nexpect:\n  0: {gated: [eq1/a]}\n",
+       "expect.0.gated: expected a map of namespace/name to text"},
       {"evicted not a list", "name: a\nevents:\n  - advance: 1s\nexpect:\n  0: {evicted: eq1/a}\n",
        "expect.0.evicted: expected a list of namespace/name"},
   };

@@ -41,7 +41,8 @@ TEST_CASE("synthetic pods follow the documented distributions", "[sim][synthetic
   o.mean_duration_s = 100;
   const std::vector<Node> nodes = GenerateSyntheticNodes(10);
   int64_t cpu = 0;
-  for (const auto& n : nodes) cpu += n.allocatable.Get("cpu");
+  for (const auto& n : nodes)
+    cpu += n.allocatable.Get("cpu");
   const Workload w = GenerateSyntheticWorkload(o, cpu);
   REQUIRE(w.pods.size() == 20000);
   std::set<std::string> tenants, names;
@@ -75,13 +76,99 @@ TEST_CASE("synthetic nodes and quotas", "[sim][synthetic]") {
   REQUIRE(nodes.size() == 20);
   CHECK(nodes[0].name == "node-00000");
   int gpu_nodes = 0;
-  for (const auto& n : nodes) gpu_nodes += n.allocatable.Has(kGpuResource) ? 1 : 0;
+  for (const auto& n : nodes)
+    gpu_nodes += n.allocatable.Has(kGpuResource) ? 1 : 0;
   CHECK(gpu_nodes == 6);
   const QuotaPlan plan = SyntheticQuotaPlan({"a", "b"}, nodes);
   REQUIRE(plan.tenants.size() == 2);
   const int64_t cluster_cpu = 14 * 64'000 + 6 * 96'000;
   CHECK(plan.tenants.at("a").min->Get("cpu") == cluster_cpu * 9 / 20);
-  CHECK(plan.tenants.at("a").max->Get("cpu") == std::min(cluster_cpu, cluster_cpu * 9 / 20 * 5 / 2));
+  CHECK(plan.tenants.at("a").max->Get("cpu") ==
+        std::min(cluster_cpu, cluster_cpu * 9 / 20 * 5 / 2));
+}
+
+}  // namespace
+}  // namespace capext
+
+namespace capext {
+namespace {
+
+TEST_CASE("synthetic pod groups: sizes, elastic ranges, one arrival per job", "[sim][synthetic]") {
+  SyntheticOptions o;
+  o.pods = 20000;
+  o.seed = 7;
+  o.group_fraction = 0.5;
+  o.group_sizes = {{3, 1}, {8, 1}};
+  o.elastic_fraction = 0.5;
+  o.elastic_factor = 2.0;
+  const Workload w = GenerateSyntheticWorkload(o, 640'000);
+  CHECK(w.pods.size() >= 20000);
+  const std::vector<WorkloadGroup> groups = GroupsOf(w);
+  REQUIRE_FALSE(groups.empty());
+  int64_t grouped = 0, elastic = 0, exact = 0;
+  for (const auto& g : groups) {
+    INFO("group " << g.name);
+    CHECK((g.min_member == 3 || g.min_member == 8));
+    const auto n = static_cast<int32_t>(g.members.size());
+    CHECK(n >= g.min_member);
+    CHECK(n <= 2 * g.min_member);
+    (n > g.min_member ? elastic : exact) += 1;
+    grouped += n;
+    const WorkloadPod& first = w.pods[g.members.front()];
+    for (uint32_t id : g.members) {
+      const WorkloadPod& p = w.pods[id];
+      CHECK(p.group == g.name);
+      CHECK(p.tenant == first.tenant);
+      CHECK(p.arrival_ms == first.arrival_ms);
+      CHECK(p.duration_ms == first.duration_ms);
+      CHECK(p.priority == first.priority);
+      CHECK(p.requests == first.requests);
+    }
+  }
+  // Half the arrivals are jobs; an elastic job runs min + U{0..min} replicas (mean 1.5 min),
+  // half the jobs are elastic with a chance 1/(min+1) of drawing no extra replica.
+  const double singles = static_cast<double>(w.pods.size()) - static_cast<double>(grouped);
+  CHECK(static_cast<double>(groups.size()) / (singles + static_cast<double>(groups.size())) ==
+        Approx(0.5).epsilon(0.05));
+  CHECK(static_cast<double>(elastic) / static_cast<double>(groups.size()) ==
+        Approx(0.5 * (1 - 0.5 * (1.0 / 4 + 1.0 / 9))).epsilon(0.08));
+  CHECK(exact > 0);
+}
+
+TEST_CASE("synthetic groups keep the offered load", "[sim][synthetic]") {
+  SyntheticOptions o;
+  o.pods = 20000;
+  o.mean_duration_s = 100;
+  o.group_fraction = 0.3;
+  const Workload w = GenerateSyntheticWorkload(o, 640'000);
+  double cpu_ms = 0;
+  for (const auto& p : w.pods)
+    cpu_ms += static_cast<double>(p.requests.Get("cpu")) * static_cast<double>(p.duration_ms);
+  const double span_ms = static_cast<double>(w.pods.back().arrival_ms);
+  CHECK(cpu_ms / span_ms == Approx(640'000.0).epsilon(0.1));
+}
+
+TEST_CASE("without groups the generator draws what it drew before", "[sim][synthetic]") {
+  SyntheticOptions a;
+  a.pods = 500;
+  SyntheticOptions b = a;
+  b.group_fraction = 0;
+  b.group_sizes = {{5, 1}};
+  const Workload x = GenerateSyntheticWorkload(a, 640'000);
+  const Workload y = GenerateSyntheticWorkload(b, 640'000);
+  CHECK(SamePods(x, y));
+  for (const auto& p : x.pods)
+    CHECK(p.group.empty());
+}
+
+TEST_CASE("group sizes parse as size:weight lists", "[sim][synthetic]") {
+  std::vector<std::pair<int32_t, int>> sizes;
+  REQUIRE(ParseGroupSizes("2:30,4:40", &sizes));
+  CHECK(sizes == std::vector<std::pair<int32_t, int>>{{2, 30}, {4, 40}});
+  for (const char* bad : {"", "2", "1:5", "2:0", "2:5,", "x:1", "2:5;3:1"}) {
+    INFO(bad);
+    CHECK_FALSE(ParseGroupSizes(bad, &sizes));
+  }
 }
 
 }  // namespace

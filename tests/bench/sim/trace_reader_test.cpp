@@ -162,3 +162,46 @@ TEST_CASE("the real trace files read", "[sim][trace]") {
 
 }  // namespace
 }  // namespace capext
+
+namespace capext {
+namespace {
+
+TEST_CASE("trace rows with group and min_member columns form pod groups", "[sim][trace]") {
+  const char* text =
+      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,qos,creation_time,deletion_time,group,"
+      "min_member\n"
+      "job-a-0,1000,0,0,0,LS,10,100,job-a,3\n"
+      "job-a-1,1000,0,0,0,BE,11,100,job-a,2\n"
+      "job-a-2,1000,0,0,0,LS,11,100,job-a,3\n"
+      "single,1000,0,0,0,LS,12,100,,\n"
+      "pair-0,1000,0,0,0,LS,13,100,pair,1\n";
+  TraceOptions options;
+  options.tenants.kind = TenantRule::Kind::kHash;
+  options.tenants.buckets = 7;
+  Workload w;
+  REQUIRE(ParseAlibabaPodList(text, "pods.csv", options, &w).ok());
+  REQUIRE(w.pods.size() == 5);
+  int64_t disagreements = -1;
+  const std::vector<WorkloadGroup> groups = GroupsOf(w, &disagreements);
+  REQUIRE(groups.size() == 1);  // "pair" has min_member 1: single pods
+  CHECK(groups[0].name == "job-a");
+  CHECK(groups[0].min_member == 3);  // the oldest row's value
+  CHECK(groups[0].members.size() == 3);
+  CHECK(disagreements == 1);
+  // One tenant for the whole group, from the group's name.
+  CHECK(w.pods[0].tenant == TenantOf(options.tenants, "job-a", ""));
+  CHECK(w.pods[1].tenant == w.pods[0].tenant);
+  CHECK(w.pods[2].tenant == w.pods[0].tenant);
+  CHECK(w.notes.back().find("1 pod groups (min_member >= 2) with 3 pods; 1 groups") !=
+        std::string::npos);
+
+  Workload bad;
+  CHECK(ParseAlibabaPodList("name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,"
+                            "deletion_time,group,min_member\nx,1,1,0,0,1,2,g,-1\n",
+                            "pods.csv", options, &bad)
+            .message()
+            .find("pods.csv:2: min_member") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace capext

@@ -1,0 +1,84 @@
+#include "bench/sim/group_metrics.h"
+
+#include <algorithm>
+
+namespace capext {
+
+int GroupMetrics::AddGroup(int tenant, int32_t min_member, int64_t arrival_ms) {
+  Group g;
+  g.tenant = tenant;
+  g.min_member = min_member;
+  g.arrival_ms = arrival_ms;
+  groups_.push_back(g);
+  ++counters_[tenant].submitted;
+  return static_cast<int>(groups_.size()) - 1;
+}
+
+void GroupMetrics::AdvanceTo(int64_t t) {
+  if (t <= now_) return;
+  const int64_t dt = t - now_;
+  for (int gi : partial_) {
+    Group& g = groups_[gi];
+    if (!g.was_partial) {
+      g.was_partial = true;
+      ++counters_[g.tenant].ever_partial;
+    }
+  }
+  for (std::size_t i = 0; i < counters_.size(); ++i) {
+    counters_[i].partial_cpu_milli_ms += static_cast<__int128>(partial_cpu_[i]) * dt;
+    counters_[i].partial_gpu_ms += static_cast<__int128>(partial_gpu_[i]) * dt;
+  }
+  now_ = t;
+}
+
+void GroupMetrics::Leave(int gi) {
+  const Group& g = groups_[gi];
+  if (!g.Partial()) return;
+  partial_cpu_[g.tenant] -= g.cpu;
+  partial_gpu_[g.tenant] -= g.gpu;
+  partial_.erase(gi);
+}
+
+void GroupMetrics::Enter(int gi) {
+  const Group& g = groups_[gi];
+  if (!g.Partial()) return;
+  partial_cpu_[g.tenant] += g.cpu;
+  partial_gpu_[g.tenant] += g.gpu;
+  partial_.insert(gi);
+}
+
+void GroupMetrics::MemberStarted(int gi, int64_t cpu, int64_t gpu) {
+  Group& g = groups_[gi];
+  Leave(gi);
+  ++g.running;
+  g.cpu += cpu;
+  g.gpu += gpu;
+  if (!g.started && g.running >= g.min_member) {
+    g.started = true;
+    GroupCounters& c = counters_[g.tenant];
+    ++c.started;
+    c.start_waits_ms.push_back(now_ - g.arrival_ms);
+  }
+  Enter(gi);
+}
+
+void GroupMetrics::MemberStopped(int gi, int64_t cpu, int64_t gpu, bool evicted) {
+  Group& g = groups_[gi];
+  Leave(gi);
+  --g.running;
+  g.cpu -= cpu;
+  g.gpu -= gpu;
+  if (evicted) ++counters_[g.tenant].member_evictions;
+  Enter(gi);
+}
+
+void GroupMetrics::Finish(int64_t end_ms) {
+  AdvanceTo(end_ms);
+  for (const Group& g : groups_) {
+    if (g.Partial()) ++counters_[g.tenant].partial_now;
+  }
+  for (auto& c : counters_)
+    std::sort(c.start_waits_ms.begin(), c.start_waits_ms.end());
+}
+
+}  // namespace capext

@@ -1,0 +1,71 @@
+// GroupMetrics: what a simulation measures about pod groups (docs/workloads.md), per tenant, as
+// members start and stop. Definitions (also in the report, sim_report_json.h):
+//  - a group is *started* the first time at least minMember of its members run at once (its
+//    "complete" of docs/workloads.md); time to start = that instant - the group's arrival;
+//  - a group is *partially running* while 1 <= running members < minMember: its running members
+//    hold capacity for a job that cannot work. partial cpu/gpu = the integral over time of those
+//    members' cpu and GPUs (cpu-milli x ms, gpu units x ms), whether or not the group started
+//    before (a started group that lost members below its minimum is partially running again);
+//    members binding one after another at one instant are not partially running (no time
+//    passes);
+//  - member evictions: evictions of a group's members; per start: over the groups started.
+// Time moves forward only (AdvanceTo); every change applies at the current time.
+// Thread-safety: none.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <vector>
+
+namespace capext {
+
+struct GroupCounters {
+  int64_t submitted = 0;  // groups (minMember >= 2) that arrived
+  int64_t started = 0;    // reached minMember running members at least once
+  int64_t member_evictions = 0;
+  int64_t partial_now = 0;   // groups partially running at the end
+  int64_t ever_partial = 0;  // groups partially running for some time (> 0 ms)
+  __int128 partial_cpu_milli_ms = 0;
+  __int128 partial_gpu_ms = 0;          // in the gpu dimension's units
+  std::vector<int64_t> start_waits_ms;  // sorted by Finish()
+};
+
+class GroupMetrics {
+ public:
+  // `tenants`: the number of tenants (indices of the counters).
+  explicit GroupMetrics(std::size_t tenants)
+      : counters_(tenants), partial_cpu_(tenants, 0), partial_gpu_(tenants, 0) {}
+
+  // Registers group g (ids 0.. in call order) of `tenant` with its minimum and arrival.
+  int AddGroup(int tenant, int32_t min_member, int64_t arrival_ms);
+  void AdvanceTo(int64_t t);
+  // A member of group g started / stopped (evicted or not), holding `cpu` and `gpu`.
+  void MemberStarted(int g, int64_t cpu, int64_t gpu);
+  void MemberStopped(int g, int64_t cpu, int64_t gpu, bool evicted);
+  void Finish(int64_t end_ms);
+
+  const std::vector<GroupCounters>& counters() const { return counters_; }
+  std::size_t groups() const { return groups_.size(); }
+
+ private:
+  struct Group {
+    int tenant = 0;
+    int32_t min_member = 0;
+    int64_t arrival_ms = 0;
+    int32_t running = 0;
+    int64_t cpu = 0, gpu = 0;  // of the running members
+    bool started = false;
+    bool was_partial = false;
+    bool Partial() const { return running > 0 && running < min_member; }
+  };
+  void Leave(int gi);  // removes g's partial level before a change
+  void Enter(int gi);  // adds it back after
+
+  int64_t now_ = 0;
+  std::vector<Group> groups_;
+  std::vector<GroupCounters> counters_;
+  std::vector<int64_t> partial_cpu_, partial_gpu_;  // per tenant, current level
+  std::set<int> partial_;                           // groups partially running now
+};
+
+}  // namespace capext
