@@ -37,8 +37,15 @@ AdmissionPath MakeAdmissionPath(const ClusterState& state, const NormalizedPod& 
   const int quota_node = path.levels.front().node;
   ResourceList others;
   const std::string& self = pod.store_key();
+  // A group's need already holds every waiting member's request: the nominations of its members
+  // (a plan's hold, docs/reclaim-plan.md#3-the-freed-room-is-held) are not added to it again.
+  const bool group_request = request != nullptr && !pod.group.empty();
   state.ForEachNomination([&](const Nomination& n) {
     if (n.uid == self) return;
+    if (group_request && n.ns == pod.ns) {
+      const NormalizedPod* member = state.FindPod(n.uid);
+      if (member != nullptr && member->group == pod.group) return;
+    }
     const int leaf = tree.LeafOf(n.ns);
     if (leaf < 0) return;  // a namespace without a quota
     if (tree.Contains(quota_node, leaf)) {

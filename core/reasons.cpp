@@ -52,6 +52,15 @@ std::string GangNoPlacement(std::string_view group, int pods, int placed) {
                      pods, placed, pods);
 }
 
+std::string PlanNoPlacement(int pods, int placed) {
+  return fmt::format("no plan: {} of {} pod{} placed after removing every eligible unit", placed,
+                     pods, pods == 1 ? "" : "s");
+}
+
+std::string PlanBudgetExhausted(int64_t steps) {
+  return fmt::format("no plan (search budget exhausted: approximate): {} steps", steps);
+}
+
 std::string GangLostCore(std::string_view group, int orphaned) {
   return fmt::format("{}: lost its core: {} admitted member{} released first", group, orphaned,
                      orphaned == 1 ? " is" : "s are");

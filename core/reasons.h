@@ -3,6 +3,7 @@
 // every node and carry the numbers a user needs.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -57,5 +58,12 @@ inline constexpr std::string_view kReclaimInFlight = "a reclaim for this pod is 
 inline constexpr std::string_view kNamespaceWithoutQuota =
     "namespace has no ElasticQuota: kube-scheduler's own preemption serves it";
 inline constexpr std::string_view kEveryCandidateExcluded = "every candidate node was excluded";
+
+// A plan for a placement (docs/reclaim-plan.md#2-the-search).
+inline constexpr std::string_view kPlanNoVictims = "no plan: no unit the rules let go";
+// "no plan: 3 of 4 pods placed after removing every eligible unit"
+std::string PlanNoPlacement(int pods, int placed);
+// "no plan (search budget exhausted: approximate): 250000 steps"
+std::string PlanBudgetExhausted(int64_t steps);
 
 }  // namespace capext::reasons

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
+#include <optional>
 
 #include "core/placement.h"
 #include "core/quota_admission.h"
+#include "core/reclaim_plan.h"
 #include "core/reclaim_planner.h"
 
 namespace capext {
@@ -18,6 +20,8 @@ struct Explanation {
   NominatedSums sums;
   Feasibility feasibility;
   ReclaimPlanForPod reclaim;
+  // The plan for its placement across nodes (docs/reclaim-plan.md), when it does not fit now.
+  std::optional<ReclaimPlan> plan;
   std::vector<std::pair<std::string, std::string>> in_flight;  // pod -> node (our nominations)
 };
 
@@ -34,6 +38,7 @@ Explanation Explain(const ClusterState& state, const NormalizedPod& pod,
   ReclaimOptions options;
   options.include_pods_without_quota = true;
   e.reclaim = PlanReclaim(state, pod, order, options);
+  if (e.feasibility.feasible.empty()) e.plan = SearchReclaimPlan(state, pod, order, 0);
   state.ForEachNomination([&](const Nomination& n) {
     if (n.ours) e.in_flight.emplace_back(n.uid, n.node);
   });
@@ -43,6 +48,37 @@ Explanation Explain(const ClusterState& state, const NormalizedPod& pod,
 // What a reader wants to know about the reclaim plan: the victims and why, or why nothing.
 std::string ReclaimReason(const ReclaimPlanForPod& plan) {
   return plan.decision == ReclaimDecision::kEvict ? plan.explanation : plan.why.message();
+}
+
+const char* UnitKindName(VictimUnitKind kind) {
+  switch (kind) {
+    case VictimUnitKind::kSurplus:
+      return "surplus";
+    case VictimUnitKind::kSingle:
+      return "single";
+    case VictimUnitKind::kCore:
+      return "core";
+  }
+  return "unknown";
+}
+
+// "w-0 -> n1, w-1 -> n2; victims: single team-b/b4, core gang team-b/job (team-b/j1, team-b/j0)"
+std::string DescribePlan(const ReclaimPlan& plan) {
+  if (!plan.found()) return plan.why.message();
+  std::vector<std::string> placed, units;
+  for (std::size_t i = 0; i < plan.members.size() && i < plan.nodes.size(); ++i)
+    placed.push_back(fmt::format("{} -> {}", plan.members[i]->Key(), plan.nodes[i]));
+  for (const PlannedUnit& u : plan.units) {
+    std::vector<std::string> pods;
+    for (const NormalizedPod* v : u.victims)
+      pods.push_back(v->Key());
+    units.push_back(u.group.empty() ? fmt::format("{} {}", UnitKindName(u.kind), pods.front())
+                                    : fmt::format("{} {} ({})", UnitKindName(u.kind),
+                                                  u.group.Display(), fmt::join(pods, ", ")));
+  }
+  return fmt::format(
+      "{}; victims: {}", fmt::join(placed, ", "),
+      units.empty() ? std::string("none") : fmt::format("{}", fmt::join(units, ", ")));
 }
 
 template <typename W>
@@ -157,6 +193,47 @@ std::string ExplainPodJson(const ClusterState& state, const NormalizedPod& pod,
     w.String(e.reclaim.level.c_str());
   }
   w.EndObject();
+  if (e.plan) {
+    // docs/reclaim-plan.md#5-where-a-user-sees-it
+    w.Key("plan");
+    w.StartObject();
+    w.Key("outcome");
+    w.String(ReclaimPlanOutcomeName(e.plan->outcome));
+    w.Key("approximate");
+    w.Bool(e.plan->approximate());
+    w.Key("steps");
+    w.Int64(e.plan->steps);
+    w.Key("reason");
+    w.String(DescribePlan(*e.plan).c_str());
+    w.Key("members");
+    w.StartArray();
+    for (std::size_t i = 0; i < e.plan->members.size(); ++i) {
+      w.StartObject();
+      w.Key("pod");
+      w.String(e.plan->members[i]->Key().c_str());
+      w.Key("node");
+      w.String(i < e.plan->nodes.size() ? e.plan->nodes[i].c_str() : "");
+      w.EndObject();
+    }
+    w.EndArray();
+    w.Key("units");
+    w.StartArray();
+    for (const PlannedUnit& u : e.plan->units) {
+      w.StartObject();
+      w.Key("kind");
+      w.String(UnitKindName(u.kind));
+      w.Key("gang");
+      w.String(u.group.empty() ? "" : u.group.Display().c_str());
+      w.Key("victims");
+      w.StartArray();
+      for (const NormalizedPod* v : u.victims)
+        w.String(v->Key().c_str());
+      w.EndArray();
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
   w.Key("reclaimsInFlight");
   w.StartArray();
   for (const auto& [uid, node] : e.in_flight) {
@@ -203,6 +280,11 @@ std::string ExplainPodText(const ClusterState& state, const NormalizedPod& pod,
   out += "\n";
   if (e.reclaim.decision == ReclaimDecision::kEvict)
     out += fmt::format("  victims found at: {}\n", e.reclaim.level);
+  if (e.plan) {
+    out +=
+        fmt::format("plan across nodes: {} ({} steps): {}\n",
+                    ReclaimPlanOutcomeName(e.plan->outcome), e.plan->steps, DescribePlan(*e.plan));
+  }
   return out;
 }
 

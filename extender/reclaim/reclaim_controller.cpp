@@ -32,6 +32,9 @@ ReclaimController::ReclaimController(SchedulerCache* cache, Metrics* metrics,
       budget_(options.max_evictions_per_second, options.max_evictions_per_namespace_per_minute) {
   metrics_->DeclareHistogram("capacity_extender_reclaim_pending_to_bound_seconds",
                              "Time from the start of a reclaim to the pod's binding.");
+  metrics_->DeclareHistogram("capacity_extender_reclaim_plan_search_seconds",
+                             "Time of one plan search across nodes for a gang.",
+                             Metrics::Scale::kLatency);
   metrics_->SetGauge("capacity_extender_reclaim_held", 0);
   cache_->Write([&](ClusterState& state) {
     state.EnableChangeJournal(options_.journal_capacity);
@@ -192,6 +195,7 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
     wake->at_ms = it->second.until_ms;
     return it->second.verdict;  // its last candidates were all refused: wait out the backoff
   }
+  if (std::optional<PodVerdict> gang = ReclaimForGang(pod, now_ms, started, wake)) return *gang;
   std::vector<std::string> excluded;
   std::vector<RefusedEviction> refusals;
   bool all_by_pdb = true;

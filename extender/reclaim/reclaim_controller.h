@@ -14,6 +14,12 @@
 // docs/capacity-semantics.md#12-deciding-on-a-cache-that-is-out-of-sync): it says why on the board
 // (/pending), in capacity_extender_reclaim_held and in the log.
 //
+// A pending member of a starting gang whose waiting members are several is planned for as one
+// placement across nodes instead (docs/reclaim-plan.md, SearchReclaimPlan): the victims on any
+// nodes, every member nominated on its planned node, every member's reclaim in flight (none is
+// planned again while the hold lasts); a hold that ends unbound counts its victims as wasted
+// evictions (capacity_extender_reclaim_wasted_evictions_total, for every reclaim).
+//
 // Every pod it looks at gets a verdict (pod_verdict.h), kept on the PendingBoard (GET /pending)
 // and, when an EventRecorder is attached, turned into a Warning Event on the pod. Events are
 // written by a thread of their own (FlushEvents), so a slow API server never delays a reclaim,
@@ -163,6 +169,10 @@ struct ReclaimControllerOptions {
   // Entries of the ClusterState's change journal (enabled by the controller).
   std::size_t journal_capacity = ChangeJournal::kDefaultCapacity;
   std::size_t reclaim_history = 100;  // reclaims kept for /pending
+  // A gang's plan across nodes (docs/reclaim-plan.md#the-budget): its budget of steps, and the
+  // wall-clock cap on one search. Either running out: no plan, approximate.
+  int64_t plan_max_steps = 250'000;
+  int64_t plan_time_cap_ms = 200;
 };
 
 class ReclaimController {
@@ -237,6 +247,12 @@ class ReclaimController {
   // What wakes a pod whose last plan was `plan` (the table in the file comment).
   static WakeRule WakeRuleFor(const Plan& plan);
   PodVerdict ReclaimFor(const NormalizedPod& pod, int64_t now_ms, bool* started, WakeRule* wake);
+  // reclaim_controller_plan.cpp: for a pending member of a starting gang whose waiting members
+  // are several, one plan across nodes for all of them (docs/reclaim-plan.md): evicts its
+  // victims, nominates every member on its planned node, and returns the verdict; nullopt for
+  // any other pod (the one-node path of ReclaimFor).
+  std::optional<PodVerdict> ReclaimForGang(const NormalizedPod& pod, int64_t now_ms, bool* started,
+                                           WakeRule* wake);
   // Publishes the verdict, unless the pod stopped being a pending quota pod meanwhile.
   void Publish(const NormalizedPod& pod, const std::string& quota, PodVerdict verdict,
                int64_t now_ms);

@@ -81,6 +81,11 @@ void ReclaimController::TrackInFlight(int64_t now_ms, bool acts) {
     } else if (!v.exists || !v.nominated) {
       if (v.exists && v.recorded) records_to_clear_.insert(uid);
       metrics_->Count("capacity_extender_reclaims_expired_total");
+      // Victims evicted for a hold that ended unbound (docs/reclaim-plan.md).
+      if (!r.victim_uids.empty()) {
+        metrics_->Count("capacity_extender_reclaim_wasted_evictions_total", "", "",
+                        static_cast<double>(r.victim_uids.size()));
+      }
       board_.ReclaimEnded(uid, v.exists ? "expired" : "pod-deleted", now_ms);
       Log(LogLevel::kWarn, "reclaim ended without a binding",
           {{"pod", r.pod_key},

@@ -1,0 +1,261 @@
+// The reclaim controller's plans across nodes (docs/reclaim-plan.md): a pending member of a
+// starting gang whose waiting members are several gets one plan for all of them
+// (core/reclaim_plan.h's SearchReclaimPlan): the victims are evicted on whatever nodes the plan
+// names, each waiting member is nominated on its planned node, and every member's reclaim is in
+// flight, so none of them is planned again until the hold ends (reclaim_controller.h).
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "core/reclaim_plan.h"
+#include "extender/log.h"
+#include "extender/reclaim/reclaim_controller.h"
+
+namespace capext {
+namespace {
+
+const char* UnitKindName(VictimUnitKind kind) {
+  switch (kind) {
+    case VictimUnitKind::kSurplus:
+      return "surplus";
+    case VictimUnitKind::kSingle:
+      return "single";
+    case VictimUnitKind::kCore:
+      return "core";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod& pod,
+                                                            int64_t now_ms, bool* started,
+                                                            WakeRule* wake) {
+  struct Copied {
+    bool gang = false, in_flight = false;
+    ReclaimPlanOutcome outcome = ReclaimPlanOutcome::kNoVictims;
+    std::string reason, units;
+    std::vector<std::pair<NormalizedPod, std::string>> placement;  // member, node
+    std::vector<NormalizedPod> victims;                            // eviction order
+    int cores = 0;
+    int64_t steps = 0;
+  };
+  const auto search_start = std::chrono::steady_clock::now();
+  const Copied plan = cache_->Read([&](const ClusterState& state) {
+    Copied out;
+    const std::vector<const NormalizedPod*> members = PlanMembers(state, pod);
+    if (members.size() <= 1) return out;
+    out.gang = true;
+    for (const NormalizedPod* m : members) {
+      if (state.FindOurNomination(m->store_key()) != nullptr) out.in_flight = true;
+    }
+    if (out.in_flight) return out;  // a plan in flight is not planned again
+    ReclaimPlanBudget budget;
+    budget.max_steps = options_.plan_max_steps;
+    budget.should_stop = [&] {
+      return std::chrono::steady_clock::now() - search_start >
+             std::chrono::milliseconds(options_.plan_time_cap_ms);
+    };
+    const ReclaimPlan p = SearchReclaimPlan(state, pod, more_important_, now_ms, budget);
+    out.outcome = p.outcome;
+    out.steps = p.steps;
+    out.reason = p.why.message();
+    if (!p.found()) return out;
+    for (std::size_t i = 0; i < p.members.size(); ++i)
+      out.placement.emplace_back(*p.members[i], p.nodes[i]);
+    std::vector<std::string> units;
+    for (const PlannedUnit& u : p.units) {
+      std::vector<std::string> pods;
+      for (const NormalizedPod* v : u.victims) {
+        out.victims.push_back(*v);  // pointers are only valid under the lock
+        pods.push_back(v->Key());
+      }
+      out.cores += u.kind == VictimUnitKind::kCore ? 1 : 0;
+      units.push_back(fmt::format("{} {}", UnitKindName(u.kind), fmt::join(pods, "+")));
+    }
+    out.units = fmt::format("{}", fmt::join(units, ", "));
+    return out;
+  });
+  if (!plan.gang) return std::nullopt;
+  const double search_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - search_start).count();
+  *wake = WakeRule{};
+  PodVerdict v;
+  if (plan.in_flight) {
+    // Every member of a plan is nominated: its own nomination ending wakes it.
+    v.code = VerdictCode::kWaitingForReclaim;
+    v.reclaim = ReclaimState::kInFlight;
+    v.message = fmt::format("{}: waiting for the plan in flight for its gang", pod.Key());
+    return v;
+  }
+  metrics_->Observe("capacity_extender_reclaim_plan_search_seconds", search_seconds);
+  if (plan.outcome != ReclaimPlanOutcome::kFound) {
+    metrics_->Count("capacity_extender_reclaim_plans_total", "outcome",
+                    ReclaimPlanOutcomeName(plan.outcome));
+    wake->on = kWakeOnQuota | kWakeOnClusterQuota | kWakeOnAnyNode;
+    v.code = VerdictCode::kUnschedulable;
+    v.message = verdicts::NoReclaimPossible(plan.reason);
+    return v;
+  }
+  if (plan.victims.empty()) {
+    wake->on = kWakeOnQuota | kWakeOnClusterQuota | kWakeOnAnyNode;
+    MaybeNudge(pod, now_ms, wake);
+    v.message = std::string(verdicts::kFits);
+    return v;
+  }
+  std::vector<std::string> victim_keys, victim_namespaces, nodes;
+  for (const auto& victim : plan.victims) {
+    victim_keys.push_back(victim.Key());
+    victim_namespaces.push_back(victim.ns);
+  }
+  std::string where;
+  for (const auto& [member, node] : plan.placement) {
+    where += fmt::format("{}{} -> {}", where.empty() ? "" : ", ", member.Key(), node);
+    nodes.push_back(node);
+  }
+  const std::string reason = fmt::format("plan for {}: {}; victims: {} ({} steps)", pod.Key(),
+                                         where, plan.units, plan.steps);
+  if (options_.mode == ReclaimMode::kDryRun) {
+    if (dry_run_logged_.insert(reason).second) {
+      Log(LogLevel::kInfo, "reclaim dry-run: would evict", {{"pod", pod.Key()}, {"plan", reason}});
+      metrics_->CountDecision("reclaim", "dry-run");
+    }
+    wake->on = kWakeOnQuota | kWakeOnClusterQuota | kWakeOnAnyNode | kWakeOnPdbs;
+    v.code = VerdictCode::kUnschedulable;
+    v.message = verdicts::DryRun(reason);
+    return v;
+  }
+  // All victims of a plan or none: tokens are only taken when the whole plan fits the budget.
+  if (!budget_.HasRoomFor(victim_namespaces, now_ms)) {
+    metrics_->CountDecision("reclaim", "rate-limited");
+    wake->at_ms = now_ms + 1;
+    v.code = VerdictCode::kReclaimRefused;
+    v.reclaim = ReclaimState::kRefused;
+    v.node = nodes.front();
+    v.victims = victim_keys;
+    v.message = verdicts::RateLimited(pod.Key(), victim_keys, nodes.front(), budget_.per_second(),
+                                      budget_.per_namespace_per_minute());
+    return v;
+  }
+  if (!Acts()) {
+    v.code = VerdictCode::kUnschedulable;
+    v.message = verdicts::NotActing(reason);
+    wake->on = kWakeOnQuota | kWakeOnClusterQuota | kWakeOnAnyNode;
+    return v;
+  }
+  // Recorded on every member before the first eviction: a replica taking over holds each room.
+  std::vector<const NormalizedPod*> recorded;
+  auto clear_records = [&] {
+    for (const NormalizedPod* m : recorded)
+      records_->Clear(*m);
+  };
+  if (records_ != nullptr) {
+    for (const auto& [member, node] : plan.placement) {
+      std::optional<std::string> record = records_->Record(member, node);
+      if (!record) {
+        clear_records();
+        wake->at_ms = now_ms + options_.refusal_backoff_ms;
+        v.code = VerdictCode::kReclaimBackoff;
+        v.reclaim = ReclaimState::kBackoff;
+        v.retry_at_ms = wake->at_ms;
+        v.message = verdicts::EvictionsFailed(
+            pod.Key(), {{victim_keys.front(), node,
+                         "not evicted: the reclaim could not be recorded on the pod"}});
+        return v;
+      }
+      recorded.push_back(&member);
+      seen_records_[member.store_key()] = *record;  // ours: never adopted
+    }
+  }
+  for (const auto& ns : victim_namespaces)
+    budget_.Take(ns, now_ms);
+  Log(LogLevel::kInfo, "reclaim started", {{"pod", pod.Key()}, {"plan", reason}});
+  std::vector<std::string> evicted, evicted_keys;
+  std::vector<RefusedEviction> refusals;
+  bool all_by_pdb = true;
+  for (const auto& victim : plan.victims) {
+    EvictOutcome outcome =
+        Acts() ? evictor_->Evict(victim, fmt::format("reclaim for {}", pod.Key())) : EvictOutcome{};
+    if (!outcome.ok) {
+      if (!outcome.not_sent && Acts()) {
+        metrics_->Count("capacity_extender_evictions_refused_total", "namespace", victim.ns);
+        refusals.push_back({victim.Key(), victim.node_name, outcome.error});
+        all_by_pdb = outcome.refused_by_pdb;
+      }
+      Log(LogLevel::kWarn, "reclaim cut short",
+          {{"pod", pod.Key()}, {"victim", victim.Key()}, {"error", outcome.error}});
+      break;
+    }
+    metrics_->Count("capacity_extender_evictions_total", "namespace", victim.ns);
+    evicted.push_back(victim.store_key());
+    evicted_keys.push_back(victim.Key());
+  }
+  for (std::size_t i = evicted.size(); i < plan.victims.size(); ++i)
+    budget_.GiveBack(plan.victims[i].ns, now_ms);
+  if (evicted.empty()) {
+    clear_records();
+    RefusalBackoff& b = refused_[pod.store_key()];
+    b.backoff_ms = b.backoff_ms == 0 ? options_.refusal_backoff_ms
+                                     : std::min(b.backoff_ms * 2, options_.max_refusal_backoff_ms);
+    b.until_ms = now_ms + b.backoff_ms;
+    wake->at_ms = b.until_ms;
+    b.verdict = PodVerdict{};
+    b.verdict.code = all_by_pdb && !refusals.empty() ? VerdictCode::kReclaimRefused
+                                                     : VerdictCode::kReclaimBackoff;
+    b.verdict.reclaim = ReclaimState::kBackoff;
+    b.verdict.retry_at_ms = b.until_ms;
+    b.verdict.message = refusals.empty() ? verdicts::NotActing(reason)
+                        : all_by_pdb     ? verdicts::RefusedByDisruptionBudget(pod.Key(), refusals)
+                                         : verdicts::EvictionsFailed(pod.Key(), refusals);
+    return b.verdict;
+  }
+  refused_.erase(pod.store_key());
+  // Hold the room for every member, even after a partial eviction: what was freed is the gang's.
+  const int64_t expires = now_ms + options_.nomination_ttl_ms;
+  cache_->Write([&](ClusterState& state) {
+    for (const auto& [member, node] : plan.placement) {
+      if (state.FindPod(member.store_key()) != nullptr)
+        state.Nominate(member.store_key(), node, expires);
+    }
+    return 0;
+  });
+  metrics_->Count("capacity_extender_reclaims_started_total");
+  metrics_->Count("capacity_extender_reclaim_plans_total", "outcome", "found");
+  metrics_->Count("capacity_extender_reclaim_plan_victims_total", "", "",
+                  static_cast<double>(evicted.size()));
+  metrics_->Count("capacity_extender_reclaim_units_broken_total", "", "",
+                  static_cast<double>(plan.cores));
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [member, node] : plan.placement) {
+      // The victims go with the asking pod's entry: its hold ending unbound wastes them once.
+      const bool asking = member.store_key() == pod.store_key();
+      in_flight_[member.store_key()] =
+          InFlightReclaim{member.Key(),
+                          node,
+                          asking ? evicted : std::vector<std::string>{},
+                          asking ? evicted_keys : std::vector<std::string>{},
+                          now_ms,
+                          false,
+                          false};
+    }
+  }
+  for (const auto& [member, node] : plan.placement) {
+    board_.ReclaimStarted(
+        {member.store_key(), member.Key(), node,
+         member.store_key() == pod.store_key() ? evicted_keys : std::vector<std::string>{},
+         "in-flight", now_ms, 0});
+  }
+  *started = true;
+  *wake = WakeRule{};
+  v.code = VerdictCode::kWaitingForReclaim;
+  v.reclaim = ReclaimState::kInFlight;
+  v.node = plan.placement.front().second;
+  v.victims = evicted_keys;
+  v.reclaim_started_ms = now_ms;
+  v.message = fmt::format("{} (plan for its gang: {})",
+                          verdicts::WaitingForReclaim(pod.Key(), evicted_keys, v.node), where);
+  return v;
+}
+
+}  // namespace capext
