@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/group_placement.h"
+#include "core/group_quota.h"
 #include "core/node_fit.h"
 #include "core/quota_admission.h"
 #include "core/reasons.h"
@@ -16,7 +17,7 @@
 namespace capext {
 namespace {
 
-// The units of one round, before ordering (docs/workloads.md, "Units").
+// The units of one round, before ordering (docs/workloads.md#units).
 void CollectUnits(const ClusterState& state, std::vector<AdmissionUnit>* units,
                   std::map<std::string, AdmissionWait>* waiting) {
   std::vector<GroupKey> groups_seen;
@@ -52,7 +53,7 @@ void CollectUnits(const ClusterState& state, std::vector<AdmissionUnit>* units,
     }
     if (!group.orphaned.empty()) {
       // Lost its core: the admitted members left of it are released first (FindTimeouts), then
-      // the gang is admitted afresh, whole (docs/workloads.md, "A gang holds whole or not at all").
+      // the gang is admitted afresh, whole (docs/workloads.md#2-holds-quota-without-a-node).
       const std::string why =
           reasons::GangLostCore(key.Display(), static_cast<int>(group.orphaned.size()));
       for (const auto& k : gated)
@@ -115,7 +116,7 @@ void FindTimeouts(const ClusterState& state, const AdmissionOptions& options, in
                                                           : options.default_group_timeout_ms;
     const bool timed_out = group.starting() && first != 0 && now_ms - first >= timeout;
     if (!timed_out && !group.orphaned.empty()) {
-      // Lost its core (docs/workloads.md, "A gang holds whole or not at all"): its members
+      // Lost its core (docs/workloads.md#2-holds-quota-without-a-node): its members
       // admitted through the gate then time out at once; the rest waits for its own timeout.
       GroupTimeout t{group.key, first, 0, {}, {}, {}};
       for (const std::string& key : group.orphaned) {
@@ -165,11 +166,13 @@ AdmissionRound PlanAdmissions(const ClusterState& state, const AdmissionOptions&
       continue;
     }
     const std::string display = unit.group.Display();
-    ResourceList request;
+    std::vector<const NormalizedPod*> members;
     for (const auto& key : unit.pods)
-      request.Add(what_if.FindPod(key)->quota_request());
+      members.push_back(what_if.FindPod(key));
+    const ResourceList request = GroupRequestOf(what_if, members);
     const int n = static_cast<int>(unit.pods.size());
-    Status s = CheckGroupRequest(what_if, first, request, display, n);
+    Status s = what_if.QuotaFor(first.ns) == nullptr ? Status() : DevicesCountable(members);
+    if (s.ok()) s = CheckGroupRequest(what_if, first, request, display, n);
     if (!s.ok()) {
       for (const auto& key : unit.pods)
         round.waiting[key] = {ReasonOf(s), s.message()};

@@ -66,4 +66,8 @@ std::string GangLostCore(std::string_view group, int orphaned) {
                      orphaned == 1 ? " is" : "s are");
 }
 
+std::string DevicesNotCountable(std::string_view pod_key, std::string_view details) {
+  return fmt::format("pod {} waits for its devices: {}", pod_key, details);
+}
+
 }  // namespace capext::reasons
