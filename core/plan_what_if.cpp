@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/device_demand.h"
 #include "core/node_fit.h"
 
 namespace capext {
@@ -94,15 +95,25 @@ ResourceList* PlanWhatIf::MutableUsed(int tree_node) {
 void PlanWhatIf::Change(const NormalizedPod& pod, int node, int sign) {
   if (node >= 0) ChangeNode(node, pod, sign);
   if (state_.QuotaFor(pod.ns) == nullptr) return;
+  // docs/devices.md#5-a-shared-claim-is-charged-once, "Victims": the devices of a claim another
+  // holder keeps are not freed (victim selection's rule).
+  const DeviceDemand* devices = pod.device_demand();
+  const bool kept = devices != nullptr && !devices->kept.empty();
+  ResourceList freed;
+  if (kept) {
+    freed = pod.quota_request();
+    freed.Subtract(devices->kept);
+  }
+  const ResourceList& change = kept ? freed : pod.quota_request();
   const QuotaTree& tree = state_.ledger().tree();
   const int leaf = tree.LeafOf(pod.ns);
   for (int n = leaf; n >= 0; n = tree.parent(n)) {
     ResourceList* used = MutableUsed(n);
-    for (const auto& [name, amount] : pod.quota_request().entries())
+    for (const auto& [name, amount] : change.entries())
       used->AddTo(name, sign > 0 ? amount : SaturatingSub(0, amount));
   }
   const ElasticQuota& root = tree.quota(tree.RootOf(leaf));
-  for (const auto& [name, amount] : pod.quota_request().entries()) {
+  for (const auto& [name, amount] : change.entries()) {
     if (CountsInTotals(state_.semantics(), root, name))
       totals_.used.AddTo(name, sign > 0 ? amount : SaturatingSub(0, amount));
   }
