@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "bench/report/fairness_summary.h"
 #include "bench/sim/simulation.h"
 
 namespace capext {
@@ -100,6 +101,11 @@ TEST_CASE("fair policy, weights 1:1:2:4, all borrowing: borrowed cpu within 10% 
   const SimulationResult fcfs = RunPolicy(SimPolicy::kCapacity);
   const auto first_come = SteadyBorrowed(fcfs, 120'000, 240'000);
   CHECK(first_come.at("t4") < 0.75 * borrowed.at("t4"));
+  // The report's Jain index of weighted borrowed cpu: near 1 under fair sharing, lower beside it.
+  const FairnessSummary fair_summary = SummarizeFairness(fair);
+  REQUIRE(fair_summary.applies);
+  CHECK(fair_summary.jain_mean > 0.95);
+  CHECK(SummarizeFairness(fcfs).jain_mean < fair_summary.jain_mean - 0.05);
 }
 
 }  // namespace
