@@ -345,7 +345,7 @@ bool LexLess(const std::vector<ShareKey>& a, const std::vector<ShareKey>& b) {
 
 TEST_CASE("property: reclaim between borrowers never cycles; no pair takes back and forth",
           "[fair][reclaim][property]") {
-  for (uint32_t seed = 1; seed <= 60; ++seed) {
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
     INFO("seed " << seed);
     std::mt19937 rng(seed);
     auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
@@ -360,13 +360,13 @@ TEST_CASE("property: reclaim between borrowers never cycles; no pair takes back 
       names.push_back(ns);
       state.UpsertQuota(Weighted(MakeQuota(ns, CpuList(pick(0, 4) * 1000), std::nullopt),
                                  pick(0, 4) * 500));
-      const int running = pick(0, 12);
+      const int running = pick(0, 8);
       for (int i = 0; i < running; ++i)
         state.UpsertPod(MakePod(ns, "run-" + std::to_string(i))
                             .Cpu(pick(1, 3) * 1000)
                             .BoundTo("n1")
                             .Started(0));
-      const int waiting = pick(0, 8);
+      const int waiting = pick(0, 5);
       for (int i = 0; i < waiting; ++i)
         state.UpsertPod(MakePod(ns, "wait-" + std::to_string(i)).Cpu(pick(1, 3) * 1000));
     }

@@ -2,7 +2,9 @@
 // tenants of weights 1:1:2:4 all wanting to borrow; in steady state each one's borrowed cpu is
 // within 10% of its weight's proportion. First come, first served (the capacity policy) runs
 // beside it, for the record.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <map>
 #include <string>
 
