@@ -153,8 +153,7 @@ bool BlockedBySharedCapacity(const ClusterState& state, const NormalizedPod& pod
   const AdmissionPath path = MakeAdmissionPath(state, pod, request);
   for (const auto& level : path.levels) {
     if (!ExceedsMax(state.semantics(), *level.quota,
-                    path.UsedWithoutOwnHold(state.ledger().NodeUsed(level.node)),
-                    path.InEq(level))
+                    path.UsedWithoutOwnHold(state.ledger().NodeUsed(level.node)), path.InEq(level))
              .empty())
       return false;
   }
@@ -254,9 +253,9 @@ void PlanFairly(ClusterState* what_if, std::vector<AdmissionUnit>* units,
     const int front_side = order.SideAt(front.leaf, cand.leaf);
     const ShareKey mine = model.ShareWith(*what_if, side, cand.request);
     const ShareKey theirs = model.ShareWith(*what_if, front_side, front.request);
-    const std::string why =
-        reasons::FairShareWaiting(tree.quota(side).Key(), mine.ToString(),
-                                  tree.quota(front_side).Key(), theirs.ToString(), !(theirs < mine));
+    const std::string why = reasons::FairShareWaiting(tree.quota(side).Key(), mine.ToString(),
+                                                      tree.quota(front_side).Key(),
+                                                      theirs.ToString(), !(theirs < mine));
     for (const auto& key : (*units)[cand.unit].pods)
       round->waiting[key] = {AdmissionWaitReason::kFairShare, why};
   }

@@ -43,7 +43,8 @@ FairShareModel::FairShareModel(const ClusterState& state)
   const std::size_t n = static_cast<std::size_t>(tree.size());
   weights_.assign(n, kDefaultWeightMilli);
   for (int node = 0; node < tree.size(); ++node) {
-    if (!tree.is_own(node)) weights_[static_cast<std::size_t>(node)] = tree.quota(node).weight_milli;
+    if (!tree.is_own(node))
+      weights_[static_cast<std::size_t>(node)] = tree.quota(node).weight_milli;
   }
   pools_.assign(n + 1, ResourceList());
   auto sum_mins = [&](const std::vector<int>& children, ResourceList* pool) {
@@ -53,7 +54,8 @@ FairShareModel::FairShareModel(const ClusterState& state)
     }
   };
   sum_mins(tree.roots(), &pools_[0]);
-  // Parents before children: a level's zero pools take the level above's (docs/fair-sharing.md#3-share).
+  // Parents before children: a level's zero pools take the level above's
+  // (docs/fair-sharing.md#3-share).
   for (int node : tree.order()) {
     if (tree.children(node).empty()) continue;
     ResourceList& pool = pools_[static_cast<std::size_t>(node + 1)];
@@ -64,7 +66,9 @@ FairShareModel::FairShareModel(const ClusterState& state)
   }
 }
 
-const ResourceList& FairShareModel::pool(int node) const { return pools_[LevelOf(*tree_, node)]; }
+const ResourceList& FairShareModel::pool(int node) const {
+  return pools_[LevelOf(*tree_, node)];
+}
 
 ShareKey FairShareModel::ShareOf(int node, const ResourceList& used) const {
   const ElasticQuota& quota = tree_->quota(node);

@@ -2,7 +2,8 @@
 // its weight, its share and its fairShare, the share a unit would give its quota after admission
 // (the admission order's key), and the predicate of reclaim between borrowers.
 //   - siblings (the children of one parent, its implicit child included; the roots under the
-//     virtual root) are compared with each other (docs/fair-sharing.md#2-levels-who-is-compared-with-whom);
+//     virtual root) are compared with each other
+//     (docs/fair-sharing.md#2-levels-who-is-compared-with-whom);
 //   - pool_r of a level = Σ min_r over its children; 0 takes the pool of the level above
 //     (docs/fair-sharing.md#3-share);
 //   - share(x) = max over governed r with pool_r > 0 of max(0, used_r - min_r) / pool_r, divided
@@ -75,7 +76,7 @@ struct NodeFairness {
   ResourceList demand;      // what it would borrow with every waiting pod of its subtree admitted
   ResourceList fair_share;  // water-filled, rounded to decision units
   ShareKey share;
-  ShareKey fair_value;  // the share fair_share gives
+  ShareKey fair_value;   // the share fair_share gives
   std::string dominant;  // the dominant resource, "" when share is 0
   double lambda = 0;     // the water level of the node's level for its dominant resource
   bool BelowFairShare() const { return share < fair_value; }
@@ -113,7 +114,6 @@ struct FairReclaimVerdict {
 };
 
 FairReclaimVerdict FairReclaimAllowed(const ClusterState& state, const FairShareModel& model,
-                                      const NodeFairness& taker_fairness,
-                                      const FairReclaimCase& c);
+                                      const NodeFairness& taker_fairness, const FairReclaimCase& c);
 
 }  // namespace capext

@@ -265,9 +265,9 @@ Status ParseAlibabaPodList(std::string_view text, const std::string& source,
       pod.arrival_ms = static_cast<int64_t>(
           std::llround(static_cast<double>(pod.arrival_ms) / options.load_scale));
     }
-    out->notes.push_back(fmt::format(
-        "load scaled by {}: arrival times divided by {}, durations kept (--load-scale)",
-        options.load_scale, options.load_scale));
+    out->notes.push_back(
+        fmt::format("load scaled by {}: arrival times divided by {}, durations kept (--load-scale)",
+                    options.load_scale, options.load_scale));
   }
   SortByArrival(&out->pods);
   if (group_col >= 0) {

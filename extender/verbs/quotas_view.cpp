@@ -112,9 +112,8 @@ http::Response ExtenderService::Quotas() const {
       }
       w.Key("share");
       w.String(fair.share.ToString().c_str());
-      WriteList(w, "fairShare", names, [&](ResourceName n) -> std::optional<int64_t> {
-        return fair.fair_share.Find(n);
-      });
+      WriteList(w, "fairShare", names,
+                [&](ResourceName n) -> std::optional<int64_t> { return fair.fair_share.Find(n); });
       w.EndObject();
     }
     w.EndArray();
@@ -146,9 +145,9 @@ std::string ExtenderService::QuotaGauges() const {
       const ResourceList& used = state.ledger().NodeUsed(node);
       const std::string parent = tree.parent(node) < 0 ? "" : tree.quota(tree.parent(node)).Key();
       const NodeFairness& fair = fairness[static_cast<std::size_t>(node)];
-      weight_lines += fmt::format(
-          "capacity_extender_quota_weight{{namespace=\"{}\",parent=\"{}\"}} {}\n", ns, parent,
-          FormatWeight(fair.weight_milli));
+      weight_lines +=
+          fmt::format("capacity_extender_quota_weight{{namespace=\"{}\",parent=\"{}\"}} {}\n", ns,
+                      parent, FormatWeight(fair.weight_milli));
       share_lines += fmt::format(
           "capacity_extender_quota_share{{namespace=\"{}\",parent=\"{}\"}} {}\n", ns, parent,
           fair.share.infinite ? std::string("+Inf") : fmt::format("{}", fair.share.value));

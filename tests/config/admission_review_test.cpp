@@ -227,13 +227,15 @@ TEST_CASE("problems the cluster already had are not blamed on an unrelated quota
   CHECK(Decide(Review("CREATE", Quota("team-a", "team-a", kSpec)), cluster).allowed);
 }
 
-TEST_CASE("the fair-share weight: a decimal to 1000 is allowed; anything else denied with the reason") {
+TEST_CASE(
+    "the fair-share weight: a decimal to 1000 is allowed; anything else denied with the reason") {
   const auto weight = [](const std::string& w) {
     return R"({"scheduling.capacity-extender.io/fair-share-weight":")" + w + R"("})";
   };
   CHECK(Decide(Review("CREATE", Quota("team-a", "team-a", kSpec, weight("2.5")))).allowed);
   CHECK(Decide(Review("CREATE", Quota("team-a", "team-a", kSpec, weight("0")))).allowed);
-  const AdmissionDecision d = Decide(Review("CREATE", Quota("team-a", "team-a", kSpec, weight("-1"))));
+  const AdmissionDecision d =
+      Decide(Review("CREATE", Quota("team-a", "team-a", kSpec, weight("-1"))));
   CHECK_FALSE(d.allowed);
   CHECK(d.code == 403);
   CHECK(d.message.find("metadata.annotations[scheduling.capacity-extender.io/fair-share-weight]: "

@@ -52,8 +52,8 @@ void AddBound(ClusterState* state, const std::string& ns, int pods, int64_t star
 
 void AddGated(ClusterState* state, const std::string& ns, int pods, int64_t created) {
   for (int i = 0; i < pods; ++i) {
-    state->UpsertPod(Gated(
-        MakePod(ns, ns + "-wait-" + std::to_string(i)).Cpu(1000).Created(created + i)));
+    state->UpsertPod(
+        Gated(MakePod(ns, ns + "-wait-" + std::to_string(i)).Cpu(1000).Created(created + i)));
   }
 }
 
@@ -298,15 +298,15 @@ TEST_CASE("reclaim between borrowers: the worked example's first move, and the r
   const FairShareModel model(state);
   const auto all = ComputeFairness(state, model);
   const QuotaTree& tree = state.ledger().tree();
-  FairReclaimCase move{tree.LeafOf("a"), tree.LeafOf("d"), CpuList(1000), CpuList(1000),
-                       0, 600'000, 300'000};
+  FairReclaimCase move{tree.LeafOf("a"), tree.LeafOf("d"), CpuList(1000), CpuList(1000), 0,
+                       600'000,          300'000};
   FairReclaimVerdict v = FairReclaimAllowed(state, model, Of(state, all, "a"), move);
   CHECK(v.allowed);
   CHECK(v.taker_after.value == Approx(1.0 / 34));
   CHECK(v.giver_after.value == Approx(25.0 / 136));
   // D may not take from C: D is above its fair share.
-  FairReclaimCase back{tree.LeafOf("d"), tree.LeafOf("c"), CpuList(1000), CpuList(1000),
-                       0, 600'000, 300'000};
+  FairReclaimCase back{tree.LeafOf("d"), tree.LeafOf("c"), CpuList(1000), CpuList(1000), 0,
+                       600'000,          300'000};
   v = FairReclaimAllowed(state, model, Of(state, all, "d"), back);
   CHECK_FALSE(v.allowed);
   CHECK(v.why == "d/d's share 0.191 is not below its fair share 0.118");
@@ -316,8 +316,8 @@ TEST_CASE("reclaim between borrowers: the worked example's first move, and the r
   CHECK_FALSE(v.allowed);
   CHECK(v.why == "the victim has run 100s, under the minimum run time of 300s");
   // Taking too much at once: A after 13/34 = 0.382 > D after 13/136 = 0.096.
-  FairReclaimCase greedy{tree.LeafOf("a"), tree.LeafOf("d"), CpuList(13000), CpuList(13000),
-                         0, 600'000, 300'000};
+  FairReclaimCase greedy{tree.LeafOf("a"), tree.LeafOf("d"), CpuList(13000), CpuList(13000), 0,
+                         600'000,          300'000};
   v = FairReclaimAllowed(state, model, Of(state, all, "a"), greedy);
   CHECK_FALSE(v.allowed);
   CHECK(v.why == "a/a's share after 0.382 > d/d's share after 0.096");
@@ -358,8 +358,8 @@ TEST_CASE("property: reclaim between borrowers never cycles; no pair takes back 
     for (int q = 0; q < quotas; ++q) {
       const std::string ns = "q" + std::to_string(q);
       names.push_back(ns);
-      state.UpsertQuota(Weighted(MakeQuota(ns, CpuList(pick(0, 4) * 1000), std::nullopt),
-                                 pick(0, 4) * 500));
+      state.UpsertQuota(
+          Weighted(MakeQuota(ns, CpuList(pick(0, 4) * 1000), std::nullopt), pick(0, 4) * 500));
       const int running = pick(0, 8);
       for (int i = 0; i < running; ++i)
         state.UpsertPod(MakePod(ns, "run-" + std::to_string(i))
@@ -384,8 +384,13 @@ TEST_CASE("property: reclaim between borrowers never cycles; no pair takes back 
         if (pod.IsBound()) continue;
         for (const auto& [vkey, victim] : state.pods()) {
           if (!victim.IsBound() || victim.ns == pod.ns) continue;
-          FairReclaimCase c{tree.LeafOf(pod.ns), tree.LeafOf(victim.ns), pod.quota_request(),
-                            victim.quota_request(), 0, 1'000'000, 0};
+          FairReclaimCase c{tree.LeafOf(pod.ns),
+                            tree.LeafOf(victim.ns),
+                            pod.quota_request(),
+                            victim.quota_request(),
+                            0,
+                            1'000'000,
+                            0};
           if (FairReclaimAllowed(state, model, fairness[static_cast<std::size_t>(c.taker)], c)
                   .allowed) {
             taker = &pod;

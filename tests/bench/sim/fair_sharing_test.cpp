@@ -31,8 +31,8 @@ SimulationInput OversubscribedInput() {
   for (int i = 0; i < 4; ++i)
     in.nodes.push_back(CpuNode("n" + std::to_string(i), 16000));
   in.plan.tenants["l"] = TenantQuota{ResourceList{{"cpu", 56000}}, std::nullopt, std::nullopt};
-  const std::map<std::string, int64_t> weights = {{"t1", 1000}, {"t2", 1000}, {"t3", 2000},
-                                                  {"t4", 4000}};
+  const std::map<std::string, int64_t> weights = {
+      {"t1", 1000}, {"t2", 1000}, {"t3", 2000}, {"t4", 4000}};
   for (const auto& [t, w] : weights) {
     TenantQuota q{ResourceList{{"cpu", 2000}}, std::nullopt, std::nullopt};
     q.weight_milli = w;

@@ -36,8 +36,7 @@ TEST_CASE("quota plan errors name the file and field", "[sim][quotas]") {
   REQUIRE_FALSE(s.ok());
   CHECK(s.message() == "p.yaml: a: min cpu 5 is above max 4");
   s = ParseQuotaPlan("a:\n  mni: {cpu: 5}\n", "p.yaml", &plan);
-  CHECK(s.message() ==
-        "p.yaml: a.mni: unknown key (expected min, max, priority, parent, weight)");
+  CHECK(s.message() == "p.yaml: a.mni: unknown key (expected min, max, priority, parent, weight)");
   s = ParseQuotaPlan("a:\n  min: {cpu: lots}\n", "p.yaml", &plan);
   CHECK(s.message().find("p.yaml: a.min.cpu: ") == 0);
   s = ParseQuotaPlan("- a\n", "p.yaml", &plan);
