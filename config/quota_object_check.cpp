@@ -207,7 +207,7 @@ class ObjectChecker {
         // docs/fair-sharing.md#1-weights: an invalid weight is an error, with the reason.
         out_->field_lines[entry] = line;
         int64_t weight = 0;
-        Status s = ParseFairShareWeight(kv.second.Scalar(), &weight);
+        capext::Status s = ParseFairShareWeight(kv.second.Scalar(), &weight);
         if (!s.ok()) {
           Error(line, entry, s.message());
         } else {
