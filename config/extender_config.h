@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/device_claim.h"
 #include "core/status.h"
 
 namespace capext {
@@ -57,6 +58,9 @@ struct ExtenderConfig {
   std::string victim_order{VictimOrderPolicies().default_entry().name};        // victimOrder
   std::string scoring{NodeScoringPolicies().default_entry().name};             // scoring
   std::string gpu_model_annotation;  // gpuModelAnnotation / --gpu-model-annotation ("" = off)
+  // deviceClassMappings (config file only; docs/devices.md#4-the-quota-resource-of-a-deviceclass):
+  // DeviceClass -> quota resource.
+  std::vector<DeviceClassMapping> device_class_mappings;
 
   // Binding (architecture.md "How a /bind travels").
   // bindDeadline / --bind-deadline: no Binding is sent later than this after its /bind arrived;

@@ -3,10 +3,15 @@
 #include <fmt/format.h>
 
 #include "config/config_fields.h"
+#include "config/device_class_mappings.h"
 #include "config/name_suggestion.h"
 #include "config/yaml_fields.h"
 
 namespace capext {
+
+namespace {
+constexpr const char* kDeviceClassMappingsKey = "deviceClassMappings";
+}  // namespace
 
 bool ApplyExtenderConfigYaml(const YAML::Node& root, const std::string& file,
                              ExtenderConfig* config, std::vector<ConfigDiagnostic>* diagnostics) {
@@ -26,10 +31,16 @@ bool ApplyExtenderConfigYaml(const YAML::Node& root, const std::string& file,
   for (const auto& member : members) {
     const int line = member.line;
     const std::string& key = member.key;
+    if (key == kDeviceClassMappingsKey) {
+      // A list, not a scalar: the one key outside the flag table (it has no flag).
+      if (!member.value.IsNull()) ApplyDeviceClassMappings(member.value, file, config, diagnostics);
+      continue;
+    }
     const ConfigField* field = FindConfigFieldByKey(key);
     if (field == nullptr) {
-      diagnostics->push_back(
-          {file, line, key, "unknown key" + DidYouMean(key, ExtenderConfigKeys())});
+      std::vector<std::string> keys = ExtenderConfigKeys();
+      keys.push_back(kDeviceClassMappingsKey);
+      diagnostics->push_back({file, line, key, "unknown key" + DidYouMean(key, keys)});
       continue;
     }
     const YAML::Node& value = member.value;

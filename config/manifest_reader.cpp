@@ -42,7 +42,8 @@ std::string WhyNotConfig(const YAML::Node& doc) {
   std::vector<std::string> foreign;
   for (const auto& kv : doc) {
     const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
-    if (FindConfigFieldByKey(key) != nullptr || !SuggestName(key, keys).empty()) {
+    if (FindConfigFieldByKey(key) != nullptr || key == "deviceClassMappings" ||
+        !SuggestName(key, keys).empty()) {
       ++config_like;
     } else {
       foreign.push_back(key);
@@ -100,6 +101,12 @@ class FileReader {
     }
     if (kind == "Pod" && api_version == "v1") return Pod(doc);
     if (kind == "Node" && api_version == "v1") return Node(doc);
+    if (kind == "DeviceClass" && api_version.starts_with("resource.k8s.io/")) {
+      // Read only to check deviceClassMappings against
+      // (docs/devices.md#4-the-quota-resource-of-a-deviceclass).
+      set_->device_classes.push_back(ScalarMember(doc["metadata"], "name"));
+      return;
+    }
     const std::string name = ScalarMember(doc["metadata"], "name");
     Add(Severity::kNote, YamlLine(doc), name.empty() ? kind : kind + " " + name, "",
         "skipped: not an ElasticQuota");
@@ -178,6 +185,11 @@ class FileReader {
     std::vector<ConfigDiagnostic> diagnostics;
     ApplyExtenderConfigYaml(doc, file_, &config, &diagnostics);
     ValidateExtenderConfig(config, &diagnostics);
+    const int mappings_line = ConfigKeyLine(doc, "deviceClassMappings");
+    for (const auto& m : config.device_class_mappings) {
+      for (const auto& c : m.device_classes)
+        set_->mapped_classes.push_back({c, file_, mappings_line});
+    }
     for (auto& d : diagnostics) {
       int line = d.line > 0 ? d.line : ConfigKeyLine(doc, d.key);
       if (line == 0) line = YamlLine(doc);

@@ -36,8 +36,18 @@ struct LocatedPod {
   int line = 0;
 };
 
+// A DeviceClass named by a config file's deviceClassMappings
+// (docs/devices.md#4-the-quota-resource-of-a-deviceclass).
+struct MappedDeviceClass {
+  std::string name;
+  std::string file;
+  int line = 0;
+};
+
 struct ManifestSet {
   std::vector<LocatedQuota> quotas;
+  std::vector<MappedDeviceClass> mapped_classes;
+  std::vector<std::string> device_classes;  // names of the DeviceClass objects read
   std::vector<LocatedPod> pods;
   std::vector<Node> nodes;
   std::string first_node_file;  // where input nodes came from, for cluster-wide findings

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "config/device_codec.h"
 #include "config/json_fields.h"
 #include "config/pod_workload_fields.h"
 #include "core/fair_share_weight.h"
@@ -238,6 +239,7 @@ Status DecodePodBody(const rapidjson::Value& object, const DecodeOptions& option
     CE_RETURN_IF_ERROR(ReadContainers(*spec, "containers", &containers));
     CE_RETURN_IF_ERROR(ReadContainers(*spec, "initContainers", &init_containers));
     CE_RETURN_IF_ERROR(ReadResourceList(*spec, "overhead", "spec.overhead", false, &overhead));
+    CE_RETURN_IF_ERROR(DecodePodClaims(*spec, pod));
     CE_RETURN_IF_ERROR(ReadSchedulingGates(*spec, &workload.gates));
     CE_RETURN_IF_ERROR(ReadWorkloadRef(*spec, &workload));
   }
@@ -261,6 +263,7 @@ Status DecodePodBody(const rapidjson::Value& object, const DecodeOptions& option
     CE_RETURN_IF_ERROR(json::ReadString(*status, "nominatedNodeName", "status.nominatedNodeName",
                                         &pod->nominated_node_name));
     CE_RETURN_IF_ERROR(json::ReadTime(*status, "startTime", "status.startTime", &pod->start_ms));
+    CE_RETURN_IF_ERROR(DecodePodClaimStatuses(*status, pod));
     if (const rapidjson::Value* conditions = Member(*status, "conditions")) {
       CE_RETURN_IF_ERROR(json::ExpectArray(*conditions, "status.conditions"));
       for (rapidjson::SizeType i = 0; i < conditions->Size(); ++i) {
@@ -443,6 +446,8 @@ Status DecodeKubeObject(const rapidjson::Value& object, const DecodeOptions& opt
   std::string api_version;
   CE_RETURN_IF_ERROR(json::ReadString(object, "apiVersion", "apiVersion", &api_version));
   const std::string group = api_version.substr(0, api_version.find('/'));
+  // List items from the API server carry no apiVersion: the informer's kind stands for it.
+  const bool dra_group = api_version.empty() || group == kResourceGroup;
   Status s;
   if (*kind == "Pod") {
     Pod pod;
@@ -465,6 +470,18 @@ Status DecodeKubeObject(const rapidjson::Value& object, const DecodeOptions& opt
     PodDisruptionBudget pdb;
     s = DecodePodDisruptionBudget(object, &pdb);
     *out = std::move(pdb);
+  } else if (dra_group && *kind == "ResourceClaim") {
+    ResourceClaim claim;
+    s = DecodeResourceClaim(object, &claim);
+    *out = std::move(claim);
+  } else if (dra_group && *kind == "ResourceClaimTemplate") {
+    ResourceClaimTemplate tmpl;
+    s = DecodeResourceClaimTemplate(object, &tmpl);
+    *out = KubeClaimTemplate{std::move(tmpl)};
+  } else if (dra_group && *kind == "DeviceClass") {
+    DeviceClass device_class;
+    s = DecodeDeviceClass(object, &device_class);
+    *out = std::move(device_class);
   } else {
     *skipped = true;
   }

@@ -10,6 +10,7 @@
 #include <string>
 #include <variant>
 
+#include "core/device_claim.h"
 #include "core/elastic_quota.h"
 #include "core/node.h"
 #include "core/pod.h"
@@ -38,7 +39,13 @@ Status DecodePodDisruptionBudget(const rapidjson::Value& object, PodDisruptionBu
 inline constexpr const char* kElasticQuotaGroup = "scheduling.x-k8s.io";
 inline constexpr const char* kElasticQuotaLegacyGroup = "scheduling.sigs.k8s.io";
 
-using KubeObject = std::variant<Pod, Node, ElasticQuota, PriorityClass, PodDisruptionBudget>;
+// A ResourceClaimTemplate (the same record as a ResourceClaim, told apart by its kind).
+struct KubeClaimTemplate {
+  ResourceClaimTemplate tmpl;
+};
+
+using KubeObject = std::variant<Pod, Node, ElasticQuota, PriorityClass, PodDisruptionBudget,
+                                ResourceClaim, KubeClaimTemplate, DeviceClass>;
 
 // Decodes by `kind` (and apiVersion for ElasticQuota). Returns false with *skipped_kind set for a
 // kind we do not read; an error Status for a malformed object of a kind we read.

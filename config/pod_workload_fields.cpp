@@ -21,7 +21,7 @@ int32_t PositiveInt(const std::string& text) {
 
 void ApplyWorkloadFields(const PodWorkloadText& text, Pod* pod) {
   pod->group = GroupRef{};
-  // docs/workloads.md, "Membership": the coscheduling label first, else spec.workloadRef.
+  // docs/workloads.md#membership: the coscheduling label first, else spec.workloadRef.
   if (auto it = pod->labels.find(kPodGroupLabel);
       it != pod->labels.end() && !std::string_view((*it).second).empty()) {
     pod->group.api_group = kCoschedulingApiGroup;

@@ -1,6 +1,6 @@
-// The workload fields of a Pod (docs/workloads.md, "Groups" and "Member states"): the values the
-// DOM and the streaming Pod decoders read, and their one interpretation into Pod::group,
-// min_member_annotation, quota_gated / other_gates, admitted_ms and has_controller.
+// The workload fields of a Pod (docs/workloads.md#1-groups and docs/workloads.md#member-states):
+// the values the DOM and the streaming Pod decoders read, and their one interpretation into
+// Pod::group, min_member_annotation, quota_gated / other_gates, admitted_ms and has_controller.
 // Annotation values that do not parse are ignored (a pod with a bad min-member annotation is a
 // single pod; one with a bad admitted-at is not admitted), never an error: the annotations are
 // free text to the API server, and a pod must not become unschedulable over them.

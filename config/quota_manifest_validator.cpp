@@ -6,6 +6,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "config/manifest_cluster_checks.h"
 #include "config/quota_hierarchy_check.h"
@@ -113,6 +114,21 @@ ValidateReport ValidateManifests(const ValidateOptions& options) {
                                     "cluster snapshot: " + s.message()});
       set.report.unreadable = true;
     }
+  }
+
+  // docs/devices.md#4-the-quota-resource-of-a-deviceclass: a mapping that names a DeviceClass none
+  // of the inputs defines.
+  std::set<std::string> classes(set.device_classes.begin(), set.device_classes.end());
+  for (const auto& c : snapshot.device_classes)
+    classes.insert(c.name);
+  for (const auto& m : set.mapped_classes) {
+    if (classes.contains(m.name)) continue;
+    set.report.entries.push_back(
+        {m.file, m.line, Severity::kWarning, "extender config", "deviceClassMappings",
+         fmt::format("DeviceClass {} is not among the DeviceClasses given ({}): check the name "
+                     "(claims of an unknown class leave their pods pending)",
+                     m.name,
+                     classes.empty() ? "none" : fmt::format("{}", fmt::join(classes, ", ")))});
   }
 
   SetChecker checker(options.cluster_snapshot, &set.report);

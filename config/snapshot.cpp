@@ -22,6 +22,11 @@ void Collect(KubeObject&& obj, Snapshot* out) {
         if constexpr (std::is_same_v<T, PriorityClass>)
           out->priority_classes.push_back(std::move(o));
         if constexpr (std::is_same_v<T, PodDisruptionBudget>) out->pdbs.push_back(std::move(o));
+        if constexpr (std::is_same_v<T, DeviceClass>) out->device_classes.push_back(std::move(o));
+        if constexpr (std::is_same_v<T, ResourceClaim>)
+          out->resource_claims.push_back(std::move(o));
+        if constexpr (std::is_same_v<T, KubeClaimTemplate>)
+          out->claim_templates.push_back(std::move(o.tmpl));
       },
       obj);
 }
@@ -132,6 +137,13 @@ void ApplySnapshot(const Snapshot& snapshot, ClusterState* state) {
     state->UpsertQuota(quota);
   for (const auto& pdb : snapshot.pdbs)
     state->UpsertPdb(pdb);
+  // The DRA objects before the pods that name them (docs/devices.md).
+  for (const auto& device_class : snapshot.device_classes)
+    state->UpsertDeviceClass(device_class);
+  for (const auto& claim : snapshot.resource_claims)
+    state->UpsertResourceClaim(claim);
+  for (const auto& tmpl : snapshot.claim_templates)
+    state->UpsertResourceClaimTemplate(tmpl);
   for (const auto& pod : snapshot.pods)
     state->UpsertPod(pod);
 }

@@ -20,6 +20,10 @@ struct Snapshot {
   std::vector<ElasticQuota> quotas;
   std::vector<PriorityClass> priority_classes;
   std::vector<PodDisruptionBudget> pdbs;
+  // DRA objects (docs/devices.md).
+  std::vector<DeviceClass> device_classes;
+  std::vector<ResourceClaim> resource_claims;
+  std::vector<ResourceClaimTemplate> claim_templates;
   std::vector<std::string> notes;  // skipped kinds, and the like
 };
 

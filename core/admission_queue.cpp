@@ -11,6 +11,7 @@
 #include "core/fair_admission_order.h"
 #include "core/fair_share.h"
 #include "core/group_placement.h"
+#include "core/group_quota.h"
 #include "core/node_fit.h"
 #include "core/quota_admission.h"
 #include "core/reasons.h"
@@ -18,7 +19,7 @@
 namespace capext {
 namespace {
 
-// The units of one round, before ordering (docs/workloads.md, "Units").
+// The units of one round, before ordering (docs/workloads.md#units).
 void CollectUnits(const ClusterState& state, std::vector<AdmissionUnit>* units,
                   std::map<std::string, AdmissionWait>* waiting) {
   std::vector<GroupKey> groups_seen;
@@ -54,7 +55,7 @@ void CollectUnits(const ClusterState& state, std::vector<AdmissionUnit>* units,
     }
     if (!group.orphaned.empty()) {
       // Lost its core: the admitted members left of it are released first (FindTimeouts), then
-      // the gang is admitted afresh, whole (docs/workloads.md, "A gang holds whole or not at all").
+      // the gang is admitted afresh, whole (docs/workloads.md#2-holds-quota-without-a-node).
       const std::string why =
           reasons::GangLostCore(key.Display(), static_cast<int>(group.orphaned.size()));
       for (const auto& k : gated)
@@ -117,7 +118,7 @@ void FindTimeouts(const ClusterState& state, const AdmissionOptions& options, in
                                                           : options.default_group_timeout_ms;
     const bool timed_out = group.starting() && first != 0 && now_ms - first >= timeout;
     if (!timed_out && !group.orphaned.empty()) {
-      // Lost its core (docs/workloads.md, "A gang holds whole or not at all"): its members
+      // Lost its core (docs/workloads.md#2-holds-quota-without-a-node): its members
       // admitted through the gate then time out at once; the rest waits for its own timeout.
       GroupTimeout t{group.key, first, 0, {}, {}, {}};
       for (const std::string& key : group.orphaned) {
@@ -160,11 +161,16 @@ bool BlockedBySharedCapacity(const ClusterState& state, const NormalizedPod& pod
   return path.quota != nullptr;
 }
 
-ResourceList RequestOf(const ClusterState& state, const AdmissionUnit& unit) {
-  ResourceList request;
+std::vector<const NormalizedPod*> MembersOf(const ClusterState& state, const AdmissionUnit& unit) {
+  std::vector<const NormalizedPod*> members;
   for (const auto& key : unit.pods)
-    request.Add(state.FindPod(key)->quota_request());
-  return request;
+    members.push_back(state.FindPod(key));
+  return members;
+}
+
+// A unit's summed quota request (a shared device claim charged once: core/group_quota.h).
+ResourceList RequestOf(const ClusterState& state, const AdmissionUnit& unit) {
+  return GroupRequestOf(state, MembersOf(state, unit));
 }
 
 Outcome TryUnit(ClusterState* what_if, AdmissionUnit* unit, const AdmissionOptions& options,
@@ -184,9 +190,16 @@ Outcome TryUnit(ClusterState* what_if, AdmissionUnit* unit, const AdmissionOptio
     return Outcome::kAdmitted;
   }
   const std::string display = unit->group.Display();
-  const ResourceList request = RequestOf(*what_if, *unit);
+  const std::vector<const NormalizedPod*> members = MembersOf(*what_if, *unit);
+  const ResourceList request = GroupRequestOf(*what_if, members);
   const int n = static_cast<int>(unit->pods.size());
-  Status s = CheckGroupRequest(*what_if, first, request, display, n);
+  Status s = what_if->QuotaFor(first.ns) == nullptr ? Status() : DevicesCountable(members);
+  if (!s.ok()) {
+    for (const auto& key : unit->pods)
+      round->waiting[key] = {ReasonOf(s), s.message()};
+    return Outcome::kWaits;
+  }
+  s = CheckGroupRequest(*what_if, first, request, display, n);
   if (!s.ok()) {
     for (const auto& key : unit->pods)
       round->waiting[key] = {ReasonOf(s), s.message()};

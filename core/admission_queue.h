@@ -1,6 +1,6 @@
-// The admission queue of gate mode (docs/workloads.md, "The admission queue"): which gated pods
-// may have their gate lifted now, which wait and why, and which starting groups have timed out.
-// One round plans over the whole state:
+// The admission queue of gate mode (docs/workloads.md#3-gate-mode-the-admission-queue): which gated
+// pods may have their gate lifted now, which wait and why, and which starting groups have timed
+// out. One round plans over the whole state:
 //   - units: a single gated pod; a starting group's `need` oldest gated members together (all or
 //     nothing); one gated member of a group with need = 0 (a surplus unit, as a single pod);
 //   - in order: priority (a group's is its highest member's), then creation (a group's: its

@@ -68,7 +68,8 @@ bool ComputeNeed(const ClusterState& state, const PreemptorContext& ctx, Reclaim
     }
   };
   const ResourceList& request = ctx.pod->quota_request();
-  // The preemptor's own hold is not counted against it (docs/workloads.md, "Holds").
+  // The preemptor's own hold is not counted against it
+  // (docs/workloads.md#2-holds-quota-without-a-node).
   const AdmissionPath& path = ctx.path;
   auto used = [&](const ResourceList& u) {
     return path.own_hold.empty() ? u : path.UsedWithoutOwnHold(u);

@@ -41,6 +41,18 @@ bool SameTaints(const std::vector<Taint>& a, const std::vector<Taint>& b) {
 
 // Every member of Pod is compared: Pod holds only what decisions read (tests/core/
 // change_journal_test.cpp fails when a member is added without being compared here).
+namespace {
+
+// What decisions read of a pod's device demand besides its quota request: whether it waits
+// (docs/devices.md#7-bad-input-the-pod-waits-never-admitted-uncounted) and what evicting it would
+// not free (5).
+bool SameDevices(const DeviceDemand* a, const DeviceDemand* b) {
+  if (a == nullptr || b == nullptr) return a == b;
+  return a->problem == b->problem && a->kept == b->kept;
+}
+
+}  // namespace
+
 bool SameForDecisions(const NormalizedPod& a, const NormalizedPod& b) {
   return a.ns == b.ns && a.requests == b.requests && a.priority == b.priority &&
          a.preemption_policy == b.preemption_policy && a.creation_ms == b.creation_ms &&
@@ -57,7 +69,8 @@ bool SameForDecisions(const NormalizedPod& a, const NormalizedPod& b) {
          a.other_gates == b.other_gates && a.admitted_ms == b.admitted_ms &&
          a.has_controller == b.has_controller && SameTolerations(a.tolerations, b.tolerations) &&
          SameAffinity(a.required_affinity, b.required_affinity) &&
-         a.quota_request() == b.quota_request();
+         a.quota_request() == b.quota_request() && a.resource_claims == b.resource_claims &&
+         SameDevices(a.device_demand(), b.device_demand());
 }
 
 bool SameForDecisions(const Node& a, const Node& b) {

@@ -13,6 +13,14 @@ ClusterState::ClusterState(QuotaSemantics semantics) : store_(semantics), ledger
 ClusterState::ClusterState(const ClusterState& other) : ClusterState(other.semantics()) {
   for (const auto& [name, pc] : other.priority_classes())
     UpsertPriorityClass(pc);
+  // The DRA objects before the pods that name them.
+  SetDeviceClassMappings(other.devices().mappings());
+  for (const auto& [name, entry] : other.devices().classes())
+    UpsertDeviceClass(entry.device_class);
+  for (const auto& [key, claim] : other.devices().claims())
+    UpsertResourceClaim(claim);
+  for (const auto& [key, tmpl] : other.devices().templates())
+    UpsertResourceClaimTemplate(tmpl);
   for (const auto& [name, node] : other.nodes())
     UpsertNode(node);
   for (const auto& [ns, quota] : other.quota_set().quotas())
@@ -111,6 +119,31 @@ void ClusterState::UpsertPod(Pod raw) {
 }
 
 void ClusterState::UpsertPod(NormalizedPod pod) {
+  DeviceCatalog& devices = store_.devices();
+  const DeviceDemand* demand = pod.device_demand();
+  // The watch path of pods without claims: nothing more than the check.
+  if (demand == nullptr && (!devices.HasPodRefs() || !devices.HasPodRefs(pod.store_key()))) {
+    FilePod(std::move(pod));
+    return;
+  }
+  const std::string key = pod.store_key();
+  std::vector<std::string> settle = devices.ClaimsOfPod(key);
+  const bool names_claims = demand != nullptr;
+  if (names_claims) {
+    settle.insert(settle.end(), demand->claims.begin(), demand->claims.end());
+    devices.SetPodRefs(key, demand->claims, demand->templates);
+  } else {
+    devices.SetPodRefs(key, {}, {});
+  }
+  FilePod(std::move(pod));
+  SettleClaims(settle);
+  // A pod normalised earlier (a simulator's prototype) may carry the charge of holders that have
+  // changed since; settling re-files it only when the holders change now. Charged as of now
+  // (docs/devices.md#5-a-shared-claim-is-charged-once); a no-op for a pod normalised just before.
+  if (names_claims) RefilePods({key});
+}
+
+void ClusterState::FilePod(NormalizedPod pod) {
   ++version_;
   DropConstraintsOfPlaced(&pod);
   const std::string key = pod.store_key();
@@ -170,6 +203,11 @@ void ClusterState::UpsertPod(NormalizedPod pod) {
 void ClusterState::DeletePod(std::string_view key) {
   ++version_;
   const std::string owned(key);  // `key` may point into the pod being erased
+  std::vector<std::string> claims;
+  if (store_.devices().HasPodRefs(owned)) {
+    claims = store_.devices().ClaimsOfPod(owned);
+    store_.devices().SetPodRefs(owned, {}, {});
+  }
   const bool was_member_on_node = GroupMemberOnNode(owned);
   GroupKey group;
   store_.ErasePod(owned, [&](const NormalizedPod& pod) {
@@ -186,6 +224,7 @@ void ClusterState::DeletePod(std::string_view key) {
     LeaveGroup(group, owned);
     if (was_member_on_node) MemberLeftNode(group);
   }
+  SettleClaims(claims);
 }
 
 std::vector<const NormalizedPod*> ClusterState::PendingPods() const {
@@ -297,13 +336,16 @@ void ClusterState::Reserve(std::string_view key, std::string_view node, int64_t 
     nodes_.AddPod(r.node, *pod);
   }
   if (journal_) journal_->ReservationChanged(r.uid, r.ns, r.node);
-  const std::string uid = r.uid;
+  const std::string owned = r.uid;
   ledger_.AddReservation(store_.quota_set(), std::move(r));
-  RefreshGroupOfKey(uid);
+  SettleClaims(store_.devices().ClaimsOfPod(owned));
+  RefreshGroupOfKey(owned);
 }
 
 void ClusterState::ReleaseReservation(std::string_view key) {
-  DropReservation(key, /*pending_again=*/true);
+  const std::string owned(key);
+  DropReservation(owned, /*pending_again=*/true);
+  SettleClaims(store_.devices().ClaimsOfPod(owned));
 }
 
 const Reservation* ClusterState::PlacedReservation(std::string_view key) const {

@@ -17,7 +17,12 @@
 //    so that decisions know where to add it;
 //  - a pending pod's status.nominatedNodeName is mirrored as a (non-ours) nomination while it
 //    holds no reservation on a node;
-//  - a hold (quota only, no node: docs/workloads.md, "Holds") counts in its namespace's used
+//  - a pod's quota request includes the devices of its ResourceClaims (docs/devices.md): every
+//    stored pod is normalised against the current claims, templates, classes and claim holders,
+//    so a change of any of them re-files the pods it concerns; a claim held by several pods
+//    (bound, or reserved) is in exactly one holder's request, its carrier's.
+//  - a hold (quota only, no node: docs/workloads.md#2-holds-quota-without-a-node) counts in its
+//  namespace's used
 //    while the pod is pending, ungated and holds no reservation: a pod is held, reserved or
 //    counted as bound, never two of them. A pending, ungated pod with an admitted-at annotation
 //    has a derived hold (so holds survive a restart); others are made by Hold;
@@ -79,6 +84,15 @@ class ClusterState {
   void DeletePriorityClass(std::string_view name);
   void UpsertPdb(const PodDisruptionBudget& pdb);
   void DeletePdb(std::string_view ns, std::string_view name);
+  // DRA objects (docs/devices.md); each change re-files the pods whose demand it changes.
+  void SetDeviceClassMappings(std::vector<DeviceClassMapping> mappings);
+  void UpsertDeviceClass(DeviceClass device_class);
+  void DeleteDeviceClass(std::string_view name);
+  void UpsertResourceClaim(ResourceClaim claim);
+  void DeleteResourceClaim(std::string_view ns, std::string_view name);
+  void UpsertResourceClaimTemplate(ResourceClaimTemplate tmpl);
+  void DeleteResourceClaimTemplate(std::string_view ns, std::string_view name);
+  const DeviceCatalog& devices() const { return store_.devices(); }
 
   // --- reservations and nominations ----------------------------------------------------------
   // /bind is placing the pod on `node` (at `reserved_ms`): until the pod is seen bound, released
@@ -113,7 +127,7 @@ class ClusterState {
   // their keys.
   std::vector<std::string> Expire(int64_t now_ms);
 
-  // --- holds (quota only, no node: docs/workloads.md, "Holds") --------------------------------
+  // --- holds (quota only, no node: docs/workloads.md#2-holds-quota-without-a-node) ----------
   // Holds the pod's quota request in its namespace (leaf, ancestors, totals), admitted at
   // `held_ms`, until `expires_ms`, the pod binds (its reservation takes the hold's place), is
   // deleted or terminal, or ReleaseHold. Nothing for a pod unknown, bound, terminal, gated or
@@ -125,7 +139,7 @@ class ClusterState {
   const QuotaHold* FindHold(std::string_view key) const { return ledger_.FindHold(key); }
   const HoldMap& holds() const { return ledger_.holds(); }
 
-  // --- groups (docs/workloads.md, "Groups") ---------------------------------------------------
+  // --- groups (docs/workloads.md#1-groups) ------------------------------------------------------
   // Stores what the group's PodGroup object says; its minMember takes effect at once.
   void UpsertPodGroup(const PodGroupSpec& spec);
   void DeletePodGroup(const GroupKey& key);
@@ -195,6 +209,19 @@ class ClusterState {
   // Ends the pod's reservation; `pending_again`: the pod stays pending (a failed or expired bind,
   // not a binding seen or a deletion), so its status nomination is restored.
   void DropReservation(std::string_view key, bool pending_again);
+  // Stores a normalised pod and keeps the accounting in step (UpsertPod without the claim
+  // holders, which its callers settle).
+  void FilePod(NormalizedPod pod);
+  // A pod holds its claims while it counts, holds a reservation or holds quota without a node
+  // (docs/devices.md#5-a-shared-claim-is-charged-once).
+  bool HoldsClaims(const NormalizedPod& pod) const {
+    return Counts(pod) || ledger_.FindReservation(pod.store_key()) != nullptr ||
+           ledger_.FindHold(pod.store_key()) != nullptr;
+  }
+  // Recomputes the holders of each claim and re-files the pods whose request that changes.
+  void SettleClaims(const std::vector<std::string>& claims);
+  // Normalises the stored pods again and re-files those whose request changed.
+  void RefilePods(const std::vector<std::string>& keys);
   void AddContribution(const NormalizedPod& pod);
   void RemoveContribution(const NormalizedPod& pod);
   void PutNomination(bool ours, Nomination nomination);
@@ -212,7 +239,7 @@ class ClusterState {
   void RefreshGroup(const GroupKey& group);
   void RefreshGroupOfKey(std::string_view key);
   // A member on a node (bound or reserved) of `group` left it: if the gang is now below its
-  // minMember it has lost its core (docs/workloads.md, "A gang holds whole or not at all").
+  // minMember it has lost its core (docs/workloads.md#2-holds-quota-without-a-node).
   void MemberLeftNode(const GroupKey& group);
   // Whether the pod stored under `key` is a group member on a node (bound or reserved).
   bool GroupMemberOnNode(std::string_view key) const;

@@ -59,15 +59,18 @@ void ClusterState::Hold(std::string_view key, int64_t held_ms, int64_t expires_m
     return;
   }
   if (journal_) journal_->ReservationChanged(pod->store_key(), pod->ns, "");
-  ledger_.PutHold(store_.quota_set(), QuotaHold{pod->store_key(), pod->ns, pod->quota_request(),
-                                                held_ms, expires_ms, /*derived=*/false});
-  RefreshGroupOfKey(key);
+  const std::string owned = pod->store_key();
+  ledger_.PutHold(store_.quota_set(), QuotaHold{owned, pod->ns, pod->quota_request(), held_ms,
+                                                expires_ms, /*derived=*/false});
+  SettleClaims(store_.devices().ClaimsOfPod(owned));  // a held pod holds its claims
+  RefreshGroupOfKey(owned);
 }
 
 void ClusterState::ReleaseHold(std::string_view key) {
   suspended_holds_.erase(std::string(key));
   if (ledger_.FindHold(key) == nullptr) return;
   DropHold(key);
+  SettleClaims(store_.devices().ClaimsOfPod(key));
   RefreshGroupOfKey(key);
 }
 
@@ -129,7 +132,7 @@ bool ClusterState::GroupMemberOnNode(std::string_view key) const {
   return pod->IsBound() || PlacedReservation(key) != nullptr;
 }
 
-// docs/workloads.md, "A gang holds whole or not at all": a gang below its minMember after a
+// docs/workloads.md#2-holds-quota-without-a-node: a gang below its minMember after a
 // member left a node has lost its core. Its explicit holds end at once; its derived holds (gate
 // mode) are the admission loop's to end (GroupView::orphaned); with no member left on a node it
 // is starting again.
@@ -140,6 +143,7 @@ void ClusterState::MemberLeftNode(const GroupKey& group) {
   const GroupView& view = record.view;
   if (!view.IsGang() || view.active() >= view.min_member) return;
   ++version_;
+  std::vector<std::string> released;
   for (const auto& m : view.members) {
     if (m.state != MemberState::kAdmitted) continue;
     const std::string& key = m.pod->store_key();
@@ -147,13 +151,23 @@ void ClusterState::MemberLeftNode(const GroupKey& group) {
     if (h != nullptr && h->derived) {
       record.orphaned.insert(key);
     } else if (h != nullptr) {
-      DropHold(key);
+      released.push_back(key);
     }
   }
+  for (const auto& key : released)
+    DropHold(key);
   for (const auto& key : record.members)
     suspended_holds_.erase(key);
   if (view.bound + view.reserved == 0) record.complete = false;
   RefreshGroup(group);
+  // The released pods no longer hold their claims
+  // (docs/devices.md#5-a-shared-claim-is-charged-once).
+  std::vector<std::string> claims;
+  for (const auto& key : released) {
+    const std::vector<std::string>& of_pod = store_.devices().ClaimsOfPod(key);
+    claims.insert(claims.end(), of_pod.begin(), of_pod.end());
+  }
+  SettleClaims(claims);
 }
 
 void ClusterState::RefreshGroup(const GroupKey& group) {

@@ -1,4 +1,4 @@
-// Where a group's members go together (docs/workloads.md, "Order and the all-or-nothing rule",
+// Where a group's members go together (docs/workloads.md#order-and-the-all-or-nothing-rule,
 // item 2, and "Filter mode"): the members are placed one after another on a what-if copy of the
 // state, each reserved on the first node (in the state's node order) whose fit screen passes,
 // taking its room before the next is placed. Gate mode's admission queue and filter mode's group

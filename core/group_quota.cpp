@@ -1,5 +1,10 @@
 #include "core/group_quota.h"
 
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/device_demand.h"
 #include "core/group_placement.h"
 #include "core/quota_admission.h"
 #include "core/reasons.h"
@@ -26,6 +31,41 @@ std::vector<const NormalizedPod*> GroupNeedMembers(const ClusterState& state,
   return unit;
 }
 
+ResourceList GroupRequestOf(const ClusterState& state,
+                            const std::vector<const NormalizedPod*>& members) {
+  ResourceList request;
+  std::map<std::string_view, int> carriers;  // an unheld claim -> the members carrying it
+  for (const NormalizedPod* member : members) {
+    request.Add(member->quota_request());
+    if (const DeviceDemand* d = member->device_demand()) {
+      for (const auto& claim : d->claims) {
+        if (state.devices().HoldersOf(claim) == nullptr) ++carriers[claim];
+      }
+    }
+  }
+  for (const auto& [key, n] : carriers) {
+    const ResourceClaim* claim = n > 1 ? state.devices().FindClaim(key) : nullptr;
+    if (claim == nullptr) continue;  // named once, or not found (then the members wait)
+    ResourceList charge;
+    if (!ClaimCharge(state.devices(), *claim, fmt::format("ResourceClaim {}", key), &charge)
+             .empty())
+      continue;
+    for (int i = 1; i < n; ++i)
+      request.Subtract(charge);
+  }
+  return request;
+}
+
+Status DevicesCountable(const std::vector<const NormalizedPod*>& members) {
+  for (const NormalizedPod* member : members) {
+    if (!member->device_problem().empty()) {
+      return Status::Unschedulable(
+          reasons::DevicesNotCountable(member->Key(), member->device_problem()));
+    }
+  }
+  return {};
+}
+
 GroupQuotaCheck CheckGroupQuota(const ClusterState& state, const NormalizedPod& pod) {
   GroupQuotaCheck out;
   int32_t need = 0;
@@ -38,13 +78,13 @@ GroupQuotaCheck CheckGroupQuota(const ClusterState& state, const NormalizedPod& 
         group->key.Display(), group->active() + group->pending, group->min_member));
     return out;
   }
-  ResourceList request;
-  for (const NormalizedPod* member : unit)
-    request.Add(member->quota_request());
+  if (state.QuotaFor(pod.ns) != nullptr) out.status = DevicesCountable(unit);
+  if (!out.status.ok()) return out;
+  const ResourceList request = GroupRequestOf(state, unit);
   out.status = CheckGroupRequest(state, pod, request, group->key.Display(), need);
   if (!out.status.ok()) return out;
   // And a place for every one of them together on the current nodes, as gate mode's queue asks
-  // (docs/workloads.md, "Filter mode"): a gang that cannot run holds nothing.
+  // (docs/workloads.md#4-filter-mode): a gang that cannot run holds nothing.
   std::vector<std::string> keys;
   for (const NormalizedPod* member : unit)
     keys.push_back(member->store_key());

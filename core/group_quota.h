@@ -1,4 +1,4 @@
-// The group rule of filter mode (docs/workloads.md, "Filter mode"), in the decision path every
+// The group rule of filter mode (docs/workloads.md#4-filter-mode), in the decision path every
 // /filter shares (core's Placement, so the extender and the simulator both apply it): a member of
 // a starting group passes the quota only if the quota admits the group's need, the summed
 // request of the `need` oldest pending members (this pod among them), every rule of
@@ -33,5 +33,15 @@ GroupQuotaCheck CheckGroupQuota(const ClusterState& state, const NormalizedPod& 
 // rule does not apply.
 std::vector<const NormalizedPod*> GroupNeedMembers(const ClusterState& state,
                                                    const NormalizedPod& pod, int32_t* need);
+
+// The summed quota request of `members` admitted together. A claim that no pod holds is in the
+// request of every pending member naming it, but admitted together they charge it once
+// (docs/devices.md#5-a-shared-claim-is-charged-once): the sum counts it once.
+ResourceList GroupRequestOf(const ClusterState& state,
+                            const std::vector<const NormalizedPod*>& members);
+
+// docs/devices.md#7-bad-input-the-pod-waits-never-admitted-uncounted for a unit admitted together:
+// the first member whose devices cannot be counted holds the whole unit, with its reason.
+Status DevicesCountable(const std::vector<const NormalizedPod*>& members);
 
 }  // namespace capext

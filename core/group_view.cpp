@@ -42,7 +42,7 @@ GroupView BuildGroupView(const GroupKey& key, const PodGroupSpec* spec,
     }
     view.members.push_back(m);
   }
-  // Start order (docs/workloads.md, "Core and surplus"): bound, reserved, admitted by their
+  // Start order (docs/workloads.md#core-and-surplus): bound, reserved, admitted by their
   // start; then the rest by creation; then name.
   auto order = [](const GroupMember& m) {
     const bool started = m.state <= MemberState::kAdmitted;

@@ -1,7 +1,6 @@
 // Builds a group's view (core/pod_group.h) from its members and the ledger's holds and
-// reservations (docs/workloads.md, "minMember" and "Member states"). ClusterState calls it
-// whenever something a view reads changes.
-// Thread-safety: a pure function.
+// reservations (docs/workloads.md#minmember and docs/workloads.md#member-states). ClusterState
+// calls it whenever something a view reads changes. Thread-safety: a pure function.
 #pragma once
 
 #include <vector>

@@ -31,6 +31,9 @@ class ObjectStore {
   ObjectStore& operator=(ObjectStore&&) = default;
 
   const PodNormalizer& normalizer() const { return normalizer_; }
+  // The DRA objects and indexes normalisation reads (docs/devices.md).
+  DeviceCatalog& devices() { return normalizer_.devices(); }
+  const DeviceCatalog& devices() const { return normalizer_.devices(); }
 
   // --- pods ----------------------------------------------------------------------------------
   const PodMap& pods() const { return pods_; }

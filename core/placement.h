@@ -3,8 +3,9 @@
 //   1. the admission check (docs/capacity-semantics.md#3-admission-may-this-pod-run-in-its-quota),
 //      once per pod; when it fails, every node fails
 //      with its reason (and its code: a request above max is unresolvable everywhere). For a
-//      pending member of a starting group, the group's need instead (docs/workloads.md, "Filter
-//      mode"; core/group_quota.h): group_hold() then lists the members the caller holds;
+//      pending member of a starting group, the group's need instead
+//      (docs/workloads.md#4-filter-mode; core/group_quota.h): group_hold() then lists the members
+//      the caller holds;
 //   2. node fit against our state per node (usage, reservations, nominations of priority >=
 //      the pod's), which holds what kube-scheduler does not know.
 // A node the state does not know passes: kube-scheduler already vetted it against its own
@@ -30,8 +31,8 @@ class PodFilter {
 
   // The quota verdict, computed once.
   const Status& quota() const { return quota_; }
-  // When the group rule decided and passed: the members to hold (docs/workloads.md, "Filter
-  // mode"), oldest first; empty otherwise.
+  // When the group rule decided and passed: the members to hold (docs/workloads.md#4-filter-mode),
+  // oldest first; empty otherwise.
   const std::vector<std::string>& group_hold() const { return group_hold_; }
   // The verdict for one node (see the file comment).
   Status CheckNode(std::string_view node) const;

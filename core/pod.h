@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/device_claim.h"
 #include "core/label_selector.h"
 #include "core/resource_list.h"
 
@@ -41,7 +42,7 @@ struct NodeSelectorTerm {
   std::vector<NodeSelectorRequirement> match_fields;  // only metadata.name is defined
 };
 
-// The group a pod names (docs/workloads.md, "Groups"): the coscheduling label
+// The group a pod names (docs/workloads.md#1-groups): the coscheduling label
 // `scheduling.x-k8s.io/pod-group` (api_group "scheduling.x-k8s.io", name = the label's value), or
 // the upstream Workload API's `spec.workloadRef` (api_group "scheduling.k8s.io", name = the
 // Workload's name, pod_group and replica_key from the reference). An empty name: no group.
@@ -120,11 +121,14 @@ struct Pod {
   std::vector<Toleration> tolerations;
   // Required node affinity terms (ORed). Empty = no required affinity.
   std::vector<NodeSelectorTerm> required_affinity;
+  // spec.resourceClaims joined with status.resourceClaimStatuses
+  // (docs/devices.md#2-which-claims-a-pod-charges).
+  std::vector<PodClaimRef> resource_claims;
 
   bool IsBound() const { return !node_name.empty(); }
   bool IsTerminal() const { return phase == PodPhase::kSucceeded || phase == PodPhase::kFailed; }
-  // Any scheduling gate: the pod is not pending for scheduling (docs/workloads.md, "Member
-  // states"): never in PendingPods, never a preemptor, never a victim, never in used.
+  // Any scheduling gate: the pod is not pending for scheduling (docs/workloads.md#member-states):
+  // never in PendingPods, never a preemptor, never a victim, never in used.
   bool IsGated() const { return quota_gated || other_gates; }
   // "namespace/name" (Kubernetes' namespace key), for messages.
   std::string Key() const { return ns + "/" + name; }
@@ -143,7 +147,8 @@ class NormalizedPod : public Pod {
       : Pod(other),
         fallback_key_(other.fallback_key_ ? std::make_unique<std::string>(*other.fallback_key_)
                                           : nullptr),
-        quota_request_(other.quota_request_) {}
+        quota_request_(other.quota_request_),
+        devices_(other.devices_) {}
   NormalizedPod& operator=(const NormalizedPod& other) {
     if (this != &other) *this = NormalizedPod(other);
     return *this;
@@ -155,6 +160,15 @@ class NormalizedPod : public Pod {
   const std::string& store_key() const { return uid.empty() ? *fallback_key_ : uid; }
   // What the pod adds to its quota's usage (QuotaRequestOf under the state's semantics).
   const ResourceList& quota_request() const { return quota_request_; }
+  // How its ResourceClaims were counted into quota_request() (docs/devices.md), or nullptr for a
+  // pod that names none. Shared between copies: it never changes once made.
+  const DeviceDemand* device_demand() const { return devices_.get(); }
+  // Why the pod's devices cannot be counted
+  // (docs/devices.md#7-bad-input-the-pod-waits-never-admitted-uncounted); empty when they can.
+  const std::string& device_problem() const {
+    static const std::string kNone;
+    return devices_ ? devices_->problem : kNone;
+  }
 
   // Gives the pod another identity, keeping everything normalisation derived from the rest (a
   // simulator stamps one normalised prototype per pod of a group of identical pods).
@@ -173,6 +187,7 @@ class NormalizedPod : public Pod {
   // keeps every other pod 24 bytes smaller.
   std::unique_ptr<std::string> fallback_key_;
   ResourceList quota_request_;
+  std::shared_ptr<const DeviceDemand> devices_;
 };
 
 // The start time used to order pods of equal priority

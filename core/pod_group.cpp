@@ -8,7 +8,7 @@ namespace capext {
 GroupKey GroupKeyOf(const Pod& pod) {
   if (pod.group.empty()) return {};
   std::string name = pod.group.name;
-  // docs/workloads.md, "Membership": a Workload's pod group is "<workload>/<podGroup>[/<key>]".
+  // docs/workloads.md#membership: a Workload's pod group is "<workload>/<podGroup>[/<key>]".
   if (pod.group.api_group == kWorkloadApiGroup) {
     name += "/" + pod.group.pod_group;
     if (!pod.group.replica_key.empty()) name += "/" + pod.group.replica_key;

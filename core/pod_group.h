@@ -1,4 +1,4 @@
-// Pod groups (docs/workloads.md, "Groups"): the key a group is known by, the PodGroup object's
+// Pod groups (docs/workloads.md#1-groups): the key a group is known by, the PodGroup object's
 // part that decisions read, and the view of a group that ClusterState keeps for decisions: its
 // members, its effective minMember, and the member states that give active, need and complete.
 // Thread-safety: value types.
@@ -15,7 +15,7 @@ namespace capext {
 
 // A group, by API group, namespace and name (coscheduling's kind and the Workload API's are both
 // "PodGroup": the API group tells them apart). For the Workload API the name is
-// "<workload>/<podGroup>[/<replicaKey>]" (docs/workloads.md, "Membership").
+// "<workload>/<podGroup>[/<replicaKey>]" (docs/workloads.md#membership).
 struct GroupKey {
   std::string api_group;
   std::string ns;
@@ -50,10 +50,10 @@ struct PodGroupSpec {
   bool operator==(const PodGroupSpec&) const = default;
 };
 
-// Where a group's effective minMember came from (docs/workloads.md, "minMember").
+// Where a group's effective minMember came from (docs/workloads.md#minmember).
 enum class MinMemberSource { kNone, kObject, kAnnotation };
 
-// A member's state (docs/workloads.md, "Member states"). kPending: ungated and neither held nor
+// A member's state (docs/workloads.md#member-states). kPending: ungated and neither held nor
 // on a node (a filter-mode member before its group's first pass, or a pod that slipped past the
 // gate); it is not active.
 enum class MemberState { kBound, kReserved, kAdmitted, kPending, kGated };
@@ -86,7 +86,7 @@ struct GroupView {
   bool complete = false;
   // The earliest admission time among admitted members, 0 when none (the timeout's start).
   int64_t first_admitted_ms = 0;
-  // The gang lost its core (docs/workloads.md, "A gang holds whole or not at all"): the members
+  // The gang lost its core (docs/workloads.md#2-holds-quota-without-a-node): the members
   // that were admitted through the gate then (derived holds, which only the admission loop can
   // end) and still are, by store key. The admission loop times them out at once.
   std::vector<std::string> orphaned;

@@ -1,5 +1,7 @@
 #include "core/pod_normalizer.h"
 
+#include "core/device_demand.h"
+
 namespace capext {
 
 NormalizedPod PodNormalizer::Normalize(Pod raw) const {
@@ -8,6 +10,12 @@ NormalizedPod PodNormalizer::Normalize(Pod raw) const {
   NormalizedPod pod(std::move(raw));
   if (pod.uid.empty()) pod.fallback_key_ = std::make_unique<std::string>(pod.Key());
   pod.quota_request_ = QuotaRequestOf(semantics_, pod);
+  // docs/devices.md: the reference counts no claim; a pod naming none costs nothing here.
+  if (!pod.resource_claims.empty() && semantics_ == QuotaSemantics::kCapacityExtender) {
+    auto demand = std::make_shared<DeviceDemand>(DeviceDemandOf(devices_, pod, pod.store_key()));
+    pod.quota_request_.Add(demand->charge);
+    pod.devices_ = std::move(demand);
+  }
   pod.quota_request_.ShrinkToFit();
   return pod;
 }

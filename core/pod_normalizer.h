@@ -7,6 +7,8 @@
 //    PreemptLowerPriority;
 //  - quota request: QuotaRequestOf(semantics, pod) (pods: 1 and the GPU-model mapping under
 //    capacity-extender semantics; the reference's resource set under scheduler-plugins);
+//    plus, under capacity-extender semantics, the device demand of its ResourceClaims
+//    (DeviceDemandOf over the catalog kept here; docs/devices.md);
 //  - store key: the uid, else "namespace/name".
 // Requests themselves (init containers, sidecars, overhead) are computed by the decoder
 // (EffectivePodRequest); normalisation takes them as given.
@@ -17,6 +19,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/device_catalog.h"
 #include "core/pod.h"
 #include "core/priority_class.h"
 #include "core/quota_semantics.h"
@@ -41,6 +44,10 @@ class PodNormalizer {
     return classes_;
   }
 
+  // The DRA objects normalisation reads (ClusterState keeps the catalog's indexes).
+  DeviceCatalog& devices() { return devices_; }
+  const DeviceCatalog& devices() const { return devices_; }
+
  private:
   void Resolve(Pod* pod) const;
   void FindGlobalDefault();
@@ -48,6 +55,7 @@ class PodNormalizer {
   QuotaSemantics semantics_;
   std::map<std::string, PriorityClass, std::less<>> classes_;
   const PriorityClass* global_default_ = nullptr;  // into classes_
+  DeviceCatalog devices_;
 };
 
 }  // namespace capext

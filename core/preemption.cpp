@@ -12,6 +12,10 @@ Status EligibleToPreempt(const ClusterState& state, const PreemptorContext& p) {
   if (pod.preemption_policy == PreemptionPolicy::kNever) {
     return Status::Unresolvable(std::string(reasons::kPreemptionPolicyNever));
   }
+  // docs/devices.md#7-bad-input-the-pod-waits-never-admitted-uncounted: a pod whose devices cannot
+  // be counted is admitted by nothing, so nothing is evicted for it.
+  if (p.quota != nullptr && !pod.device_problem().empty())
+    return Status::Unschedulable(reasons::DevicesNotCountable(pod.Key(), pod.device_problem()));
   std::string_view nominated = pod.nominated_node_name;
   if (const Nomination* ours = state.FindOurNomination(pod.store_key())) nominated = ours->node;
   if (nominated.empty() || !state.FindNode(nominated)) return {};

@@ -149,12 +149,19 @@ Status CheckPath(const ClusterState& state, const ResourceList& request, const A
 
 Status CheckQuotaPath(const ClusterState& state, const NormalizedPod& pod,
                       const AdmissionPath& path) {
+  if (path.quota == nullptr) return {};
+  // docs/devices.md#7-bad-input-the-pod-waits-never-admitted-uncounted: devices that cannot be
+  // counted hold the pod, never admit it uncounted.
+  if (!pod.device_problem().empty())
+    return Status::Unschedulable(reasons::DevicesNotCountable(pod.Key(), pod.device_problem()));
   return CheckPath(state, pod.quota_request(), path, pod.Key(), {}, 1);
 }
 
 Status CheckGroupRequest(const ClusterState& state, const NormalizedPod& pod,
                          const ResourceList& request, std::string_view group, int pods) {
   if (state.QuotaFor(pod.ns) == nullptr) return {};
+  if (!pod.device_problem().empty())
+    return Status::Unschedulable(reasons::DevicesNotCountable(pod.Key(), pod.device_problem()));
   return CheckPath(state, request, MakeAdmissionPath(state, pod, &request), pod.Key(), group, pods);
 }
 

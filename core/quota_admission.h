@@ -44,8 +44,9 @@ struct AdmissionPath {
   const ElasticQuota* root = nullptr;   // the root quota over q (q itself when flat)
   NominatedSums sums;
   std::vector<ResourceList> extra_in_eq;
-  // The pod's own hold (docs/workloads.md, "Holds"), left out of used at every level and of the
-  // cluster-wide sums: an admitted pod is never counted against itself. Empty: no hold.
+  // The pod's own hold (docs/workloads.md#2-holds-quota-without-a-node), left out of used at every
+  // level and of the cluster-wide sums: an admitted pod is never counted against itself. Empty: no
+  // hold.
   ResourceList own_hold;
   // `used` with the own hold taken out (a copy only when there is one).
   ResourceList UsedWithoutOwnHold(const ResourceList& used) const {

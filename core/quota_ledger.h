@@ -7,7 +7,7 @@
 // or mirroring a pending pod's status.nominatedNodeName).
 //   used(ns) = requests (as the quota counts them) of the namespace's bound, non-terminal pods
 //              + its reservations + its holds (quota held without a node for admitted pods:
-//              docs/workloads.md, "Holds").
+//              docs/workloads.md#2-holds-quota-without-a-node).
 // Usage is tracked for every namespace, with or without a quota, so that a quota created later
 // is right at once. Nominations never count as usage; decisions add them where the semantics
 // say so.
@@ -46,10 +46,11 @@ struct Reservation {
   int64_t expires_ms = 0;
 };
 
-// Quota held for an admitted pod that has no node yet (docs/workloads.md, "Holds"): counts in
-// used of its namespace's leaf, every ancestor and the cluster-wide sums, never on a node, never
-// a victim. `derived`: from the pod's admitted-at annotation (gate mode; lasts while the pod is
-// admitted), else explicit (filter mode, in-flight gate removals; ends at `expires_ms`).
+// Quota held for an admitted pod that has no node yet
+// (docs/workloads.md#2-holds-quota-without-a-node): counts in used of its namespace's leaf, every
+// ancestor and the cluster-wide sums, never on a node, never a victim. `derived`: from the pod's
+// admitted-at annotation (gate mode; lasts while the pod is admitted), else explicit (filter mode,
+// in-flight gate removals; ends at `expires_ms`).
 struct QuotaHold {
   std::string uid;  // the pod's store key
   std::string ns;

@@ -64,4 +64,8 @@ std::string FairShareWaiting(std::string_view quota, std::string_view share,
                      tie ? ">=" : ">", barrier_quota, barrier_share);
 }
 
+std::string DevicesNotCountable(std::string_view pod_key, std::string_view details) {
+  return fmt::format("pod {} waits for its devices: {}", pod_key, details);
+}
+
 }  // namespace capext::reasons

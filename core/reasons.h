@@ -22,6 +22,10 @@ std::string QuotaMaxExceeded(std::string_view pod_key, std::string_view quota_ke
 std::string QuotaRequestAboveMax(std::string_view pod_key, std::string_view quota_key,
                                  std::string_view details);
 std::string AggregateMinExceeded(std::string_view pod_key, std::string_view details);
+// The pod's ResourceClaims cannot be counted
+// (docs/devices.md#7-bad-input-the-pod-waits-never-admitted-uncounted): "pod ns/p waits for its
+// devices: ResourceClaim ns/c not found".
+std::string DevicesNotCountable(std::string_view pod_key, std::string_view details);
 // The same rules without the subject ("ElasticQuota q would exceed max: ..."), for a subject
 // other than one pod: "gang eq1/train-a: 4 pods need cpu 16: <rule>" (docs/workloads.md).
 std::string QuotaMaxRule(std::string_view quota_key, std::string_view details);

@@ -17,7 +17,8 @@ VictimRule::VictimRule(const ClusterState& state, const NormalizedPod& preemptor
       ++level;
     }
     path_.push_back(node);
-    // The preemptor's own hold is not counted against it (docs/workloads.md, "Holds").
+    // The preemptor's own hold is not counted against it
+    // (docs/workloads.md#2-holds-quota-without-a-node).
     const ResourceList& used = state.ledger().NodeUsed(node);
     const bool within =
         path.own_hold.empty()

@@ -164,12 +164,22 @@ class WhatIf {
     if (ns.quota == nullptr) return;
     const QuotaTree& tree = state_.ledger().tree();
     const QuotaSemantics semantics = state_.semantics();
+    // docs/devices.md#5-a-shared-claim-is-charged-once, "Victims": the devices of a claim another
+    // holder keeps are not freed.
+    const DeviceDemand* devices = pod.device_demand();
+    const bool kept = devices != nullptr && !devices->kept.empty();
+    ResourceList freed;
+    if (kept) {
+      freed = pod.quota_request();
+      freed.Subtract(devices->kept);
+    }
+    const ResourceList& change = kept ? freed : pod.quota_request();
     for (int node = ns.leaf; node >= 0; node = tree.parent(node)) {
       ResourceList* used = MutableUsed(node);
-      for (const auto& [name, amount] : pod.quota_request().entries())
+      for (const auto& [name, amount] : change.entries())
         used->AddTo(name, sign > 0 ? amount : SaturatingSub(0, amount));
     }
-    for (const auto& [name, amount] : pod.quota_request().entries()) {
+    for (const auto& [name, amount] : change.entries()) {
       if (CountsInTotals(semantics, *ns.root, name))
         s_.totals.used.AddTo(name, sign > 0 ? amount : SaturatingSub(0, amount));
     }
@@ -296,26 +306,36 @@ NodeVictims SelectVictimUnits(const ClusterState& state, const PreemptorContext&
       n += std::find(violating.begin(), violating.end(), y) != violating.end() ? 1 : 0;
     return n;
   };
-  auto reprieve = [&](const std::vector<const NormalizedPod*>& unit) {
+  std::vector<bool> kept(taken_units.size(), false);
+  auto reprieve = [&](std::size_t i) {
+    const std::vector<const NormalizedPod*>& unit = taken_units[i];
     for (const NormalizedPod* y : unit)
       what_if.Restore(*y, scope_of(y), IsOnNode(state, *y, here));
     if (what_if.Fits() && !QuotaFails(state, p.path, what_if)) return;
     for (const NormalizedPod* y : unit)
       what_if.Remove(*y, scope_of(y), IsOnNode(state, *y, here));
-    for (const NormalizedPod* y : unit) {
-      if (!HeldWithoutNode(state, *y)) result.victims.push_back(y);
-    }
+    kept[i] = true;
     result.pdb_violations += violations_in(unit);
   };
-  for (const auto& unit : taken_units) {
-    if (violations_in(unit) > 0) reprieve(unit);
+  for (std::size_t i = 0; i < taken_units.size(); ++i) {
+    if (violations_in(taken_units[i]) > 0) reprieve(i);
   }
-  for (const auto& unit : taken_units) {
-    if (violations_in(unit) == 0) reprieve(unit);
+  for (std::size_t i = 0; i < taken_units.size(); ++i) {
+    if (violations_in(taken_units[i]) == 0) reprieve(i);
   }
-  std::stable_sort(
-      result.victims.begin(), result.victims.end(),
-      [&](const NormalizedPod* a, const NormalizedPod* b) { return more_important(*a, *b); });
+  // Unit by unit, the most important unit first, its pods most important first: the reclaim
+  // evicts in reverse, so the cheapest unit goes first and a core's pods go one after another
+  // (docs/workloads.md#5-victim-units-and-their-order).
+  for (std::size_t i = 0; i < taken_units.size(); ++i) {
+    if (!kept[i]) continue;
+    const std::size_t first = result.victims.size();
+    for (const NormalizedPod* y : taken_units[i]) {
+      if (!HeldWithoutNode(state, *y)) result.victims.push_back(y);
+    }
+    std::stable_sort(
+        result.victims.begin() + static_cast<std::ptrdiff_t>(first), result.victims.end(),
+        [&](const NormalizedPod* a, const NormalizedPod* b) { return more_important(*a, *b); });
+  }
   result.candidate = !result.victims.empty();
   for (const NormalizedPod* v : result.victims)
     result.distance = std::max(result.distance, scope_of(v).scope.distance);
@@ -340,15 +360,13 @@ PreemptorContext MakePreemptorContext(const ClusterState& state, const Normalize
   ctx.pod = &preemptor;
   ctx.quota = state.QuotaFor(preemptor.ns);
   // A pending member of a starting group is within its min only if the group's need is
-  // (docs/workloads.md, "The preemptor side"): its path carries the need's summed request.
+  // (docs/workloads.md#5-victim-units-and-their-order): its path carries the need's summed request.
   int32_t need = 0;
   const std::vector<const NormalizedPod*> unit = preemptor.group.empty()
                                                      ? std::vector<const NormalizedPod*>{}
                                                      : GroupNeedMembers(state, preemptor, &need);
   if (unit.size() > 1) {
-    ResourceList request;
-    for (const NormalizedPod* member : unit)
-      request.Add(member->quota_request());
+    const ResourceList request = GroupRequestOf(state, unit);
     ctx.path = MakeAdmissionPath(state, preemptor, &request);
   } else {
     ctx.path = MakeAdmissionPath(state, preemptor);
@@ -358,35 +376,6 @@ PreemptorContext MakePreemptorContext(const ClusterState& state, const Normalize
   ctx.more_than_min = ctx.rule->more_than_min();
   ctx.scratch = std::make_shared<VictimSelectionScratch>();
   return ctx;
-}
-
-void SplitByPdbViolation(const std::vector<PodDisruptionBudget>& pdbs,
-                         const std::vector<const NormalizedPod*>& pods,
-                         std::vector<const NormalizedPod*>* violating,
-                         std::vector<const NormalizedPod*>* non_violating) {
-  if (pdbs.empty()) {
-    non_violating->insert(non_violating->end(), pods.begin(), pods.end());
-    return;
-  }
-  std::vector<int32_t> allowed;
-  allowed.reserve(pdbs.size());
-  for (const auto& pdb : pdbs)
-    allowed.push_back(pdb.disruptions_allowed);
-  for (const NormalizedPod* pod : pods) {
-    bool violated = false;
-    if (!pod->labels.empty()) {
-      for (std::size_t i = 0; i < pdbs.size(); ++i) {
-        const auto& pdb = pdbs[i];
-        if (!pdb.Selects(*pod)) continue;
-        if (std::find(pdb.disrupted_pods.begin(), pdb.disrupted_pods.end(), pod->name) !=
-            pdb.disrupted_pods.end()) {
-          continue;
-        }
-        if (--allowed[i] < 0) violated = true;
-      }
-    }
-    (violated ? violating : non_violating)->push_back(pod);
-  }
 }
 
 NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContext& p,
@@ -425,7 +414,7 @@ NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContex
   auto used_of = [&](int tree_node) -> const ResourceList& { return what_if.UsedOf(tree_node); };
   std::vector<const NormalizedPod*>& potential = s.potential;
   potential.clear();
-  // With pod groups, victims are units (docs/workloads.md, "Victim units and their order").
+  // With pod groups, victims are units (docs/workloads.md#5-victim-units-and-their-order).
   if (state.HasGroups()) return SelectVictimUnits(state, p, node, more_important, s, what_if);
   for (const auto& [x, xns_ptr] : entries) {
     const VictimSelectionScratch::Namespace& xns = *xns_ptr;

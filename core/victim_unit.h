@@ -1,4 +1,4 @@
-// Victim units (docs/workloads.md, "Victim units and their order"): reclaim and /preempt take a
+// Victim units (docs/workloads.md#5-victim-units-and-their-order): reclaim and /preempt take a
 // group's surplus member (one pod), a single pod, or a group's core (every remaining member of
 // the group on a node: taking the core takes the group whole, so a reclaim never leaves a group
 // running below its minMember). One order for all of them, first victim first:
@@ -27,7 +27,7 @@ struct VictimUnit {
   GroupKey group;  // empty for a single pod
   // The pods that go with the unit, in removal order: the most recently started first. A core's
   // admitted members (quota holds, no node) are among them: their holds end with the core
-  // (docs/workloads.md, "A gang holds whole or not at all"), so the what-if releases them in
+  // (docs/workloads.md#2-holds-quota-without-a-node), so the what-if releases them in
   // turn, each passing the victim rule like the others; they are never victims (nothing runs).
   std::vector<const NormalizedPod*> pods;
   const NormalizedPod* representative = nullptr;
@@ -35,7 +35,7 @@ struct VictimUnit {
 };
 
 // Whether a unit's pod is a core's admitted member: held without a node, released with the core,
-// never a victim (docs/workloads.md, "A gang holds whole or not at all").
+// never a victim (docs/workloads.md#2-holds-quota-without-a-node).
 inline bool HeldWithoutNode(const ClusterState& state, const NormalizedPod& pod) {
   return !pod.IsBound() && state.FindReservation(pod.store_key()) == nullptr;
 }

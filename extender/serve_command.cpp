@@ -104,6 +104,10 @@ int RunServeCommand(const std::vector<std::string>& args) {
   DecodeOptions decode;
   decode.accelerator_model_annotation = config.gpu_model_annotation;
   SchedulerCache cache(semantics, decode);
+  cache.Write([&](ClusterState& state) {
+    state.SetDeviceClassMappings(config.device_class_mappings);
+    return 0;
+  });
   Metrics metrics;
 
   std::unique_ptr<LiveMode> live;

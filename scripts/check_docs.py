@@ -41,7 +41,9 @@ SKIP_DIRS = {".git", "out", "node_modules", "__pycache__"}
 SOURCE_EXTENSIONS = (".h", ".cpp", ".cc", ".in", ".py", ".sh", ".cmake", ".txt", ".yaml", ".yml",
                      ".html", ".js", ".md", ".json")
 BARE_FILE_EXTENSIONS = (".h", ".cpp", ".py", ".sh", ".cmake", ".in", ".md")
-PAGES = ("capacity-semantics", "quota-hierarchy", "architecture", "extender-protocol", "README")
+# Every page of docs/ (numbered sections or not: a number after a page name is a section number).
+PAGES = tuple(sorted(os.path.splitext(f)[0] for f in os.listdir(os.path.join(ROOT, "docs"))
+                    if f.endswith(".md")))
 
 findings = []
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "config/device_codec.h"
 #include "config/json_fields.h"
 #include "config/yaml_json.h"
 
@@ -256,6 +257,10 @@ Status ParseScenarioText(const std::string& text, const std::string& path, Scena
     out->recreate_evicted = recreate->GetBool();
   }
   if (out->name.empty()) out->name = path;
+  if (const rapidjson::Value* mappings = json::Member(root, "deviceClassMappings")) {
+    Status s = DecodeDeviceClassMappings(*mappings, &out->device_class_mappings);
+    if (!s.ok()) return s.WithContext(path);
+  }
   if (const rapidjson::Value* cluster = json::Member(root, "cluster")) {
     if (!cluster->IsArray()) return Status::Error(path + ": cluster: expected a list of objects");
     for (rapidjson::SizeType i = 0; i < cluster->Size(); ++i) {

@@ -43,7 +43,8 @@ struct ScenarioExpectation {
   std::map<std::string, std::string> gated;    // pod key -> text the gate's reason must contain
 };
 
-// How pods reach the scheduler (docs/scenarios.md, "Pod groups, gates and controllers").
+// How pods reach the scheduler
+// (docs/scenarios.md#pod-groups-gates-and-controllers-gang-and-elastic-workloads).
 enum class ScenarioAdmission { kFilter, kGate };
 
 struct Scenario {
@@ -58,6 +59,9 @@ struct Scenario {
   std::string quota_semantics = "capacity-extender";
   bool quota_semantics_from_file = false;
   std::string scoring = "least-allocated";
+  // The file's `deviceClassMappings:` (docs/devices.md#4-the-quota-resource-of-a-deviceclass), as
+  // the extender config has them.
+  std::vector<DeviceClassMapping> device_class_mappings;
   ScenarioAdmission admission = ScenarioAdmission::kFilter;
   // Controllers re-create their evicted pods as <name>-r1, -r2, ... (docs/scenarios.md).
   bool recreate_evicted = false;

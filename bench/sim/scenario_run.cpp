@@ -211,6 +211,7 @@ ScenarioReport RunScenario(const Scenario& scenario, std::ostream& out,
 
   SimulationOptions options;
   options.cluster_quotas = semantics->make();
+  options.device_class_mappings = scenario.device_class_mappings;
   options.scoring = scenario.scoring;
   options.sampling = NodeSampling::kAll;
   options.reclaim_at_once = true;

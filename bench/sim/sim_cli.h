@@ -45,10 +45,15 @@ struct SimCliConfig {
 
 // `compare` selects the compare flags (--policies, --jobs) instead of run's (--policy).
 // Sets *help and succeeds on --help/-h.
-Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliConfig* out, bool* help);
+Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliConfig* out,
+                     bool* help);
 std::string SimFlagsHelp(bool compare);
 
-// Reads the trace / generates the workload, the nodes, the snapshot and the quota plan.
+// The file name of `path` without its directories (how reports and notes name an input).
+std::string BaseName(const std::string& path);
+
+// Reads the trace / generates the workload, the nodes, the snapshot and the quota plan
+// (sim_input.cpp).
 Status LoadSimInput(const SimCliConfig& config, SimulationInput* out);
 
 // Writes `content` to `path` (creating parent directories).

@@ -38,7 +38,9 @@ SimEngine::SimEngine(const SimulationInput& input, const SimulationOptions& opti
     : input_(input),
       options_(options),
       out_(out),
-      state_(options.cluster_quotas.value_or(SetupFor(options.policy).semantics)) {}
+      state_(options.cluster_quotas.value_or(SetupFor(options.policy).semantics)) {
+  state_.SetDeviceClassMappings(options.device_class_mappings);
+}
 
 int SimEngine::TenantIndex(const std::string& name) const {
   auto it = std::lower_bound(tenants_.begin(), tenants_.end(), name,
@@ -57,7 +59,7 @@ Status SimEngine::Setup() {
   const SimPolicySetup setup = SetupFor(options_.policy);
 
   // Cluster objects: priority classes first so priorities resolve, then nodes, quotas, PDBs,
-  // and the snapshot's bound pods.
+  // DRA objects, and the snapshot's bound pods.
   for (const auto& pc : input_.background.priority_classes)
     state_.UpsertPriorityClass(pc);
   for (const auto& node : input_.nodes)
@@ -72,6 +74,13 @@ Status SimEngine::Setup() {
   }
   for (const auto& pdb : input_.background.pdbs)
     state_.UpsertPdb(pdb);
+  // The DRA objects before the pods that name them (docs/devices.md).
+  for (const auto& device_class : input_.background.device_classes)
+    state_.UpsertDeviceClass(device_class);
+  for (const auto& claim : input_.background.resource_claims)
+    state_.UpsertResourceClaim(claim);
+  for (const auto& claim_template : input_.background.claim_templates)
+    state_.UpsertResourceClaimTemplate(claim_template);
   int64_t skipped_pending = 0;
   for (const auto& pod : input_.background.pods) {
     if (!pod.IsBound() || pod.IsTerminal()) {

@@ -21,8 +21,19 @@ void SimEngine::FillScratch(int b, uint32_t id) {
     scratch_ = buckets_[b].prototype;
     scratch_bucket_ = b;
   }
-  // A script pod's bucket is its own, its prototype the pod itself.
-  if (IsScriptPod(id)) return;
+  // A script pod's bucket is its own, its prototype the pod itself. One naming ResourceClaims is
+  // taken as the cluster files it now: its device charge depends on who holds a shared claim
+  // (docs/devices.md#5-a-shared-claim-is-charged-once), which the cluster settles as pods come
+  // and go, after the prototype was made.
+  if (IsScriptPod(id)) {
+    if (!scratch_->resource_claims.empty()) {
+      if (const NormalizedPod* filed = state_.FindPod(scratch_->store_key())) {
+        scratch_ = *filed;
+        scratch_bucket_ = -1;  // not the prototype any more
+      }
+    }
+    return;
+  }
   const std::string& name = input_.workload.pods[id].name;
   scratch_->SetIdentity(name, name, pods_[id].queued_ms);
 }

@@ -107,6 +107,9 @@ struct SimulationOptions {
   // the background snapshot's own ElasticQuotas under these semantics (scenario files; `policy`
   // is then only the report's label).
   std::optional<QuotaSemantics> cluster_quotas;
+  // Extended resources that count DRA devices (docs/devices.md; scenario files'
+  // deviceClassMappings).
+  std::vector<DeviceClassMapping> device_class_mappings;
   // The reclaim controller reacts within the instant: whenever a pass could do anything, it runs
   // at once rather than one interval later (scenario files, whose expectations are checked after
   // each step, as a controller that is never behind would leave the cluster).

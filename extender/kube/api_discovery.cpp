@@ -57,7 +57,8 @@ GroupVersion ChooseVersion(const ServedGroup& group) {
   return GroupVersion{group.name, version};
 }
 
-bool ServesElasticQuotas(RestClient* client, const GroupVersion& gv, std::string* why) {
+bool ServesResource(RestClient* client, const GroupVersion& gv, std::string_view name,
+                    std::string* why) {
   RestResponse response = client->Get(gv.ApiPath());
   if (response.status != 200) {
     *why = response.error.empty() ? "HTTP " + std::to_string(response.status) : response.error;
@@ -72,11 +73,24 @@ bool ServesElasticQuotas(RestClient* client, const GroupVersion& gv, std::string
   auto resources = document.FindMember("resources");
   if (resources != document.MemberEnd() && resources->value.IsArray()) {
     for (const auto& resource : resources->value.GetArray()) {
-      if (StringMember(resource, "name") == "elasticquotas") return true;
+      if (StringMember(resource, "name") == name) return true;
     }
   }
-  *why = "no elasticquotas resource listed";
+  *why = "no " + std::string(name) + " resource listed";
   return false;
+}
+
+// The DRA version read: the first served of v1, v1beta2, v1beta1 that lists resourceclaims
+// (docs/devices.md#8-api-versions).
+std::optional<GroupVersion> ChooseDeviceApi(RestClient* client, const ServedGroup& group) {
+  for (const char* version : {"v1", "v1beta2", "v1beta1"}) {
+    if (std::find(group.versions.begin(), group.versions.end(), version) == group.versions.end())
+      continue;
+    GroupVersion gv{group.name, version};
+    std::string why;
+    if (ServesResource(client, gv, "resourceclaims", &why)) return gv;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -98,6 +112,7 @@ Status DiscoverApis(RestClient* client, DiscoveredApis* out) {
   const ServedGroup* legacy = nullptr;
   for (const auto& group : groups) {
     apis.groups.push_back(group.name);
+    if (group.name == kDeviceGroup) apis.device_api = ChooseDeviceApi(client, group);
     if (group.name == kElasticQuotaGroup) current = &group;
     if (group.name == kLegacyElasticQuotaGroup) legacy = &group;
   }
@@ -105,7 +120,7 @@ Status DiscoverApis(RestClient* client, DiscoveredApis* out) {
     if (candidate == nullptr) continue;
     GroupVersion gv = ChooseVersion(*candidate);
     std::string why;
-    if (ServesElasticQuotas(client, gv, &why)) {
+    if (ServesResource(client, gv, "elasticquotas", &why)) {
       apis.elastic_quota_groups.push_back(gv);
     } else {
       apis.unusable.push_back("ElasticQuota group " + gv.ToString() + " unusable: " + why);

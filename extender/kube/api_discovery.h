@@ -32,10 +32,16 @@ struct DiscoveredApis {
   std::optional<GroupVersion> elastic_quota;
   // Why a served ElasticQuota group/version is not usable ("... lists no elasticquotas").
   std::vector<std::string> unusable;
+  // The DRA API read (docs/devices.md#8-api-versions): the first of resource.k8s.io v1, v1beta2,
+  // v1beta1 served with a "resourceclaims" resource; unset when none is.
+  std::optional<GroupVersion> device_api;
 };
 
+inline constexpr char kDeviceGroup[] = "resource.k8s.io";
+
 // GET /apis, then GET /apis/<group>/<version> of each ElasticQuota group to confirm it serves
-// elasticquotas. The version is v1alpha1 when served, else the group's preferred one. Logs
+// elasticquotas, and of resource.k8s.io for the DRA version (device_api). The ElasticQuota
+// version is v1alpha1 when served, else the group's preferred one. Logs
 // nothing (live mode runs it periodically and logs changes). Errors only for a failed or
 // malformed /apis.
 Status DiscoverApis(RestClient* client, DiscoveredApis* out);

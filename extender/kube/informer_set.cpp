@@ -24,6 +24,17 @@ std::vector<InformerOptions> LiveModeInformers(const DiscoveredApis& apis,
   return out;
 }
 
+std::vector<InformerOptions> DeviceInformers(const GroupVersion& gv, const InformerOptions& base) {
+  std::vector<InformerOptions> out;
+  for (const char* resource : {"resourceclaims", "resourceclaimtemplates", "deviceclasses"}) {
+    InformerOptions options = base;
+    options.resource = resource;
+    options.path = gv.ApiPath() + "/" + resource;
+    out.push_back(std::move(options));
+  }
+  return out;
+}
+
 std::string ElasticQuotaResource(const std::string& group) {
   return group == kElasticQuotaGroup ? std::string("elasticquotas") : "elasticquotas." + group;
 }

@@ -18,6 +18,10 @@ std::vector<InformerOptions> LiveModeInformers(const DiscoveredApis& apis,
                                                const InformerOptions& base = {});
 // The informer of one ElasticQuota group/version.
 InformerOptions ElasticQuotaInformer(const GroupVersion& gv, const InformerOptions& base = {});
+// The informers of the DRA objects of `gv` (docs/devices.md#8-api-versions): resourceclaims,
+// resourceclaimtemplates and deviceclasses (the sink resource names).
+std::vector<InformerOptions> DeviceInformers(const GroupVersion& gv,
+                                             const InformerOptions& base = {});
 // The sink resource name of a group's ElasticQuotas: "elasticquotas" for scheduling.x-k8s.io,
 // "elasticquotas.<group>" for any other group.
 std::string ElasticQuotaResource(const std::string& group);

@@ -28,7 +28,10 @@ bool DecodeWithDom(const std::string& resource, std::string_view text, const Dec
       {"pods", "Pod"},
       {"nodes", "Node"},
       {"priorityclasses", "PriorityClass"},
-      {"poddisruptionbudgets", "PodDisruptionBudget"}};
+      {"poddisruptionbudgets", "PodDisruptionBudget"},
+      {"resourceclaims", "ResourceClaim"},
+      {"resourceclaimtemplates", "ResourceClaimTemplate"},
+      {"deviceclasses", "DeviceClass"}};
   auto kind_it = kKinds.find(resource);
   std::string default_kind;
   if (kind_it != kKinds.end()) {
@@ -107,6 +110,23 @@ void Upsert(ClusterState& state, KubeObject&& obj) {
         }
         if constexpr (std::is_same_v<T, PriorityClass>) state.UpsertPriorityClass(o);
         if constexpr (std::is_same_v<T, PodDisruptionBudget>) state.UpsertPdb(o);
+        // docs/devices.md#7-bad-input-the-pod-waits-never-admitted-uncounted: a malformed claim is
+        // logged once per version and kept, so that its pods wait with the reason.
+        if constexpr (std::is_same_v<T, ResourceClaim>) {
+          if (!o.malformed.empty()) {
+            Log(LogLevel::kWarn, "malformed ResourceClaim; its pods wait",
+                {{"claim", o.Key()}, {"error", o.malformed}});
+          }
+          state.UpsertResourceClaim(std::move(o));
+        }
+        if constexpr (std::is_same_v<T, KubeClaimTemplate>) {
+          if (!o.tmpl.malformed.empty()) {
+            Log(LogLevel::kWarn, "malformed ResourceClaimTemplate; its pods wait",
+                {{"template", o.tmpl.Key()}, {"error", o.tmpl.malformed}});
+          }
+          state.UpsertResourceClaimTemplate(std::move(o.tmpl));
+        }
+        if constexpr (std::is_same_v<T, DeviceClass>) state.UpsertDeviceClass(std::move(o));
       },
       std::move(obj));
 }
@@ -122,6 +142,10 @@ void Remove(ClusterState& state, const KubeObject& obj) {
         }
         if constexpr (std::is_same_v<T, PriorityClass>) state.DeletePriorityClass(o.name);
         if constexpr (std::is_same_v<T, PodDisruptionBudget>) state.DeletePdb(o.ns, o.name);
+        if constexpr (std::is_same_v<T, ResourceClaim>) state.DeleteResourceClaim(o.ns, o.name);
+        if constexpr (std::is_same_v<T, KubeClaimTemplate>)
+          state.DeleteResourceClaimTemplate(o.tmpl.ns, o.tmpl.name);
+        if constexpr (std::is_same_v<T, DeviceClass>) state.DeleteDeviceClass(o.name);
       },
       obj);
 }
@@ -143,8 +167,11 @@ void CacheSink::Replace(const std::string& resource, std::vector<std::string> ob
           [&](const auto& o) {
             using T = std::decay_t<decltype(o)>;
             if constexpr (std::is_same_v<T, Pod>) keep.insert(StoreKeyOf(o));
-            if constexpr (std::is_same_v<T, Node> || std::is_same_v<T, PriorityClass>)
+            if constexpr (std::is_same_v<T, Node> || std::is_same_v<T, PriorityClass> ||
+                          std::is_same_v<T, DeviceClass>)
               keep.insert(o.name);
+            if constexpr (std::is_same_v<T, ResourceClaim>) keep.insert(o.Key());
+            if constexpr (std::is_same_v<T, KubeClaimTemplate>) keep.insert(o.tmpl.Key());
             if constexpr (std::is_same_v<T, ElasticQuota> ||
                           std::is_same_v<T, PodDisruptionBudget>) {
               keep.insert(o.ns + "/" + o.name);
@@ -192,6 +219,27 @@ void CacheSink::Replace(const std::string& resource, std::vector<std::string> ob
       }
       for (const auto& [ns, name] : gone)
         state.DeletePdb(ns, name);
+    } else if (resource == "resourceclaims") {
+      std::vector<ResourceClaim> gone;
+      for (const auto& [key, claim] : state.devices().claims()) {
+        if (!keep.count(key)) gone.push_back(claim);
+      }
+      for (const auto& c : gone)
+        state.DeleteResourceClaim(c.ns, c.name);
+    } else if (resource == "resourceclaimtemplates") {
+      std::vector<ResourceClaimTemplate> gone;
+      for (const auto& [key, tmpl] : state.devices().templates()) {
+        if (!keep.count(key)) gone.push_back(tmpl);
+      }
+      for (const auto& t : gone)
+        state.DeleteResourceClaimTemplate(t.ns, t.name);
+    } else if (resource == "deviceclasses") {
+      std::vector<std::string> gone;
+      for (const auto& [name, entry] : state.devices().classes()) {
+        if (!keep.count(name)) gone.push_back(name);
+      }
+      for (const auto& name : gone)
+        state.DeleteDeviceClass(name);
     }
     for (auto& obj : objects)
       Upsert(state, std::move(obj));

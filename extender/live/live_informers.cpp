@@ -73,6 +73,30 @@ bool LiveInformers::ApplyQuotaGroups(const kube::DiscoveredApis& apis) {
   return changed;
 }
 
+bool LiveInformers::ApplyDeviceApi(const kube::DiscoveredApis& apis) {
+  const std::string served = apis.device_api ? apis.device_api->ToString() : "";
+  std::lock_guard lock(mutex_);
+  if (stopped_ || served == device_api_) return false;
+  for (auto& informer : device_) {
+    informer->Stop();
+    sink_->Replace(informer->resource(), {});
+  }
+  device_.clear();
+  if (!device_api_.empty()) {
+    Log(LogLevel::kWarn, "DRA API no longer served at this version: its objects are dropped",
+        {{"api", device_api_}});
+  }
+  device_api_ = served;
+  if (!apis.device_api) return true;
+  for (auto& options : kube::DeviceInformers(*apis.device_api, base_)) {
+    device_.push_back(std::make_unique<kube::Informer>(client_, std::move(options), sink_));
+    device_.back()->Start();
+  }
+  Log(LogLevel::kInfo, "watching ResourceClaims, ResourceClaimTemplates and DeviceClasses",
+      {{"api", device_api_}});
+  return true;
+}
+
 void LiveInformers::Stop() {
   std::lock_guard lock(mutex_);
   stopped_ = true;
@@ -80,6 +104,8 @@ void LiveInformers::Stop() {
     informer->Stop();
   for (auto& [group, quota] : quota_)
     quota.informer->Stop();
+  for (auto& informer : device_)
+    informer->Stop();
 }
 
 CacheSyncReport LiveInformers::Report(std::chrono::steady_clock::time_point now) const {
@@ -89,6 +115,8 @@ CacheSyncReport LiveInformers::Report(std::chrono::steady_clock::time_point now)
     report.resources.push_back(ToResourceSync(*informer, informer->Sync(now)));
   for (const auto& [group, quota] : quota_)
     report.resources.push_back(ToResourceSync(*quota.informer, quota.informer->Sync(now)));
+  for (const auto& informer : device_)
+    report.resources.push_back(ToResourceSync(*informer, informer->Sync(now)));
   return report;
 }
 
@@ -100,6 +128,9 @@ std::vector<std::string> LiveInformers::UnsyncedResources() const {
   }
   for (const auto& [group, quota] : quota_) {
     if (!quota.informer->HasSynced()) out.push_back(quota.informer->resource());
+  }
+  for (const auto& informer : device_) {
+    if (!informer->HasSynced()) out.push_back(informer->resource());
   }
   return out;
 }

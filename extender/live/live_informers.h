@@ -1,10 +1,11 @@
 // LiveInformers: the informers of live mode, and the cache's sync report over them. Pods, nodes,
 // PriorityClasses and PodDisruptionBudgets always; one ElasticQuota informer per served group,
-// started and stopped as discovery finds groups served or gone (ApplyQuotaGroups). Each
+// started and stopped as discovery finds groups served or gone (ApplyQuotaGroups); the DRA
+// informers while resource.k8s.io is served, at the version discovery chose (ApplyDeviceApi). Each
 // informer's SyncState becomes one ResourceSync of Report() (cache_sync.h), so /readyz, /metrics
-// and the reclaim loop see every resource, ElasticQuota groups included.
-// Thread-safety: Start/ApplyQuotaGroups/Stop from the controlling threads (main, live mode's
-// background thread), never concurrently with each other; Report, UnsyncedResources and
+// and the reclaim loop see every resource, ElasticQuota groups and DRA objects included.
+// Thread-safety: Start/ApplyQuotaGroups/ApplyDeviceApi/Stop from the controlling threads (main,
+// live mode's background thread), never concurrently with each other; Report, UnsyncedResources and
 // QuotaGroups from any thread.
 #pragma once
 
@@ -40,6 +41,10 @@ class LiveInformers final : public CacheSyncSource {
   // late (measured on 1.26: a discovery during its start lacked the CRD group), and dropping the
   // quotas then would let pods past them. Returns true when the set changed.
   bool ApplyQuotaGroups(const kube::DiscoveredApis& apis);
+  // Starts the DRA informers when resource.k8s.io is first served, moves them when the version
+  // read changes, and stops them (their objects emptied in the sink) when it is no longer served
+  // (docs/devices.md#8-api-versions). Returns true when the set changed.
+  bool ApplyDeviceApi(const kube::DiscoveredApis& apis);
   // Stops every informer; the sink is not called afterwards. Idempotent.
   void Stop();
 
@@ -63,6 +68,8 @@ class LiveInformers final : public CacheSyncSource {
     bool missing_once = false;  // the last discovery did not list it
   };
   std::map<std::string, QuotaInformer> quota_;  // by group
+  std::vector<std::unique_ptr<kube::Informer>> device_;
+  std::string device_api_;  // the resource.k8s.io version the DRA informers read ("" = none)
   bool stopped_ = false;
 };
 

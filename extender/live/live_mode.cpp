@@ -212,6 +212,7 @@ class LiveModeImpl final : public LiveMode {
     started_ = std::chrono::steady_clock::now();
     informers_->Start();
     ApplyQuotaGroups(apis);
+    informers_->ApplyDeviceApi(apis);
     cache_->set_sync_source(informers_.get());
     last_discovery_ = std::chrono::steady_clock::now();
     background_ = std::jthread([this](std::stop_token stop) { Background(stop); });
@@ -328,6 +329,7 @@ class LiveModeImpl final : public LiveMode {
         kube::DiscoveredApis apis;
         if (Status s = kube::DiscoverApis(client_.get(), &apis); s.ok()) {
           ApplyQuotaGroups(apis);
+          informers_->ApplyDeviceApi(apis);
         } else {
           Log(LogLevel::kWarn, "API discovery failed; keeping the known groups",
               {{"error", s.message()}});

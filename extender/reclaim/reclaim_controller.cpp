@@ -289,10 +289,20 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
       budget_.Take(ns, now_ms);
     Log(LogLevel::kInfo, "reclaim started",
         {{"pod", pod.Key()}, {"node", plan.node}, {"victims", names}, {"reason", plan.reason}});
+    // The room is held for the pod before the first eviction frees any of it: a pod that
+    // kube-scheduler tries between two evictions must not take it
+    // (docs/capacity-semantics.md#8-the-reclaim-controller).
+    cache_->Write([&](ClusterState& state) {
+      state.Nominate(pod_uid, plan.node, now_ms + options_.nomination_ttl_ms);
+      return 0;
+    });
     std::optional<EvictOutcome> refusal;
     std::vector<std::string> evicted, evicted_keys;
     bool stopped_acting = false;
-    for (const auto& v : plan.victims) {
+    // Least important first (the plan lists them most important first): a reclaim cut short
+    // by a refusal, a lost lease or a server gone has taken only the cheapest victims.
+    for (auto it = plan.victims.rbegin(); it != plan.victims.rend(); ++it) {
+      const auto& v = *it;
       // Checked before every eviction: a replica that lost the lease stops at once.
       EvictOutcome outcome =
           Acts() ? evictor_->Evict(v, fmt::format("reclaim for {}", pod.Key())) : EvictOutcome{};
@@ -317,23 +327,23 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
       evicted_keys.push_back(v.Key());
     }
     // The victims not evicted (the refused one and those after it) give their tokens back.
-    for (std::size_t i = evicted.size(); i < plan.victims.size(); ++i)
+    for (std::size_t i = 0; i + evicted.size() < plan.victims.size(); ++i)
       budget_.GiveBack(plan.victims[i].ns, now_ms);
     // Nothing evicted: the record stays for the next actor, which holds the room until the
     // nomination expires (docs/architecture.md#two-replicas-one-actor).
     if (stopped_acting && evicted.empty()) return FollowerVerdict(pod, wake);
     if (refusal && evicted.empty()) {
+      cache_->Write([&](ClusterState& state) {
+        state.ReleaseNomination(pod_uid);  // nothing freed there: the room is not ours
+        return 0;
+      });
       excluded.push_back(plan.node);  // try the next candidate
       max_retry_after_seconds = std::max(max_retry_after_seconds, refusal->retry_after_seconds);
       all_by_pdb = all_by_pdb && refusal->refused_by_pdb;
       continue;
     }
     refused_.erase(pod_uid);
-    // Hold the room even after a partial eviction: what was freed belongs to this pod.
-    cache_->Write([&](ClusterState& state) {
-      state.Nominate(pod_uid, plan.node, now_ms + options_.nomination_ttl_ms);
-      return 0;
-    });
+    // The nomination stays even after a partial eviction: what was freed belongs to this pod.
     metrics_->Count("capacity_extender_reclaims_started_total");
     {
       std::lock_guard lock(mutex_);

@@ -39,7 +39,7 @@ void ReclaimController::TrackInFlight(int64_t now_ms, bool acts) {
   std::lock_guard lock(mutex_);
   for (auto& [uid, r] : in_flight_) {
     struct View {
-      bool exists, bound, nominated, victims_gone, fits, recorded;
+      bool exists, bound, nominated, reserved, victims_gone, fits, recorded;
     };
     View v = cache_->Read([&](const ClusterState& state) {
       const NormalizedPod* pod = state.FindPod(uid);
@@ -53,6 +53,7 @@ void ReclaimController::TrackInFlight(int64_t now_ms, bool acts) {
       return View{pod != nullptr,
                   pod != nullptr && pod->IsBound(),
                   state.FindOurNomination(uid) != nullptr,
+                  state.FindReservation(uid) != nullptr,
                   gone,
                   fits,
                   pod != nullptr && !pod->reclaim_record.empty()};
@@ -64,6 +65,19 @@ void ReclaimController::TrackInFlight(int64_t now_ms, bool acts) {
       board_.ReclaimEnded(uid, "bound", now_ms);
       Log(LogLevel::kInfo, "reclaim completed", {{"pod", r.pod_key}, {"node", r.node}});
       done.push_back(uid);
+    } else if (v.exists && v.reserved) {
+      // Its bind is in flight: the reservation holds the room (it replaced our nomination).
+    } else if (v.exists && !v.nominated && now_ms < r.started_ms + options_.nomination_ttl_ms) {
+      // Its reservation ended without a binding (refused, or unanswered past reservationTTL):
+      // the room is held for it again for the rest of the nomination's time, so that a pod tried
+      // meanwhile does not take what was freed for it
+      // (docs/capacity-semantics.md#8-the-reclaim-controller).
+      cache_->Write([&](ClusterState& state) {
+        state.Nominate(uid, r.node, r.started_ms + options_.nomination_ttl_ms);
+        return 0;
+      });
+      Log(LogLevel::kInfo, "reclaim holds the room again: the pod's bind did not land",
+          {{"pod", r.pod_key}, {"node", r.node}});
     } else if (!v.exists || !v.nominated) {
       if (v.exists && v.recorded) records_to_clear_.insert(uid);
       metrics_->Count("capacity_extender_reclaims_expired_total");

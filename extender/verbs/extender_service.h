@@ -28,7 +28,7 @@ struct ServiceOptions {
   int64_t reservation_ttl_ms = 60'000;
   bool ignore_not_ready = false;
   // How long filter mode's group holds last when the PodGroup sets no timeout (config
-  // gangScheduleTimeout; docs/workloads.md, "Filter mode").
+  // gangScheduleTimeout; docs/workloads.md#4-filter-mode).
   int64_t gang_schedule_timeout_ms = 120'000;
   // No Binding is sent later than this after its /bind arrived (bindDeadline).
   std::chrono::milliseconds bind_deadline{4000};

@@ -7,7 +7,7 @@
 // full node fit. A quota rejection touches no node at all.
 //
 // A pending member of a starting group passes only if its quota admits the group's need
-// (docs/workloads.md, "Filter mode"); when it passes on some node, the need's members are held
+// (docs/workloads.md#4-filter-mode); when it passes on some node, the need's members are held
 // (quota only, no node) under the write lock, after the rule is checked again there (two groups
 // passing at once under the read lock cannot both hold).
 #include "core/placement.h"

@@ -86,7 +86,13 @@ Control endpoints for tests (no authentication; JSON bodies; all answer JSON):
   POST /_double/churn {"resource":"pods","namespace":"ns","prefix":"c-","count":N,
                        "action":"create"|"relabel"|"delete"}   server-side burst of writes
   POST /_double/install_group {"group":"scheduling.sigs.k8s.io"}   serve that ElasticQuota group
-        from now on (as when its CRD is installed later); discovery lists it, its objects start empty
+        from now on (as when its CRD is installed later); discovery lists it, its objects start empty.
+        {"group":"resource.k8s.io","version":"v1"} serves DRA at that version from now on.
+  DRA (--dra-version v1|v1beta2|v1beta1, default none): resource.k8s.io at that one version, with
+        resourceclaims (+ /status), resourceclaimtemplates and deviceclasses, stored as given (no
+        validation, no defaulting, no allocation: tests write status.allocation themselves, as
+        kube-scheduler's DRA plugin would). The object shapes are those of the Kubernetes 1.34
+        API types (tests/fixtures/dra/).
   POST /_double/create_many {"resource":"pods","group":"..","items":[{object},..]}
         creates every item as POST on its collection would (namespace from the item's metadata;
         same defaults, uids, events and errors), under one lock: for setting up big clusters.
@@ -174,7 +180,21 @@ class Resource:
         return d
 
 
-def make_resources(eq_groups):
+DRA_GROUP = "resource.k8s.io"
+
+
+def dra_resources(version):
+    return [
+        Resource(DRA_GROUP, version, "resourceclaims", "ResourceClaim", True, True,
+                 {"spec": {"devices": {}}, "status": {}}),
+        Resource(DRA_GROUP, version, "resourceclaimtemplates", "ResourceClaimTemplate", True,
+                 True, {"spec": {"spec": {"devices": {}}}}, status_subresource=False),
+        Resource(DRA_GROUP, version, "deviceclasses", "DeviceClass", False, True, {"spec": {}},
+                 status_subresource=False, has_generation=True),
+    ]
+
+
+def make_resources(eq_groups, dra_version=None):
     pod_bookmark = {"spec": {"containers": None}, "status": {}}
     node_bookmark = {
         "spec": {},
@@ -204,6 +224,8 @@ def make_resources(eq_groups):
     for g in eq_groups:
         resources.append(Resource(g, "v1alpha1", "elasticquotas", "ElasticQuota", True, False,
                                   None, has_generation=True))
+    if dra_version:
+        resources.extend(dra_resources(dra_version))
     return {(r.group, r.version, r.plural): r for r in resources}
 
 
@@ -259,6 +281,19 @@ def group_resources(group, version):
         return [{"name": "events", "singularName": "event", "namespaced": True, "kind": "Event",
                  "verbs": ALL_VERBS, "shortNames": ["ev"],
                  "storageVersionHash": "r2yiGXH7wu8="}]
+    if group == DRA_GROUP:
+        return [
+            {"name": "deviceclasses", "singularName": "deviceclass", "namespaced": False,
+             "kind": "DeviceClass", "verbs": ALL_VERBS},
+            {"name": "resourceclaims", "singularName": "resourceclaim", "namespaced": True,
+             "kind": "ResourceClaim", "verbs": ALL_VERBS},
+            {"name": "resourceclaims/status", "singularName": "", "namespaced": True,
+             "kind": "ResourceClaim", "verbs": STATUS_VERBS},
+            {"name": "resourceclaimtemplates", "singularName": "resourceclaimtemplate",
+             "namespaced": True, "kind": "ResourceClaimTemplate", "verbs": ALL_VERBS},
+            {"name": "resourceslices", "singularName": "resourceslice", "namespaced": False,
+             "kind": "ResourceSlice", "verbs": ALL_VERBS},
+        ]
     if group == "coordination.k8s.io" and version == "v1":
         return [{"name": "leases", "singularName": "lease", "namespaced": True, "kind": "Lease",
                  "verbs": ALL_VERBS, "storageVersionHash": "gqkMMb/YqFM="}]
@@ -650,7 +685,8 @@ class Api:
     def __init__(self, args):
         groups = {"none": [], "": [], "both": ["scheduling.x-k8s.io", "scheduling.sigs.k8s.io"]}
         self.eq_groups = groups.get(args.group, [g for g in args.group.split(",") if g])
-        self.resources = make_resources(self.eq_groups)
+        self.dra_version = None if args.dra_version in (None, "", "none") else args.dra_version
+        self.resources = make_resources(self.eq_groups, self.dra_version)
         self.store = Store(self.resources, args.history, args.initial_rv)
         self.port = 0
         self.lock = threading.Lock()  # guards the test controls below
@@ -849,14 +885,22 @@ class Api:
                     self.delete_locked(events, k, s.objects[events][k])
             return 200, {"deleted": len(keys)}
         if path == "/_double/install_group":
-            return 200, self.install_group(body.get("group", "scheduling.x-k8s.io"))
+            return 200, self.install_group(body.get("group", "scheduling.x-k8s.io"),
+                                           body.get("version"))
         if path == "/_double/create_many":
             return 201, self.create_many(body)
         raise not_found_path()
 
-    def install_group(self, group):
+    def install_group(self, group, version=None):
         s = self.store
         with s.cond:
+            if group == DRA_GROUP:
+                if self.dra_version is None:
+                    self.dra_version = version or "v1"
+                    for res in dra_resources(self.dra_version):
+                        self.resources[(res.group, res.version, res.plural)] = res
+                        s.objects[res] = {}
+                return {"groups": list(self.eq_groups), "dra": self.dra_version}
             if group not in self.eq_groups:
                 self.eq_groups.append(group)
                 res = Resource(group, "v1alpha1", "elasticquotas", "ElasticQuota", True, False,
@@ -931,6 +975,12 @@ class Api:
 
     # ----- discovery -----
 
+    def extra_groups(self):
+        groups = [(g, ["v1alpha1"]) for g in self.eq_groups]
+        if self.dra_version:
+            groups.insert(0, (DRA_GROUP, [self.dra_version]))
+        return groups
+
     def discovery(self, path):
         if path == "/api":
             return {"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": [
@@ -940,14 +990,14 @@ class Api:
                     "resources": CORE_V1_RESOURCES}
         if path == "/apis":
             groups = []
-            for name, versions in BASE_GROUPS + [(g, ["v1alpha1"]) for g in self.eq_groups]:
+            for name, versions in BASE_GROUPS + self.extra_groups():
                 vs = [{"groupVersion": name + "/" + v, "version": v} for v in versions]
                 groups.append({"name": name, "versions": vs, "preferredVersion": vs[0]})
             return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
         m = re.fullmatch(r"/apis/([^/]+)/([^/]+)", path)
         if m:
             group, version = m.groups()
-            served = dict(BASE_GROUPS + [(g, ["v1alpha1"]) for g in self.eq_groups])
+            served = dict(BASE_GROUPS + self.extra_groups())
             if version in served.get(group, []):
                 return {"kind": "APIResourceList", "apiVersion": "v1",
                         "groupVersion": group + "/" + version,
@@ -1747,6 +1797,7 @@ def main():
     parser.add_argument("--client-ca")
     parser.add_argument("--token")
     parser.add_argument("--group", default="scheduling.x-k8s.io")
+    parser.add_argument("--dra-version", default="none")
     parser.add_argument("--history", type=int, default=100000)
     parser.add_argument("--initial-rv", type=int, default=100)
     parser.add_argument("--no-request-log", action="store_true")

@@ -222,6 +222,41 @@ TEST_CASE("the deploy config lists every key and is valid") {
   }
 }
 
+TEST_CASE(
+    "deviceClassMappings: Kueue's list, read strictly "
+    "(docs/devices.md#4-the-quota-resource-of-a-deviceclass)") {
+  TempConfig good(
+      "deviceClassMappings:\n"
+      "  - name: nvidia.com/gpu\n"
+      "    deviceClassNames: [gpu.nvidia.com, a100.nvidia.com]\n"
+      "  - {name: example.com/fpga, deviceClassNames: [fpga.example.com], "
+      "allocationModeAllCount: 4}\n");
+  ExtenderConfig config;
+  std::vector<ConfigDiagnostic> diagnostics;
+  REQUIRE(LoadExtenderConfigFile(good.path(), &config, &diagnostics));
+  REQUIRE(config.device_class_mappings.size() == 2);
+  CHECK(config.device_class_mappings[0].resource == "nvidia.com/gpu");
+  CHECK(config.device_class_mappings[0].device_classes ==
+        std::vector<std::string>{"gpu.nvidia.com", "a100.nvidia.com"});
+  CHECK_FALSE(config.device_class_mappings[0].all_count);
+  CHECK(config.device_class_mappings[1].all_count == 4);
+
+  TempConfig bad(
+      "deviceClassMappings:\n"
+      "  - {name: nvidia.com/gpu, deviceClassNames: [gpu.nvidia.com], colour: red}\n"
+      "  - {name: other, deviceClassNames: [gpu.nvidia.com]}\n"
+      "  - {deviceClassNames: [x], allocationModeAllCount: -1}\n");
+  diagnostics.clear();
+  ExtenderConfig unchanged;
+  CHECK_FALSE(LoadExtenderConfigFile(bad.path(), &unchanged, &diagnostics));
+  const std::string all = Joined(diagnostics);
+  CHECK_THAT(all, Catch::Contains("colour"));
+  CHECK_THAT(all, Catch::Contains("DeviceClass gpu.nvidia.com is mapped twice"));
+  CHECK_THAT(all, Catch::Contains("expected a non-negative integer"));
+  CHECK_THAT(all, Catch::Contains("name: missing"));
+  CHECK(unchanged.device_class_mappings.empty());
+}
+
 TEST_CASE("validation: the defaults are valid") {
   std::vector<ConfigDiagnostic> diagnostics;
   CHECK(ValidateExtenderConfig(ExtenderConfig{}, &diagnostics));

@@ -335,3 +335,32 @@ TEST_CASE("a scalar document in a YAML file is an error") {
 
 }  // namespace
 }  // namespace capext
+
+namespace capext {
+namespace {
+
+TEST_CASE("validate warns about a deviceClassMappings entry naming an unknown DeviceClass") {
+  TempDir dir;
+  const std::string config =
+      dir.Write("extender-config.yaml",
+                "scoring: least-allocated\n"
+                "deviceClassMappings:\n"
+                "  - {name: nvidia.com/gpu, deviceClassNames: [gpu.nvidia.com, gpu.nvidai.com]}\n");
+  const std::string classes = dir.Write(
+      "classes.yaml",
+      "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.nvidia.com}\n"
+      "spec: {}\n");
+  const std::string quotas =
+      dir.Write("quotas.yaml",
+                Quota("a", "  max: {nvidia.com/gpu: \"4\", deviceclass/fpga.example.com: 1}\n"));
+  const Run run = Validate({config, classes, quotas});
+  INFO(run.out);
+  CHECK(run.exit_code == 0);
+  CHECK(CountLines(run.out, ": warning: ") == 1);
+  CHECK(run.out.find(config + ":2: warning: extender config: deviceClassMappings: DeviceClass "
+                              "gpu.nvidai.com is not among the DeviceClasses given "
+                              "(gpu.nvidia.com)") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace capext

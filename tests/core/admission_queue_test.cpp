@@ -1,4 +1,4 @@
-// Gate mode's admission queue (docs/workloads.md, "Gate mode: the admission queue"): units,
+// Gate mode's admission queue (docs/workloads.md#3-gate-mode-the-admission-queue): units,
 // order, all or nothing, quota and placement both required, the what-if between units, reasons
 // with numbers, timeouts.
 #include "core/admission_queue.h"

@@ -1,4 +1,4 @@
-// A gang holds whole or not at all (docs/workloads.md, "A gang holds whole or not at all"): when a
+// A gang holds whole or not at all (docs/workloads.md#2-holds-quota-without-a-node): when a
 // member on a node leaves and the gang is then below its minMember, it has lost its core: its
 // explicit holds end at once, its derived holds (gate mode) time out at once in the admission
 // loop, and with no member left on a node it is starting again. A surplus member leaving ends

@@ -1,4 +1,4 @@
-// Filter mode's group rule (docs/workloads.md, "Filter mode") in the shared /filter decision
+// Filter mode's group rule (docs/workloads.md#4-filter-mode) in the shared /filter decision
 // path (PodFilter): a pending member of a starting group passes only if the quota admits the
 // group's need; the members to hold; held members and surplus members are single pods.
 #include "core/group_quota.h"
@@ -128,8 +128,8 @@ TEST_CASE("filter mode: a member passes only where every member of the need has 
   CHECK(filter.quota().message() ==
         "gang eq1/g: 4 pods fit the quota but not the nodes together: 1 of 4 placed");
   CHECK(filter.group_hold().empty());
-  // A second node of 6 cpu: 1 on n1 and 2 on n2... still 3 of 4; a third makes room for all.
-  state.UpsertNode(MakeNode("n2", 6000));
+  // A second node of 4 cpu: 1 on n1 and 2 on n2, still 3 of 4; a third makes room for all.
+  state.UpsertNode(MakeNode("n2", 4000));
   CHECK(PodFilter(state, *state.FindPod(Key("g-0"))).quota().message() ==
         "gang eq1/g: 4 pods fit the quota but not the nodes together: 3 of 4 placed");
   state.UpsertNode(MakeNode("n3", 2000));

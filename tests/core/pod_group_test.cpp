@@ -1,4 +1,4 @@
-// Pod groups in the cluster state (docs/workloads.md, "Groups"): membership, minMember's
+// Pod groups in the cluster state (docs/workloads.md#1-groups): membership, minMember's
 // precedence, member states, need and complete; holds without a node ("Holds").
 #include "core/pod_group.h"
 

@@ -1,6 +1,6 @@
-// The reclaim of an admitted pod (docs/workloads.md, "A pod's own hold is never counted against
-// itself"): the pod's own hold is left out of the victim rule's "within its min" check and of
-// the candidate search's bounds. The bug this names (groups-sim's
+// The reclaim of an admitted pod (docs/workloads.md#2-holds-quota-without-a-node): the pod's own
+// hold is left out of the victim rule's "within its min" check and of the candidate search's
+// bounds. The bug this names (groups-sim's
 // tests/scenarios/groups/recreated-victims-gated-again.yaml, events 1-2): an admitted pod's own
 // hold counted in reclaim's "within its min" check, so a pod admitted within its guarantee
 // (used 0 + 6 <= min 10) was judged above it (held 6 + 6 > 10) and never reclaimed for.

@@ -1,4 +1,4 @@
-// Victim units (docs/workloads.md, "Victim units and their order"): surplus members before single
+// Victim units (docs/workloads.md#5-victim-units-and-their-order): surplus members before single
 // pods before group cores at equal priority, a core's priority its highest member's, a core
 // taken whole (on every node) or not at all, never leaving a group below its minMember.
 #include "core/victim_unit.h"

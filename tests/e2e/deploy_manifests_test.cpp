@@ -368,6 +368,8 @@ TEST_CASE("RBAC grants no wildcards and exactly the extender's verbs", "[deploy]
     grant("", r, {"get", "list", "watch"});
   grant("scheduling.k8s.io", "priorityclasses", {"get", "list", "watch"});
   grant("policy", "poddisruptionbudgets", {"get", "list", "watch"});
+  for (const char* r : {"resourceclaims", "resourceclaimtemplates", "deviceclasses"})
+    grant("resource.k8s.io", r, {"get", "list", "watch"});  // docs/devices.md
   for (const char* g : {"scheduling.x-k8s.io", "scheduling.sigs.k8s.io"}) {
     grant(g, "elasticquotas", {"get", "list", "watch"});
     grant(g, "elasticquotas/status", {"patch"});

@@ -7,7 +7,7 @@
 //    node and PlanReclaim equal those on the same state with each admitted member bound instead,
 //    started at its admission time, on a node no pod may use (spec.unschedulable). Victims are
 //    compared without that node's pods: a core's admitted members go with the core (their holds
-//    end with it), never as victims (docs/workloads.md, "A gang holds whole or not at all");
+//    end with it), never as victims (docs/workloads.md#2-holds-quota-without-a-node);
 //  - victim units are whole: every victim set takes, of each gang, either surplus members only,
 //    leaving at least minMember active, or its whole core (every member on a node, any node).
 //   CE_GROUP_DIFFTEST_STATES=N  how many states (default 3,000)

@@ -225,10 +225,12 @@ struct QuotaRow {
 // The double with the seed cluster, a kubeconfig for it, and (after StartExtender) the extender.
 class LiveCluster {
  public:
-  explicit LiveCluster(bool tls = false, const std::string& group = "scheduling.x-k8s.io") {
+  explicit LiveCluster(bool tls = false, const std::string& group = "scheduling.x-k8s.io",
+                       const std::string& dra_version = "") {
     ApiServerDouble::Options options;
     options.token = kToken;
     options.group = group;
+    options.dra_version = dra_version;
     if (tls) {
       certs_ = MakeTestCertificates(dir_);
       REQUIRE(certs_.error.empty());
@@ -255,6 +257,7 @@ class LiveCluster {
 
   ApiServerDouble& api() { return *double_; }
   ExtenderProcess& extender() { return extender_; }
+  capext::kube::testing::TempDir& dir() { return dir_; }
 
   // Creates an object through the API (logged by the double like any client's request).
   void Create(const std::string& collection, const std::string& json) {
@@ -760,8 +763,9 @@ TEST_CASE("live: a pod whose bind is in flight is a victim like a bound one; the
     paths.push_back(e.path);
     CHECK(e.status == 201);
   }
-  CHECK(paths == std::vector<std::string>{"/api/v1/namespaces/eq1/pods/job-b/eviction",
-                                          "/api/v1/namespaces/eq1/pods/job-b2/eviction"});
+  // Least important first: the reserved job-b2 (started at its reservation) before job-b.
+  CHECK(paths == std::vector<std::string>{"/api/v1/namespaces/eq1/pods/job-b2/eviction",
+                                          "/api/v1/namespaces/eq1/pods/job-b/eviction"});
   auto pods = cluster.Pods();
   CHECK(pods.count("eq1/job-b2") == 0);
   for (const char* kept : {"eq1/job-a", "eq1/nb-a", "eq1/nb-b", "eq2/job-1", "eq2/job-2"})
@@ -1084,4 +1088,164 @@ TEST_CASE("live: /readyz names the missing ElasticQuota API; a CRD installed lat
   CHECK(NodeNamesOf(ParseBody(filter)).empty());
   CHECK(Contains(cluster.extender().Log(),
                  "msg=\"watching ElasticQuotas\" api=scheduling.x-k8s.io/v1alpha1"));
+}
+
+// ---- DRA: devices claimed through ResourceClaims count against quotas (docs/devices.md) -------
+// The fixtures of tests/fixtures/dra/ (resource.k8s.io v1 and v1beta1, as a 1.34 API server sends
+// them) served by the double, the extender configured with their deviceClassMappings.
+
+namespace {
+
+constexpr char kGpuMapping[] =
+    "deviceClassMappings:\n  - {name: nvidia.com/gpu, deviceClassNames: [gpu.nvidia.com]}\n";
+
+// The collection an object of the fixtures is created in.
+std::string CollectionOf(const rapidjson::Value& item) {
+  const std::string api = StringAt(item, {"apiVersion"});
+  const std::string kind = StringAt(item, {"kind"});
+  const std::string ns = StringAt(item, {"metadata", "namespace"});
+  if (kind == "Pod") return "/api/v1/namespaces/" + ns + "/pods";
+  if (kind == "Node") return "/api/v1/nodes";
+  if (kind == "ElasticQuota") return std::string(kEqPath) + ns + "/elasticquotas";
+  if (kind == "DeviceClass") return "/apis/" + api + "/deviceclasses";
+  if (kind == "ResourceClaim") return "/apis/" + api + "/namespaces/" + ns + "/resourceclaims";
+  if (kind == "ResourceClaimTemplate") {
+    return "/apis/" + api + "/namespaces/" + ns + "/resourceclaimtemplates";
+  }
+  FAIL("unexpected fixture kind " << kind);
+  return "";
+}
+
+enum class Part { kAll, kDraOnly, kWithoutDra };
+
+void LoadDraFixture(LiveCluster& cluster, const std::string& file, Part part = Part::kAll) {
+  rapidjson::Document list;
+  list.Parse(capext::kube::testing::ReadFile(capext::test::SourcePath("tests/fixtures/dra/" + file))
+                 .c_str());
+  REQUIRE(list.IsObject());
+  for (const auto& item : list["items"].GetArray()) {
+    const bool dra = StringAt(item, {"apiVersion"}).rfind("resource.k8s.io/", 0) == 0;
+    if ((part == Part::kDraOnly && !dra) || (part == Part::kWithoutDra && dra)) continue;
+    cluster.Create(CollectionOf(item), ToJson(item));
+  }
+}
+
+// /quotas: the namespace's used amount of `resource` ("" when not shown).
+std::string UsedOf(LiveCluster& cluster, const std::string& ns, const std::string& resource) {
+  ClientResponse r = cluster.Get("/quotas");
+  rapidjson::Document doc;
+  doc.Parse(r.body.c_str());
+  if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("quotas")) return "";
+  for (const auto& q : doc["quotas"].GetArray()) {
+    if (StringAt(q, {"namespace"}) == ns) return StringAt(q, {"used", resource.c_str()});
+  }
+  return "";
+}
+
+void StartWithGpuMapping(LiveCluster& cluster, std::vector<std::string> extra = {}) {
+  const std::string config = cluster.dir().Write("extender-config.yaml", kGpuMapping);
+  extra.insert(extra.begin(), {"--config", config});
+  cluster.StartExtender(extra);
+  cluster.WaitReady();
+}
+
+}  // namespace
+
+TEST_CASE("live DRA v1: a team at max 4 GPUs claimed through a template is refused a fifth",
+          "[e2e][live][dra]") {
+  LiveCluster cluster(false, "scheduling.x-k8s.io", "v1");
+  LoadDraFixture(cluster, "v1/template-gpus.json");
+  StartWithGpuMapping(cluster);
+  CHECK(Contains(cluster.extender().Log(), "api=resource.k8s.io/v1"));
+  INFO(cluster.Get("/quotas").body);
+  REQUIRE(Poll([&] { return UsedOf(cluster, "team-a", "nvidia.com/gpu") == "4"; }, 5s));
+
+  ClientResponse refused = cluster.Post("/filter", cluster.FilterArgs("team-a", "w4", {"n1"}));
+  INFO(refused.body);
+  CHECK(NodeNamesOf(ParseBody(refused)).empty());
+  CHECK(Contains(refused.body, "nvidia.com/gpu used 4 + request 1 > max 4"));
+  // status.used carries the devices too.
+  CHECK(Poll(
+      [&] {
+        return cluster.ObjectField("elasticquotas", "team-a/team-a",
+                                   {"status", "used", "nvidia.com/gpu"}) == "4";
+      },
+      3s));
+
+  // One of the four leaves: its generated claim's GPU is free, the fifth fits.
+  cluster.DeletePod("team-a", "w0");
+  CHECK(Poll([&] { return UsedOf(cluster, "team-a", "nvidia.com/gpu") == "3"; }, 5s));
+  ClientResponse admitted = cluster.Post("/filter", cluster.FilterArgs("team-a", "w4", {"n1"}));
+  INFO(admitted.body);
+  CHECK(NodeNamesOf(ParseBody(admitted)) == std::vector<std::string>{"n1"});
+}
+
+TEST_CASE("live DRA v1: pods wait until the claims are seen; a shared claim is charged once",
+          "[e2e][live][dra]") {
+  // resource.k8s.io is installed after the extender started (discovered again).
+  LiveCluster cluster(false, "scheduling.x-k8s.io", "");
+  LoadDraFixture(cluster, "v1/shared-claim.json", Part::kWithoutDra);
+  StartWithGpuMapping(cluster, {"--discovery-interval", "200ms"});
+  {
+    ClientResponse waits = cluster.Post("/filter", cluster.FilterArgs("team-s", "s3", {"n1"}));
+    INFO(waits.body);
+    CHECK(NodeNamesOf(ParseBody(waits)).empty());
+    CHECK(Contains(waits.body,
+                   "pod team-s/s3 waits for its devices: ResourceClaim team-s/shared "
+                   "not found"));
+  }
+  REQUIRE_FALSE(cluster.api()
+                    .Control("install_group", R"({"group":"resource.k8s.io","version":"v1"})")
+                    .empty());
+  LoadDraFixture(cluster, "v1/shared-claim.json", Part::kDraOnly);
+  INFO(cluster.extender().Log());
+  REQUIRE(Poll([&] { return UsedOf(cluster, "team-s", "nvidia.com/gpu") == "2"; }, 10s));
+  // The new informers listed once: ready again (readiness waits for every first list).
+  cluster.WaitReady();
+
+  // s3 names the claim s1 and s2 hold: nothing more to charge. s4's own GPU is one too many.
+  ClientResponse shared = cluster.Post("/filter", cluster.FilterArgs("team-s", "s3", {"n1"}));
+  INFO(shared.body);
+  CHECK(NodeNamesOf(ParseBody(shared)) == std::vector<std::string>{"n1"});
+  ClientResponse own = cluster.Post("/filter", cluster.FilterArgs("team-s", "s4", {"n1"}));
+  INFO(own.body);
+  CHECK(NodeNamesOf(ParseBody(own)).empty());
+  CHECK(Contains(own.body, "nvidia.com/gpu used 2 + request 1 > max 2"));
+
+  // The claim stays charged while one holder keeps it, and only then.
+  cluster.DeletePod("team-s", "s1");
+  CHECK(Poll([&] { return cluster.Pods().count("team-s/s1") == 0; }, 3s));
+  std::this_thread::sleep_for(300ms);
+  CHECK(UsedOf(cluster, "team-s", "nvidia.com/gpu") == "2");
+  cluster.DeletePod("team-s", "s2");
+  CHECK(Poll([&] { return UsedOf(cluster, "team-s", "nvidia.com/gpu") == "0"; }, 5s));
+  ClientResponse fits = cluster.Post("/filter", cluster.FilterArgs("team-s", "s4", {"n1"}));
+  INFO(fits.body);
+  CHECK(NodeNamesOf(ParseBody(fits)) == std::vector<std::string>{"n1"});
+}
+
+TEST_CASE("live DRA: a victim's devices are freed for a reclaim (v1 and v1beta1)",
+          "[e2e][live][dra]") {
+  const std::string version = GENERATE(std::string("v1"), std::string("v1beta1"));
+  INFO("resource.k8s.io/" << version);
+  LiveCluster cluster(false, "scheduling.x-k8s.io", version);
+  LoadDraFixture(cluster, version + "/reclaim.json");
+  const int64_t since = cluster.LastSeq();
+  StartWithGpuMapping(cluster);
+  INFO(cluster.extender().Log());
+
+  // b1 (team-b's guaranteed 4 GPUs) waits on the sum of mins: one of team-a's borrowed claims
+  // goes, through the Eviction API, and one only.
+  REQUIRE(Poll([&] { return !cluster.Matching("POST", "/eviction", since).empty(); }, 10s));
+  std::this_thread::sleep_for(1000ms);
+  auto evictions = cluster.Matching("POST", "/eviction", since);
+  REQUIRE(evictions.size() == 1);
+  CHECK(evictions[0].path.rfind("/api/v1/namespaces/team-a/pods/", 0) == 0);
+  CHECK(evictions[0].status == 201);
+  CHECK(Poll([&] { return UsedOf(cluster, "team-a", "nvidia.com/gpu") == "2"; }, 5s));
+
+  ClientResponse admitted =
+      cluster.Post("/filter", cluster.FilterArgs("team-b", "b1", {"n1", "n2"}));
+  INFO(admitted.body);
+  CHECK_FALSE(NodeNamesOf(ParseBody(admitted)).empty());
 }

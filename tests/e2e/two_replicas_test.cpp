@@ -35,6 +35,7 @@
 #include "tests/support/apiserver_double_process.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
+#include "tests/support/scheduler_leases.h"
 
 namespace {
 
@@ -42,12 +43,12 @@ using capext::kube::RestClient;
 using capext::kube::RestResponse;
 using capext::kube::testing::ApiServerDouble;
 using capext::kube::testing::Eventually;
+using capext::kube::testing::SchedulerLeases;
 using capext::test::ExtenderProcess;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 constexpr char kToken[] = "two-replicas-token";
-constexpr char kLeasePath[] = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases";
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -95,93 +96,6 @@ std::string StringAt(const rapidjson::Value& v, std::initializer_list<const char
   }
   return at->IsString() ? at->GetString() : "";
 }
-
-// kube-scheduler's leader election, as client-go writes the Lease: renewals by the holder every
-// 250 ms (GET, then PUT with that resourceVersion); a new holder acquires with
-// leaseTransitions + 1.
-class SchedulerLeases {
- public:
-  explicit SchedulerLeases(ApiServerDouble* api) {
-    capext::kube::RestClientOptions options;
-    options.user_agent = "kube-scheduler-of-the-test";
-    REQUIRE(RestClient::Create(api->Config(), options, &client_).ok());
-  }
-  ~SchedulerLeases() { Pause(); }
-
-  void Create(const std::string& holder) {
-    RestResponse r = client_->Post(kLeasePath, Body(holder, 0, ""));
-    INFO(r.body);
-    REQUIRE(r.status == 201);
-    Resume(holder);
-  }
-  // The holder's scheduler stops renewing (it crashed or lost the API server).
-  void Pause() {
-    if (thread_.joinable()) {
-      thread_.request_stop();
-      thread_.join();
-    }
-  }
-  // Another scheduler takes the lease over, as client-go does once the record stayed unchanged
-  // for leaseDuration: the same record with a new holder and leaseTransitions + 1.
-  void Acquire(const std::string& holder) {
-    Pause();
-    rapidjson::Document lease = Get();
-    const int transitions = lease["spec"]["leaseTransitions"].GetInt() + 1;
-    RestResponse r =
-        client_->Put(std::string(kLeasePath) + "/kube-scheduler",
-                     Body(holder, transitions, StringAt(lease, {"metadata", "resourceVersion"})));
-    INFO(r.body);
-    REQUIRE(r.status == 200);
-    Resume(holder);
-  }
-  std::chrono::steady_clock::time_point last_renewal() {
-    std::lock_guard lock(mutex_);
-    return last_renewal_;
-  }
-
- private:
-  static std::string Now() { return capext::kube::Rfc3339Millis(std::chrono::system_clock::now()); }
-  static std::string Body(const std::string& holder, int transitions, const std::string& rv) {
-    return R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"kube-scheduler",)"
-           R"("namespace":"kube-system")" +
-           (rv.empty() ? "" : R"(,"resourceVersion":")" + rv + "\"") +
-           R"(},"spec":{"holderIdentity":")" + holder +
-           R"(","leaseDurationSeconds":2,"acquireTime":")" + Now() + R"(","renewTime":")" + Now() +
-           R"(","leaseTransitions":)" + std::to_string(transitions) + "}}";
-  }
-  rapidjson::Document Get() {
-    rapidjson::Document doc;
-    doc.Parse(client_->Get(std::string(kLeasePath) + "/kube-scheduler").body.c_str());
-    return doc;
-  }
-  void Resume(const std::string& holder) {
-    {
-      std::lock_guard lock(mutex_);
-      last_renewal_ = Clock::now();
-    }
-    thread_ = std::jthread([this, holder](std::stop_token stop) {
-      while (!stop.stop_requested()) {
-        std::this_thread::sleep_for(250ms);
-        if (stop.stop_requested()) return;
-        rapidjson::Document lease = Get();
-        if (!lease.IsObject() || !lease.HasMember("spec")) continue;
-        const int transitions = lease["spec"]["leaseTransitions"].GetInt();
-        RestResponse r = client_->Put(
-            std::string(kLeasePath) + "/kube-scheduler",
-            Body(holder, transitions, StringAt(lease, {"metadata", "resourceVersion"})));
-        if (r.status == 200) {
-          std::lock_guard lock(mutex_);
-          last_renewal_ = Clock::now();
-        }
-      }
-    });
-  }
-
-  std::unique_ptr<RestClient> client_;
-  std::mutex mutex_;
-  Clock::time_point last_renewal_;
-  std::jthread thread_;
-};
 
 struct Logged {
   int64_t seq = 0;

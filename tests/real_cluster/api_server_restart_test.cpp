@@ -64,14 +64,10 @@ TEST_CASE(
     "again soon after kube-apiserver is",
     "[real-cluster]") {
   RealControlPlane cluster;
-  Status started = cluster.Start();
+  std::string kubeconfig;
+  Status started = cluster.StartForExtender(&kubeconfig);
   INFO(started.message());
   REQUIRE(started.ok());
-  Status rbac = cluster.InstallExtenderRbac();
-  INFO(rbac.message());
-  REQUIRE(rbac.ok());
-  std::string kubeconfig;
-  REQUIRE(cluster.WriteExtenderKubeconfig(&kubeconfig).ok());
   REQUIRE(cluster.CreateNamespace("eq1").ok());
   REQUIRE(cluster.CreateFakeNodes(2, "8", "32Gi", "110").ok());
   REQUIRE(cluster

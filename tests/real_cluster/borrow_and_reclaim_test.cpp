@@ -49,14 +49,10 @@ TEST_CASE("borrow-and-reclaim: job-2 reclaims eq1's borrowed Job pod, never a No
   REQUIRE(scenario.events.size() == 8);
 
   RealControlPlane cluster;
-  Status started = cluster.Start();
+  std::string kubeconfig;
+  Status started = cluster.StartForExtender(&kubeconfig);
   INFO(started.message());
   REQUIRE(started.ok());
-  Status rbac = cluster.InstallExtenderRbac();
-  INFO(rbac.message());
-  REQUIRE(rbac.ok());
-  std::string kubeconfig;
-  REQUIRE(cluster.WriteExtenderKubeconfig(&kubeconfig).ok());
   Status created = CreateScenarioCluster(scenario, &cluster);
   INFO(created.message());
   REQUIRE(created.ok());

@@ -91,14 +91,10 @@ TEST_CASE("scheduler lease: the sidecar of the kube-scheduler holding the lease 
   const std::string host = HostName();
   REQUIRE_FALSE(host.empty());
   RealControlPlane cluster;
-  Status started = cluster.Start();
+  std::string kubeconfig;
+  Status started = cluster.StartForExtender(&kubeconfig);
   INFO(started.message());
   REQUIRE(started.ok());
-  Status rbac = cluster.InstallExtenderRbac();
-  INFO(rbac.message());
-  REQUIRE(rbac.ok());
-  std::string kubeconfig;
-  REQUIRE(cluster.WriteExtenderKubeconfig(&kubeconfig).ok());
 
   auto args = [&](const std::string& identity) {
     std::vector<std::string> a = {"--kubeconfig",           kubeconfig,

@@ -109,6 +109,7 @@ class ApiServerDouble {
     std::string ca_for_clients;  // PEM file Config() puts into KubeConfig::ca_pem
     int history = 100000;
     double bookmark_interval_s = 0;  // periodic BOOKMARKs of watches (0: only at the timeout)
+    std::string dra_version;  // resource.k8s.io version served (v1, v1beta2, v1beta1); "" = none
   };
 
   explicit ApiServerDouble(Options options) : options_(std::move(options)) { Start(); }
@@ -258,6 +259,8 @@ class ApiServerDouble {
       args.insert(args.end(), {"--load", load_, "--rv-bump", std::to_string(rv_bump_)});
     if (unready_ms_ > 0) args.insert(args.end(), {"--unready-ms", std::to_string(unready_ms_)});
     if (!options_.token.empty()) args.insert(args.end(), {"--token", options_.token});
+    if (!options_.dra_version.empty())
+      args.insert(args.end(), {"--dra-version", options_.dra_version});
     if (!options_.tls_cert.empty()) {
       args.insert(args.end(), {"--tls-cert", options_.tls_cert, "--tls-key", options_.tls_key});
     }

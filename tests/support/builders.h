@@ -106,6 +106,19 @@ class PodBuilder {
     return *this;
   }
 
+  // spec.resourceClaims: a claim named directly (docs/devices.md#2-which-claims-a-pod-charges).
+  PodBuilder& Claim(std::string entry, std::string claim) {
+    pod_.resource_claims.push_back(PodClaimRef{std::move(entry), std::move(claim), "", false});
+    return *this;
+  }
+  // A claim from a template; `generated`: the claim's name in status.resourceClaimStatuses
+  // (empty: not created yet).
+  PodBuilder& ClaimFromTemplate(std::string entry, std::string tmpl, std::string generated = "") {
+    pod_.resource_claims.push_back(
+        PodClaimRef{std::move(entry), std::move(generated), std::move(tmpl), false});
+    return *this;
+  }
+
   Pod Build() const { return pod_; }
   operator Pod() const { return pod_; }  // NOLINT(google-explicit-constructor): builder sugar
 

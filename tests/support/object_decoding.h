@@ -80,6 +80,10 @@ inline std::string Text(const Pod& p) {
   out += " affinity=";
   for (const auto& term : p.required_affinity)
     out += "{" + Text(term.match_expressions) + Text(term.match_fields) + "}";
+  out += " claims=";
+  for (const auto& c : p.resource_claims)
+    out += fmt::format("({:?} {:?} {:?} {})", c.name, c.claim_name, c.template_name,
+                       c.no_claim_needed);
   out += fmt::format(
       " group={:?}/{:?}/{:?}/{:?} min_member={} gated={}/{} admitted={} controller={}",
       p.group.api_group, p.group.name, p.group.pod_group, p.group.replica_key,

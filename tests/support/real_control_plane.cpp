@@ -407,6 +407,12 @@ Status RealControlPlane::InstallExtenderRbac() {
   return {};
 }
 
+Status RealControlPlane::StartForExtender(std::string* kubeconfig) {
+  if (Status s = Start(); !s.ok()) return s;
+  if (Status s = InstallExtenderRbac(); !s.ok()) return s;
+  return WriteExtenderKubeconfig(kubeconfig);
+}
+
 Status RealControlPlane::WriteExtenderKubeconfig(std::string* path) {
   const CommandResult token =
       Kubectl("create", "token", "capacity-scheduler", "-n", "capacity-extender", "--duration=1h");

@@ -141,6 +141,9 @@ class RealControlPlane {
   // exactly the rights deploy/rbac grants it.
   Status InstallExtenderRbac();
   Status WriteExtenderKubeconfig(std::string* path);
+  // Start, InstallExtenderRbac and WriteExtenderKubeconfig in turn, stopping at the first error:
+  // a control plane the extender can be started against with `kubeconfig`.
+  Status StartForExtender(std::string* kubeconfig);
 
   // The admin client (the product's own REST client).
   kube::RestClient& api() { return *api_; }

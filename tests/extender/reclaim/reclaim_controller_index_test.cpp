@@ -216,8 +216,12 @@ TEST_CASE("wake-up: a pod waiting out a refusal backoff is planned at its end, n
   CHECK(h.controller->WakeRuleOf("uid-eq2-p1")->at_ms == kStartMs + 5'000);
   // Changes that would wake a blocked pod do not wake one whose verdict is fixed until then.
   Change(h, [](ClusterState& s) { s.UpsertNode(MakeNode("n3", 1000, 32 * kGi)); });
-  for (int i = 1; i <= 4; ++i)
+  // Its own nomination, held during the refused evictions and released with them, is a change
+  // of its own: one more look, which finds the backoff and evicts nothing.
+  CHECK(Pass(h) == Keys{"eq2/p1"});
+  for (int i = 2; i <= 4; ++i)
     CHECK(Pass(h).empty());
+  CHECK(h.evictor.calls.size() == 2);
   CHECK(Pass(h) == Keys{"eq2/p1"});
   CHECK(h.evictor.calls.size() == 4);
 }

@@ -7,6 +7,7 @@
 
 #include <rapidjson/document.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -365,7 +366,7 @@ TEST_CASE("reclaim: a pod whose bind is in flight is evicted like a bound one; n
                                         "bind in flight) on node n2"));
 
   CHECK(h.controller->RunOnce() == 1);
-  CHECK(h.evictor.calls == std::vector<std::string>{"eq1/job-b", "eq1/job-b2"});
+  CHECK(h.evictor.calls == std::vector<std::string>{"eq1/job-b2", "eq1/job-b"});
   const Nomination* n = h.OurNomination("u-job-2");
   REQUIRE(n != nullptr);
   CHECK(n->node == "n2");
@@ -391,6 +392,41 @@ TEST_CASE("reclaim: a pod whose bind is in flight is evicted like a bound one; n
   h.now += 1000;
   CHECK(h.controller->RunOnce() == 0);
   CHECK(h.evictor.calls.size() == 2);
+}
+
+// docs/capacity-semantics.md#8-the-reclaim-controller: the pod's /bind reservation replaces our
+// nomination; when it ends without a binding (an unanswered Binding past reservationTTL), the
+// nomination comes back for the rest of its TTL, so the room freed stays the pod's (the fault
+// suite's connection-reset run: eq1/job-b2 was bound into it, then evicted again).
+TEST_CASE(
+    "reclaim: a reservation that ends without a binding gives the room back to the "
+    "nomination until its TTL",
+    "[reclaim]") {
+  ReclaimControllerOptions options;
+  options.nomination_ttl_ms = 10'000;
+  Harness h(options);
+  LoadSeed002(h);
+  const int64_t started = h.now;
+  REQUIRE(h.controller->RunOnce() == 1);
+  REQUIRE(h.OurNomination("u-job-2") != nullptr);
+  Change(h, [&](ClusterState& s) { s.Reserve("u-job-2", "n2", h.now, h.now + 3000); });
+  CHECK(h.OurNomination("u-job-2") == nullptr);  // the reservation holds the room now
+  Pass(h);
+  CHECK(h.controller->InFlight() == std::map<std::string, std::string>{{"eq2/job-2", "n2"}});
+  CHECK(h.OurNomination("u-job-2") == nullptr);
+
+  Change(h, [](ClusterState& s) { s.ReleaseReservation("u-job-2"); });  // unanswered, expired
+  Pass(h);
+  const Nomination* back = h.OurNomination("u-job-2");
+  REQUIRE(back != nullptr);
+  CHECK(back->node == "n2");
+  CHECK(h.controller->InFlight() == std::map<std::string, std::string>{{"eq2/job-2", "n2"}});
+  CHECK(h.evictor.calls.size() == 1);  // nothing evicted again
+
+  // At the nomination's own expiry the reclaim ends, as it would have without the bind.
+  h.now = started + options.nomination_ttl_ms - 1000;
+  Pass(h);  // now = the expiry
+  CHECK(h.controller->InFlight().empty());
 }
 
 }  // namespace

@@ -1,0 +1,111 @@
+// RestClient's watch streams: one dedicated connection per watch, its body cut into lines.
+#include "extender/kube/kube_log.h"
+#include "extender/kube/rest_client_impl.h"
+
+namespace capext::kube {
+namespace {
+
+constexpr size_t kMaxWatchLine = 64u << 20;  // one event larger than this is a broken stream
+constexpr size_t kMaxErrorBody = 64u << 10;  // kept of a non-200 watch response
+
+}  // namespace
+
+void RestClient::Impl::StartWatch(const std::shared_ptr<WatchCall>& watch) {
+  watches_.insert(watch);
+  if (shutting_down_ || watch->cancelled) return FinishWatch(watch);
+  watch->connection = NewConnection();
+  watch->connection->Connect(options_.request_timeout, [this, watch](beast::error_code ec,
+                                                                     const char* stage) {
+    if (watch->cancelled || shutting_down_) return FinishWatch(watch);
+    if (ec) {
+      watch->result.error = "watch " + watch->path + ": " + stage + " " + endpoint_.host_header +
+                            ": " + DescribeError(ec, options_.request_timeout);
+      return FinishWatch(watch);
+    }
+    std::string token = CurrentToken();
+    watch->connection->Stream(
+        BuildRequest("GET", watch->path, "", "", token), options_.request_timeout,
+        watch->inactivity,
+        [watch](int status, int retry_after) {
+          watch->result.status = status;
+          watch->result.retry_after_seconds = retry_after;
+          if (watch->on_status && !watch->cancelled) watch->on_status(status);
+        },
+        [watch](std::string_view data) { return WatchData(*watch, data); },
+        [this, watch, token](beast::error_code ec, bool complete) {
+          if (!watch->cancelled && !watch->result.stopped && watch->result.error.empty()) {
+            if (complete) {
+              watch->result.completed = watch->result.status == 200;
+            } else if (ec) {
+              // After the header, the only deadline is the inactivity one.
+              watch->result.idle_timeout = ec == beast::error::timeout && watch->result.status != 0;
+              watch->result.error =
+                  "watch " + watch->path + ": " +
+                  (watch->result.idle_timeout
+                       ? "nothing received for " + std::to_string(watch->inactivity.count()) + " ms"
+                       : DescribeError(ec, watch->inactivity));
+            }
+          }
+          if (watch->result.status == 401 && config_.token) config_.token->ForceReload();
+          FinishWatch(watch);
+        });
+  });
+}
+
+bool RestClient::Impl::WatchData(WatchCall& watch, std::string_view data) {
+  if (watch.cancelled) return false;
+  if (watch.result.status != 200) {
+    if (watch.result.body.size() < kMaxErrorBody) watch.result.body.append(data);
+    return true;
+  }
+  std::string& pending = watch.pending;
+  pending.append(data);
+  size_t start = 0;
+  for (size_t newline; (newline = pending.find('\n', start)) != std::string::npos;
+       start = newline + 1) {
+    if (newline == start) continue;
+    ++watch.result.lines;
+    if (!watch.on_line(std::string_view(pending).substr(start, newline - start))) {
+      watch.result.stopped = true;
+      return false;
+    }
+    if (watch.cancelled) return false;
+  }
+  pending.erase(0, start);
+  if (pending.size() > kMaxWatchLine) {
+    watch.result.error = "watch event larger than " + std::to_string(kMaxWatchLine) + " bytes";
+    return false;
+  }
+  return true;
+}
+
+void RestClient::Impl::FinishWatch(const std::shared_ptr<WatchCall>& watch) {
+  if (watch->finished) return;
+  watch->finished = true;
+  watches_.erase(watch);
+  if (watch->connection) watch->connection->Close();
+  watch->connection.reset();
+  if (watch->cancelled) watch->result.stopped = true;
+  auto done = std::move(watch->done);
+  watch->on_line = nullptr;
+  watch->on_status = nullptr;
+  done(std::move(watch->result));
+}
+
+std::shared_ptr<CallHandle> RestClient::WatchAsync(std::string path,
+                                                   std::chrono::milliseconds inactivity_timeout,
+                                                   LineCallback on_line,
+                                                   std::function<void(WatchResult)> done,
+                                                   std::function<void(int)> on_status) {
+  auto watch = std::make_shared<Impl::WatchCall>();
+  watch->impl = impl_.get();
+  watch->path = std::move(path);
+  watch->inactivity = inactivity_timeout;
+  watch->on_line = std::move(on_line);
+  watch->done = std::move(done);
+  watch->on_status = std::move(on_status);
+  net::post(impl_->io_, [impl = impl_.get(), watch] { impl->StartWatch(watch); });
+  return watch;
+}
+
+}  // namespace capext::kube
