@@ -1,12 +1,14 @@
 #include "core/reclaim_plan.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
-#include "core/group_placement.h"
 #include "core/group_quota.h"
+#include "core/plan_placement.h"
+#include "core/plan_what_if.h"
 #include "core/quota_admission.h"
 #include "core/reasons.h"
 #include "core/victim_rule.h"
@@ -56,11 +58,13 @@ struct Taken {
   VictimUnitKind kind = VictimUnitKind::kSingle;
   GroupKey group;
   std::vector<const NormalizedPod*> pods;
-  std::size_t order = 0;  // removal rank: eviction order
+  std::vector<int> nodes;  // each pod's node on the what-if (-1: held, no node)
+  std::size_t order = 0;   // removal rank: eviction order
   int32_t pdb_violations = 0;
 };
 
-// The search of docs/reclaim-plan.md#2-the-search on a private copy of the state.
+// The search of docs/reclaim-plan.md#2-the-search on a what-if of deltas over the state
+// (docs/reclaim-plan.md#the-what-if-and-the-placement).
 class PlanSearch {
  public:
   PlanSearch(const ClusterState& state, const NormalizedPod& pod,
@@ -73,9 +77,7 @@ class PlanSearch {
         budget_(budget),
         plan_(*plan),
         context_(MakePreemptorContext(state, pod)),
-        what_if_(state) {
-    if (what_if_.FindPod(pod.store_key()) == nullptr) what_if_.UpsertPod(NormalizedPod(pod));
-  }
+        what_if_(state) {}
 
   void Run() {
     plan_.members = PlanMembers(state_, pod_);
@@ -93,7 +95,9 @@ class PlanSearch {
       if (plan_.members.size() == 1 || state_.FindHold(m->store_key()) == nullptr)
         request_.Add(m->quota_request());
     }
-    std::vector<std::pair<int, VictimUnit>> units;
+    path_ = MakeAdmissionPath(state_, pod_, plan_.members.size() > 1 ? &request_ : nullptr);
+    placement_.emplace(&what_if_, plan_.members);
+    std::vector<Candidate> units;
     if (!Gather(&units)) return Exhausted();
     RemoveEligible(units);
     if (exhausted_) return Exhausted();
@@ -119,7 +123,8 @@ class PlanSearch {
     if (exhausted_) return Exhausted();
     plan_.outcome = ReclaimPlanOutcome::kFound;
     plan_.why = Status::Ok();
-    plan_.nodes = nodes_;
+    for (const int node : placement_->nodes())
+      plan_.nodes.push_back(what_if_.record(node).name);
     plan_.placed = static_cast<int32_t>(plan_.members.size());
     std::sort(victims.begin(), victims.end(),
               [](const Taken& a, const Taken& b) { return a.order < b.order; });
@@ -152,46 +157,88 @@ class PlanSearch {
     plan_.units.clear();
   }
 
-  const VictimRule::Scope& ScopeOf(const std::string& ns) {
-    auto it = scopes_.find(ns);
-    if (it == scopes_.end()) it = scopes_.emplace(ns, context_.rule->ScopeOf(ns)).first;
+  // What the search knows of a namespace: its scope, whether its side gives victims now, and
+  // (step 2) how many of its units are still to be tried and whether its side stopped
+  // borrowing (then none of them can go: removals only lower usage).
+  struct NamespaceInfo {
+    VictimRule::Scope scope;
+    bool may = false;   // MayGiveVictims on the state
+    bool done = false;  // its side stopped borrowing during step 2
+    int64_t left = 0;   // its units not tried yet
+  };
+
+  NamespaceInfo& InfoOf(const std::string& ns) {
+    auto it = namespaces_.find(ns);
+    if (it == namespaces_.end()) {
+      NamespaceInfo info;
+      info.scope = context_.rule->ScopeOf(ns);
+      info.may = context_.rule->MayGiveVictims(info.scope);
+      it = namespaces_.emplace(ns, info).first;
+    }
     return it->second;
   }
+  const VictimRule::Scope& ScopeOf(const std::string& ns) { return InfoOf(ns).scope; }
 
   // Whether nothing about the pod itself keeps it from being a victim (its namespace's scope, its
   // priority, a side not borrowing even now: removals only lower usage).
   bool MayEverGo(const NormalizedPod& y) {
-    const VictimRule::Scope& scope = ScopeOf(y.ns);
-    if (scope.lower_priority_only && y.priority >= pod_.priority) return false;
-    return context_.rule->MayGiveVictims(scope);
+    const NamespaceInfo& info = InfoOf(y.ns);
+    if (info.scope.lower_priority_only && y.priority >= pod_.priority) return false;
+    return info.may;
   }
 
-  // Step 1: every unit with a pod on a node, the pod's own gang aside, sorted first victim first.
-  bool Gather(std::vector<std::pair<int, VictimUnit>>* units) {
+  // A unit of step 1 with its namespace (a gang's pods share one).
+  // A single pod's unit keeps its pod as representative only (`pods` is filled when it is
+  // tried: most units are never tried).
+  struct Candidate {
+    int distance = 0;
+    int node = -1;  // a single pod's node
+    NamespaceInfo* ns = nullptr;
+    VictimUnit unit;
+  };
+
+  // Step 1: every unit with a pod on a node, the pod's own gang aside, that the rule may let go.
+  bool Gather(std::vector<Candidate>* units) {
     const GroupKey own = pod_.group.empty() ? GroupKey{} : GroupKeyOf(pod_);
     std::unordered_set<GroupKey, GroupKeyHash> cores;
-    for (const auto& [name, node] : state_.nodes()) {
+    std::size_t pods = 0;
+    for (int i = 0; i < what_if_.node_count(); ++i)
+      pods += what_if_.record(i).usage.pods.size();
+    units->reserve(pods);
+    for (int i = 0; i < what_if_.node_count(); ++i) {
       if (!Step()) return false;
-      for (const NormalizedPod* x : state_.UsageOf(name).pods) {
+      for (const NormalizedPod* x : what_if_.record(i).usage.pods) {
         if (x->store_key() == pod_.store_key()) continue;
+        if (x->group.empty()) {
+          // VictimUnitOf's single pod, without its one-pod list.
+          if (!MayEverGo(*x)) continue;
+          NamespaceInfo& info = InfoOf(x->ns);
+          ++info.left;
+          Candidate& c = units->emplace_back();
+          c.distance = info.scope.distance;
+          c.node = i;
+          c.ns = &info;
+          c.unit.representative = x;
+          c.unit.priority = x->priority;
+          continue;
+        }
         VictimUnit unit = VictimUnitOf(state_, *x);
         if (!own.empty() && unit.group == own) continue;
         if (unit.kind == VictimUnitKind::kCore && !cores.insert(unit.group).second) continue;
         const bool may = std::all_of(unit.pods.begin(), unit.pods.end(),
                                      [&](const NormalizedPod* y) { return MayEverGo(*y); });
-        if (may) units->emplace_back(ScopeOf(x->ns).distance, std::move(unit));
+        if (!may) continue;
+        NamespaceInfo& info = InfoOf(x->ns);
+        ++info.left;
+        units->push_back({info.scope.distance, -1, &info, std::move(unit)});
       }
     }
-    std::stable_sort(units->begin(), units->end(), [&](const auto& a, const auto& b) {
-      if (a.first != b.first) return a.first < b.first;
-      return VictimUnitBefore(a.second, b.second, more_important_);
-    });
     return true;
   }
 
   // The what-if's usage of a tree node, less the pods of the unit being checked.
   const ResourceList& UsedOf(int node) {
-    const ResourceList& base = what_if_.ledger().NodeUsed(node);
+    const ResourceList& base = what_if_.UsedOf(node);
     for (const auto& [n, delta] : delta_) {
       if (n != node) continue;
       scratch_ = base;
@@ -202,16 +249,21 @@ class PlanSearch {
   }
 
   // The victim rule for each pod of the unit in turn, as if the ones before it were gone.
-  bool Eligible(const VictimUnit& unit) {
+  // `side_done`: the first pod's side is not borrowing on the what-if as it is.
+  bool Eligible(const VictimUnit& unit, bool* side_done) {
     delta_.clear();
+    *side_done = false;
     const QuotaTree& tree = state_.ledger().tree();
     for (const NormalizedPod* y : unit.pods) {
       const VictimRule::Scope& scope = ScopeOf(y->ns);
       if (!scope.any || (scope.lower_priority_only && y->priority >= pod_.priority)) return false;
       if (scope.recheck && !context_.rule->SideBorrowing(
-                               scope, [&](int n) -> const ResourceList& { return UsedOf(n); }))
+                               scope, [&](int n) -> const ResourceList& { return UsedOf(n); })) {
+        *side_done = y == unit.pods.front();
         return false;
-      if (state_.QuotaFor(y->ns) == nullptr) continue;
+      }
+      // The last pod's own usage is never asked (a single pod's unit: no delta at all).
+      if (y == unit.pods.back() || state_.QuotaFor(y->ns) == nullptr) continue;
       for (int n = tree.LeafOf(y->ns); n >= 0; n = tree.parent(n)) {
         auto it =
             std::find_if(delta_.begin(), delta_.end(), [&](const auto& d) { return d.first == n; });
@@ -222,83 +274,84 @@ class PlanSearch {
     return true;
   }
 
-  void Remove(const std::vector<const NormalizedPod*>& pods) {
-    for (const NormalizedPod* y : pods)
-      what_if_.DeletePod(y->store_key());
-  }
-
-  // Puts the pods back as the state has them: on their node or reservation, or held.
-  void Restore(const std::vector<const NormalizedPod*>& pods) {
-    for (auto it = pods.rbegin(); it != pods.rend(); ++it) {
-      const NormalizedPod& y = **it;
-      what_if_.UpsertPod(NormalizedPod(y));
-      const std::string& key = y.store_key();
-      if (const Reservation* r = state_.FindReservation(key); r != nullptr && !r->node.empty()) {
-        what_if_.Reserve(key, r->node, r->reserved_ms, r->expires_ms);
-      } else if (const QuotaHold* h = state_.FindHold(key); h != nullptr && !h->derived) {
-        what_if_.Hold(key, h->held_ms, h->expires_ms);
-      }
-    }
-  }
-
-  // Step 2: every unit the rule lets go, in order. A core is the gang's every remaining member:
-  // its surplus members removed before it stay their own units.
-  void RemoveEligible(const std::vector<std::pair<int, VictimUnit>>& units) {
-    for (const auto& [distance, candidate] : units) {
+  // Step 2: every unit the rule lets go, in the victim order (quota-tree distance, then
+  // VictimUnitBefore), taken from a heap: the order is only worked out as far as units may still
+  // go. A unit of a namespace whose side stopped borrowing is passed over (it would fail the
+  // re-check), and the step ends when no namespace with units left may give one. A core is the
+  // gang's every remaining member: its surplus members removed before it stay their own units.
+  void RemoveEligible(std::vector<Candidate>& units) {
+    const auto after = [&](const Candidate* a, const Candidate* b) {
+      if (a->distance != b->distance) return a->distance > b->distance;
+      return VictimUnitBefore(b->unit, a->unit, more_important_);
+    };
+    std::vector<Candidate*> heap;
+    heap.reserve(units.size());
+    int64_t live = 0;  // namespaces with units left whose side may still give one
+    for (Candidate& c : units)
+      heap.push_back(&c);
+    for (const auto& [ns, info] : namespaces_)
+      live += info.left > 0 ? 1 : 0;
+    std::make_heap(heap.begin(), heap.end(), after);
+    VictimUnit core, single;
+    while (!heap.empty() && live > 0) {
+      std::pop_heap(heap.begin(), heap.end(), after);
+      Candidate& candidate = *heap.back();
+      heap.pop_back();
+      NamespaceInfo& info = *candidate.ns;
+      --info.left;
+      if (info.done) continue;
       if (!Step()) return;
-      VictimUnit unit = candidate;
-      std::erase_if(unit.pods,
-                    [&](const NormalizedPod* y) { return removed_.count(y->store_key()) != 0; });
-      if (unit.pods.empty() || !Eligible(unit)) continue;
-      Remove(unit.pods);
-      for (const NormalizedPod* y : unit.pods)
-        removed_.insert(y->store_key());
-      taken_.push_back({unit.kind, unit.group, unit.pods, taken_.size(), 0});
+      const VictimUnit* unit = &candidate.unit;
+      // Only a gang's units share pods (a core holds its surplus members): a single pod is in
+      // no other unit.
+      if (unit->pods.empty()) {
+        single.pods.assign(1, unit->representative);
+        unit = &single;
+      } else if (unit->kind != VictimUnitKind::kSingle) {
+        core = *unit;
+        std::erase_if(core.pods, [&](const NormalizedPod* y) { return what_if_.IsRemoved(y); });
+        unit = &core;
+      }
+      bool side_done = false;
+      if (!unit->pods.empty() && Eligible(*unit, &side_done)) {
+        std::vector<int> nodes;
+        for (const NormalizedPod* y : unit->pods)
+          nodes.push_back(candidate.node >= 0 ? candidate.node : what_if_.NodeOf(*y));
+        what_if_.Remove(unit->pods, nodes);
+        taken_.push_back({unit->kind, unit->group, unit->pods, std::move(nodes), taken_.size(), 0});
+      }
+      if (side_done) info.done = true;
+      if (info.done || info.left == 0) live -= 1;
     }
   }
 
   // Step 3's quota half: the pod's quota admits the placement on the what-if.
   bool QuotaHolds() {
-    const AdmissionPath path =
-        MakeAdmissionPath(what_if_, pod_, plan_.members.size() > 1 ? &request_ : nullptr);
     return QuotaPasses(
-        what_if_.semantics(), path,
-        [&](int n) -> const ResourceList& { return what_if_.ledger().NodeUsed(n); },
+        state_.semantics(), path_, [&](int n) -> const ResourceList& { return what_if_.UsedOf(n); },
         what_if_.totals());
   }
 
-  // Step 3's placement half: every member placed together; `nodes_` keeps where.
+  // Step 3's placement half: every member placed together; one step per member.
   bool Place(int* placed) {
-    if (!Step(static_cast<int64_t>(keys_.size()))) return false;
-    auto nodes = PlaceTogether(&what_if_, keys_, now_ms_, placed);
-    if (!nodes) return false;
-    for (const auto& key : keys_)
-      what_if_.ReleaseReservation(key);
-    nodes_ = std::move(*nodes);
-    return true;
+    if (!Step(static_cast<int64_t>(placement_->size()))) return false;
+    return placement_->PlaceFrom(0, placed);
   }
 
-  // Whether a unit has a pod on a node the current placement uses.
-  bool Touches(const Taken& unit) const {
-    for (const NormalizedPod* y : unit.pods) {
-      std::string node = y->node_name;
-      if (node.empty()) {
-        if (const Reservation* r = state_.FindReservation(y->store_key())) node = r->node;
-      }
-      if (!node.empty() && std::find(nodes_.begin(), nodes_.end(), node) != nodes_.end())
-        return true;
-    }
-    return false;
-  }
-
-  // Puts `unit` back if the plan still holds with it; else removes it again. A unit off the
-  // placement's nodes leaves first fit's choices as they are: only the quota is asked.
+  // Puts `unit` back if the plan still holds with it; else removes it again. Only the members
+  // the unit's room can move are looked at (PlanPlacement::Refit), one step each.
   bool TryPutBack(const Taken& unit) {
     if (!Step()) return false;
-    Restore(unit.pods);
-    int placed = 0;
-    if (QuotaHolds() && (!Touches(unit) || Place(&placed))) return true;
-    Remove(unit.pods);
+    what_if_.Restore(unit.pods, unit.nodes);
+    if (QuotaHolds()) {
+      int placed = 0;
+      int64_t checked = 0;
+      const bool holds = placement_->Refit(unit.nodes, &placed, &checked);
+      if (!Step(checked)) return false;
+      if (holds) return true;
+      placement_->Undo();
+    }
+    what_if_.Remove(unit.pods, unit.nodes);
     return false;
   }
 
@@ -340,6 +393,7 @@ class PlanSearch {
         });
         if (core != victims.end()) {
           core->pods.insert(core->pods.begin(), t.pods.begin(), t.pods.end());
+          core->nodes.insert(core->nodes.begin(), t.nodes.begin(), t.nodes.end());
           core->order = std::min(core->order, t.order);
           core->pdb_violations += t.pdb_violations;
           continue;
@@ -370,15 +424,15 @@ class PlanSearch {
   const ReclaimPlanBudget& budget_;
   ReclaimPlan& plan_;
   PreemptorContext context_;
-  ClusterState what_if_;
+  PlanWhatIf what_if_;
+  AdmissionPath path_;  // the pod's admission, with the placement's request
+  std::optional<PlanPlacement> placement_;
   std::vector<std::string> keys_;  // the members' store keys
   ResourceList request_;           // what the quota admits for the placement
-  std::unordered_map<std::string, VictimRule::Scope> scopes_;
+  std::unordered_map<std::string, NamespaceInfo> namespaces_;
   std::vector<std::pair<int, ResourceList>> delta_;
   ResourceList scratch_;
-  std::vector<Taken> taken_;                 // removed units, in removal order
-  std::unordered_set<std::string> removed_;  // their pods' store keys
-  std::vector<std::string> nodes_;           // the current placement
+  std::vector<Taken> taken_;  // removed units, in removal order
   bool exhausted_ = false;
 };
 

@@ -7,15 +7,17 @@
 //   2. every unit the victim rule lets go (victim_rule.h, each pod in turn, the side's re-check
 //      on the what-if) is removed, in that order;
 //   3. the plan holds when the pod's quota admits the placement (with the nominated terms) and
-//      PlaceTogether (group_placement.h) places every waiting member; else no plan;
+//      first fit (PlaceTogether's rule, group_placement.h; plan_placement.h on the what-if)
+//      places every waiting member; else no plan;
 //   4. put-back: the removed units, PDB-violating ones first, most important first, each kept
 //      back when the plan still holds; repeated over the victims until none can be dropped, so
 //      the plan is minimal.
 // Bounded by a budget of steps (one per node visited, per unit tried, per member placed) and a
 // caller's stop callback (the wall-clock cap: core reads no clock); when either runs out the
 // answer is "no plan, approximate".
-// Thread-safety: pure; works on a private copy of `state`, which the caller keeps still for the
-// duration of the call. The plan's pointers point into `state` (or to `pod`).
+// Thread-safety: pure; works on a what-if of changes over `state` (plan_what_if.h), which the
+// caller keeps still for the duration of the call. The plan's pointers point into `state` (or to
+// `pod`).
 #pragma once
 
 #include <cstdint>

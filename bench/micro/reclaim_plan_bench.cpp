@@ -115,7 +115,8 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  // What one private what-if (a copy of the state) costs, a floor of every search.
+  // What a copy of the state costs: the search's what-if once was one (a floor of every search
+  // then); it is deltas over the state now (docs/reclaim-plan.md#the-what-if-and-the-placement).
   std::vector<double> copies;
   for (int i = 0; i < iterations; ++i) {
     const Stopwatch w;
@@ -123,7 +124,7 @@ int main(int argc, char** argv) {
     copies.push_back(w.WallMicros());
   }
   const Summary copy_s = Summarize(copies);
-  PrintSummary("a copy of the state (the search's what-if)", copy_s);
+  PrintSummary("a copy of the state (the what-if it no longer is)", copy_s);
   report.Latency("state_copy.wall", copy_s);
   const Summary today_s = Summarize(today);
   PrintSummary("single pod, today's one-node PlanReclaim", today_s);
