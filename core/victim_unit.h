@@ -22,6 +22,19 @@ namespace capext {
 
 enum class VictimUnitKind { kSurplus = 0, kSingle = 1, kCore = 2 };
 
+// The kind as users read it in /explain, /pending and the log: "surplus", "single", "core".
+inline const char* VictimUnitKindName(VictimUnitKind kind) {
+  switch (kind) {
+    case VictimUnitKind::kSurplus:
+      return "surplus";
+    case VictimUnitKind::kSingle:
+      return "single";
+    case VictimUnitKind::kCore:
+      return "core";
+  }
+  return "unknown";
+}
+
 struct VictimUnit {
   VictimUnitKind kind = VictimUnitKind::kSingle;
   GroupKey group;  // empty for a single pod

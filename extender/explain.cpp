@@ -11,6 +11,7 @@
 #include "core/quota_admission.h"
 #include "core/reclaim_plan.h"
 #include "core/reclaim_planner.h"
+#include "core/victim_unit.h"
 
 namespace capext {
 namespace {
@@ -70,18 +71,6 @@ std::string ReclaimReason(const ReclaimPlanForPod& plan) {
   return plan.decision == ReclaimDecision::kEvict ? plan.explanation : plan.why.message();
 }
 
-const char* UnitKindName(VictimUnitKind kind) {
-  switch (kind) {
-    case VictimUnitKind::kSurplus:
-      return "surplus";
-    case VictimUnitKind::kSingle:
-      return "single";
-    case VictimUnitKind::kCore:
-      return "core";
-  }
-  return "unknown";
-}
-
 // "w-0 -> n1, w-1 -> n2; victims: single team-b/b4, core gang team-b/job (team-b/j1, team-b/j0)"
 std::string DescribePlan(const ReclaimPlan& plan) {
   if (!plan.found()) return plan.why.message();
@@ -92,8 +81,8 @@ std::string DescribePlan(const ReclaimPlan& plan) {
     std::vector<std::string> pods;
     for (const NormalizedPod* v : u.victims)
       pods.push_back(v->Key());
-    units.push_back(u.group.empty() ? fmt::format("{} {}", UnitKindName(u.kind), pods.front())
-                                    : fmt::format("{} {} ({})", UnitKindName(u.kind),
+    units.push_back(u.group.empty() ? fmt::format("{} {}", VictimUnitKindName(u.kind), pods.front())
+                                    : fmt::format("{} {} ({})", VictimUnitKindName(u.kind),
                                                   u.group.Display(), fmt::join(pods, ", ")));
   }
   return fmt::format(
@@ -266,7 +255,7 @@ std::string ExplainPodJson(const ClusterState& state, const NormalizedPod& pod,
     for (const PlannedUnit& u : e.plan->units) {
       w.StartObject();
       w.Key("kind");
-      w.String(UnitKindName(u.kind));
+      w.String(VictimUnitKindName(u.kind));
       w.Key("gang");
       w.String(u.group.empty() ? "" : u.group.Display().c_str());
       w.Key("victims");

@@ -8,25 +8,11 @@
 #include <fmt/format.h>
 
 #include "core/reclaim_plan.h"
+#include "core/victim_unit.h"
 #include "extender/log.h"
 #include "extender/reclaim/reclaim_controller.h"
 
 namespace capext {
-namespace {
-
-const char* UnitKindName(VictimUnitKind kind) {
-  switch (kind) {
-    case VictimUnitKind::kSurplus:
-      return "surplus";
-    case VictimUnitKind::kSingle:
-      return "single";
-    case VictimUnitKind::kCore:
-      return "core";
-  }
-  return "unknown";
-}
-
-}  // namespace
 
 std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod& pod,
                                                             int64_t now_ms, bool* started,
@@ -71,7 +57,7 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
         pods.push_back(v->Key());
       }
       out.cores += u.kind == VictimUnitKind::kCore ? 1 : 0;
-      units.push_back(fmt::format("{} {}", UnitKindName(u.kind), fmt::join(pods, "+")));
+      units.push_back(fmt::format("{} {}", VictimUnitKindName(u.kind), fmt::join(pods, "+")));
     }
     out.units = fmt::format("{}", fmt::join(units, ", "));
     return out;
