@@ -3,12 +3,14 @@
 // one line per request, and answers unknown paths and methods with a JSON 404/405.
 //
 // Two listeners share it: the extender listener (verbs, views, /ui, health) and the webhook
-// listener (HTTPS only: /admit, health, metrics; the verbs are not exposed beyond localhost). POST
-// /admit is refused on a plain-HTTP connection: an admission webhook must be HTTPS. Thread-safety:
-// the returned handler may be called concurrently.
+// listener (HTTPS only: /admit, /mutate, health, metrics; the verbs are not exposed beyond
+// localhost). POST /admit and /mutate are refused on a plain-HTTP connection: an admission webhook
+// must be HTTPS. Thread-safety: the returned handler may be called concurrently.
 #pragma once
 
+#include <atomic>
 #include <string>
+#include <vector>
 
 #include "extender/reclaim/pending_board.h"
 #include "extender/verbs/extender_service.h"
@@ -22,6 +24,11 @@ struct RouterOptions {
   Listener listener = Listener::kExtender;
   // The reclaim controller's verdicts for GET /pending and /ui (nullptr: /pending lists none).
   const PendingBoard* pending = nullptr;
+  // spec.schedulerName values whose new pods POST /mutate gates (gateSchedulerNames).
+  std::vector<std::string> gate_scheduler_names{"default-scheduler"};
+  // Whether gate mode is in force (serve decides at start: docs/workloads-live.md "Gate
+  // detection at start"); nullptr or false: /mutate gates nothing.
+  const std::atomic<bool>* gating = nullptr;
 };
 
 http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptions options);
