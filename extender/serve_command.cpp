@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "config/extender_config.h"
+#include "config/pod_mutation.h"
 #include "extender/commands.h"
 #include "extender/embedded/cluster_source.h"
 #include "extender/embedded/embedded_binder.h"
@@ -160,18 +161,44 @@ int RunServeCommand(const std::vector<std::string>& args) {
     Log(LogLevel::kWarn, "crossNodeReclaim is not available yet: reclaiming on one node at a time");
   }
 
-  auto server = StartListener(
-      config, config.port, config.tls_cert_file, config.tls_key_file, config.client_ca_file,
-      config.listen_address,
-      MakeRouter(&service, &metrics, {config.path_prefix, Listener::kExtender, &reclaim.board()}),
-      "extender");
+  // docs/workloads-live.md "Gate detection at start": gate mode only where the API server keeps
+  // scheduling gates; otherwise filter mode, said loudly.
+  std::atomic<bool> gating{false};
+  if (config.admission_mode == "gate") {
+    if (live) {
+      const kube::GateSupport support = live->ProbeSchedulingGates();
+      if (support.known && support.kept) {
+        gating = true;
+        Log(LogLevel::kInfo, "admissionMode gate: scheduling gates are kept",
+            {{"detail", support.detail}});
+      } else {
+        Log(LogLevel::kError,
+            "admissionMode gate is NOT in force: running filter mode (pods are not gated; "
+            "/filter admits pods and gangs)",
+            {{"detail", support.detail}});
+      }
+    } else {
+      gating = true;  // embedded mode: no API server to ask
+    }
+  }
+
+  auto server =
+      StartListener(config, config.port, config.tls_cert_file, config.tls_key_file,
+                    config.client_ca_file, config.listen_address,
+                    MakeRouter(&service, &metrics,
+                               {config.path_prefix, Listener::kExtender, &reclaim.board(),
+                                SplitSchedulerNames(config.gate_scheduler_names), &gating}),
+                    "extender");
   if (!server) return 1;
   std::unique_ptr<http::Server> webhook;
   if (config.webhook_port != 0) {
     // The webhook is reached through a Service, so it listens on every interface.
-    webhook = StartListener(
-        config, config.webhook_port, config.webhook_tls_cert_file, config.webhook_tls_key_file, "",
-        "0.0.0.0", MakeRouter(&service, &metrics, {"", Listener::kWebhook, nullptr}), "webhook");
+    webhook = StartListener(config, config.webhook_port, config.webhook_tls_cert_file,
+                            config.webhook_tls_key_file, "", "0.0.0.0",
+                            MakeRouter(&service, &metrics,
+                                       {"", Listener::kWebhook, nullptr,
+                                        SplitSchedulerNames(config.gate_scheduler_names), &gating}),
+                            "webhook");
     if (!webhook) return 1;
   }
   reclaim.Start();
@@ -179,6 +206,7 @@ int RunServeCommand(const std::vector<std::string>& args) {
       {{"mode", use_live ? "live" : "embedded"},
        {"quota_semantics", config.quota_semantics},
        {"reclaim", config.reclaim},
+       {"admission_mode", gating ? "gate" : "filter"},
        {"scoring", config.scoring}});
 
   int signal = 0;

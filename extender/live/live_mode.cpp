@@ -159,6 +159,12 @@ class LiveModeImpl final : public LiveMode {
   std::unique_ptr<EventSink> MakeEventSink() override {
     return std::make_unique<kube::ApiEventSink>(client_.get());
   }
+  kube::GateSupport ProbeSchedulingGates() override {
+    return kube::ProbeSchedulingGates(client_.get(), "default");
+  }
+  std::unique_ptr<kube::GateLifter> MakeGateLifter() override {
+    return std::make_unique<kube::GateLifter>(client_.get());
+  }
 
  private:
   struct QuotaInformer {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "config/extender_config.h"
+#include "extender/kube/gate_writes.h"
 #include "extender/metrics.h"
 #include "extender/pod_binder.h"
 #include "extender/reclaim/reclaim_controller.h"
@@ -34,6 +35,10 @@ class LiveMode {
   virtual std::unique_ptr<RequeueNudger> MakeNudger() = 0;
   // Writes the reclaim controller's Events (events.k8s.io/v1) to the API server.
   virtual std::unique_ptr<EventSink> MakeEventSink() = 0;
+  // Gate mode (docs/workloads-live.md): whether the API server keeps spec.schedulingGates (a
+  // dry-run create in namespace `default`), and the patcher that lifts our gate.
+  virtual kube::GateSupport ProbeSchedulingGates() = 0;
+  virtual std::unique_ptr<kube::GateLifter> MakeGateLifter() = 0;
 };
 
 }  // namespace capext
