@@ -15,6 +15,10 @@ namespace capext::kube {
 
 inline constexpr char kElasticQuotaGroup[] = "scheduling.x-k8s.io";
 inline constexpr char kLegacyElasticQuotaGroup[] = "scheduling.sigs.k8s.io";
+// Pod groups (docs/workloads-live.md "Where group objects come from"): coscheduling's PodGroup
+// lives in kElasticQuotaGroup/v1alpha1 (resource podgroups); upstream's Workload in
+// scheduling.k8s.io/v1alpha1 (resource workloads, Kubernetes 1.35 with GenericWorkload).
+inline constexpr char kWorkloadGroup[] = "scheduling.k8s.io";
 
 struct GroupVersion {
   std::string group;
@@ -32,12 +36,17 @@ struct DiscoveredApis {
   std::optional<GroupVersion> elastic_quota;
   // Why a served ElasticQuota group/version is not usable ("... lists no elasticquotas").
   std::vector<std::string> unusable;
+  // scheduling.x-k8s.io/v1alpha1 when it lists podgroups; absent otherwise (not an error).
+  std::optional<GroupVersion> pod_group;
+  // scheduling.k8s.io/v1alpha1 when it lists workloads; absent otherwise (not an error).
+  std::optional<GroupVersion> workload;
 };
 
 // GET /apis, then GET /apis/<group>/<version> of each ElasticQuota group to confirm it serves
-// elasticquotas. The version is v1alpha1 when served, else the group's preferred one. Logs
-// nothing (live mode runs it periodically and logs changes). Errors only for a failed or
-// malformed /apis.
+// elasticquotas (and, for scheduling.x-k8s.io/v1alpha1, podgroups), and of
+// scheduling.k8s.io/v1alpha1 when served, for workloads. The version is v1alpha1 when served, else
+// the group's preferred one. Logs nothing (live mode runs it periodically and logs changes). Errors
+// only for a failed or malformed /apis.
 Status DiscoverApis(RestClient* client, DiscoveredApis* out);
 
 }  // namespace capext::kube
