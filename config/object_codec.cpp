@@ -1,8 +1,11 @@
 #include "config/object_codec.h"
 
+#include "config/pod_workload_fields.h"
+
 #include <fmt/format.h>
 
 #include "config/json_fields.h"
+#include "config/pod_workload_fields.h"
 #include "core/pod_request.h"
 
 namespace capext {
@@ -192,6 +195,51 @@ Status ReadPreemptionPolicy(const rapidjson::Value& object, const std::string& p
   return {};
 }
 
+// metadata.ownerReferences: whether one has controller: true (non-objects are skipped).
+Status ReadOwnerReferences(const rapidjson::Value& meta, bool* has_controller) {
+  const rapidjson::Value* list = Member(meta, "ownerReferences");
+  if (list == nullptr) return {};
+  CE_RETURN_IF_ERROR(json::ExpectArray(*list, "metadata.ownerReferences"));
+  for (rapidjson::SizeType i = 0; i < list->Size(); ++i) {
+    if (!(*list)[i].IsObject()) continue;
+    bool controller = false;
+    CE_RETURN_IF_ERROR(json::ReadBool((*list)[i], "controller",
+                                      fmt::format("metadata.ownerReferences[{}].controller", i),
+                                      &controller));
+    if (controller) *has_controller = true;
+  }
+  return {};
+}
+
+// spec.schedulingGates[].name (non-objects are skipped).
+Status ReadSchedulingGates(const rapidjson::Value& spec, std::vector<std::string>* gates) {
+  const rapidjson::Value* list = Member(spec, "schedulingGates");
+  if (list == nullptr) return {};
+  CE_RETURN_IF_ERROR(json::ExpectArray(*list, "spec.schedulingGates"));
+  for (rapidjson::SizeType i = 0; i < list->Size(); ++i) {
+    if (!(*list)[i].IsObject()) continue;
+    std::string name;
+    CE_RETURN_IF_ERROR(json::ReadString((*list)[i], "name",
+                                        fmt::format("spec.schedulingGates[{}].name", i), &name));
+    gates->push_back(std::move(name));
+  }
+  return {};
+}
+
+// spec.workloadRef {name, podGroup, podGroupReplicaKey} (the Workload API, 1.35).
+Status ReadWorkloadRef(const rapidjson::Value& spec, PodWorkloadText* out) {
+  const rapidjson::Value* ref = Member(spec, "workloadRef");
+  if (ref == nullptr) return {};
+  CE_RETURN_IF_ERROR(json::ExpectObject(*ref, "spec.workloadRef"));
+  CE_RETURN_IF_ERROR(json::ReadString(*ref, "name", "spec.workloadRef.name", &out->workload_name));
+  CE_RETURN_IF_ERROR(
+      json::ReadString(*ref, "podGroup", "spec.workloadRef.podGroup", &out->workload_pod_group));
+  CE_RETURN_IF_ERROR(json::ReadString(*ref, "podGroupReplicaKey",
+                                      "spec.workloadRef.podGroupReplicaKey",
+                                      &out->workload_replica_key));
+  return {};
+}
+
 Status DecodePodBody(const rapidjson::Value& object, const DecodeOptions& options, Pod* pod) {
   CE_RETURN_IF_ERROR(ReadMetadata(object, &pod->ns, &pod->name, &pod->uid, &pod->creation_ms));
   if (pod->ns.empty()) pod->ns = "default";
@@ -201,13 +249,19 @@ Status DecodePodBody(const rapidjson::Value& object, const DecodeOptions& option
   CE_RETURN_IF_ERROR(
       json::ReadTime(meta, "deletionTimestamp", "metadata.deletionTimestamp", &deletion_ms));
   pod->terminating = deletion_ms != 0;
-  if (!options.accelerator_model_annotation.empty()) {
-    if (const rapidjson::Value* ann = Member(meta, "annotations")) {
-      CE_RETURN_IF_ERROR(json::ExpectObject(*ann, "metadata.annotations"));
+  PodWorkloadText workload;
+  if (const rapidjson::Value* ann = Member(meta, "annotations")) {
+    CE_RETURN_IF_ERROR(json::ExpectObject(*ann, "metadata.annotations"));
+    if (!options.accelerator_model_annotation.empty()) {
       CE_RETURN_IF_ERROR(json::ReadString(*ann, options.accelerator_model_annotation,
                                           "metadata.annotations", &pod->accelerator_model));
     }
+    CE_RETURN_IF_ERROR(
+        json::ReadString(*ann, kMinMemberAnnotation, "metadata.annotations", &workload.min_member));
+    CE_RETURN_IF_ERROR(json::ReadString(*ann, kAdmittedAtAnnotation, "metadata.annotations",
+                                        &workload.admitted_at));
   }
+  CE_RETURN_IF_ERROR(ReadOwnerReferences(meta, &workload.has_controller));
 
   std::vector<ContainerRequests> containers, init_containers;
   std::optional<ResourceList> overhead;
@@ -228,7 +282,10 @@ Status DecodePodBody(const rapidjson::Value& object, const DecodeOptions& option
     CE_RETURN_IF_ERROR(ReadContainers(*spec, "containers", &containers));
     CE_RETURN_IF_ERROR(ReadContainers(*spec, "initContainers", &init_containers));
     CE_RETURN_IF_ERROR(ReadResourceList(*spec, "overhead", "spec.overhead", false, &overhead));
+    CE_RETURN_IF_ERROR(ReadSchedulingGates(*spec, &workload.gates));
+    CE_RETURN_IF_ERROR(ReadWorkloadRef(*spec, &workload));
   }
+  ApplyWorkloadFields(workload, pod);
   pod->requests =
       EffectivePodRequest(containers, init_containers, overhead.value_or(ResourceList{}));
 

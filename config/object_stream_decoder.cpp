@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "config/object_stream_parts.h"
+#include "config/pod_workload_fields.h"
 #include "core/pod_request.h"
 
 namespace capext {
@@ -19,18 +20,91 @@ struct PodMetadata {
   int64_t creation_ms = 0, deletion_ms = 0;
   Labels labels;
   std::string accelerator_model;
+  PodWorkloadText workload;
   MemberSlot ns_slot, name_slot, uid_slot, creation_slot, labels_slot, deletion_slot,
-      annotations_slot;
+      annotations_slot, owners_slot;
   Status object_status;
   Status Verdict() const {
     Status s = object_status;
     for (const MemberSlot* slot : {&ns_slot, &name_slot, &uid_slot, &creation_slot, &labels_slot,
-                                   &deletion_slot, &annotations_slot}) {
+                                   &deletion_slot, &annotations_slot, &owners_slot}) {
       KeepFirst(&s, slot->status);
     }
     return s;
   }
 };
+
+// metadata.ownerReferences: whether one has controller: true (non-objects are skipped).
+bool ReadOwnerReferences(JsonPullReader& r, bool* has_controller, Status* status) {
+  if (r.token() == Token::kNull) return true;
+  if (r.token() != Token::kStartArray) {
+    return json::WrongTypeSkip(r, "metadata.ownerReferences", "array", status);
+  }
+  return ForEachElement(r, [&](size_t i) {
+    if (r.token() != Token::kStartObject) return r.SkipValue();
+    const FieldPath path("metadata.ownerReferences", i);
+    MemberSlot slot;
+    bool controller = false;
+    bool ok = ForEachMember(r, [&](std::string_view key) {
+      if (slot.Take(key, "controller")) {
+        controller = false;
+        return json::PullBool(r, FieldPath(path, ".controller"), &controller, &slot.status);
+      }
+      return r.SkipValue();
+    });
+    KeepFirst(status, slot.status);
+    if (slot.status.ok() && controller) *has_controller = true;
+    return ok;
+  });
+}
+
+// spec.schedulingGates[].name (non-objects are skipped).
+bool ReadSchedulingGates(JsonPullReader& r, std::vector<std::string>* gates, Status* status) {
+  if (r.token() == Token::kNull) return true;
+  if (r.token() != Token::kStartArray) {
+    return json::WrongTypeSkip(r, "spec.schedulingGates", "array", status);
+  }
+  return ForEachElement(r, [&](size_t i) {
+    if (r.token() != Token::kStartObject) return r.SkipValue();
+    const FieldPath path("spec.schedulingGates", i);
+    MemberSlot slot;
+    std::string name;
+    bool ok = ForEachMember(r, [&](std::string_view key) {
+      if (slot.Take(key, "name")) {
+        name.clear();
+        return json::PullString(r, FieldPath(path, ".name"), &name, &slot.status);
+      }
+      return r.SkipValue();
+    });
+    KeepFirst(status, slot.status);
+    gates->push_back(std::move(name));
+    return ok;
+  });
+}
+
+// spec.workloadRef {name, podGroup, podGroupReplicaKey}.
+bool ReadWorkloadRef(JsonPullReader& r, PodWorkloadText* out, Status* status) {
+  bool present = false;
+  if (!ObjectOrAbsent(r, "spec.workloadRef", status, &present)) return false;
+  if (!present) return true;
+  MemberSlot slots[3];
+  static constexpr std::string_view kNames[3] = {"name", "podGroup", "podGroupReplicaKey"};
+  std::string* outs[3] = {&out->workload_name, &out->workload_pod_group,
+                          &out->workload_replica_key};
+  bool ok = ForEachMember(r, [&](std::string_view key) {
+    for (int f = 0; f < 3; ++f) {
+      if (slots[f].Take(key, kNames[f])) {
+        outs[f]->clear();
+        return json::PullString(r, FieldPath("spec.workloadRef.", kNames[f]), outs[f],
+                                &slots[f].status);
+      }
+    }
+    return r.SkipValue();
+  });
+  for (const auto& slot : slots)
+    KeepFirst(status, slot.status);
+  return ok;
+}
 
 bool ReadPodMetadata(JsonPullReader& r, const DecodeOptions& options, PodMetadata* m) {
   *m = PodMetadata{};
@@ -63,25 +137,44 @@ bool ReadPodMetadata(JsonPullReader& r, const DecodeOptions& options, PodMetadat
       return json::PullTime(r, "metadata.deletionTimestamp", &m->deletion_ms,
                             &m->deletion_slot.status);
     }
-    if (!options.accelerator_model_annotation.empty() &&
-        m->annotations_slot.Take(key, "annotations")) {
+    if (m->annotations_slot.Take(key, "annotations")) {
       m->accelerator_model.clear();
+      m->workload.min_member.clear();
+      m->workload.admitted_at.clear();
       bool present = false;
       if (!ObjectOrAbsent(r, "metadata.annotations", &m->annotations_slot.status, &present)) {
         return false;
       }
       if (!present) return true;
-      MemberSlot model_slot;
+      MemberSlot model_slot, min_slot, admitted_slot;
       bool ok = ForEachMember(r, [&](std::string_view annotation) {
-        if (model_slot.Take(annotation, options.accelerator_model_annotation)) {
-          m->accelerator_model.clear();
-          return json::PullString(r, "metadata.annotations", &m->accelerator_model,
-                                  &model_slot.status);
-        }
-        return r.SkipValue();
+        // One value may match several names (case-insensitively): read it into each.
+        std::string value;
+        Status value_status;
+        bool read = false, pulled = true;
+        auto take = [&](MemberSlot& slot, std::string_view name, std::string* out) {
+          if (name.empty() || !slot.Take(annotation, name)) return;
+          if (!read) {
+            read = true;
+            pulled = json::PullString(r, "metadata.annotations", &value, &value_status);
+          }
+          out->clear();
+          KeepFirst(&slot.status, value_status);
+          if (value_status.ok()) *out = value;
+        };
+        take(model_slot, options.accelerator_model_annotation, &m->accelerator_model);
+        take(min_slot, kMinMemberAnnotation, &m->workload.min_member);
+        take(admitted_slot, kAdmittedAtAnnotation, &m->workload.admitted_at);
+        return read ? pulled : r.SkipValue();
       });
       KeepFirst(&m->annotations_slot.status, model_slot.status);
+      KeepFirst(&m->annotations_slot.status, min_slot.status);
+      KeepFirst(&m->annotations_slot.status, admitted_slot.status);
       return ok;
+    }
+    if (m->owners_slot.Take(key, "ownerReferences")) {
+      m->workload.has_controller = false;
+      return ReadOwnerReferences(r, &m->workload.has_controller, &m->owners_slot.status);
     }
     return r.SkipValue();
   });
@@ -96,10 +189,13 @@ struct PodSpec {
   std::vector<NodeSelectorTerm> affinity;
   std::vector<ContainerRequests> containers, init_containers;
   std::optional<ResourceList> overhead;
+  std::vector<std::string> gates;
+  PodWorkloadText workload_ref;
   Status object_status;
   // In the DOM path's order of checks.
   MemberSlot node_name_slot, scheduler_slot, priority_slot, class_slot, preemption_slot,
-      selector_slot, tolerations_slot, affinity_slot, containers_slot, init_slot, overhead_slot;
+      selector_slot, tolerations_slot, affinity_slot, containers_slot, init_slot, overhead_slot,
+      gates_slot, workload_slot;
 };
 
 bool ReadPodSpec(JsonPullReader& r, PodSpec* spec) {
@@ -155,6 +251,14 @@ bool ReadPodSpec(JsonPullReader& r, PodSpec* spec) {
       return json::PullResourceList(r, "spec.overhead", false, &s.overhead,
                                     &s.overhead_slot.status);
     }
+    if (s.gates_slot.Take(key, "schedulingGates")) {
+      s.gates.clear();
+      return ReadSchedulingGates(r, &s.gates, &s.gates_slot.status);
+    }
+    if (s.workload_slot.Take(key, "workloadRef")) {
+      s.workload_ref = PodWorkloadText{};
+      return ReadWorkloadRef(r, &s.workload_ref, &s.workload_slot.status);
+    }
     return r.SkipValue();
   });
 }
@@ -176,8 +280,9 @@ Status SpecVerdict(const PodSpec& s, std::optional<PreemptionPolicy>* policy) {
                                       s.preemption_text));
     }
   }
-  for (const MemberSlot* slot : {&s.selector_slot, &s.tolerations_slot, &s.affinity_slot,
-                                 &s.containers_slot, &s.init_slot, &s.overhead_slot}) {
+  for (const MemberSlot* slot :
+       {&s.selector_slot, &s.tolerations_slot, &s.affinity_slot, &s.containers_slot, &s.init_slot,
+        &s.overhead_slot, &s.gates_slot, &s.workload_slot}) {
     KeepFirst(&out, slot->status);
   }
   return out;
@@ -313,6 +418,12 @@ Status DecodePodJson(std::string_view json, const DecodeOptions& options, Pod* o
   pod.nominated_node_name = std::move(status.nominated);
   pod.start_ms = status.start_ms;
   pod.unschedulable_condition = status.unschedulable;
+  PodWorkloadText workload = std::move(meta.workload);
+  workload.gates = std::move(spec.gates);
+  workload.workload_name = std::move(spec.workload_ref.workload_name);
+  workload.workload_pod_group = std::move(spec.workload_ref.workload_pod_group);
+  workload.workload_replica_key = std::move(spec.workload_ref.workload_replica_key);
+  ApplyWorkloadFields(workload, &pod);
   *out = std::move(pod);
   return {};
 }

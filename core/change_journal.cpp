@@ -52,8 +52,10 @@ bool SameForDecisions(const NormalizedPod& a, const NormalizedPod& b) {
          a.spec_priority == b.spec_priority &&
          a.spec_preemption_policy == b.spec_preemption_policy &&
          a.priority_class_name == b.priority_class_name && a.scheduler_name == b.scheduler_name &&
-         a.labels == b.labels && a.node_selector == b.node_selector &&
-         SameTolerations(a.tolerations, b.tolerations) &&
+         a.labels == b.labels && a.node_selector == b.node_selector && a.group == b.group &&
+         a.min_member_annotation == b.min_member_annotation && a.quota_gated == b.quota_gated &&
+         a.other_gates == b.other_gates && a.admitted_ms == b.admitted_ms &&
+         a.has_controller == b.has_controller && SameTolerations(a.tolerations, b.tolerations) &&
          SameAffinity(a.required_affinity, b.required_affinity) &&
          a.quota_request() == b.quota_request();
 }

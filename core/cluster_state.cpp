@@ -1,8 +1,10 @@
 #include "core/cluster_state.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "core/dense_nodes.h"
+#include "core/group_view.h"
 
 namespace capext {
 
@@ -36,6 +38,20 @@ ClusterState::ClusterState(const ClusterState& other) : ClusterState(other.seman
   }
   for (const auto& [key, n] : other.ledger().our_nominations())
     Nominate(key, n.node, n.expires_ms);
+  for (const auto& [key, record] : other.groups_) {
+    if (record.spec) UpsertPodGroup(*record.spec);
+  }
+  for (const auto& [key, h] : other.holds()) {
+    if (!h.derived) Hold(key, h.held_ms, h.expires_ms);
+  }
+  suspended_holds_ = other.suspended_holds_;
+  for (const auto& [key, record] : other.groups_) {
+    auto it = groups_.find(key);
+    if (it != groups_.end() && record.complete && !it->second.complete) {
+      it->second.complete = true;
+      RefreshGroup(key);
+    }
+  }
   if (other.dense_nodes() != nullptr) EnableDenseNodes(other.dense_nodes()->dims());
   version_ = other.version_;
 }
@@ -120,8 +136,10 @@ void ClusterState::UpsertPod(NormalizedPod pod) {
       journal_->Record(ChangeJournal::Kind::kNode, held_node);
     journal_->PodUpserted(before, pod);
   }
+  GroupKey old_group;
   // The node usage points at the stored pod (its address is stable: unordered_map nodes).
   const NormalizedPod& stored = store_.PutPod(std::move(pod), [&](const NormalizedPod& old) {
+    if (!old.group.empty()) old_group = GroupKeyOf(old);
     if (Counts(old)) {
       RemoveContribution(old);
     } else if (!held_node.empty()) {
@@ -133,24 +151,38 @@ void ClusterState::UpsertPod(NormalizedPod pod) {
   } else if (!held_node.empty()) {
     nodes_.AddPod(held_node, stored);
   }
+  SyncHold(stored);
+  if (!old_group.empty() || !stored.group.empty()) {
+    const GroupKey new_group = GroupKeyOf(stored);
+    if (old_group != new_group && !old_group.empty()) LeaveGroup(old_group, key);
+    if (!new_group.empty()) {
+      JoinGroup(new_group, key);  // rebuilds the view
+    }
+  }
 }
 
 void ClusterState::DeletePod(std::string_view key) {
   ++version_;
   const std::string owned(key);  // `key` may point into the pod being erased
+  GroupKey group;
   store_.ErasePod(owned, [&](const NormalizedPod& pod) {
+    if (!pod.group.empty()) group = GroupKeyOf(pod);
+    DropHold(owned);
+    suspended_holds_.erase(owned);
     if (journal_) journal_->PodErased(pod);
     if (Counts(pod)) RemoveContribution(pod);
     DropReservation(owned, /*pending_again=*/false);
     ReleaseNomination(owned);
     EraseNomination(false, owned);
   });
+  if (!group.empty()) LeaveGroup(group, owned);
 }
 
 std::vector<const NormalizedPod*> ClusterState::PendingPods() const {
   std::vector<const NormalizedPod*> out;
   for (const auto& [key, pod] : store_.pods()) {
-    if (!pod.IsBound() && !pod.IsTerminal() && ledger_.FindReservation(key) == nullptr)
+    if (!pod.IsBound() && !pod.IsTerminal() && !pod.IsGated() &&
+        ledger_.FindReservation(key) == nullptr)
       out.push_back(&pod);
   }
   std::sort(out.begin(), out.end(), [](const NormalizedPod* a, const NormalizedPod* b) {
@@ -240,6 +272,12 @@ void ClusterState::Reserve(std::string_view key, std::string_view node, int64_t 
   }
   Reservation r{pod->store_key(),     pod->ns,     std::string(node),
                 pod->quota_request(), reserved_ms, expires_ms};
+  // The reservation takes the hold's place (never both); an explicit hold comes back if the
+  // bind fails, a derived one is derived again.
+  if (const QuotaHold* h = ledger_.FindHold(key); h != nullptr && !r.node.empty()) {
+    if (!h->derived) suspended_holds_[r.uid] = {h->held_ms, h->expires_ms};
+    DropHold(r.uid);
+  }
   if (!r.node.empty()) {
     // The pod bound there, started now (capacity-semantics 4 "Order", 6): among the node's pods,
     // and its status.nominatedNodeName holds no room (a bound pod's does not).
@@ -248,7 +286,9 @@ void ClusterState::Reserve(std::string_view key, std::string_view node, int64_t 
     nodes_.AddPod(r.node, *pod);
   }
   if (journal_) journal_->ReservationChanged(r.uid, r.ns, r.node);
+  const std::string uid = r.uid;
   ledger_.AddReservation(store_.quota_set(), std::move(r));
+  RefreshGroupOfKey(uid);
 }
 
 void ClusterState::ReleaseReservation(std::string_view key) {
@@ -277,6 +317,20 @@ void ClusterState::DropReservation(std::string_view key, bool pending_again) {
     }
   }
   if (journal_) journal_->ReservationChanged(removed.uid, removed.ns, removed.node);
+  if (const NormalizedPod* pod = store_.FindPod(removed.uid)) {
+    if (pending_again) {
+      auto s = suspended_holds_.find(removed.uid);
+      if (s != suspended_holds_.end()) {
+        const auto [held_ms, expires_ms] = s->second;
+        suspended_holds_.erase(s);
+        Hold(removed.uid, held_ms, expires_ms);
+      }
+      SyncHold(*pod);
+    } else {
+      suspended_holds_.erase(removed.uid);
+    }
+    RefreshGroupOfKey(removed.uid);
+  }
 }
 
 void ClusterState::Nominate(std::string_view key, std::string_view node, int64_t expires_ms) {
@@ -336,6 +390,8 @@ std::vector<std::string> ClusterState::Expire(int64_t now_ms) {
       ReleaseReservation(key);
     if (const Nomination* n = ledger_.FindOurNomination(key); n && n->expires_ms <= now_ms)
       ReleaseNomination(key);
+    if (const QuotaHold* h = ledger_.FindHold(key); h && !h->derived && h->expires_ms <= now_ms)
+      ReleaseHold(key);
   }
   return expired;
 }

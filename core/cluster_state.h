@@ -15,14 +15,22 @@
 //  - a nomination never counts as usage; it is counted per node (NodeFitSummary::nominations)
 //    so that decisions know where to add it;
 //  - a pending pod's status.nominatedNodeName is mirrored as a (non-ours) nomination while it
-//    holds no reservation on a node.
+//    holds no reservation on a node;
+//  - a hold (quota only, no node: docs/workloads.md, "Holds") counts in its namespace's used
+//    while the pod is pending, ungated and holds no reservation: a pod is held, reserved or
+//    counted as bound, never two of them. A pending, ungated pod with an admitted-at annotation
+//    has a derived hold (so holds survive a restart); others are made by Hold;
+//  - every pod naming a group is a member of that group's view (GroupView), rebuilt whenever a
+//    member, a hold, a reservation or the group's PodGroupSpec changes.
 // Time is passed in (milliseconds); nothing here reads a clock.
 // Thread-safety: none. One writer at a time; readers must not overlap a writer.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +38,7 @@
 #include "core/change_journal.h"
 #include "core/node_table.h"
 #include "core/object_store.h"
+#include "core/pod_group.h"
 #include "core/quota_ledger.h"
 
 namespace capext {
@@ -99,8 +108,37 @@ class ClusterState {
   const Nomination* FindOurNomination(std::string_view key) const {
     return ledger_.FindOurNomination(key);
   }
-  // Drops reservations and our nominations whose expiry is <= now_ms; returns their keys.
+  // Drops reservations, explicit holds and our nominations whose expiry is <= now_ms; returns
+  // their keys.
   std::vector<std::string> Expire(int64_t now_ms);
+
+  // --- holds (quota only, no node: docs/workloads.md, "Holds") --------------------------------
+  // Holds the pod's quota request in its namespace (leaf, ancestors, totals), admitted at
+  // `held_ms`, until `expires_ms`, the pod binds (its reservation takes the hold's place), is
+  // deleted or terminal, or ReleaseHold. Nothing for a pod unknown, bound, terminal, gated or
+  // reserved on a node. Idempotent by key: a second call renews the expiry and keeps held_ms.
+  void Hold(std::string_view key, int64_t held_ms, int64_t expires_ms);
+  // Ends the pod's hold (derived or not; a derived one comes back with the pod's next update if
+  // it still carries the admitted-at annotation and is still pending and ungated).
+  void ReleaseHold(std::string_view key);
+  const QuotaHold* FindHold(std::string_view key) const { return ledger_.FindHold(key); }
+  const HoldMap& holds() const { return ledger_.holds(); }
+
+  // --- groups (docs/workloads.md, "Groups") ---------------------------------------------------
+  // Stores what the group's PodGroup object says; its minMember takes effect at once.
+  void UpsertPodGroup(const PodGroupSpec& spec);
+  void DeletePodGroup(const GroupKey& key);
+  // The group's view, or nullptr when nothing names the key (no member, no object).
+  const GroupView* FindGroup(const GroupKey& key) const;
+  // The view of the pod's group, or nullptr when the pod names none.
+  const GroupView* GroupOf(const Pod& pod) const;
+  // Calls f(const GroupView&) for every group, by key.
+  template <typename F>
+  void ForEachGroup(F&& f) const {
+    for (const auto& [key, record] : groups_)
+      f(record.view);
+  }
+  bool HasGroups() const { return !groups_.empty(); }
 
   // --- queries -------------------------------------------------------------------------------
   const NormalizedPod* FindPod(std::string_view key) const { return store_.FindPod(key); }
@@ -108,8 +146,8 @@ class ClusterState {
     return store_.FindPodByName(ns, name);
   }
   const PodMap& pods() const { return store_.pods(); }
-  // Pods that are not bound, not terminal and not reserved, in scheduling order (priority
-  // descending, then creation time, then store key).
+  // Pods that are not bound, not terminal, not gated and not reserved on a node, in scheduling
+  // order (priority descending, then creation time, then store key). Held pods are pending.
   std::vector<const NormalizedPod*> PendingPods() const;
 
   const std::map<std::string, Node, std::less<>>& nodes() const { return nodes_.nodes(); }
@@ -123,7 +161,7 @@ class ClusterState {
   }
   const QuotaSet& quota_set() const { return store_.quota_set(); }
   const QuotaLedger& ledger() const { return ledger_; }
-  // bound + reserved usage of the namespace.
+  // bound + reserved + held usage of the namespace.
   const ResourceList& Used(std::string_view ns) const { return ledger_.Used(ns); }
   const AggregateTotals& totals() const { return ledger_.totals(); }
   const std::map<std::string, PriorityClass, std::less<>>& priority_classes() const {
@@ -163,12 +201,32 @@ class ClusterState {
   // dense mirror in step.
   void ResolvePriorities();
   void EraseNomination(bool ours, std::string_view key);
+  // Derives or drops the pod's hold from its state (the admitted-at annotation; see the
+  // invariants), after the pod changed.
+  void SyncHold(const NormalizedPod& pod);
+  void DropHold(std::string_view key);
+  // Membership bookkeeping, then the view's rebuild.
+  void JoinGroup(const GroupKey& group, const std::string& key);
+  void LeaveGroup(const GroupKey& group, const std::string& key);
+  void RefreshGroup(const GroupKey& group);
+  void RefreshGroupOfKey(std::string_view key);
+
+  struct GroupRecord {
+    std::optional<PodGroupSpec> spec;
+    std::set<std::string, std::less<>> members;  // store keys
+    bool complete = false;
+    GroupView view;
+  };
 
   ObjectStore store_;
   NodeTable nodes_;
   QuotaLedger ledger_;
   uint64_t version_ = 0;
   std::unique_ptr<ChangeJournal> journal_;  // null unless enabled
+  std::map<GroupKey, GroupRecord> groups_;
+  // A held pod's reservation on a node took the place of its explicit hold: the hold's times,
+  // restored if the bind fails (a derived hold is re-derived instead).
+  std::map<std::string, std::pair<int64_t, int64_t>, std::less<>> suspended_holds_;
 };
 
 }  // namespace capext

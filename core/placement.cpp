@@ -4,10 +4,33 @@
 
 #include <fmt/format.h>
 
+#include "core/group_quota.h"
+
 namespace capext {
 
+namespace {
+
+// The quota verdict of step 1: the group rule where it applies, else 1.1 for the pod.
+Status QuotaVerdict(const ClusterState& state, const NormalizedPod& pod,
+                    std::vector<std::string>* group_hold) {
+  if (!pod.group.empty()) {
+    GroupQuotaCheck group = CheckGroupQuota(state, pod);
+    if (group.applies) {
+      *group_hold = std::move(group.hold);
+      return group.status;
+    }
+  }
+  return CheckQuota(state, pod);
+}
+
+}  // namespace
+
 PodFilter::PodFilter(const ClusterState& state, const NormalizedPod& pod)
-    : state_(state), pod_(pod), quota_(CheckQuota(state, pod)), screen_(state, pod) {}
+    : state_(state),
+      pod_(pod),
+      group_hold_(),
+      quota_(QuotaVerdict(state, pod, &group_hold_)),
+      screen_(state, pod) {}
 
 Status PodFilter::CheckNode(std::string_view node) const {
   if (!quota_.ok()) return quota_;

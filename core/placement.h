@@ -1,7 +1,9 @@
 // Placement: "where does this pod fit?" — the one filter decision every path asks (/filter,
 // the /bind check, explain, the reclaim controller's "fits now", the simulator):
 //   1. the quota check of capacity-semantics 1.1, once per pod; when it fails, every node fails
-//      with its reason (and its code: a request above max is unresolvable everywhere);
+//      with its reason (and its code: a request above max is unresolvable everywhere). For a
+//      pending member of a starting group, the group's need instead (docs/workloads.md, "Filter
+//      mode"; core/group_quota.h): group_hold() then lists the members the caller holds;
 //   2. node fit against our state per node (usage, reservations, nominations of priority >=
 //      the pod's), which holds what kube-scheduler does not know.
 // A node the state does not know passes: kube-scheduler already vetted it against its own
@@ -27,6 +29,9 @@ class PodFilter {
 
   // The quota verdict, computed once.
   const Status& quota() const { return quota_; }
+  // When the group rule decided and passed: the members to hold (docs/workloads.md, "Filter
+  // mode"), oldest first; empty otherwise.
+  const std::vector<std::string>& group_hold() const { return group_hold_; }
   // The verdict for one node (see the file comment).
   Status CheckNode(std::string_view node) const;
   // CheckNode(record.name).ok(), without building reasons: a few comparisons for most nodes.
@@ -39,6 +44,7 @@ class PodFilter {
  private:
   const ClusterState& state_;
   const NormalizedPod& pod_;
+  std::vector<std::string> group_hold_;  // before quota_: its initialiser fills it
   Status quota_;
   NodeFitScreen screen_;
 };

@@ -41,6 +41,27 @@ struct NodeSelectorTerm {
   std::vector<NodeSelectorRequirement> match_fields;  // only metadata.name is defined
 };
 
+// The group a pod names (docs/workloads.md, "Groups"): the coscheduling label
+// `scheduling.x-k8s.io/pod-group` (api_group "scheduling.x-k8s.io", name = the label's value), or
+// the upstream Workload API's `spec.workloadRef` (api_group "scheduling.k8s.io", name = the
+// Workload's name, pod_group and replica_key from the reference). An empty name: no group.
+struct GroupRef {
+  std::string api_group;
+  std::string name;
+  std::string pod_group;    // Workload API only: spec.workloadRef.podGroup
+  std::string replica_key;  // Workload API only: spec.workloadRef.podGroupReplicaKey
+  bool empty() const { return name.empty(); }
+  bool operator==(const GroupRef&) const = default;
+};
+
+// The names the workload fields are read from (docs/workloads.md).
+inline constexpr const char* kPodGroupLabel = "scheduling.x-k8s.io/pod-group";
+inline constexpr const char* kCoschedulingApiGroup = "scheduling.x-k8s.io";
+inline constexpr const char* kWorkloadApiGroup = "scheduling.k8s.io";
+inline constexpr const char* kMinMemberAnnotation = "scheduling.capacity-extender.io/min-member";
+inline constexpr const char* kAdmittedAtAnnotation = "scheduling.capacity-extender.io/admitted-at";
+inline constexpr const char* kQuotaGate = "scheduling.capacity-extender.io/quota";
+
 // The members victim selection reads for every pod of a node come first, together on the first
 // cache lines (it walks thousands of pods per /preempt).
 struct Pod {
@@ -72,6 +93,21 @@ struct Pod {
   std::string scheduler_name;
 
   Labels labels;
+
+  // Workloads (docs/workloads.md). The group the pod belongs to; empty name = none.
+  GroupRef group;
+  // The annotation scheduling.capacity-extender.io/min-member as a positive integer; 0 when
+  // absent or not a positive integer (then it is ignored, as docs/workloads.md says).
+  int32_t min_member_annotation = 0;
+  // spec.schedulingGates holds our gate (scheduling.capacity-extender.io/quota) / any other.
+  bool quota_gated = false;
+  bool other_gates = false;
+  // The annotation scheduling.capacity-extender.io/admitted-at (RFC 3339) in Unix milliseconds;
+  // 0 when absent or unparsable. An ungated, unbound, non-terminal pod carrying it holds quota.
+  int64_t admitted_ms = 0;
+  // metadata.ownerReferences has an entry with controller: true (a controller re-creates it).
+  bool has_controller = false;
+
   // Scheduling constraints: read only while the pod is pending (ClusterState drops them, and
   // scheduler_name, once the pod is bound or terminal).
   Labels node_selector;
@@ -81,6 +117,9 @@ struct Pod {
 
   bool IsBound() const { return !node_name.empty(); }
   bool IsTerminal() const { return phase == PodPhase::kSucceeded || phase == PodPhase::kFailed; }
+  // Any scheduling gate: the pod is not pending for scheduling (docs/workloads.md, "Member
+  // states"): never in PendingPods, never a preemptor, never a victim, never in used.
+  bool IsGated() const { return quota_gated || other_gates; }
   // "namespace/name" (Kubernetes' namespace key), for messages.
   std::string Key() const { return ns + "/" + name; }
 };

@@ -6,22 +6,25 @@
 
 namespace capext {
 
-AdmissionPath MakeAdmissionPath(const ClusterState& state, const NormalizedPod& pod) {
+AdmissionPath MakeAdmissionPath(const ClusterState& state, const NormalizedPod& pod,
+                                const ResourceList* request) {
   AdmissionPath path;
   const QuotaTree& tree = state.ledger().tree();
   path.quota = state.QuotaFor(pod.ns);
-  path.sums.in_eq = pod.quota_request();
+  const ResourceList& own = request != nullptr ? *request : pod.quota_request();
+  path.sums.in_eq = own;
   if (path.quota == nullptr) {
     path.sums.all = path.sums.in_eq;
     return path;
   }
   path.leaf = tree.LeafOf(pod.ns);
+  if (const QuotaHold* hold = state.FindHold(pod.store_key())) path.own_hold = hold->quota_request;
   for (int node = tree.QuotaNodeOf(pod.ns); node >= 0; node = tree.parent(node)) {
     AdmissionPath::Level level{node, &tree.quota(node), -1};
     // A level whose subtree holds more than the pod's namespace has its own r.
     if (node != path.leaf) {
       level.in_eq = static_cast<int>(path.extra_in_eq.size());
-      path.extra_in_eq.push_back(pod.quota_request());
+      path.extra_in_eq.push_back(own);
     }
     path.levels.push_back(level);
   }
@@ -71,34 +74,88 @@ std::string Blocking(const AdmissionPath& path, std::size_t level) {
 
 }  // namespace
 
-Status CheckQuotaPath(const ClusterState& state, const NormalizedPod& pod,
-                      const AdmissionPath& path) {
+AggregateTotals TotalsWithoutOwnHold(QuotaSemantics semantics, const AdmissionPath& path,
+                                     const AggregateTotals& totals) {
+  AggregateTotals out = totals;
+  for (const auto& [name, amount] : path.own_hold.entries()) {
+    if (CountsInTotals(semantics, *path.root, name)) out.used.AddTo(name, SaturatingSub(0, amount));
+  }
+  return out;
+}
+
+namespace {
+
+// "gang eq1/a: 4 pods need cpu 16: " for the resources that block (a group's subject), or ""
+// for a pod.
+std::string Subject(std::string_view group, int pods, const ResourceList& request,
+                    const std::vector<Excess>& excesses) {
+  if (group.empty()) return {};
+  ResourceList blocking;
+  for (const auto& e : excesses)
+    blocking.Set(e.resource, request.Get(e.resource));
+  return reasons::GangNeeds(group, pods, blocking.ToString());
+}
+
+// CheckQuotaPath for `request`; reasons name `pod_key` (a pod) or, when `group` is set, start
+// with the group's subject.
+Status CheckPath(const ClusterState& state, const ResourceList& request, const AdmissionPath& path,
+                 std::string_view pod_key, std::string_view group, int pods) {
   if (path.quota == nullptr) return {};
   const QuotaSemantics semantics = state.semantics();
-  const ResourceList& request = pod.quota_request();
   // A request above the max of q or of an ancestor can never fit: the nearest such quota.
   for (std::size_t i = 0; i < path.levels.size(); ++i) {
     auto alone = ExceedsMax(semantics, *path.levels[i].quota, ResourceList{}, request);
     if (!alone.empty()) {
-      return Status::Unresolvable(reasons::QuotaRequestAboveMax(
-          pod.Key(), Blocking(path, i), DescribeRequestExcesses(alone, "max")));
+      const std::string details = DescribeRequestExcesses(alone, "max");
+      const std::string subject = Subject(group, pods, request, alone);
+      return Status::Unresolvable(
+          subject.empty() ? reasons::QuotaRequestAboveMax(pod_key, Blocking(path, i), details)
+                          : std::string(subject) +
+                                reasons::QuotaRequestAboveMaxRule(Blocking(path, i), details));
     }
   }
   for (std::size_t i = 0; i < path.levels.size(); ++i) {
     const auto& level = path.levels[i];
-    auto over =
-        ExceedsMax(semantics, *level.quota, state.ledger().NodeUsed(level.node), path.InEq(level));
+    const ResourceList& node_used = state.ledger().NodeUsed(level.node);
+    auto over = path.own_hold.empty()
+                    ? ExceedsMax(semantics, *level.quota, node_used, path.InEq(level))
+                    : ExceedsMax(semantics, *level.quota, path.UsedWithoutOwnHold(node_used),
+                                 path.InEq(level));
     if (!over.empty()) {
-      return Status::Unschedulable(reasons::QuotaMaxExceeded(
-          pod.Key(), Blocking(path, i), DescribeExcesses(over, request, "max")));
+      const std::string details = DescribeExcesses(over, request, "max");
+      const std::string subject = Subject(group, pods, request, over);
+      return Status::Unschedulable(
+          subject.empty()
+              ? reasons::QuotaMaxExceeded(pod_key, Blocking(path, i), details)
+              : std::string(subject) + reasons::QuotaMaxRule(Blocking(path, i), details));
     }
   }
-  auto over_min = ExceedsAggregateMin(semantics, *path.root, state.totals(), path.sums.all);
+  auto over_min = path.own_hold.empty()
+                      ? ExceedsAggregateMin(semantics, *path.root, state.totals(), path.sums.all)
+                      : ExceedsAggregateMin(semantics, *path.root,
+                                            TotalsWithoutOwnHold(semantics, path, state.totals()),
+                                            path.sums.all);
   if (!over_min.empty()) {
-    return Status::Unschedulable(
-        reasons::AggregateMinExceeded(pod.Key(), DescribeExcesses(over_min, request, "min")));
+    const std::string details = DescribeExcesses(over_min, request, "min");
+    const std::string subject = Subject(group, pods, request, over_min);
+    return Status::Unschedulable(subject.empty()
+                                     ? reasons::AggregateMinExceeded(pod_key, details)
+                                     : std::string(subject) + reasons::AggregateMinRule(details));
   }
   return {};
+}
+
+}  // namespace
+
+Status CheckQuotaPath(const ClusterState& state, const NormalizedPod& pod,
+                      const AdmissionPath& path) {
+  return CheckPath(state, pod.quota_request(), path, pod.Key(), {}, 1);
+}
+
+Status CheckGroupRequest(const ClusterState& state, const NormalizedPod& pod,
+                         const ResourceList& request, std::string_view group, int pods) {
+  if (state.QuotaFor(pod.ns) == nullptr) return {};
+  return CheckPath(state, request, MakeAdmissionPath(state, pod, &request), pod.Key(), group, pods);
 }
 
 Status CheckQuota(const ClusterState& state, const NormalizedPod& pod) {

@@ -43,12 +43,23 @@ struct AdmissionPath {
   const ElasticQuota* root = nullptr;   // the root quota over q (q itself when flat)
   NominatedSums sums;
   std::vector<ResourceList> extra_in_eq;
+  // The pod's own hold (docs/workloads.md, "Holds"), left out of used at every level and of the
+  // cluster-wide sums: an admitted pod is never counted against itself. Empty: no hold.
+  ResourceList own_hold;
+  // `used` with the own hold taken out (a copy only when there is one).
+  ResourceList UsedWithoutOwnHold(const ResourceList& used) const {
+    ResourceList out = used;
+    out.Subtract(own_hold);
+    return out;
+  }
   const ResourceList& InEq(const Level& level) const {
     return level.in_eq < 0 ? sums.in_eq : extra_in_eq[static_cast<std::size_t>(level.in_eq)];
   }
 };
 
-AdmissionPath MakeAdmissionPath(const ClusterState& state, const NormalizedPod& pod);
+// `request`: what to admit in the pod's place (a group's summed need), else the pod's own.
+AdmissionPath MakeAdmissionPath(const ClusterState& state, const NormalizedPod& pod,
+                                const ResourceList* request = nullptr);
 
 // The nominated sums of 1.1 for `pod` (MakeAdmissionPath's).
 inline NominatedSums ComputeNominatedSums(const ClusterState& state, const NormalizedPod& pod) {
@@ -58,12 +69,27 @@ inline NominatedSums ComputeNominatedSums(const ClusterState& state, const Norma
 // 1.1 against the state's usage (bound + reserved) and nominations.
 Status CheckQuota(const ClusterState& state, const NormalizedPod& pod);
 
+// The cluster-wide sums with the path's own hold taken out.
+AggregateTotals TotalsWithoutOwnHold(QuotaSemantics semantics, const AdmissionPath& path,
+                                     const AggregateTotals& totals);
+
 // 1.1 for a path, with the usage of each tree node from `used_of(node)` and the cluster-wide
 // sums `totals` (a what-if of victim selection passes its own).
 template <typename UsedOf>
 bool QuotaPasses(QuotaSemantics semantics, const AdmissionPath& path, UsedOf&& used_of,
                  const AggregateTotals& totals) {
   if (path.quota == nullptr) return true;
+  if (!path.own_hold.empty()) {
+    for (const auto& level : path.levels) {
+      if (!ExceedsMax(semantics, *level.quota, path.UsedWithoutOwnHold(used_of(level.node)),
+                      path.InEq(level))
+               .empty())
+        return false;
+    }
+    return ExceedsAggregateMin(semantics, *path.root, TotalsWithoutOwnHold(semantics, path, totals),
+                               path.sums.all)
+        .empty();
+  }
   for (const auto& level : path.levels) {
     if (!ExceedsMax(semantics, *level.quota, used_of(level.node), path.InEq(level)).empty())
       return false;
@@ -74,5 +100,12 @@ bool QuotaPasses(QuotaSemantics semantics, const AdmissionPath& path, UsedOf&& u
 // QuotaPasses with the reason: the first level or rule that fails.
 Status CheckQuotaPath(const ClusterState& state, const NormalizedPod& pod,
                       const AdmissionPath& path);
+
+// 1.1 for `request`, the summed request of `pods` members of `group` (its Display()), admitted
+// together in `pod`'s place (its namespace, priority, own hold and nomination): a group's need
+// (docs/workloads.md). The reason names the group and the resources that block: "gang eq1/a: 4
+// pods need cpu 16: ElasticQuota eq1/eq1 would exceed max: cpu used 0 + request 16 > max 10".
+Status CheckGroupRequest(const ClusterState& state, const NormalizedPod& pod,
+                         const ResourceList& request, std::string_view group, int pods);
 
 }  // namespace capext

@@ -8,11 +8,13 @@ const ResourceList kEmpty;
 }  // namespace
 
 void QuotaLedger::ChangeUsage(const QuotaSet& quotas, std::string_view ns,
-                              const ResourceList& quota_request, bool reserved, int sign) {
+                              const ResourceList& quota_request, Part which, int sign) {
   auto it = usage_.find(ns);
   if (it == usage_.end()) it = usage_.emplace(std::string(ns), Usage{}).first;
   Usage& u = it->second;
-  ResourceList& part = reserved ? u.reserved : u.bound;
+  ResourceList& part = which == Part::kReserved ? u.reserved
+                       : which == Part::kHeld   ? u.held
+                                                : u.bound;
   (void)quotas;
   const int leaf = tree_.LeafOf(ns);
   const ElasticQuota* root = leaf < 0 ? nullptr : &tree_.quota(tree_.RootOf(leaf));
@@ -40,6 +42,11 @@ const ResourceList& QuotaLedger::Bound(std::string_view ns) const {
 const ResourceList& QuotaLedger::Reserved(std::string_view ns) const {
   auto it = usage_.find(ns);
   return it == usage_.end() ? kEmpty : it->second.reserved;
+}
+
+const ResourceList& QuotaLedger::Held(std::string_view ns) const {
+  auto it = usage_.find(ns);
+  return it == usage_.end() ? kEmpty : it->second.held;
 }
 
 void QuotaLedger::RebuildQuotas(const QuotaSet& quotas) {
@@ -81,6 +88,28 @@ void QuotaLedger::RenewReservation(std::string_view uid, int64_t expires_ms) {
   if (it != reservations_.end()) it->second.expires_ms = expires_ms;
 }
 
+const QuotaHold* QuotaLedger::FindHold(std::string_view uid) const {
+  auto it = holds_.find(uid);
+  return it == holds_.end() ? nullptr : &it->second;
+}
+
+void QuotaLedger::PutHold(const QuotaSet& quotas, QuotaHold h) {
+  QuotaHold old;
+  RemoveHold(quotas, h.uid, &old);
+  ChangeUsage(quotas, h.ns, h.quota_request, Part::kHeld, +1);
+  std::string uid = h.uid;
+  holds_.emplace(std::move(uid), std::move(h));
+}
+
+bool QuotaLedger::RemoveHold(const QuotaSet& quotas, std::string_view uid, QuotaHold* removed) {
+  auto it = holds_.find(uid);
+  if (it == holds_.end()) return false;
+  ChangeUsage(quotas, it->second.ns, it->second.quota_request, Part::kHeld, -1);
+  *removed = std::move(it->second);
+  holds_.erase(it);
+  return true;
+}
+
 const Nomination* QuotaLedger::FindOurNomination(std::string_view uid) const {
   auto it = ours_.find(uid);
   return it == ours_.end() ? nullptr : &it->second;
@@ -93,6 +122,9 @@ std::vector<std::string> QuotaLedger::Expired(int64_t now_ms) const {
   }
   for (const auto& [uid, n] : ours_) {
     if (n.expires_ms <= now_ms) expired.push_back(uid);
+  }
+  for (const auto& [uid, h] : holds_) {
+    if (!h.derived && h.expires_ms <= now_ms) expired.push_back(uid);
   }
   std::sort(expired.begin(), expired.end());
   expired.erase(std::unique(expired.begin(), expired.end()), expired.end());

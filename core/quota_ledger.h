@@ -5,7 +5,8 @@
 // or expired) and nominations (ours, made by the reclaim controller with a TTL; or mirroring a
 // pending pod's status.nominatedNodeName).
 //   used(ns) = requests (as the quota counts them) of the namespace's bound, non-terminal pods
-//              + its reservations.
+//              + its reservations + its holds (quota held without a node for admitted pods:
+//              docs/workloads.md, "Holds").
 // Usage is tracked for every namespace, with or without a quota, so that a quota created later
 // is right at once. Nominations never count as usage; decisions add them where the semantics
 // say so.
@@ -33,7 +34,7 @@ namespace capext {
 // for every decision, the pod bound to that node (capacity-semantics 6, "A reserved pod is a
 // bound pod"): ClusterState files the pod among the node's pods. Here it is the quota part: its
 // quota request counts as reserved usage of its namespace. A hold without a node (a later issue)
-// would be a Reservation with an empty `node`: quota only, never on a node, never a victim.
+// is a QuotaHold (below), not a Reservation.
 struct Reservation {
   std::string uid;  // the pod's store key
   std::string ns;
@@ -42,6 +43,21 @@ struct Reservation {
   int64_t reserved_ms = 0;  // when it was made: the reserved pod's start for victim order
   int64_t expires_ms = 0;
 };
+
+// Quota held for an admitted pod that has no node yet (docs/workloads.md, "Holds"): counts in
+// used of its namespace's leaf, every ancestor and the cluster-wide sums, never on a node, never
+// a victim. `derived`: from the pod's admitted-at annotation (gate mode; lasts while the pod is
+// admitted), else explicit (filter mode, in-flight gate removals; ends at `expires_ms`).
+struct QuotaHold {
+  std::string uid;  // the pod's store key
+  std::string ns;
+  ResourceList quota_request;
+  int64_t held_ms = 0;  // when the pod was admitted: its start among admitted members
+  int64_t expires_ms = 0;
+  bool derived = false;
+};
+
+using HoldMap = std::unordered_map<std::string, QuotaHold, StringKeyHash, std::equal_to<>>;
 
 // Capacity held for a pending pod on a node. `ours` = made by our reclaim controller (with a
 // TTL); otherwise it mirrors the pod's status.nominatedNodeName (kube-scheduler's preemption).
@@ -65,13 +81,20 @@ class QuotaLedger {
   QuotaSemantics semantics() const { return semantics_; }
 
   // --- usage ---------------------------------------------------------------------------------
-  // Adds (sign +1) or removes (-1) `quota_request` to the namespace's bound or reserved usage.
+  enum class Part { kBound, kReserved, kHeld };
+  // Adds (sign +1) or removes (-1) `quota_request` to the namespace's bound, reserved or held
+  // usage.
   void ChangeUsage(const QuotaSet& quotas, std::string_view ns, const ResourceList& quota_request,
-                   bool reserved, int sign);
-  // bound + reserved; an empty list for a namespace never seen.
+                   Part part, int sign);
+  void ChangeUsage(const QuotaSet& quotas, std::string_view ns, const ResourceList& quota_request,
+                   bool reserved, int sign) {
+    ChangeUsage(quotas, ns, quota_request, reserved ? Part::kReserved : Part::kBound, sign);
+  }
+  // bound + reserved + held; an empty list for a namespace never seen.
   const ResourceList& Used(std::string_view ns) const;
   const ResourceList& Bound(std::string_view ns) const;
   const ResourceList& Reserved(std::string_view ns) const;
+  const ResourceList& Held(std::string_view ns) const;
   // The quota tree, and what each of its nodes uses (the subtree's usage; an own node: its
   // namespace's), kept up to date incrementally along the path of every change.
   const QuotaTree& tree() const { return tree_; }
@@ -91,6 +114,15 @@ class QuotaLedger {
   // Extends a reservation's expiry.
   void RenewReservation(std::string_view uid, int64_t expires_ms);
 
+  // --- holds ---------------------------------------------------------------------------------
+  const QuotaHold* FindHold(std::string_view uid) const;
+  const HoldMap& holds() const { return holds_; }
+  bool HasHolds() const { return !holds_.empty(); }
+  // Adds h, or replaces the hold of h.uid (its usage follows). Counts h.quota_request as held.
+  void PutHold(const QuotaSet& quotas, QuotaHold h);
+  // Removes the hold (and its usage) and returns it; false when there was none.
+  bool RemoveHold(const QuotaSet& quotas, std::string_view uid, QuotaHold* removed);
+
   // --- nominations ---------------------------------------------------------------------------
   using NominationMap = std::map<std::string, Nomination, std::less<>>;
   const NominationMap& our_nominations() const { return ours_; }
@@ -109,15 +141,16 @@ class QuotaLedger {
   }
   bool HasNominations() const { return !ours_.empty() || !status_.empty(); }
 
-  // The store keys of reservations and our nominations whose expiry is <= now_ms, sorted,
-  // without duplicates.
+  // The store keys of reservations, explicit holds and our nominations whose expiry is <= now_ms,
+  // sorted, without duplicates.
   std::vector<std::string> Expired(int64_t now_ms) const;
 
  private:
   struct Usage {
     ResourceList bound;
     ResourceList reserved;
-    ResourceList used;  // bound + reserved
+    ResourceList held;
+    ResourceList used;  // bound + reserved + held
   };
 
   QuotaSemantics semantics_;
@@ -126,6 +159,7 @@ class QuotaLedger {
   std::vector<ResourceList> node_used_;  // by tree node
   AggregateTotals totals_;
   ReservationMap reservations_;  // by uid
+  HoldMap holds_;                // by uid
   NominationMap ours_;           // by uid
   NominationMap status_;         // by uid
 };

@@ -22,6 +22,15 @@ std::string QuotaMaxExceeded(std::string_view pod_key, std::string_view quota_ke
 std::string QuotaRequestAboveMax(std::string_view pod_key, std::string_view quota_key,
                                  std::string_view details);
 std::string AggregateMinExceeded(std::string_view pod_key, std::string_view details);
+// The same rules without the subject ("ElasticQuota q would exceed max: ..."), for a subject
+// other than one pod: "gang eq1/train-a: 4 pods need cpu 16: <rule>" (docs/workloads.md).
+std::string QuotaMaxRule(std::string_view quota_key, std::string_view details);
+std::string QuotaRequestAboveMaxRule(std::string_view quota_key, std::string_view details);
+std::string AggregateMinRule(std::string_view details);
+// "gang eq1/train-a: 4 pods need cpu 16: " (the subject of a group's quota reason).
+std::string GangNeeds(std::string_view group, int pods, std::string_view request);
+// "gang eq1/train-a: 2 of 4 pods exist"
+std::string GangIncomplete(std::string_view group, int exist, int min_member);
 
 // Preemption and reclaim (1.2, section 4).
 inline constexpr std::string_view kPreemptionPolicyNever =

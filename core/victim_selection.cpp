@@ -5,9 +5,11 @@
 #include <optional>
 #include <string_view>
 
+#include "core/group_quota.h"
 #include "core/name_index.h"
 #include "core/node_fit.h"
 #include "core/reasons.h"
+#include "core/victim_unit.h"
 
 namespace capext {
 
@@ -108,11 +110,15 @@ class WhatIf {
     max_pods_ = node_.allocatable.Find(kPodsName);
   }
 
-  void Remove(const NormalizedPod& pod, const VictimSelectionScratch::Namespace& ns) {
-    Change(pod, ns, -1);
+  // `on_node`: the pod is on this node (a group core's members may be on others: then only its
+  // quota usage changes).
+  void Remove(const NormalizedPod& pod, const VictimSelectionScratch::Namespace& ns,
+              bool on_node = true) {
+    Change(pod, ns, -1, on_node);
   }
-  void Restore(const NormalizedPod& pod, const VictimSelectionScratch::Namespace& ns) {
-    Change(pod, ns, +1);
+  void Restore(const NormalizedPod& pod, const VictimSelectionScratch::Namespace& ns,
+               bool on_node = true) {
+    Change(pod, ns, +1, on_node);
   }
 
   // CheckNodeResources(preemptor, node, requested with every change, pod count).ok(), on the
@@ -146,12 +152,15 @@ class WhatIf {
   }
 
   // The same arithmetic as adding a delta list built from ±request (saturating, per name).
-  void Change(const NormalizedPod& pod, const VictimSelectionScratch::Namespace& ns, int sign) {
-    for (auto& t : s_.tracked) {
-      const int64_t amount = pod.requests.Get(t.name);
-      t.requested = SaturatingAdd(t.requested, sign > 0 ? amount : SaturatingSub(0, amount));
+  void Change(const NormalizedPod& pod, const VictimSelectionScratch::Namespace& ns, int sign,
+              bool on_node) {
+    if (on_node) {
+      for (auto& t : s_.tracked) {
+        const int64_t amount = pod.requests.Get(t.name);
+        t.requested = SaturatingAdd(t.requested, sign > 0 ? amount : SaturatingSub(0, amount));
+      }
+      pod_count_ += sign;
     }
-    pod_count_ += sign;
     if (ns.quota == nullptr) return;
     const QuotaTree& tree = state_.ledger().tree();
     const QuotaSemantics semantics = state_.semantics();
@@ -180,6 +189,123 @@ bool QuotaFails(const ClusterState& state, const AdmissionPath& path, const What
       [&](int node) -> const ResourceList& { return what_if.UsedOf(node); }, what_if.totals());
 }
 
+// Whether `pod` (bound or reserved) is on `node`.
+bool IsOnNode(const ClusterState& state, const NormalizedPod& pod, const std::string& node) {
+  if (pod.IsBound()) return pod.node_name == node;
+  const Reservation* r = state.FindReservation(pod.store_key());
+  return r != nullptr && r->node == node;
+}
+
+// SelectVictimsOnNode's steps 2-4 taking units (victim_unit.h) instead of pods: a unit is taken
+// whole, each of its pods passing the victim rule (and the side's re-check) in turn, or not at
+// all; the reprieve puts units back whole, most important first.
+NodeVictims SelectVictimUnits(const ClusterState& state, const PreemptorContext& p,
+                              const NodeInfo& node, const MoreImportantFn& more_important,
+                              VictimSelectionScratch& s, WhatIf& what_if) {
+  NodeVictims result;
+  result.node = node.node.name;
+  const NormalizedPod& preemptor = *p.pod;
+  const VictimRule& rule = *p.rule;
+  auto scope_of = [&](const NormalizedPod* x) -> const VictimSelectionScratch::Namespace& {
+    return s.NamespaceOf(state, rule, x->ns);
+  };
+  auto used_of = [&](int tree_node) -> const ResourceList& { return what_if.UsedOf(tree_node); };
+  struct Ranked {
+    int distance;
+    VictimUnit unit;
+  };
+  std::vector<Ranked> units;
+  std::vector<GroupKey> cores;
+  for (const NormalizedPod* x : node.usage->pods) {
+    VictimUnit unit = VictimUnitOf(state, *x);
+    if (unit.kind == VictimUnitKind::kCore) {
+      if (std::find(cores.begin(), cores.end(), unit.group) != cores.end()) continue;
+      cores.push_back(unit.group);
+    }
+    units.push_back({scope_of(x).scope.distance, std::move(unit)});
+  }
+  std::stable_sort(units.begin(), units.end(), [&](const Ranked& a, const Ranked& b) {
+    if (a.distance != b.distance) return a.distance < b.distance;
+    return VictimUnitBefore(a.unit, b.unit, more_important);
+  });
+  const std::string& here = node.node.name;
+  std::vector<const NormalizedPod*> removed;  // every pod taken so far
+  std::vector<std::vector<const NormalizedPod*>> taken_units;
+  for (const Ranked& ranked : units) {
+    std::vector<const NormalizedPod*> taken;
+    bool whole = true;
+    for (const NormalizedPod* y : ranked.unit.pods) {
+      if (std::find(removed.begin(), removed.end(), y) != removed.end()) continue;
+      const auto& yns = scope_of(y);
+      const VictimRule::Scope& scope = yns.scope;
+      if (!scope.any || (scope.lower_priority_only && y->priority >= preemptor.priority) ||
+          (scope.recheck && !rule.SideBorrowing(scope, used_of))) {
+        whole = false;
+        break;
+      }
+      what_if.Remove(*y, yns, IsOnNode(state, *y, here));
+      taken.push_back(y);
+    }
+    if (!whole) {
+      for (auto it = taken.rbegin(); it != taken.rend(); ++it)
+        what_if.Restore(**it, scope_of(*it), IsOnNode(state, **it, here));
+      continue;
+    }
+    if (taken.empty()) continue;
+    removed.insert(removed.end(), taken.begin(), taken.end());
+    taken_units.push_back(std::move(taken));
+  }
+  if (removed.empty()) {
+    result.why_not = Status::Unresolvable(std::string(reasons::kNoVictimsOnNode));
+    return result;
+  }
+  if (!what_if.Fits()) {
+    result.why_not = Status::Unresolvable(std::string(reasons::kDoesNotFitAfterVictims));
+    return result;
+  }
+  if (QuotaFails(state, p.alone, what_if)) {
+    result.why_not = Status::Unresolvable(std::string(reasons::kQuotaFailsAfterVictims));
+    return result;
+  }
+  // Reprieve: the units most important first (the reverse of the removal order), those with a
+  // PDB-violating pod before the others.
+  std::reverse(taken_units.begin(), taken_units.end());
+  std::vector<const NormalizedPod*> flat, violating, non_violating;
+  for (const auto& unit : taken_units)
+    flat.insert(flat.end(), unit.begin(), unit.end());
+  SplitByPdbViolation(state.pdbs(), flat, &violating, &non_violating);
+  auto violations_in = [&](const std::vector<const NormalizedPod*>& unit) {
+    int32_t n = 0;
+    for (const NormalizedPod* y : unit)
+      n += std::find(violating.begin(), violating.end(), y) != violating.end() ? 1 : 0;
+    return n;
+  };
+  auto reprieve = [&](const std::vector<const NormalizedPod*>& unit) {
+    for (const NormalizedPod* y : unit)
+      what_if.Restore(*y, scope_of(y), IsOnNode(state, *y, here));
+    if (what_if.Fits() && !QuotaFails(state, p.path, what_if)) return;
+    for (const NormalizedPod* y : unit)
+      what_if.Remove(*y, scope_of(y), IsOnNode(state, *y, here));
+    result.victims.insert(result.victims.end(), unit.begin(), unit.end());
+    result.pdb_violations += violations_in(unit);
+  };
+  for (const auto& unit : taken_units) {
+    if (violations_in(unit) > 0) reprieve(unit);
+  }
+  for (const auto& unit : taken_units) {
+    if (violations_in(unit) == 0) reprieve(unit);
+  }
+  std::stable_sort(
+      result.victims.begin(), result.victims.end(),
+      [&](const NormalizedPod* a, const NormalizedPod* b) { return more_important(*a, *b); });
+  result.candidate = !result.victims.empty();
+  for (const NormalizedPod* v : result.victims)
+    result.distance = std::max(result.distance, scope_of(v).scope.distance);
+  if (!result.candidate)
+    result.why_not = Status::Unresolvable(std::string(reasons::kNoVictimsOnNode));
+  return result;
+}
+
 // The same path with the request alone in place of every nominated sum.
 AdmissionPath WithRequestAlone(AdmissionPath path, const ResourceList& request) {
   path.sums.in_eq = request;
@@ -195,7 +321,20 @@ PreemptorContext MakePreemptorContext(const ClusterState& state, const Normalize
   PreemptorContext ctx;
   ctx.pod = &preemptor;
   ctx.quota = state.QuotaFor(preemptor.ns);
-  ctx.path = MakeAdmissionPath(state, preemptor);
+  // A pending member of a starting group is within its min only if the group's need is
+  // (docs/workloads.md, "The preemptor side"): its path carries the need's summed request.
+  int32_t need = 0;
+  const std::vector<const NormalizedPod*> unit = preemptor.group.empty()
+                                                     ? std::vector<const NormalizedPod*>{}
+                                                     : GroupNeedMembers(state, preemptor, &need);
+  if (unit.size() > 1) {
+    ResourceList request;
+    for (const NormalizedPod* member : unit)
+      request.Add(member->quota_request());
+    ctx.path = MakeAdmissionPath(state, preemptor, &request);
+  } else {
+    ctx.path = MakeAdmissionPath(state, preemptor);
+  }
   ctx.alone = WithRequestAlone(ctx.path, preemptor.quota_request());
   ctx.rule = std::make_shared<VictimRule>(state, preemptor, ctx.path);
   ctx.more_than_min = ctx.rule->more_than_min();
@@ -268,6 +407,8 @@ NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContex
   auto used_of = [&](int tree_node) -> const ResourceList& { return what_if.UsedOf(tree_node); };
   std::vector<const NormalizedPod*>& potential = s.potential;
   potential.clear();
+  // With pod groups, victims are units (docs/workloads.md, "Victim units and their order").
+  if (state.HasGroups()) return SelectVictimUnits(state, p, node, more_important, s, what_if);
   for (const auto& [x, xns_ptr] : entries) {
     const VictimSelectionScratch::Namespace& xns = *xns_ptr;
     const VictimRule::Scope& scope = xns.scope;

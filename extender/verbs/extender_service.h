@@ -26,6 +26,9 @@ namespace capext {
 struct ServiceOptions {
   int64_t reservation_ttl_ms = 60'000;
   bool ignore_not_ready = false;
+  // How long filter mode's group holds last when the PodGroup sets no timeout (config
+  // gangScheduleTimeout; docs/workloads.md, "Filter mode").
+  int64_t gang_schedule_timeout_ms = 120'000;
 };
 
 class ExtenderService {
@@ -49,6 +52,8 @@ class ExtenderService {
  private:
   // Adds or refreshes a pending pod seen in a request, so /bind can find its requests later.
   void LearnPod(const Pod& pod);
+  // Filter mode: holds the need of the pod's starting group once one of its members passed.
+  void HoldGroupNeed(const Pod& pod);
   // Under the cache's lock: the bind check, then the reservation (see bind_verb.cpp).
   Status CheckAndReserve(const ExtenderBindingArgs& args, BindRequest* request, bool* reserved);
   void FinishBind(const BindRequest& request, const BindOutcome& outcome);

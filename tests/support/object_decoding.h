@@ -80,6 +80,10 @@ inline std::string Text(const Pod& p) {
   out += " affinity=";
   for (const auto& term : p.required_affinity)
     out += "{" + Text(term.match_expressions) + Text(term.match_fields) + "}";
+  out += fmt::format(
+      " group={:?}/{:?}/{:?}/{:?} min_member={} gated={}/{} admitted={} controller={}",
+      p.group.api_group, p.group.name, p.group.pod_group, p.group.replica_key,
+      p.min_member_annotation, p.quota_gated, p.other_gates, p.admitted_ms, p.has_controller);
   return out;
 }
 

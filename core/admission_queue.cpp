@@ -1,0 +1,205 @@
+#include "core/admission_queue.h"
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "core/node_fit.h"
+#include "core/quota_admission.h"
+#include "core/reasons.h"
+
+namespace capext {
+namespace {
+
+// The units of one round, before ordering (docs/workloads.md, "Units").
+void CollectUnits(const ClusterState& state, std::vector<AdmissionUnit>* units,
+                  std::map<std::string, AdmissionWait>* waiting) {
+  std::vector<GroupKey> groups_seen;
+  for (const auto& [key, pod] : state.pods()) {
+    if (!pod.quota_gated || pod.IsBound() || pod.IsTerminal()) continue;
+    if (pod.other_gates) {
+      (*waiting)[key] = {AdmissionWaitReason::kOtherGates,
+                         fmt::format("pod {} waits for its other scheduling gates", pod.Key())};
+      continue;
+    }
+    const GroupView* group = state.GroupOf(pod);
+    if (group != nullptr && group->IsGang() && group->need() > 0) {
+      groups_seen.push_back(group->key);  // a group unit, built below
+      continue;
+    }
+    AdmissionUnit unit;
+    unit.kind = group != nullptr && group->IsGang() ? AdmissionUnitKind::kSurplus
+                                                    : AdmissionUnitKind::kSingle;
+    if (group != nullptr) unit.group = group->key;
+    unit.pods = {key};
+    unit.priority = pod.priority;
+    unit.creation_ms = pod.creation_ms;
+    units->push_back(std::move(unit));
+  }
+  std::sort(groups_seen.begin(), groups_seen.end());
+  groups_seen.erase(std::unique(groups_seen.begin(), groups_seen.end()), groups_seen.end());
+  for (const GroupKey& key : groups_seen) {
+    const GroupView& group = *state.FindGroup(key);
+    std::vector<std::string> gated;  // oldest first: members are in creation order past started
+    for (const auto& m : group.members) {
+      if (m.state == MemberState::kGated && m.pod->quota_gated && !m.pod->other_gates)
+        gated.push_back(m.pod->store_key());
+    }
+    const int32_t need = group.need();
+    if (static_cast<int32_t>(gated.size()) < need) {
+      const std::string why = reasons::GangIncomplete(
+          key.Display(), static_cast<int>(group.members.size()), group.min_member);
+      for (const auto& k : gated)
+        (*waiting)[k] = {AdmissionWaitReason::kGangIncomplete, why};
+      continue;
+    }
+    AdmissionUnit unit;
+    unit.kind = AdmissionUnitKind::kGroup;
+    unit.group = key;
+    unit.pods.assign(gated.begin(), gated.begin() + need);
+    unit.priority = group.Priority();
+    unit.creation_ms = group.EarliestCreationMs();
+    units->push_back(std::move(unit));
+  }
+  std::sort(units->begin(), units->end(), [](const AdmissionUnit& a, const AdmissionUnit& b) {
+    return std::make_tuple(-static_cast<int64_t>(a.priority), a.creation_ms, a.pods.front()) <
+           std::make_tuple(-static_cast<int64_t>(b.priority), b.creation_ms, b.pods.front());
+  });
+}
+
+// The pod as admitted at `now_ms`: ungated with the admitted-at annotation (a derived hold).
+void AdmitInWhatIf(ClusterState* what_if, const std::string& key, int64_t now_ms) {
+  NormalizedPod admitted = *what_if->FindPod(key);
+  admitted.quota_gated = false;
+  admitted.admitted_ms = now_ms;
+  what_if->UpsertPod(std::move(admitted));
+}
+
+// Places the unit's members one after another on `what_if` (each reserved where it fits, taking
+// its room before the next); on failure undoes its reservations. Returns the nodes, or nullopt.
+std::optional<std::vector<std::string>> PlaceTogether(ClusterState* what_if,
+                                                      const std::vector<std::string>& pods,
+                                                      int64_t now_ms, int* placed) {
+  std::vector<std::string> nodes;
+  for (const auto& key : pods) {
+    const NormalizedPod* pod = what_if->FindPod(key);
+    const NodeFitScreen screen(*what_if, *pod);
+    std::string chosen;
+    for (const auto& [name, node] : what_if->nodes()) {
+      const NodeRecord* record = what_if->FindNodeRecord(name);
+      if (record != nullptr && record->node != nullptr && screen.Fits(*record)) {
+        chosen = name;
+        break;
+      }
+    }
+    if (chosen.empty()) break;
+    what_if->Reserve(key, chosen, now_ms, std::numeric_limits<int64_t>::max());
+    nodes.push_back(std::move(chosen));
+  }
+  *placed = static_cast<int>(nodes.size());
+  if (nodes.size() == pods.size()) return nodes;
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    what_if->ReleaseReservation(pods[i]);
+  return std::nullopt;
+}
+
+AdmissionWaitReason ReasonOf(const Status& s) {
+  return s.code() == StatusCode::kUnschedulableAndUnresolvable
+             ? AdmissionWaitReason::kQuotaNever
+             : AdmissionWaitReason::kQuotaExceeded;
+}
+
+// When the group was first admitted: the earliest admitted-at of its members, else the earliest
+// hold; 0 when never.
+int64_t FirstAdmission(const GroupView& group) {
+  int64_t first = 0;
+  for (const auto& m : group.members) {
+    int64_t t = m.pod->admitted_ms;
+    if (t == 0 && m.state == MemberState::kAdmitted) t = m.started_ms;
+    if (t > 0 && (first == 0 || t < first)) first = t;
+  }
+  return first;
+}
+
+void FindTimeouts(const ClusterState& state, const AdmissionOptions& options, int64_t now_ms,
+                  std::vector<GroupTimeout>* out) {
+  state.ForEachGroup([&](const GroupView& group) {
+    if (!group.starting()) return;
+    const int64_t first = FirstAdmission(group);
+    if (first == 0) return;
+    const int64_t timeout = group.schedule_timeout_ms > 0 ? group.schedule_timeout_ms
+                                                          : options.default_group_timeout_ms;
+    if (now_ms - first < timeout) return;
+    GroupTimeout t{group.key, first, timeout, {}, {}, {}};
+    for (const auto& m : group.members) {
+      if (m.state != MemberState::kAdmitted && m.state != MemberState::kBound &&
+          m.state != MemberState::kReserved)
+        continue;
+      const std::string& key = m.pod->store_key();
+      (m.pod->has_controller ? t.evict : t.reported).push_back(key);
+      if (m.state == MemberState::kAdmitted) t.release_holds.push_back(key);
+    }
+    out->push_back(std::move(t));
+  });
+}
+
+}  // namespace
+
+AdmissionRound PlanAdmissions(const ClusterState& state, const AdmissionOptions& options,
+                              int64_t now_ms) {
+  AdmissionRound round;
+  FindTimeouts(state, options, now_ms, &round.timed_out);
+  std::vector<AdmissionUnit> units;
+  CollectUnits(state, &units, &round.waiting);
+  if (units.empty()) return round;
+  // Each unit that goes is applied to the what-if before the next is considered.
+  ClusterState what_if(state);
+  for (auto& unit : units) {
+    const NormalizedPod& first = *what_if.FindPod(unit.pods.front());
+    if (unit.kind != AdmissionUnitKind::kGroup) {
+      Status s = CheckQuota(what_if, first);
+      if (!s.ok()) {
+        round.waiting[unit.pods.front()] = {ReasonOf(s), s.message()};
+        continue;
+      }
+      AdmitInWhatIf(&what_if, unit.pods.front(), now_ms);
+      round.admit.push_back(std::move(unit));
+      continue;
+    }
+    const std::string display = unit.group.Display();
+    ResourceList request;
+    for (const auto& key : unit.pods)
+      request.Add(what_if.FindPod(key)->quota_request());
+    const int n = static_cast<int>(unit.pods.size());
+    Status s = CheckGroupRequest(what_if, first, request, display, n);
+    if (!s.ok()) {
+      for (const auto& key : unit.pods)
+        round.waiting[key] = {ReasonOf(s), s.message()};
+      continue;
+    }
+    if (options.require_placement) {
+      int placed = 0;
+      auto nodes = PlaceTogether(&what_if, unit.pods, now_ms, &placed);
+      if (!nodes) {
+        const std::string why =
+            fmt::format("{}: {} pods fit the quota but not the nodes together: {} of {} placed",
+                        display, n, placed, n);
+        for (const auto& key : unit.pods)
+          round.waiting[key] = {AdmissionWaitReason::kNoPlacement, why};
+        continue;
+      }
+      unit.nodes = std::move(*nodes);  // reserved in the what-if: quota and room both taken
+    } else {
+      for (const auto& key : unit.pods)
+        AdmitInWhatIf(&what_if, key, now_ms);
+    }
+    round.admit.push_back(std::move(unit));
+  }
+  return round;
+}
+
+}  // namespace capext

@@ -1,0 +1,141 @@
+// ClusterState's workload part (docs/workloads.md): holds without a node and the group index.
+// The rest of ClusterState is in cluster_state.cpp; the invariants are in cluster_state.h.
+#include <limits>
+
+#include "core/cluster_state.h"
+#include "core/group_view.h"
+
+namespace capext {
+
+// --- holds ---------------------------------------------------------------------------------------
+
+void ClusterState::SyncHold(const NormalizedPod& pod) {
+  const std::string& key = pod.store_key();
+  const bool may_hold =
+      !pod.IsBound() && !pod.IsTerminal() && !pod.IsGated() && PlacedReservation(key) == nullptr;
+  const QuotaHold* held = ledger_.FindHold(key);
+  if (!may_hold) {
+    if (held != nullptr) DropHold(key);
+    if (pod.IsBound() || pod.IsTerminal()) suspended_holds_.erase(key);
+    return;
+  }
+  if (pod.admitted_ms > 0) {
+    if (held != nullptr && held->derived && held->quota_request == pod.quota_request() &&
+        held->held_ms == pod.admitted_ms) {
+      return;
+    }
+    ++version_;
+    if (journal_) journal_->ReservationChanged(key, pod.ns, "");
+    ledger_.PutHold(store_.quota_set(),
+                    QuotaHold{key, pod.ns, pod.quota_request(), pod.admitted_ms,
+                              std::numeric_limits<int64_t>::max(), /*derived=*/true});
+  } else if (held != nullptr && held->quota_request != pod.quota_request()) {
+    QuotaHold h = *held;
+    h.quota_request = pod.quota_request();
+    if (journal_) journal_->ReservationChanged(key, pod.ns, "");
+    ledger_.PutHold(store_.quota_set(), std::move(h));
+  }
+}
+
+void ClusterState::DropHold(std::string_view key) {
+  QuotaHold removed;
+  if (!ledger_.RemoveHold(store_.quota_set(), key, &removed)) return;
+  ++version_;
+  if (journal_) journal_->ReservationChanged(removed.uid, removed.ns, "");
+}
+
+void ClusterState::Hold(std::string_view key, int64_t held_ms, int64_t expires_ms) {
+  const NormalizedPod* pod = store_.FindPod(key);
+  if (pod == nullptr || pod->IsBound() || pod->IsTerminal() || pod->IsGated() ||
+      PlacedReservation(key) != nullptr) {
+    return;
+  }
+  ++version_;
+  if (const QuotaHold* existing = ledger_.FindHold(key)) {
+    if (existing->derived) return;  // the annotation holds it for as long as it is admitted
+    QuotaHold h = *existing;
+    h.expires_ms = expires_ms;
+    ledger_.PutHold(store_.quota_set(), std::move(h));
+    return;
+  }
+  if (journal_) journal_->ReservationChanged(pod->store_key(), pod->ns, "");
+  ledger_.PutHold(store_.quota_set(), QuotaHold{pod->store_key(), pod->ns, pod->quota_request(),
+                                                held_ms, expires_ms, /*derived=*/false});
+  RefreshGroupOfKey(key);
+}
+
+void ClusterState::ReleaseHold(std::string_view key) {
+  suspended_holds_.erase(std::string(key));
+  if (ledger_.FindHold(key) == nullptr) return;
+  DropHold(key);
+  RefreshGroupOfKey(key);
+}
+
+// --- groups --------------------------------------------------------------------------------------
+
+void ClusterState::UpsertPodGroup(const PodGroupSpec& spec) {
+  ++version_;
+  groups_[spec.key].spec = spec;
+  RefreshGroup(spec.key);
+}
+
+void ClusterState::DeletePodGroup(const GroupKey& key) {
+  auto it = groups_.find(key);
+  if (it == groups_.end() || !it->second.spec) return;
+  ++version_;
+  it->second.spec.reset();
+  if (it->second.members.empty()) {
+    groups_.erase(it);
+    return;
+  }
+  RefreshGroup(key);
+}
+
+const GroupView* ClusterState::FindGroup(const GroupKey& key) const {
+  auto it = groups_.find(key);
+  return it == groups_.end() ? nullptr : &it->second.view;
+}
+
+const GroupView* ClusterState::GroupOf(const Pod& pod) const {
+  if (pod.group.empty()) return nullptr;
+  return FindGroup(GroupKeyOf(pod));
+}
+
+void ClusterState::JoinGroup(const GroupKey& group, const std::string& key) {
+  groups_[group].members.insert(key);
+  RefreshGroup(group);
+}
+
+void ClusterState::LeaveGroup(const GroupKey& group, const std::string& key) {
+  auto it = groups_.find(group);
+  if (it == groups_.end()) return;
+  it->second.members.erase(key);
+  if (it->second.members.empty() && !it->second.spec) {
+    groups_.erase(it);
+    return;
+  }
+  RefreshGroup(group);
+}
+
+void ClusterState::RefreshGroupOfKey(std::string_view key) {
+  if (groups_.empty()) return;
+  const NormalizedPod* pod = store_.FindPod(key);
+  if (pod != nullptr && !pod->group.empty()) RefreshGroup(GroupKeyOf(*pod));
+}
+
+void ClusterState::RefreshGroup(const GroupKey& group) {
+  auto it = groups_.find(group);
+  if (it == groups_.end()) return;
+  GroupRecord& record = it->second;
+  std::vector<const NormalizedPod*> members;
+  for (const auto& key : record.members) {
+    if (const NormalizedPod* pod = store_.FindPod(key)) members.push_back(pod);
+  }
+  record.view = BuildGroupView(group, record.spec ? &*record.spec : nullptr, members, ledger_,
+                               record.complete);
+  if (record.view.IsGang() && record.view.bound >= record.view.min_member) record.complete = true;
+  if (record.view.members.empty()) record.complete = false;
+  record.view.complete = record.complete;
+}
+
+}  // namespace capext
