@@ -15,6 +15,7 @@
 #include "extender/kube/kube_config.h"
 #include "extender/kube/rest_client.h"
 #include "extender/live/cache_sink.h"
+#include "extender/live/group_sink.h"
 #include "extender/log.h"
 
 namespace capext {
@@ -125,6 +126,7 @@ class LiveModeImpl final : public LiveMode {
     started_ = std::chrono::steady_clock::now();
     informers_->Start();
     ApplyQuotaGroups(apis);
+    ApplyGroupApis(apis);
     last_discovery_ = std::chrono::steady_clock::now();
     background_ = std::jthread([this](std::stop_token stop) { Background(stop); });
     return true;
@@ -140,6 +142,9 @@ class LiveModeImpl final : public LiveMode {
     for (auto& [group, quota] : quota_informers_)
       quota.informer->Stop();
     quota_informers_.clear();
+    for (auto& [resource, informer] : group_informers_)
+      informer->Stop();
+    group_informers_.clear();
     informers_.reset();
     // Calls still in flight (a binding past the drain) complete now, with "cancelled", while
     // the service they answer through still exists. The binder, evictor and nudger must not be
@@ -219,6 +224,34 @@ class LiveModeImpl final : public LiveMode {
     warned_no_quota_api_ = quota_informers_.empty();
   }
 
+  // docs/workloads-live.md "Where group objects come from": an informer for PodGroups and one
+  // for Workloads while their API is served; one no longer served is stopped and its specs
+  // dropped (an empty Replace). Neither holds readiness back. Main thread at Init, then the
+  // background thread.
+  void ApplyGroupApis(const kube::DiscoveredApis& apis) {
+    const std::pair<const char*, const std::optional<kube::GroupVersion>*> wanted[] = {
+        {kPodGroupsResource, &apis.pod_group}, {kWorkloadsResource, &apis.workload}};
+    for (const auto& [resource, gv] : wanted) {
+      auto it = group_informers_.find(resource);
+      if (gv->has_value() && it == group_informers_.end()) {
+        kube::InformerOptions options = base_;
+        options.resource = resource;
+        options.path = (*gv)->ApiPath() + "/" + resource;
+        auto informer = std::make_unique<kube::Informer>(client_.get(), options, &sink_);
+        informer->Start();
+        Log(LogLevel::kInfo, "watching pod groups",
+            {{"api", (*gv)->ToString()}, {"resource", resource}});
+        group_informers_[resource] = std::move(informer);
+      } else if (!gv->has_value() && it != group_informers_.end()) {
+        Log(LogLevel::kWarn, "pod-group API no longer served: its objects are dropped",
+            {{"resource", resource}});
+        it->second->Stop();
+        group_informers_.erase(it);
+        sink_.Replace(resource, {});
+      }
+    }
+  }
+
   // Ready once every informer listed once and at least one ElasticQuota API is served.
   void UpdateReadiness() {
     std::vector<std::string> unsynced = informers_->UnsyncedResources();
@@ -260,6 +293,7 @@ class LiveModeImpl final : public LiveMode {
         kube::DiscoveredApis apis;
         if (Status s = kube::DiscoverApis(client_.get(), &apis); s.ok()) {
           ApplyQuotaGroups(apis);
+          ApplyGroupApis(apis);
         } else {
           Log(LogLevel::kWarn, "API discovery failed; keeping the known groups",
               {{"error", s.message()}});
@@ -335,6 +369,7 @@ class LiveModeImpl final : public LiveMode {
   std::unique_ptr<kube::RestClient> client_;
   std::unique_ptr<kube::InformerSet> informers_;
   std::map<std::string, QuotaInformer> quota_informers_;  // by group; main/background thread
+  std::map<std::string, std::unique_ptr<kube::Informer>> group_informers_;  // by resource
   std::set<std::string> reported_unusable_;
   bool warned_no_quota_api_ = false;
   bool logged_sync_ = false;
