@@ -92,7 +92,7 @@ Status ReadPod(const rapidjson::Value& object, PodFacts* pod) {
       if (Status s = json::ExpectObject(gate, path); !s.ok()) return s;
       std::string name;
       if (Status s = StringAt(gate, "name", path + ".name", &name); !s.ok()) return s;
-      if (name == kQuotaSchedulingGate) pod->has_our_gate = true;
+      if (name == kQuotaGate) pod->has_our_gate = true;
     }
   }
   return Status::Ok();
@@ -103,10 +103,10 @@ std::string Patch(bool has_gates_field) {
   return has_gates_field
              ? fmt::format(
                    R"([{{"op":"add","path":"/spec/schedulingGates/-","value":{{"name":"{}"}}}}])",
-                   kQuotaSchedulingGate)
+                   kQuotaGate)
              : fmt::format(
                    R"([{{"op":"add","path":"/spec/schedulingGates","value":[{{"name":"{}"}}]}}])",
-                   kQuotaSchedulingGate);
+                   kQuotaGate);
 }
 
 Status Decide(const rapidjson::Document& review, const PodMutationOptions& options,

@@ -17,11 +17,10 @@
 #include <string_view>
 #include <vector>
 
+#include "core/pod.h"
 #include "core/status.h"
 
 namespace capext {
-
-inline constexpr char kQuotaSchedulingGate[] = "scheduling.capacity-extender.io/quota";
 
 struct PodMutationOptions {
   // False when the admission mode in force is filter: nothing is gated (why_not says so).

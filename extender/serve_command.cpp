@@ -9,6 +9,8 @@
 
 #include "config/extender_config.h"
 #include "config/pod_mutation.h"
+#include "extender/admission/admission_loop.h"
+#include "extender/admission/api_gate_opener.h"
 #include "extender/commands.h"
 #include "extender/embedded/cluster_source.h"
 #include "extender/embedded/embedded_binder.h"
@@ -202,6 +204,21 @@ int RunServeCommand(const std::vector<std::string>& args) {
     if (!webhook) return 1;
   }
   reclaim.Start();
+  // The admission loop (docs/workloads-live.md): gate mode in force, live mode. Every replica
+  // acts today (no leader election yet): the loop runs wherever the reclaim loop runs.
+  std::unique_ptr<GateOpener> gate_opener;
+  std::unique_ptr<AdmissionLoop> admission;
+  if (gating && live) {
+    gate_opener = std::make_unique<ApiGateOpener>(live->MakeGateLifter());
+    AdmissionLoopOptions admission_options;
+    admission_options.plan.default_group_timeout_ms = config.gang_schedule_timeout.count();
+    admission_options.hold_ttl_ms = config.reservation_ttl.count();
+    admission_options.reporting_instance = EventReportingInstance("capacity-extender");
+    admission = std::make_unique<AdmissionLoop>(&cache, &metrics, gate_opener.get(), evictor.get(),
+                                                admission_options);
+    if (event_sink) admission->AttachEvents(event_sink.get());
+    admission->Start();
+  }
   Log(LogLevel::kInfo, "serving",
       {{"mode", use_live ? "live" : "embedded"},
        {"quota_semantics", config.quota_semantics},
@@ -212,6 +229,7 @@ int RunServeCommand(const std::vector<std::string>& args) {
   int signal = 0;
   sigwait(&signals, &signal);
   Log(LogLevel::kInfo, "shutting down", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
+  if (admission) admission->Stop();
   reclaim.Stop();
   if (webhook) webhook->Shutdown(config.shutdown_grace);
   server->Shutdown(config.shutdown_grace);

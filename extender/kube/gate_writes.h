@@ -8,13 +8,13 @@
 #include <chrono>
 #include <string>
 
+#include "core/pod.h"
 #include "extender/kube/api_writes.h"
 #include "extender/kube/rest_client.h"
 
 namespace capext::kube {
 
-inline constexpr char kQuotaGate[] = "scheduling.capacity-extender.io/quota";
-inline constexpr char kAdmittedAtAnnotation[] = "scheduling.capacity-extender.io/admitted-at";
+// The gate and the annotation: capext::kQuotaGate, capext::kAdmittedAtAnnotation (core/pod.h).
 
 // Lifts the quota gate of an admitted pod: GET the pod (the gate's index in
 // spec.schedulingGates, whether it has annotations, its uid), then one JSON patch

@@ -55,7 +55,7 @@ TEST_CASE("GateLifter removes our gate, keeps the others, stamps admitted-at", "
   REQUIRE(pod["spec"]["schedulingGates"].Size() == 1);
   CHECK(std::string(pod["spec"]["schedulingGates"][0]["name"].GetString()) == "example.com/first");
   CHECK(std::string(pod["metadata"]["annotations"]["keep"].GetString()) == "me");
-  CHECK(std::string(pod["metadata"]["annotations"][kAdmittedAtAnnotation].GetString()) ==
+  CHECK(std::string(pod["metadata"]["annotations"][capext::kAdmittedAtAnnotation].GetString()) ==
         "2026-01-01T00:00:00.123Z");
 
   // A pod without annotations gets the map.
