@@ -63,6 +63,32 @@ const std::vector<ConfigField>& Table() {
        "answer /filter before the cluster cache's first sync (default: an Error, which makes "
        "kube-scheduler retry the pod) instead of deciding on a partial cluster",
        &EC::ignore_not_ready},
+      {"max-out-of-sync", "maxOutOfSync", "DURATION", "Cluster state",
+       "/readyz answers 503 while a watched resource has been out of sync with the API server "
+       "(watch broken, relist under way, list failing, watch silent) for longer than this",
+       &EC::max_out_of_sync},
+      {"watch-idle-timeout", "watchIdleTimeout", "DURATION", "Cluster state",
+       "a watch that delivers nothing (no event, no bookmark, not its end) for this long is "
+       "deemed stuck and resumed; each watch asks the API server to end it after 2/3 to 8/9 of "
+       "this",
+       &EC::watch_idle_timeout},
+      {"missing-quota-api", "missingQuotaAPI", "MODE", "Cluster state",
+       "while no ElasticQuota API is served: refuse (every /filter answers an Error naming the "
+       "missing CRD) or allow (pods are placed by node fit alone)",
+       &EC::missing_quota_api},
+
+      {"bind-deadline", "bindDeadline", "DURATION", "Binding",
+       "no Binding is sent later than this after its /bind arrived (a bind still waiting is "
+       "answered with an error kube-scheduler retries): kube-scheduler's httpTimeout minus a "
+       "margin for the Binding's round trip",
+       &EC::bind_deadline},
+      {"max-binds-in-flight", "maxBindsInFlight", "N", "Binding",
+       "binds reserved and waiting for the API server at most; past it /bind answers at once "
+       "with an error kube-scheduler retries",
+       &EC::max_binds_in_flight},
+      {"bind-connections", "bindConnections", "N", "Binding",
+       "live mode: keep-alive connections of the Binding client (its own thread)",
+       &EC::bind_connections},
 
       {"quota-semantics", "quotaSemantics", "NAME", "Policies",
        "capacity-extender or scheduler-plugins (the reference plugin's arithmetic)",
@@ -134,6 +160,28 @@ const std::vector<ConfigField>& Table() {
        "Event writes per namespace per minute", &EC::max_events_per_namespace_per_minute},
       {"event-burst-per-namespace", "eventBurstPerNamespace", "N", "Writing back",
        "Event writes allowed at once in one namespace", &EC::event_burst_per_namespace},
+
+      {"leader-election", "leaderElection", "MODE", "Replicas",
+       "off (act always: one replica) or follow-scheduler (evict, nudge, write status.used and "
+       "Events only while this pod's kube-scheduler holds --leader-lease)",
+       &EC::leader_election},
+      {"leader-lease", "leaderLease", "NS/NAME", "Replicas",
+       "kube-scheduler's leader Lease (its leaderElection resourceNamespace/resourceName)",
+       &EC::leader_lease},
+      {"leader-identity", "leaderIdentity", "ID", "Replicas",
+       "this replica's scheduler holds the lease when holderIdentity is ID or starts with ID_ "
+       "(empty: the hostname, which the sidecar shares with its kube-scheduler)",
+       &EC::leader_identity},
+      {"lease-duration", "leaseDuration", "DURATION", "Replicas",
+       "kube-scheduler's leaderElection.leaseDuration: how long another scheduler waits before "
+       "taking over",
+       &EC::lease_duration},
+      {"lease-renew-deadline", "leaseRenewDeadline", "DURATION", "Replicas",
+       "stop acting this long after the last renewal seen; the rest of leaseDuration is the "
+       "margin before another replica can act",
+       &EC::lease_renew_deadline},
+      {"lease-check-interval", "leaseCheckInterval", "DURATION", "Replicas",
+       "how often the lease is read", &EC::lease_check_interval},
 
       {"log-format", "logFormat", "FORMAT", "Logs", "logfmt or json", &EC::log_format},
       {"log-level", "logLevel", "LEVEL", "Logs", "debug, info, warn or error", &EC::log_level},

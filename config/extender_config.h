@@ -41,12 +41,28 @@ struct ExtenderConfig {
   // groups are served (a CRD installed or removed later is picked up without a restart).
   std::chrono::milliseconds discovery_interval{30000};
   bool ignore_not_ready = false;  // ignoreNotReady / --ignore-not-ready
+  // maxOutOfSync / --max-out-of-sync: /readyz is not ready while a watched resource has been out
+  // of sync with the API server for longer than this (architecture.md "Staying in sync").
+  std::chrono::milliseconds max_out_of_sync{5000};
+  // watchIdleTimeout / --watch-idle-timeout: a watch that delivers nothing for this long is
+  // deemed stuck and resumed (each watch asks the server to end it after 2/3 to 8/9 of this).
+  std::chrono::milliseconds watch_idle_timeout{90000};
+  // missingQuotaAPI / --missing-quota-api: what /filter does while no ElasticQuota API is
+  // served: "refuse" every pod, or "allow" them by node fit alone (capacity-semantics 12).
+  std::string missing_quota_api = "refuse";
 
   // Policies (names from the policies/ tables; the defaults are their first entries).
   std::string quota_semantics{QuotaSemanticsPolicies().default_entry().name};  // quotaSemantics
   std::string victim_order{VictimOrderPolicies().default_entry().name};        // victimOrder
   std::string scoring{NodeScoringPolicies().default_entry().name};             // scoring
   std::string gpu_model_annotation;  // gpuModelAnnotation / --gpu-model-annotation ("" = off)
+
+  // Binding (architecture.md "How a /bind travels").
+  // bindDeadline / --bind-deadline: no Binding is sent later than this after its /bind arrived;
+  // kube-scheduler's httpTimeout (5s in deploy/) minus a margin for the Binding's round trip.
+  std::chrono::milliseconds bind_deadline{4000};
+  int max_binds_in_flight = 2048;  // maxBindsInFlight / --max-binds-in-flight
+  int bind_connections = 16;       // bindConnections / --bind-connections
 
   // Accounting and reclaim.
   std::chrono::milliseconds reservation_ttl{60000};  // reservationTTL / --reservation-ttl
@@ -85,6 +101,16 @@ struct ExtenderConfig {
   int event_burst = 50;                                     // eventBurst
   int max_events_per_namespace_per_minute = 60;             // maxEventsPerNamespacePerMinute
   int event_burst_per_namespace = 10;                       // eventBurstPerNamespace
+
+  // Replicas (docs/architecture.md, "Two replicas, one actor"): which replica acts on its own.
+  // leaderElection / --leader-election: off (always act: one replica) or follow-scheduler (act
+  // only while this pod's kube-scheduler holds leaderLease).
+  std::string leader_election = "off";
+  std::string leader_lease = "kube-system/kube-scheduler";  // leaderLease: "namespace/name"
+  std::string leader_identity;  // leaderIdentity: our scheduler's holderIdentity prefix ("" = host)
+  std::chrono::milliseconds lease_duration{15000};        // leaseDuration (the scheduler's)
+  std::chrono::milliseconds lease_renew_deadline{10000};  // leaseRenewDeadline
+  std::chrono::milliseconds lease_check_interval{1000};   // leaseCheckInterval
 
   // Logs.
   std::string log_format = "logfmt";  // logFormat / --log-format (logfmt|json)

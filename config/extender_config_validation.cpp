@@ -51,6 +51,7 @@ bool ValidateExtenderConfig(const ExtenderConfig& c, std::vector<ConfigDiagnosti
   check.OneOf("scoring", c.scoring, NodeScoringPolicies().Names(), NodeScoringPolicies().what());
   check.OneOf("reclaim", c.reclaim, {"on", "dry-run", "off"}, "reclaim mode");
   check.OneOf("admissionMode", c.admission_mode, {"filter", "gate"}, "admission mode");
+  check.OneOf("missingQuotaAPI", c.missing_quota_api, {"refuse", "allow"}, "missingQuotaAPI mode");
   check.OneOf("logFormat", c.log_format, {"logfmt", "json"}, "log format");
   check.OneOf("logLevel", c.log_level, {"debug", "info", "warn", "error"}, "log level");
 
@@ -88,7 +89,16 @@ bool ValidateExtenderConfig(const ExtenderConfig& c, std::vector<ConfigDiagnosti
   }
   check.Positive("requestTimeout", c.request_timeout);
   check.Positive("resyncPeriod", c.resync_period);
+  check.Positive("bindDeadline", c.bind_deadline);
+  if (c.max_binds_in_flight < 1 || c.max_binds_in_flight > 1'000'000) {
+    check.Fail("maxBindsInFlight", fmt::format("{} is outside 1..1000000", c.max_binds_in_flight));
+  }
+  if (c.bind_connections < 1 || c.bind_connections > 1024) {
+    check.Fail("bindConnections", fmt::format("{} is outside 1..1024", c.bind_connections));
+  }
   check.Positive("discoveryInterval", c.discovery_interval);
+  check.Positive("maxOutOfSync", c.max_out_of_sync);
+  check.Positive("watchIdleTimeout", c.watch_idle_timeout);
   check.Positive("reservationTTL", c.reservation_ttl);
   check.Positive("nominationTTL", c.nomination_ttl);
   check.Positive("reclaimInterval", c.reclaim_interval);
@@ -114,6 +124,31 @@ bool ValidateExtenderConfig(const ExtenderConfig& c, std::vector<ConfigDiagnosti
   if (c.max_evictions_per_namespace_per_minute < 1) {
     check.Fail("maxEvictionsPerNamespacePerMinute",
                "must be at least 1 (reclaim: off stops evictions)");
+  }
+  check.OneOf("leaderElection", c.leader_election, {"off", "follow-scheduler"},
+              "leader election mode");
+  const std::size_t slash = c.leader_lease.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == c.leader_lease.size() ||
+      c.leader_lease.find('/', slash + 1) != std::string::npos) {
+    check.Fail("leaderLease",
+               fmt::format("\"{}\" must be namespace/name (kube-scheduler's leaderElection "
+                           "resourceNamespace/resourceName)",
+                           c.leader_lease));
+  }
+  check.Positive("leaseDuration", c.lease_duration);
+  check.Positive("leaseRenewDeadline", c.lease_renew_deadline);
+  check.Positive("leaseCheckInterval", c.lease_check_interval);
+  if (c.lease_renew_deadline >= c.lease_duration) {
+    check.Fail("leaseRenewDeadline",
+               fmt::format("{} ms must be shorter than leaseDuration ({} ms): the difference is "
+                           "the margin before another replica may act",
+                           c.lease_renew_deadline.count(), c.lease_duration.count()));
+  }
+  if (c.lease_check_interval * 2 > c.lease_renew_deadline) {
+    check.Fail("leaseCheckInterval",
+               fmt::format("{} ms must be at most half of leaseRenewDeadline ({} ms): each read "
+                           "must find a renewal well before the tenure runs out",
+                           c.lease_check_interval.count(), c.lease_renew_deadline.count()));
   }
   return diagnostics->size() == before;
 }

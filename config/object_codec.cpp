@@ -260,6 +260,8 @@ Status DecodePodBody(const rapidjson::Value& object, const DecodeOptions& option
         json::ReadString(*ann, kMinMemberAnnotation, "metadata.annotations", &workload.min_member));
     CE_RETURN_IF_ERROR(json::ReadString(*ann, kAdmittedAtAnnotation, "metadata.annotations",
                                         &workload.admitted_at));
+    CE_RETURN_IF_ERROR(json::ReadString(*ann, kReclaimRecordAnnotation, "metadata.annotations",
+                                        &pod->reclaim_record));
   }
   CE_RETURN_IF_ERROR(ReadOwnerReferences(meta, &workload.has_controller));
 

@@ -24,6 +24,10 @@ struct DecodeOptions {
   std::string accelerator_model_annotation;
 };
 
+// The pod annotation the reclaim controller records an in-flight reclaim in (Pod::reclaim_record,
+// capacity-semantics 8): always decoded.
+inline constexpr const char* kReclaimRecordAnnotation = "scheduling.capacity-extender.io/reclaim";
+
 Status DecodePod(const rapidjson::Value& object, const DecodeOptions& options, Pod* out);
 Status DecodeNode(const rapidjson::Value& object, Node* out);
 Status DecodeElasticQuota(const rapidjson::Value& object, ElasticQuota* out);

@@ -19,7 +19,7 @@ struct PodMetadata {
   std::string ns, name, uid;
   int64_t creation_ms = 0, deletion_ms = 0;
   Labels labels;
-  std::string accelerator_model;
+  std::string accelerator_model, reclaim_record;
   PodWorkloadText workload;
   MemberSlot ns_slot, name_slot, uid_slot, creation_slot, labels_slot, deletion_slot,
       annotations_slot, owners_slot;
@@ -141,12 +141,13 @@ bool ReadPodMetadata(JsonPullReader& r, const DecodeOptions& options, PodMetadat
       m->accelerator_model.clear();
       m->workload.min_member.clear();
       m->workload.admitted_at.clear();
+      m->reclaim_record.clear();
       bool present = false;
       if (!ObjectOrAbsent(r, "metadata.annotations", &m->annotations_slot.status, &present)) {
         return false;
       }
       if (!present) return true;
-      MemberSlot model_slot, min_slot, admitted_slot;
+      MemberSlot model_slot, min_slot, admitted_slot, record_slot;
       bool ok = ForEachMember(r, [&](std::string_view annotation) {
         // One value may match several names (case-insensitively): read it into each.
         std::string value;
@@ -165,11 +166,13 @@ bool ReadPodMetadata(JsonPullReader& r, const DecodeOptions& options, PodMetadat
         take(model_slot, options.accelerator_model_annotation, &m->accelerator_model);
         take(min_slot, kMinMemberAnnotation, &m->workload.min_member);
         take(admitted_slot, kAdmittedAtAnnotation, &m->workload.admitted_at);
+        take(record_slot, kReclaimRecordAnnotation, &m->reclaim_record);
         return read ? pulled : r.SkipValue();
       });
       KeepFirst(&m->annotations_slot.status, model_slot.status);
       KeepFirst(&m->annotations_slot.status, min_slot.status);
       KeepFirst(&m->annotations_slot.status, admitted_slot.status);
+      KeepFirst(&m->annotations_slot.status, record_slot.status);
       return ok;
     }
     if (m->owners_slot.Take(key, "ownerReferences")) {
@@ -396,6 +399,7 @@ Status DecodePodJson(std::string_view json, const DecodeOptions& options, Pod* o
   pod.labels = std::move(meta.labels);
   pod.terminating = meta.deletion_ms != 0;
   pod.accelerator_model = std::move(meta.accelerator_model);
+  pod.reclaim_record = std::move(meta.reclaim_record);
   pod.node_name = std::move(spec.node_name);
   pod.scheduler_name = std::move(spec.scheduler_name);
   pod.spec_priority = spec.priority;

@@ -47,8 +47,8 @@ bool SameForDecisions(const NormalizedPod& a, const NormalizedPod& b) {
          a.start_ms == b.start_ms && a.reserved_ms == b.reserved_ms &&
          a.accelerator_model == b.accelerator_model && a.uid == b.uid && a.name == b.name &&
          a.node_name == b.node_name && a.nominated_node_name == b.nominated_node_name &&
-         a.phase == b.phase && a.terminating == b.terminating &&
-         a.unschedulable_condition == b.unschedulable_condition &&
+         a.reclaim_record == b.reclaim_record && a.phase == b.phase &&
+         a.terminating == b.terminating && a.unschedulable_condition == b.unschedulable_condition &&
          a.spec_priority == b.spec_priority &&
          a.spec_preemption_policy == b.spec_preemption_policy &&
          a.priority_class_name == b.priority_class_name && a.scheduler_name == b.scheduler_name &&

@@ -98,6 +98,7 @@ void DropConstraintsOfPlaced(Pod* pod) {
   std::vector<Toleration>().swap(pod->tolerations);
   std::vector<NodeSelectorTerm>().swap(pod->required_affinity);
   std::string().swap(pod->scheduler_name);
+  std::string().swap(pod->reclaim_record);
 }
 
 }  // namespace

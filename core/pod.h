@@ -83,6 +83,10 @@ struct Pod {
   std::string name;
   std::string node_name;            // spec.nodeName: bound when non-empty
   std::string nominated_node_name;  // status.nominatedNodeName
+  // The reclaim recorded on this pending pod by the reclaim controller of whichever replica acts
+  // (annotation scheduling.capacity-extender.io/reclaim, "<node>@<time>"; capacity-semantics 8);
+  // "" when none. Dropped once the pod is bound or terminal.
+  std::string reclaim_record;
   PodPhase phase = PodPhase::kPending;
   bool terminating = false;              // metadata.deletionTimestamp set
   bool unschedulable_condition = false;  // PodScheduled=False, reason Unschedulable

@@ -1,11 +1,20 @@
 #include "extender/metrics.h"
 
+#include <vector>
+
 #include <fmt/format.h>
 
 namespace capext {
 namespace {
 
 // A label value as the Prometheus text format requires: backslash, quote and newline escaped.
+// The upper bounds of a named histogram's buckets.
+std::vector<double> Bounds(Metrics::Scale scale) {
+  if (scale == Metrics::Scale::kLatency)
+    return {Metrics::kBuckets.begin(), Metrics::kBuckets.end()};
+  return {Metrics::kDurationBuckets.begin(), Metrics::kDurationBuckets.end()};
+}
+
 std::string EscapeLabel(const std::string& v) {
   std::string out;
   for (char c : v) {
@@ -52,16 +61,24 @@ void Metrics::SetGauge(const std::string& name, double value) {
   gauges_[name] = value;
 }
 
-void Metrics::DeclareHistogram(const std::string& name, const std::string& help) {
+void Metrics::AddGauge(const std::string& name, double delta) {
   std::lock_guard lock(mutex_);
-  durations_[name].help = help;
+  gauges_[name] += delta;
+}
+
+void Metrics::DeclareHistogram(const std::string& name, const std::string& help, Scale scale) {
+  std::lock_guard lock(mutex_);
+  DurationHistogram& h = durations_[name];
+  h.help = help;
+  h.scale = scale;
 }
 
 void Metrics::Observe(const std::string& name, double seconds) {
   std::lock_guard lock(mutex_);
   DurationHistogram& h = durations_[name];
-  for (std::size_t i = 0; i < kDurationBuckets.size(); ++i) {
-    if (seconds <= kDurationBuckets[i]) ++h.buckets[i];
+  const std::vector<double> bounds = Bounds(h.scale);
+  for (std::size_t i = 0; i < bounds.size(); ++i) {
+    if (seconds <= bounds[i]) ++h.buckets[i];
   }
   ++h.count;
   h.sum += seconds;
@@ -111,8 +128,9 @@ std::string Metrics::Render() const {
   for (const auto& [name, h] : durations_) {
     if (!h.help.empty()) out += fmt::format("# HELP {} {}\n", name, h.help);
     out += fmt::format("# TYPE {} histogram\n", name);
-    for (std::size_t i = 0; i < kDurationBuckets.size(); ++i) {
-      out += fmt::format("{}_bucket{{le=\"{}\"}} {}\n", name, kDurationBuckets[i], h.buckets[i]);
+    const std::vector<double> bounds = Bounds(h.scale);
+    for (std::size_t i = 0; i < bounds.size(); ++i) {
+      out += fmt::format("{}_bucket{{le=\"{}\"}} {}\n", name, bounds[i], h.buckets[i]);
     }
     out += fmt::format("{}_bucket{{le=\"+Inf\"}} {}\n", name, h.count);
     out += fmt::format("{}_sum {}\n{}_count {}\n", name, h.sum, name, h.count);

@@ -5,6 +5,7 @@
 // Thread-safety: all methods are safe from any thread (atomics and a mutex for label sets).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -28,13 +29,19 @@ class Metrics {
              const std::string& label_value = "", double amount = 1);
   // A named gauge, set.
   void SetGauge(const std::string& name, double value);
+  // A named gauge, moved by `delta` (exact under concurrent changes, unlike Get-then-Set).
+  void AddGauge(const std::string& name, double delta);
 
   // Buckets of the named duration histograms, in seconds (upper bounds): 100 ms to 30 min, the
   // range of a reclaim (evictions, grace periods, kube-scheduler's backoff).
   static constexpr std::array<double, 14> kDurationBuckets = {0.1, 0.25, 0.5, 1,   2.5, 5,   10,
                                                               20,  30,   60,  120, 300, 600, 1800};
+  // The buckets of a named histogram: kDurationBuckets (the default) or, for waits measured in
+  // milliseconds, the request latency buckets kBuckets.
+  enum class Scale { kDurations, kLatency };
   // Declares a duration histogram, so it is rendered (all zero) before its first observation.
-  void DeclareHistogram(const std::string& name, const std::string& help);
+  void DeclareHistogram(const std::string& name, const std::string& help,
+                        Scale scale = Scale::kDurations);
   // One observation of the named histogram (declared on first use when it was not).
   void Observe(const std::string& name, double seconds);
 
@@ -55,7 +62,8 @@ class Metrics {
   std::map<std::string, double> gauges_;
   struct DurationHistogram {
     std::string help;
-    std::array<uint64_t, kDurationBuckets.size()> buckets{};
+    Scale scale = Scale::kDurations;
+    std::array<uint64_t, std::max(kDurationBuckets.size(), kBuckets.size())> buckets{};
     uint64_t count = 0;
     double sum = 0;
   };

@@ -19,18 +19,11 @@
 #include "extender/live/live_mode.h"
 #include "extender/log.h"
 #include "extender/reclaim/reclaim_controller.h"
+#include "extender/serve_options.h"
 #include "policies/policies.h"
 
 namespace capext {
 namespace {
-
-// reportingInstance of our Events: "<controller>-<hostname>" as client-go names it (the pod
-// name in a cluster), within the API server's 128 characters.
-std::string EventReportingInstance(const std::string& controller) {
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') return controller;
-  return (controller + "-" + host).substr(0, 128);
-}
 
 EventRecorderOptions EventOptions(const ExtenderConfig& config) {
   EventRecorderOptions o;
@@ -113,6 +106,9 @@ int RunServeCommand(const std::vector<std::string>& args) {
   std::unique_ptr<Evictor> evictor;
   std::unique_ptr<RequeueNudger> nudger;
   std::unique_ptr<EventSink> event_sink;
+  std::unique_ptr<ReclaimRecorder> reclaim_records;
+  SoleReplica sole_replica;
+  const Leadership* leadership = &sole_replica;
   const bool use_live =
       !config.kubeconfig.empty() || (config.snapshot.empty() && LiveMode::InClusterAvailable());
   if (use_live) {
@@ -126,7 +122,12 @@ int RunServeCommand(const std::vector<std::string>& args) {
     evictor = live->MakeEvictor();
     nudger = live->MakeNudger();
     if (config.events) event_sink = live->MakeEventSink();
+    reclaim_records = live->MakeReclaimRecorder();
+    leadership = live->leadership();
   } else {
+    if (config.leader_election != "off") {
+      Log(LogLevel::kWarn, "leaderElection applies to live mode only: embedded mode always acts");
+    }
     std::string source;
     if (Status s = LoadEmbeddedCluster(config.snapshot, &cache, &source); !s.ok()) {
       Log(LogLevel::kError, "cannot load the snapshot", {{"error", s.message()}});
@@ -137,12 +138,9 @@ int RunServeCommand(const std::vector<std::string>& args) {
     nudger = std::make_unique<LoggingNudger>();
   }
 
-  ServiceOptions service_options;
-  service_options.reservation_ttl_ms = config.reservation_ttl.count();
-  service_options.ignore_not_ready = config.ignore_not_ready;
   ExtenderService service(&cache, &metrics, NodeScoringPolicies().Find(config.scoring)->make(),
                           VictimOrderPolicies().Find(config.victim_order)->make(), binder.get(),
-                          service_options);
+                          ServiceOptionsFrom(config));
 
   ReclaimControllerOptions reclaim_options;
   reclaim_options.mode = ReclaimModeFromName(config.reclaim);
@@ -159,6 +157,8 @@ int RunServeCommand(const std::vector<std::string>& args) {
   ReclaimController reclaim(&cache, &metrics, service.more_important(), evictor.get(), nudger.get(),
                             reclaim_options);
   if (event_sink) reclaim.RecordEvents(&events, event_sink.get());
+  reclaim.FollowLeadership(leadership);
+  if (reclaim_records) reclaim.RecordReclaimsWith(reclaim_records.get());
   if (config.cross_node_reclaim) {
     Log(LogLevel::kWarn, "crossNodeReclaim is not available yet: reclaiming on one node at a time");
   }
@@ -184,13 +184,27 @@ int RunServeCommand(const std::vector<std::string>& args) {
     }
   }
 
-  auto server =
-      StartListener(config, config.port, config.tls_cert_file, config.tls_key_file,
-                    config.client_ca_file, config.listen_address,
-                    MakeRouter(&service, &metrics,
-                               {config.path_prefix, Listener::kExtender, &reclaim.board(),
-                                SplitSchedulerNames(config.gate_scheduler_names), &gating}),
-                    "extender");
+  // The admission loop (docs/workloads-live.md): gate mode in force, live mode. It runs on every
+  // replica and acts only on the leader (a follower plans, for /pending, and writes nothing).
+  std::unique_ptr<GateOpener> gate_opener;
+  std::unique_ptr<AdmissionLoop> admission;
+  std::function<std::vector<PendingPodRecord>()> gated;
+  if (gating && live) {
+    gate_opener = std::make_unique<ApiGateOpener>(live->MakeGateLifter(), leadership);
+    admission = std::make_unique<AdmissionLoop>(&cache, &metrics, gate_opener.get(), evictor.get(),
+                                                AdmissionLoopOptionsFrom(config));
+    admission->FollowLeadership(leadership);
+    if (event_sink) admission->AttachEvents(event_sink.get());
+    gated = [loop = admission.get()] { return loop->Gated(); };
+  }
+
+  auto server = StartListener(
+      config, config.port, config.tls_cert_file, config.tls_key_file, config.client_ca_file,
+      config.listen_address,
+      MakeRouter(&service, &metrics,
+                 {config.path_prefix, Listener::kExtender, &reclaim.board(), leadership,
+                  SplitSchedulerNames(config.gate_scheduler_names), &gating, gated}),
+      "extender");
   if (!server) return 1;
   std::unique_ptr<http::Server> webhook;
   if (config.webhook_port != 0) {
@@ -198,33 +212,25 @@ int RunServeCommand(const std::vector<std::string>& args) {
     webhook = StartListener(config, config.webhook_port, config.webhook_tls_cert_file,
                             config.webhook_tls_key_file, "", "0.0.0.0",
                             MakeRouter(&service, &metrics,
-                                       {"", Listener::kWebhook, nullptr,
-                                        SplitSchedulerNames(config.gate_scheduler_names), &gating}),
+                                       {"",
+                                        Listener::kWebhook,
+                                        nullptr,
+                                        leadership,
+                                        SplitSchedulerNames(config.gate_scheduler_names),
+                                        &gating,
+                                        {}}),
                             "webhook");
     if (!webhook) return 1;
   }
   reclaim.Start();
-  // The admission loop (docs/workloads-live.md): gate mode in force, live mode. Every replica
-  // acts today (no leader election yet): the loop runs wherever the reclaim loop runs.
-  std::unique_ptr<GateOpener> gate_opener;
-  std::unique_ptr<AdmissionLoop> admission;
-  if (gating && live) {
-    gate_opener = std::make_unique<ApiGateOpener>(live->MakeGateLifter());
-    AdmissionLoopOptions admission_options;
-    admission_options.plan.default_group_timeout_ms = config.gang_schedule_timeout.count();
-    admission_options.hold_ttl_ms = config.reservation_ttl.count();
-    admission_options.reporting_instance = EventReportingInstance("capacity-extender");
-    admission = std::make_unique<AdmissionLoop>(&cache, &metrics, gate_opener.get(), evictor.get(),
-                                                admission_options);
-    if (event_sink) admission->AttachEvents(event_sink.get());
-    admission->Start();
-  }
+  if (admission) admission->Start();
   Log(LogLevel::kInfo, "serving",
       {{"mode", use_live ? "live" : "embedded"},
        {"quota_semantics", config.quota_semantics},
        {"reclaim", config.reclaim},
        {"admission_mode", gating ? "gate" : "filter"},
-       {"scoring", config.scoring}});
+       {"scoring", config.scoring},
+       {"leader_election", use_live ? config.leader_election : "off"}});
 
   int signal = 0;
   sigwait(&signals, &signal);

@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
   ExtenderService service(&cache, &metrics, NodeScoring::kLeastAllocated,
                           MoreImportantFn(MoreImportantPod), &binder, ServiceOptions{});
   const std::atomic<bool> gating{true};
-  RouterOptions options{"", Listener::kWebhook, nullptr, {"capacity-scheduler"}, &gating};
+  RouterOptions options{"", Listener::kWebhook, nullptr, nullptr, {"capacity-scheduler"}, &gating};
   http::Handler router = MakeRouter(&service, &metrics, options);
 
   std::vector<std::string> bodies;

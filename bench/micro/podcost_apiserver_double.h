@@ -27,14 +27,18 @@ class ApiServerDouble {
  public:
   static constexpr const char* kToken = "podcost-bench-token";
 
-  // Starts `script` with python3; false with *error (and the double's log) on failure.
-  bool Start(const std::string& script, const std::string& work_dir, std::string* error) {
+  // Starts `script` with python3; false with *error (and the double's log) on failure. Without
+  // `request_log` the double keeps no request log (GET /_double/requests stays empty).
+  bool Start(const std::string& script, const std::string& work_dir, std::string* error,
+             bool request_log = false) {
     const std::string port_file = work_dir + "/double.port";
     std::remove(port_file.c_str());
     log_path_ = work_dir + "/double.log";
-    if (!process_.Start({"python3", script, "--port", "0", "--port-file", port_file, "--token",
-                         kToken, "--no-request-log", "--tcp-nodelay", "--history", "1000000"},
-                        log_path_)) {
+    std::vector<std::string> argv = {"python3",       script,      "--port",  "0",
+                                     "--port-file",   port_file,   "--token", kToken,
+                                     "--tcp-nodelay", "--history", "1000000"};
+    if (!request_log) argv.push_back("--no-request-log");
+    if (!process_.Start(argv, log_path_)) {
       *error = "cannot start python3 " + script;
       return false;
     }

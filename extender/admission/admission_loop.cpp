@@ -1,7 +1,9 @@
 #include "extender/admission/admission_loop.h"
 
+#include <algorithm>
 #include <chrono>
 #include <iterator>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -59,14 +61,23 @@ bool AdmissionLoop::Due(int64_t now_ms) {
   return true;
 }
 
+bool AdmissionLoop::Acts() const {
+  return leadership_ == nullptr || leadership_->Leads();
+}
+
 int AdmissionLoop::RunOnce() {
   const int64_t now_ms = cache_->NowMs();
   AdmissionRound round = cache_->Read(
       [&](const ClusterState& state) { return PlanAdmissions(state, options_.plan, now_ms); });
   int lifted = 0;
-  Admit(round, now_ms, &lifted);
-  Expire(round);
-  Publish(round, now_ms);
+  // A follower plans and publishes its verdicts but writes nothing: no hold, patch, eviction or
+  // Event (architecture.md, "Two replicas, one actor"). Its cache stays warm from the watches.
+  const bool acts = Acts();
+  if (acts) {
+    Admit(round, now_ms, &lifted);
+    Expire(round);
+  }
+  Publish(round, now_ms, acts);
   anything_waiting_ = !round.waiting.empty() || !round.admit.empty() || !round.timed_out.empty() ||
                       cache_->Read([](const ClusterState& s) { return !s.holds().empty(); });
   metrics_->Count("capacity_extender_admission_rounds_total");
@@ -75,50 +86,41 @@ int AdmissionLoop::RunOnce() {
 
 void AdmissionLoop::Admit(const AdmissionRound& round, int64_t now_ms, int* lifted) {
   for (const AdmissionUnit& unit : round.admit) {
-    // Hold first: from here on no /filter and no later unit sees the room free. The cache's
-    // copy of each pod is assumed admitted (ungated, admitted-at now: a derived hold, as the
-    // watch will show it once the patch lands; kube-scheduler's cache "assumes" a pod the same
-    // way), plus an explicit hold that ends with the TTL if the watch never confirms.
-    std::vector<Pod> pods;
-    std::vector<Pod> before;
-    cache_->Write([&](ClusterState& state) {
+    // Hold first: from here on no /filter and no later unit sees the room free. The pods still
+    // carry our gate; core keeps such a hold and counts the pod admitted until the watch shows
+    // the patch (docs/workloads.md, "A gate removal in flight"), when the admitted-at annotation
+    // takes over (a derived hold). The explicit hold ends with the TTL if that never happens.
+    std::vector<Pod> pods = cache_->Write([&](ClusterState& state) {
+      std::vector<Pod> out;
       for (const auto& key : unit.pods) {
         const NormalizedPod* pod = state.FindPod(key);
-        if (pod == nullptr || !pod->quota_gated) continue;
-        before.push_back(static_cast<const Pod&>(*pod));
-        Pod assumed = static_cast<const Pod&>(*pod);
-        assumed.quota_gated = false;
-        assumed.admitted_ms = now_ms;
-        state.UpsertPod(std::move(assumed));
+        if (pod == nullptr || !pod->quota_gated || pod->other_gates) continue;
         state.Hold(key, now_ms, now_ms + options_.hold_ttl_ms);
-        pods.push_back(before.back());
+        if (state.FindHold(key) != nullptr) out.push_back(*pod);
       }
-      return 0;
+      return out;
     });
     const std::string what = unit.group.empty() ? "pod" : unit.group.Display();
-    for (std::size_t i = 0; i < pods.size(); ++i) {
-      const Pod& pod = pods[i];
+    for (const Pod& pod : pods) {
       const GateOpenOutcome outcome = opener_->Open(pod, now_ms);
       if (outcome.ok) {
         ++*lifted;
         metrics_->Count("capacity_extender_admissions_total");
         Log(LogLevel::kInfo, "admitted", {{"pod", pod.Key()}, {"unit", what}});
-      } else {
-        // A failed patch releases that pod's hold; the unit's other members stay admitted (the
-        // group's timeout covers a unit that never completes).
-        cache_->Write([&](ClusterState& state) {
-          const std::string key = StoreKeyOf(before[i]);
-          const NormalizedPod* now = state.FindPod(key);
-          // Undo the assumption unless the watch already brought a newer version of the pod.
-          if (now != nullptr && now->admitted_ms == now_ms && !now->quota_gated)
-            state.UpsertPod(Pod(before[i]));
-          state.ReleaseHold(key);
-          return 0;
-        });
-        metrics_->Count("capacity_extender_admission_failures_total");
-        Log(LogLevel::kWarn, "gate removal failed: hold released",
-            {{"pod", pod.Key()}, {"unit", what}, {"error", outcome.error}});
+        continue;
       }
+      // A failed patch releases that pod's hold (unless the watch already shows it admitted:
+      // then the hold is derived and stays); the unit's other members stay admitted (the
+      // group's timeout covers a unit that never completes).
+      cache_->Write([&](ClusterState& state) {
+        const std::string key = StoreKeyOf(pod);
+        const QuotaHold* hold = state.FindHold(key);
+        if (hold != nullptr && !hold->derived) state.ReleaseHold(key);
+        return 0;
+      });
+      metrics_->Count("capacity_extender_admission_failures_total");
+      Log(LogLevel::kWarn, "gate removal failed: hold released",
+          {{"pod", pod.Key()}, {"unit", what}, {"error", outcome.error}});
     }
   }
 }
@@ -155,23 +157,47 @@ void AdmissionLoop::Expire(const AdmissionRound& round) {
   }
 }
 
-void AdmissionLoop::Publish(const AdmissionRound& round, int64_t now_ms) {
-  std::map<std::string, GatedVerdict> next;
+void AdmissionLoop::Publish(const AdmissionRound& round, int64_t now_ms, bool acts) {
+  std::map<std::string, PendingPodRecord> next;
   cache_->Read([&](const ClusterState& state) {
-    for (const auto& [key, wait] : round.waiting) {
+    auto add = [&](const std::string& key, const std::string& gate, const std::string& message) {
       const NormalizedPod* pod = state.FindPod(key);
-      if (pod == nullptr) continue;
-      GatedVerdict v{pod->ns, pod->name, pod->uid, ReasonName(wait.reason), wait.message, now_ms};
-      next.emplace(key, std::move(v));
+      if (pod == nullptr) return;
+      PendingPodRecord r;
+      r.uid = key;
+      r.ns = pod->ns;
+      r.name = pod->name;
+      if (const ElasticQuota* quota = state.QuotaFor(pod->ns))
+        r.quota = pod->ns + "/" + quota->name;
+      r.priority = pod->priority;
+      r.creation_ms = pod->creation_ms;
+      r.verdict_ms = now_ms;
+      r.verdict.code = VerdictCode::kGated;
+      r.verdict.message = message;
+      r.gate = gate;
+      next.emplace(key, std::move(r));
+    };
+    for (const auto& [key, wait] : round.waiting)
+      add(key, ReasonName(wait.reason), wait.message);
+    // A follower's pods the plan admits stay gated until the leader lifts their gates.
+    if (!acts) {
+      for (const AdmissionUnit& unit : round.admit) {
+        const std::string what = unit.group.empty() ? "" : unit.group.Display() + ": ";
+        for (const auto& key : unit.pods)
+          add(key, "NotActing",
+              fmt::format("{}admitted by the plan: the replica that acts lifts the gate (this "
+                          "replica does not act)",
+                          what));
+      }
     }
     return 0;
   });
   {
     std::lock_guard lock(mutex_);
-    for (auto& [key, v] : next) {
+    for (auto& [key, r] : next) {
       auto old = gated_.find(key);
-      if (old != gated_.end() && old->second.message == v.message)
-        v.since_ms = old->second.since_ms;
+      if (old != gated_.end() && old->second.verdict.message == r.verdict.message)
+        r.verdict_ms = old->second.verdict_ms;
     }
     gated_ = next;
   }
@@ -179,12 +205,12 @@ void AdmissionLoop::Publish(const AdmissionRound& round, int64_t now_ms) {
   for (auto it = evented_.begin(); it != evented_.end();) {
     it = next.count(it->first) ? std::next(it) : evented_.erase(it);
   }
-  if (events_ == nullptr) return;
+  if (events_ == nullptr || !acts) return;
   int written = 0;
   for (const auto& [key, v] : next) {
     if (written >= options_.max_events_per_round) break;
     auto seen = evented_.find(key);
-    if (seen != evented_.end() && seen->second == v.message) continue;
+    if (seen != evented_.end() && seen->second == v.verdict.message) continue;
     const auto wait = round.waiting.at(key);
     EventObject e;
     e.ns = v.ns;
@@ -194,23 +220,32 @@ void AdmissionLoop::Publish(const AdmissionRound& round, int64_t now_ms) {
     e.type = IsWarning(wait.reason) ? "Warning" : "Normal";
     e.reason = "Gated";
     e.action = "Admission";
-    e.note = v.message.substr(0, 1024);
+    e.note = v.verdict.message.substr(0, 1024);
     e.reporting_controller = "capacity-extender.io/admission";
     e.reporting_instance = options_.reporting_instance;
     e.event_time_us = now_ms * 1000;
     const EventWriteResult r = events_->Create(e);
     ++written;
     if (r.code == EventWriteCode::kOk) {
-      evented_[key] = v.message;
+      evented_[key] = v.verdict.message;
     } else {
       Log(LogLevel::kWarn, "gated pod event failed", {{"pod", key}, {"error", r.error}});
     }
   }
 }
 
-std::map<std::string, GatedVerdict> AdmissionLoop::Gated() const {
-  std::lock_guard lock(mutex_);
-  return gated_;
+std::vector<PendingPodRecord> AdmissionLoop::Gated() const {
+  std::vector<PendingPodRecord> out;
+  {
+    std::lock_guard lock(mutex_);
+    out.reserve(gated_.size());
+    for (const auto& [key, r] : gated_)
+      out.push_back(r);
+  }
+  std::sort(out.begin(), out.end(), [](const PendingPodRecord& a, const PendingPodRecord& b) {
+    return std::tie(a.creation_ms, a.ns, a.name) < std::tie(b.creation_ms, b.ns, b.name);
+  });
+  return out;
 }
 
 void AdmissionLoop::Start() {

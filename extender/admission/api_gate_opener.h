@@ -1,5 +1,7 @@
 // ApiGateOpener: the admission loop's GateOpener in live mode: kube::GateLifter (GET the pod,
-// then one JSON patch that tests and removes our gate and stamps admitted-at).
+// then one JSON patch that tests and removes our gate and stamps admitted-at), sent only while
+// this replica acts and bounded by the tenure left (Leadership::TimeLeft), like every other
+// background write (architecture.md, "Two replicas, one actor").
 // Thread-safety: as kube::GateLifter (any thread).
 #pragma once
 
@@ -11,16 +13,23 @@
 
 #include "extender/admission/admission_loop.h"
 #include "extender/kube/gate_writes.h"
+#include "extender/leadership/leadership.h"
 
 namespace capext {
 
 class ApiGateOpener final : public GateOpener {
  public:
-  explicit ApiGateOpener(std::unique_ptr<kube::GateLifter> lifter) : lifter_(std::move(lifter)) {}
+  // `leadership` may be nullptr (always acts); it must outlive this object.
+  ApiGateOpener(std::unique_ptr<kube::GateLifter> lifter, const Leadership* leadership)
+      : lifter_(std::move(lifter)), leadership_(leadership) {}
   GateOpenOutcome Open(const Pod& pod, int64_t admitted_ms) override {
+    constexpr std::chrono::milliseconds kWriteTimeout{30000};
+    const std::chrono::milliseconds timeout =
+        leadership_ == nullptr ? kWriteTimeout : leadership_->TimeLeft(kWriteTimeout);
+    if (timeout.count() <= 0) return {false, "not sent: this replica does not act"};
     const kube::ApiWriteResult r = lifter_->Lift(
         pod.ns, pod.name, pod.uid,
-        std::chrono::system_clock::time_point(std::chrono::milliseconds(admitted_ms)));
+        std::chrono::system_clock::time_point(std::chrono::milliseconds(admitted_ms)), timeout);
     if (r.ok) return {true, ""};
     return {false, r.http_status == 0
                        ? r.message
@@ -29,6 +38,7 @@ class ApiGateOpener final : public GateOpener {
 
  private:
   std::unique_ptr<kube::GateLifter> lifter_;
+  const Leadership* leadership_;
 };
 
 }  // namespace capext

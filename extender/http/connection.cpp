@@ -125,6 +125,7 @@ class StreamConnection final : public Connection {
     parser_->eager(true);
     if (buffer_.size() > 0) {  // pipelined bytes already here
       phase_ = Phase::kReading;
+      received_ = std::chrono::steady_clock::now();
       return ParseBuffered();
     }
     // Only the wait for a request's first byte is subject to the idle timeout; from then on the
@@ -137,6 +138,7 @@ class StreamConnection final : public Connection {
   void OnFirstBytes(beast::error_code ec, std::size_t bytes) {
     if (phase_ == Phase::kClosed) return;
     if (ec) return Close();  // client closed, idle timeout, reset
+    received_ = std::chrono::steady_clock::now();
     buffer_.commit(bytes);
     phase_ = Phase::kReading;
     ParseBuffered();
@@ -178,6 +180,7 @@ class StreamConnection final : public Connection {
     request.tls = kTls;
     request.client_verified = client_verified_;
     request.peer = peer_;
+    request.received = received_;
     keep_alive_ = message.keep_alive();
     version_ = message.version();
     phase_ = Phase::kAwaitingResponse;
@@ -276,6 +279,7 @@ class StreamConnection final : public Connection {
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
   BeastResponse response_;
   std::string peer_;
+  std::chrono::steady_clock::time_point received_{};  // first byte of the request in progress
   Phase phase_ = Phase::kStarting;
   std::uint64_t serial_ = 0;  // of the request in progress
   unsigned version_ = 11;

@@ -10,6 +10,7 @@
 #include "extender/log.h"
 #include "extender/ui_page.h"
 #include "extender/verbs/pending_view.h"
+#include "extender/wire/json_out.h"
 
 namespace capext {
 namespace {
@@ -18,6 +19,16 @@ std::atomic<uint64_t> g_request_id{0};
 
 http::Response JsonError(int status, const std::string& message) {
   return {status, "application/json", ErrorJson(message), {}};
+}
+
+// {"status":"ready"}, with a "note" when there is one (no ElasticQuota API, allowed).
+std::string ReadyBody(const std::string& note) {
+  JsonOut w;
+  w.StartObject();
+  w.Key("status"), w.String("ready");
+  if (!note.empty()) w.Key("note"), w.Text(note);
+  w.EndObject();
+  return w.Take();
 }
 
 http::Response Admit(ExtenderService* service, const http::Request& request) {
@@ -131,15 +142,26 @@ http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptio
     }
     if (path == "/readyz") {
       if (!get) return method_not_allowed("GET");
-      if (service->cache().ready())
-        return finish({200, "application/json", R"({"status":"ready"})", {}});
-      const std::string reason = service->cache().not_ready_reason();
-      return finish(JsonError(503, reason.empty() ? "cluster cache not synced yet" : reason));
+      // Asked now: the first sync, the ElasticQuota API, and each resource's sync state. Both
+      // replicas are ready once synced; the body says which one acts.
+      const SchedulerCache::ReadinessVerdict verdict = service->cache().Readiness();
+      const std::string leader =
+          options.leadership != nullptr
+              ? ",\"leader\":" + LeadershipJson(options.leadership->Report()) + "}"
+              : "}";
+      http::Response r =
+          verdict.ready ? http::Response{200, "application/json", ReadyBody(verdict.reason), {}}
+                        : JsonError(503, verdict.reason);
+      r.body.pop_back();  // {...} -> {...,"leader":{...}}
+      r.body += leader;
+      return finish(std::move(r));
     }
     if (path == "/metrics") {
       if (!get) return method_not_allowed("GET");
-      return finish(
-          {200, "text/plain; version=0.0.4", metrics->Render() + service->QuotaGauges(), {}});
+      std::string body = metrics->Render() + service->QuotaGauges() +
+                         CacheSyncGauges(service->cache().SyncReport());
+      if (options.leadership != nullptr) body += LeadershipMetrics(options.leadership->Report());
+      return finish({200, "text/plain; version=0.0.4", std::move(body), {}});
     }
     if (path == "/admit") {
       if (!post) return method_not_allowed("POST");
@@ -157,8 +179,10 @@ http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptio
       if (path == "/pending") {
         if (!get) return method_not_allowed("GET");
         static const PendingBoard kNone;
-        return finish(PendingView(options.pending != nullptr ? *options.pending : kNone,
-                                  service->cache().ready(), service->cache().NowMs()));
+        return finish(
+            PendingView(options.pending != nullptr ? *options.pending : kNone,
+                        service->cache().Readiness().ready, service->cache().NowMs(),
+                        options.gated ? options.gated() : std::vector<PendingPodRecord>{}));
       }
       if (path == "/ui") {
         if (!get) return method_not_allowed("GET");
@@ -179,7 +203,10 @@ http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptio
         if (path == "/prioritize") return finish(service->Prioritize(request.body));
         if (path == "/preempt") return finish(service->Preempt(request.body));
         if (path == "/explain") return finish(service->Explain(request.body));
-        return service->Bind(request.body, finish);
+        // A request made in process (tests) has no arrival stamp: it arrives now.
+        const auto received =
+            request.received == std::chrono::steady_clock::time_point{} ? start : request.received;
+        return service->Bind(request.body, finish, received);
       }
     }
     finish(JsonError(404,

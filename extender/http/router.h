@@ -9,9 +9,11 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "extender/leadership/leadership.h"
 #include "extender/reclaim/pending_board.h"
 #include "extender/verbs/extender_service.h"
 
@@ -24,11 +26,15 @@ struct RouterOptions {
   Listener listener = Listener::kExtender;
   // The reclaim controller's verdicts for GET /pending and /ui (nullptr: /pending lists none).
   const PendingBoard* pending = nullptr;
+  // Which replica acts, for /readyz and /metrics (nullptr: not reported).
+  const Leadership* leadership = nullptr;
   // spec.schedulerName values whose new pods POST /mutate gates (gateSchedulerNames).
   std::vector<std::string> gate_scheduler_names{"default-scheduler"};
   // Whether gate mode is in force (serve decides at start: docs/workloads-live.md "Gate
   // detection at start"); nullptr or false: /mutate gates nothing.
   const std::atomic<bool>* gating = nullptr;
+  // Gate mode's gated pods for GET /pending and /ui (AdmissionLoop::Gated); empty: none.
+  std::function<std::vector<PendingPodRecord>()> gated = nullptr;
 };
 
 http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptions options);

@@ -35,6 +35,9 @@ struct Request {
   bool tls = false;                                          // arrived over TLS
   bool client_verified = false;  // a client certificate was presented and verified
   std::string peer;              // "ip:port" ("[v6]:port" for IPv6)
+  // When the request's first byte was read (the earliest we know of it; /bind's deadline runs
+  // from here).
+  std::chrono::steady_clock::time_point received{};
 
   // The value of the first header named `lower_name` (which must be lower-case); "" if absent.
   std::string_view Header(std::string_view lower_name) const;

@@ -2,9 +2,12 @@
 
 #include <openssl/ssl.h>
 
+#include <charconv>
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/error.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
 
 namespace capext::kube {
@@ -24,6 +27,24 @@ bool IsIpAddress(const std::string& host) {
 }
 
 }  // namespace
+
+std::string DescribeError(const beast::error_code& ec, std::chrono::milliseconds timeout) {
+  if (ec == beast::error::timeout)
+    return "timed out after " + std::to_string(timeout.count()) + " ms";
+  if (ec == net::error::eof || ec == beast_http::error::end_of_stream ||
+      ec == beast_http::error::partial_message) {
+    return "connection closed by the server";
+  }
+  return ec.message();
+}
+
+// Over TLS, a server that closed without close_notify (killed: kill -9 kube-apiserver, or its
+// process restarted) shows up as a truncated stream, not as a plain end of file.
+bool IsStaleConnection(const beast::error_code& ec) {
+  return ec == net::error::eof || ec == beast_http::error::end_of_stream ||
+         ec == net::error::connection_reset || ec == net::error::broken_pipe ||
+         ec == net::ssl::error::stream_truncated;
+}
 
 bool ParseApiEndpoint(const std::string& url, ApiEndpoint* out, std::string* error) {
   ApiEndpoint endpoint;
@@ -87,40 +108,70 @@ void ApiConnection::Close() {
   Lowest().close();
 }
 
+int RetryAfterSeconds(const beast_http::fields& fields) {
+  auto it = fields.find(beast_http::field::retry_after);
+  if (it == fields.end()) return -1;
+  const std::string_view text(it->value().data(), it->value().size());
+  int seconds = 0;
+  if (text.empty() || text.size() > 9) return -1;
+  for (char c : text) {
+    if (c < '0' || c > '9') return -1;
+    seconds = seconds * 10 + (c - '0');
+  }
+  return seconds;
+}
+
 void ApiConnection::Connect(std::chrono::milliseconds timeout,
                             std::function<void(ErrorCode, const char*)> done) {
+  ErrorCode not_numeric;
+  const net::ip::address address = net::ip::make_address(endpoint_.host, not_numeric);
+  unsigned port = 0;
+  const auto [end, port_error] =
+      std::from_chars(endpoint_.port.data(), endpoint_.port.data() + endpoint_.port.size(), port);
+  if (!not_numeric && port_error == std::errc() &&
+      end == endpoint_.port.data() + endpoint_.port.size() && port <= 65535) {
+    return ConnectTo(net::ip::tcp::resolver::results_type::create(
+                         net::ip::tcp::endpoint(address, static_cast<uint16_t>(port)),
+                         endpoint_.host, endpoint_.port),
+                     timeout, std::move(done));
+  }
   auto self = shared_from_this();
   auto resolver = std::make_shared<net::ip::tcp::resolver>(io_);
-  resolver->async_resolve(
-      endpoint_.host, endpoint_.port,
-      [self, resolver, timeout, done = std::move(done)](
-          ErrorCode ec, net::ip::tcp::resolver::results_type results) mutable {
-        if (ec) return done(ec, "resolve");
-        self->Lowest().expires_after(timeout);
-        self->Lowest().async_connect(results, [self, done = std::move(done)](
-                                                  ErrorCode ec,
-                                                  const net::ip::tcp::endpoint&) mutable {
-          if (ec) return done(ec, "connect");
-          self->Lowest().socket().set_option(net::ip::tcp::no_delay(true), ec);
-          if (!self->tls_) {
-            self->open_ = true;
-            return done({}, "");
-          }
-          SSL* ssl = self->tls_->native_handle();
-          if (!IsIpAddress(self->endpoint_.host)) {
-            SSL_set_tlsext_host_name(ssl, self->endpoint_.host.c_str());
-          }
-          if (self->verify_host_) {
-            self->tls_->set_verify_callback(net::ssl::host_name_verification(self->endpoint_.host));
-          }
-          self->tls_->async_handshake(net::ssl::stream_base::client,
-                                      [self, done = std::move(done)](ErrorCode ec) {
-                                        if (ec) return done(ec, "TLS handshake");
-                                        self->open_ = true;
-                                        done({}, "");
-                                      });
-        });
-      });
+  resolver->async_resolve(endpoint_.host, endpoint_.port,
+                          [self, resolver, timeout, done = std::move(done)](
+                              ErrorCode ec, net::ip::tcp::resolver::results_type results) mutable {
+                            if (ec) return done(ec, "resolve");
+                            self->ConnectTo(results, timeout, std::move(done));
+                          });
+}
+
+void ApiConnection::ConnectTo(const net::ip::tcp::resolver::results_type& endpoints,
+                              std::chrono::milliseconds timeout,
+                              std::function<void(ErrorCode, const char*)> done) {
+  auto self = shared_from_this();
+  Lowest().expires_after(timeout);
+  Lowest().async_connect(endpoints, [self, done = std::move(done)](
+                                        ErrorCode ec, const net::ip::tcp::endpoint&) mutable {
+    if (ec) return done(ec, "connect");
+    self->Lowest().socket().set_option(net::ip::tcp::no_delay(true), ec);
+    if (!self->tls_) {
+      self->open_ = true;
+      return done({}, "");
+    }
+    SSL* ssl = self->tls_->native_handle();
+    if (!IsIpAddress(self->endpoint_.host)) {
+      SSL_set_tlsext_host_name(ssl, self->endpoint_.host.c_str());
+    }
+    if (self->verify_host_) {
+      self->tls_->set_verify_callback(net::ssl::host_name_verification(self->endpoint_.host));
+    }
+    self->tls_->async_handshake(net::ssl::stream_base::client,
+                                [self, done = std::move(done)](ErrorCode ec) {
+                                  if (ec) return done(ec, "TLS handshake");
+                                  self->open_ = true;
+                                  done({}, "");
+                                });
+  });
 }
 
 void ApiConnection::Exchange(std::shared_ptr<ApiRequest> request, std::chrono::milliseconds timeout,
@@ -148,7 +199,8 @@ void ApiConnection::Exchange(std::shared_ptr<ApiRequest> request, std::chrono::m
 }
 
 void ApiConnection::Stream(std::shared_ptr<ApiRequest> request, std::chrono::milliseconds timeout,
-                           std::chrono::milliseconds inactivity, std::function<void(int)> on_header,
+                           std::chrono::milliseconds inactivity,
+                           std::function<void(int, int)> on_header,
                            std::function<bool(std::string_view)> on_data,
                            std::function<void(ErrorCode, bool)> done) {
   auto self = shared_from_this();
@@ -169,7 +221,8 @@ void ApiConnection::Stream(std::shared_ptr<ApiRequest> request, std::chrono::mil
                 [self, inactivity, on_header = std::move(on_header), on_data = std::move(on_data),
                  done = std::move(done)](ErrorCode ec, size_t) mutable {
                   if (ec) return done(ec, false);
-                  on_header(self->stream_parser_->get().result_int());
+                  const auto& header = self->stream_parser_->get();
+                  on_header(header.result_int(), RetryAfterSeconds(header));
                   self->ReadSome(inactivity, std::move(on_data), std::move(done));
                 });
           });

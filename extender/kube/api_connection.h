@@ -41,6 +41,15 @@ namespace beast_http = boost::beast::http;
 using ApiRequest = beast_http::request<beast_http::string_body>;
 using ApiResponse = beast_http::response<beast_http::string_body>;
 
+// The Retry-After header in seconds (delta-seconds, as kube-apiserver writes it); -1 when absent
+// or not a number of seconds.
+int RetryAfterSeconds(const beast_http::fields& fields);
+// A transport error of an ApiConnection in words ("timed out after 500 ms", "connection closed by
+// the server", else the error's own message).
+std::string DescribeError(const boost::beast::error_code& ec, std::chrono::milliseconds timeout);
+// A closed keep-alive connection shows up on reuse as one of these, before any response byte.
+bool IsStaleConnection(const boost::beast::error_code& ec);
+
 class ApiConnection : public std::enable_shared_from_this<ApiConnection> {
  public:
   using ErrorCode = boost::beast::error_code;
@@ -48,7 +57,9 @@ class ApiConnection : public std::enable_shared_from_this<ApiConnection> {
   ApiConnection(boost::asio::io_context& io, const ApiEndpoint& endpoint,
                 boost::asio::ssl::context* tls_context, bool verify_host);
 
-  // Resolves, connects and (TLS) handshakes within `timeout`. `stage` names what failed.
+  // Resolves, connects and (TLS) handshakes within `timeout`. `stage` names what failed. A host
+  // that is an IP address is not resolved: asio's resolver starts a thread of its own (once per
+  // io_context) on first use, which a client that only ever talks to an IP address never needs.
   void Connect(std::chrono::milliseconds timeout,
                std::function<void(ErrorCode, const char* stage)> done);
 
@@ -61,8 +72,10 @@ class ApiConnection : public std::enable_shared_from_this<ApiConnection> {
   // piece by piece as it arrives (on_data returning false ends the exchange, which then
   // completes with operation_aborted); `inactivity` bounds the wait for each piece. `done` runs
   // once: `complete` is true when the body ended normally (terminating chunk or full length).
+  // on_header gets the status and the Retry-After header in seconds (-1 when absent).
   void Stream(std::shared_ptr<ApiRequest> request, std::chrono::milliseconds timeout,
-              std::chrono::milliseconds inactivity, std::function<void(int status)> on_header,
+              std::chrono::milliseconds inactivity,
+              std::function<void(int status, int retry_after_seconds)> on_header,
               std::function<bool(std::string_view data)> on_data,
               std::function<void(ErrorCode, bool complete)> done);
 
@@ -71,6 +84,10 @@ class ApiConnection : public std::enable_shared_from_this<ApiConnection> {
 
  private:
   boost::beast::tcp_stream& Lowest();
+  // Connect's steps after the name is resolved.
+  void ConnectTo(const boost::asio::ip::tcp::resolver::results_type& endpoints,
+                 std::chrono::milliseconds timeout,
+                 std::function<void(ErrorCode, const char* stage)> done);
   template <class F>
   void WithStream(F&& f) {
     if (tls_) {

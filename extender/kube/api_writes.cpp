@@ -3,8 +3,11 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <fmt/format.h>
+
 #include <ctime>
 
+#include "config/object_codec.h"
 #include "extender/kube/api_envelopes.h"
 #include "extender/kube/url_component.h"
 
@@ -27,6 +30,9 @@ ApiWriteResult ToResult(const RestResponse& response) {
   ApiWriteResult result;
   result.http_status = response.status;
   result.ok = response.ok();
+  result.sent = response.sent;
+  result.send_deadline_passed = response.send_deadline_passed;
+  result.queued = response.queued;
   if (!response.error.empty()) {
     result.message = response.error;
     return result;
@@ -87,17 +93,18 @@ ApiWriteResult Binder::Bind(const std::string& namespace_name, const std::string
 
 void Binder::BindAsync(const std::string& namespace_name, const std::string& pod_name,
                        const std::string& pod_uid, const std::string& node_name,
-                       std::function<void(ApiWriteResult)> done,
-                       std::chrono::milliseconds timeout) {
+                       std::function<void(ApiWriteResult)> done, CallOptions options) {
   client_->SendAsync(
       "POST", PodPath(namespace_name, pod_name) + "/binding",
       BindingBody(namespace_name, pod_name, pod_uid, node_name), "application/json",
-      [done = std::move(done)](RestResponse response) { done(ToResult(response)); }, timeout);
+      [done = std::move(done)](RestResponse response) { done(ToResult(response)); },
+      std::move(options));
 }
 
 ApiWriteResult Evictor::Evict(const std::string& namespace_name, const std::string& pod_name,
                               const std::string& pod_uid,
-                              std::optional<int64_t> grace_period_seconds) {
+                              std::optional<int64_t> grace_period_seconds,
+                              std::chrono::milliseconds timeout) {
   rapidjson::StringBuffer body;
   JsonWriter writer(body);
   writer.StartObject();
@@ -124,13 +131,15 @@ ApiWriteResult Evictor::Evict(const std::string& namespace_name, const std::stri
     writer.EndObject();
   }
   writer.EndObject();
-  return ToResult(client_->Post(PodPath(namespace_name, pod_name) + "/eviction",
-                                std::string(body.GetString(), body.GetSize())));
+  return ToResult(client_->Send("POST", PodPath(namespace_name, pod_name) + "/eviction",
+                                std::string(body.GetString(), body.GetSize()), "application/json",
+                                {}, timeout));
 }
 
 ApiWriteResult StatusPatcher::PatchUsed(const std::string& namespace_name,
                                         const std::string& quota_name,
-                                        const std::map<std::string, std::string>& used) {
+                                        const std::map<std::string, std::string>& used,
+                                        std::chrono::milliseconds timeout) {
   rapidjson::StringBuffer body;
   JsonWriter writer(body);
   writer.StartObject();
@@ -146,19 +155,43 @@ ApiWriteResult StatusPatcher::PatchUsed(const std::string& namespace_name,
   std::string path = elastic_quota_.ApiPath() + "/namespaces/" +
                      EscapeUrlComponent(namespace_name) + "/elasticquotas/" +
                      EscapeUrlComponent(quota_name) + "/status";
-  return ToResult(client_->Patch(path, std::string(body.GetString(), body.GetSize()),
-                                 "application/merge-patch+json"));
+  return ToResult(client_->Send("PATCH", path, std::string(body.GetString(), body.GetSize()),
+                                "application/merge-patch+json", {}, timeout));
+}
+
+std::string Rfc3339Millis(std::chrono::system_clock::time_point when) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(when.time_since_epoch());
+  std::time_t seconds = static_cast<std::time_t>(ms.count() / 1000);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char stamp[40];
+  const std::size_t n = std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &utc);
+  return std::string(stamp, n) + fmt::format(".{:03}Z", ms.count() % 1000);
 }
 
 ApiWriteResult PodAnnotator::MarkForRetry(const std::string& namespace_name,
                                           const std::string& pod_name,
-                                          std::chrono::system_clock::time_point when) {
+                                          std::chrono::system_clock::time_point when,
+                                          std::chrono::milliseconds timeout) {
   std::time_t seconds = std::chrono::system_clock::to_time_t(when);
   std::tm utc{};
   gmtime_r(&seconds, &utc);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return Annotate(namespace_name, pod_name, kRetryAnnotation, std::string(stamp), timeout);
+}
 
+ApiWriteResult PodAnnotator::SetReclaimRecord(const std::string& namespace_name,
+                                              const std::string& pod_name,
+                                              const std::optional<std::string>& record,
+                                              std::chrono::milliseconds timeout) {
+  return Annotate(namespace_name, pod_name, kReclaimRecordAnnotation, record, timeout);
+}
+
+ApiWriteResult PodAnnotator::Annotate(const std::string& namespace_name,
+                                      const std::string& pod_name, const char* key,
+                                      const std::optional<std::string>& value,
+                                      std::chrono::milliseconds timeout) {
   rapidjson::StringBuffer body;
   JsonWriter writer(body);
   writer.StartObject();
@@ -166,13 +199,18 @@ ApiWriteResult PodAnnotator::MarkForRetry(const std::string& namespace_name,
   writer.StartObject();
   writer.Key("annotations");
   writer.StartObject();
-  Field(writer, kRetryAnnotation, stamp);
+  if (value) {
+    Field(writer, key, *value);
+  } else {
+    writer.Key(key);
+    writer.Null();  // a null value removes the annotation
+  }
   writer.EndObject();
   writer.EndObject();
   writer.EndObject();
-  return ToResult(client_->Patch(PodPath(namespace_name, pod_name),
-                                 std::string(body.GetString(), body.GetSize()),
-                                 "application/strategic-merge-patch+json"));
+  return ToResult(client_->Send("PATCH", PodPath(namespace_name, pod_name),
+                                std::string(body.GetString(), body.GetSize()),
+                                "application/strategic-merge-patch+json", {}, timeout));
 }
 
 }  // namespace capext::kube

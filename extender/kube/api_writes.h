@@ -27,6 +27,11 @@ struct ApiWriteResult {
   // Eviction only: 429 whose causes include "DisruptionBudget" (a PDB forbids it right now).
   bool refused_by_disruption_budget = false;
   int retry_after_seconds = 0;  // details.retryAfterSeconds when the server gave one
+  // The request reached a connection (RestResponse::sent): with http_status 0 the write may or
+  // may not have happened; without it, it did not.
+  bool sent = false;
+  bool send_deadline_passed = false;    // never sent: its send_by passed first
+  std::chrono::microseconds queued{0};  // waited this long for a connection
 };
 
 // POST /api/v1/namespaces/{ns}/pods/{name}/binding with the v1 Binding of
@@ -36,11 +41,11 @@ class Binder {
   explicit Binder(RestClient* client) : client_(client) {}
   ApiWriteResult Bind(const std::string& namespace_name, const std::string& pod_name,
                       const std::string& pod_uid, const std::string& node_name);
-  // `done` runs once on the client thread; `timeout` > 0 bounds this request (else the
-  // client's request timeout).
+  // `done` runs once on the client thread. `options` as RestClient::SendAsync's: a timeout for
+  // this request, and the instant after which it is never sent.
   void BindAsync(const std::string& namespace_name, const std::string& pod_name,
                  const std::string& pod_uid, const std::string& node_name,
-                 std::function<void(ApiWriteResult)> done, std::chrono::milliseconds timeout = {});
+                 std::function<void(ApiWriteResult)> done, CallOptions options = {});
 
  private:
   RestClient* client_;
@@ -53,9 +58,11 @@ class Evictor {
   explicit Evictor(RestClient* client) : client_(client) {}
   // A non-empty `pod_uid` becomes a deleteOptions UID precondition (only that incarnation of the
   // pod is evicted); `grace_period_seconds` overrides the pod's own grace period.
+  // `timeout` > 0 bounds the request (else the client's request timeout).
   ApiWriteResult Evict(const std::string& namespace_name, const std::string& pod_name,
                        const std::string& pod_uid = "",
-                       std::optional<int64_t> grace_period_seconds = std::nullopt);
+                       std::optional<int64_t> grace_period_seconds = std::nullopt,
+                       std::chrono::milliseconds timeout = {});
 
  private:
   RestClient* client_;
@@ -68,25 +75,39 @@ class StatusPatcher {
   StatusPatcher(RestClient* client, GroupVersion elastic_quota)
       : client_(client), elastic_quota_(std::move(elastic_quota)) {}
   ApiWriteResult PatchUsed(const std::string& namespace_name, const std::string& quota_name,
-                           const std::map<std::string, std::string>& used);
+                           const std::map<std::string, std::string>& used,
+                           std::chrono::milliseconds timeout = {});
 
  private:
   RestClient* client_;
   GroupVersion elastic_quota_;
 };
 
-// PATCH pod, application/strategic-merge-patch+json, setting the annotation
-// scheduling.capacity-extender.io/retry to an RFC 3339 UTC time: an update event that makes
-// kube-scheduler retry an unschedulable pod now rather than after its backoff.
+// PATCH pod, application/strategic-merge-patch+json, on metadata.annotations:
+//   - MarkForRetry sets scheduling.capacity-extender.io/retry to an RFC 3339 UTC time: an update
+//     event that makes kube-scheduler retry an unschedulable pod now rather than after its backoff;
+//   - SetReclaimRecord sets scheduling.capacity-extender.io/reclaim (kReclaimRecordAnnotation) to
+//     the record of an in-flight reclaim, or removes it (nullopt).
+// `timeout` > 0 bounds the request (else the client's request timeout).
 class PodAnnotator {
  public:
   static constexpr char kRetryAnnotation[] = "scheduling.capacity-extender.io/retry";
   explicit PodAnnotator(RestClient* client) : client_(client) {}
   ApiWriteResult MarkForRetry(const std::string& namespace_name, const std::string& pod_name,
-                              std::chrono::system_clock::time_point when);
+                              std::chrono::system_clock::time_point when,
+                              std::chrono::milliseconds timeout = {});
+  ApiWriteResult SetReclaimRecord(const std::string& namespace_name, const std::string& pod_name,
+                                  const std::optional<std::string>& record,
+                                  std::chrono::milliseconds timeout = {});
 
  private:
+  ApiWriteResult Annotate(const std::string& namespace_name, const std::string& pod_name,
+                          const char* key, const std::optional<std::string>& value,
+                          std::chrono::milliseconds timeout);
   RestClient* client_;
 };
+
+// An RFC 3339 UTC time with milliseconds, "2026-01-01T00:00:00.000Z".
+std::string Rfc3339Millis(std::chrono::system_clock::time_point when);
 
 }  // namespace capext::kube

@@ -34,17 +34,6 @@ std::string PointerToken(const std::string& key) {
   return out;
 }
 
-std::string Rfc3339Millis(std::chrono::system_clock::time_point t) {
-  const auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &utc);
-  return fmt::format("{}.{:03d}Z", stamp, static_cast<int>(ms % 1000));
-}
-
 ApiWriteResult Failure(int status, std::string reason, std::string message) {
   ApiWriteResult r;
   r.http_status = status;
@@ -78,9 +67,10 @@ ApiWriteResult FromResponse(const RestResponse& response) {
 
 ApiWriteResult GateLifter::Lift(const std::string& namespace_name, const std::string& pod_name,
                                 const std::string& pod_uid,
-                                std::chrono::system_clock::time_point admitted) {
+                                std::chrono::system_clock::time_point admitted,
+                                std::chrono::milliseconds timeout) {
   const std::string path = PodsPath(namespace_name) + "/" + EscapeUrlComponent(pod_name);
-  const RestResponse got = client_->Get(path);
+  const RestResponse got = client_->Send("GET", path, "", "", {}, timeout);
   if (!got.ok()) return FromResponse(got);
   rapidjson::Document pod;
   pod.Parse(got.body.data(), got.body.size());
@@ -155,8 +145,8 @@ ApiWriteResult GateLifter::Lift(const std::string& namespace_name, const std::st
   }
   w.EndObject();
   w.EndArray();
-  return FromResponse(client_->Patch(path, std::string(body.GetString(), body.GetSize()),
-                                     "application/json-patch+json"));
+  return FromResponse(client_->Send("PATCH", path, std::string(body.GetString(), body.GetSize()),
+                                    "application/json-patch+json", {}, timeout));
 }
 
 GateSupport ProbeSchedulingGates(RestClient* client, const std::string& namespace_name) {

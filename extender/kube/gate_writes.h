@@ -25,8 +25,10 @@ namespace capext::kube {
 class GateLifter {
  public:
   explicit GateLifter(RestClient* client) : client_(client) {}
+  // `timeout` > 0 bounds each of the two requests (the tenure left); else the client's own.
   ApiWriteResult Lift(const std::string& namespace_name, const std::string& pod_name,
-                      const std::string& pod_uid, std::chrono::system_clock::time_point admitted);
+                      const std::string& pod_uid, std::chrono::system_clock::time_point admitted,
+                      std::chrono::milliseconds timeout = {});
 
  private:
   RestClient* client_;

@@ -1,6 +1,5 @@
 #include "extender/kube/informer_set.h"
 
-#include <thread>
 #include <utility>
 
 namespace capext::kube {
@@ -34,58 +33,6 @@ InformerOptions ElasticQuotaInformer(const GroupVersion& gv, const InformerOptio
   options.resource = ElasticQuotaResource(gv.group);
   options.path = gv.ApiPath() + "/elasticquotas";
   return options;
-}
-
-InformerSet::InformerSet(RestClient* client, InformerSink* sink, DiscoveredApis apis)
-    : client_(client), sink_(sink), apis_(std::move(apis)) {}
-
-InformerSet::~InformerSet() {
-  Stop();
-}
-
-void InformerSet::Add(InformerOptions options) {
-  informers_.push_back(std::make_unique<Informer>(client_, std::move(options), sink_));
-}
-
-void InformerSet::Start() {
-  for (auto& informer : informers_)
-    informer->Start();
-}
-
-void InformerSet::Stop() {
-  for (auto& informer : informers_)
-    informer->Stop();
-}
-
-bool InformerSet::HasSynced() const {
-  for (const auto& informer : informers_) {
-    if (!informer->HasSynced()) return false;
-  }
-  return true;
-}
-
-bool InformerSet::WaitForSync(std::chrono::milliseconds timeout) const {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!HasSynced()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return true;
-}
-
-std::vector<std::string> InformerSet::UnsyncedResources() const {
-  std::vector<std::string> out;
-  for (const auto& informer : informers_) {
-    if (!informer->HasSynced()) out.push_back(informer->resource());
-  }
-  return out;
-}
-
-std::vector<InformerStats> InformerSet::Stats() const {
-  std::vector<InformerStats> out;
-  for (const auto& informer : informers_)
-    out.push_back(informer->Stats());
-  return out;
 }
 
 }  // namespace capext::kube

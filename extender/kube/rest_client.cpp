@@ -1,26 +1,23 @@
 #include "extender/kube/rest_client.h"
 
-#include <openssl/err.h>
-#include <openssl/pem.h>
-#include <openssl/ssl.h>
-#include <openssl/x509.h>
-
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/error.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include <atomic>
 #include <deque>
-#include <future>
+#include <optional>
 #include <set>
-#include <stdexcept>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "extender/kube/api_connection.h"
 #include "extender/kube/kube_log.h"
+#include "extender/kube/tls_client_context.h"
 
 namespace capext::kube {
 namespace {
@@ -31,73 +28,25 @@ namespace beast = boost::beast;
 constexpr size_t kMaxWatchLine = 64u << 20;  // one event larger than this is a broken stream
 constexpr size_t kMaxErrorBody = 64u << 10;  // kept of a non-200 watch response
 
-// Adds every certificate of a PEM bundle to `store`; returns how many.
-int AddPemCertificates(X509_STORE* store, const std::string& pem) {
-  BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
-  if (bio == nullptr) return 0;
-  int added = 0;
-  while (X509* cert = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) {
-    if (X509_STORE_add_cert(store, cert) == 1) ++added;
-    X509_free(cert);
-  }
-  ERR_clear_error();  // the loop ends on a "no start line" error
-  BIO_free(bio);
-  return added;
-}
-
-// The one TLS context of the client. Throws std::exception on unusable material.
-std::unique_ptr<net::ssl::context> MakeTlsContext(const KubeConfig& config) {
-  auto context = std::make_unique<net::ssl::context>(net::ssl::context::tls_client);
-  SSL_CTX* native = context->native_handle();
-  SSL_CTX_set_min_proto_version(native, TLS1_2_VERSION);
-  if (config.insecure_skip_tls_verify) {
-    context->set_verify_mode(net::ssl::verify_none);
-  } else {
-    context->set_verify_mode(net::ssl::verify_peer);
-    if (config.ca_pem.empty()) context->set_default_verify_paths();
-  }
-  if (!config.ca_pem.empty()) {
-    // A store of its own: only the cluster CA is trusted, never the system roots.
-    X509_STORE* store = X509_STORE_new();
-    if (AddPemCertificates(store, config.ca_pem) == 0) {
-      X509_STORE_free(store);
-      throw std::runtime_error("the certificate-authority data holds no PEM certificate");
-    }
-    SSL_CTX_set_cert_store(native, store);  // takes ownership
-  }
-  if (!config.client_cert_pem.empty()) {
-    context->use_certificate_chain(net::buffer(config.client_cert_pem));
-    context->use_private_key(net::buffer(config.client_key_pem), net::ssl::context::pem);
-  }
-  return context;
-}
-
-std::string DescribeError(const beast::error_code& ec, std::chrono::milliseconds timeout) {
-  if (ec == beast::error::timeout)
-    return "timed out after " + std::to_string(timeout.count()) + " ms";
-  if (ec == net::error::eof || ec == beast_http::error::end_of_stream ||
-      ec == beast_http::error::partial_message) {
-    return "connection closed by the server";
-  }
-  return ec.message();
-}
-
-// A closed keep-alive connection shows up on reuse as one of these, before any response byte.
-bool IsStaleConnection(const beast::error_code& ec) {
-  return ec == net::error::eof || ec == beast_http::error::end_of_stream ||
-         ec == net::error::connection_reset || ec == net::error::broken_pipe;
-}
-
 }  // namespace
 
 class RestClient::Impl {
  public:
+  using Clock = std::chrono::steady_clock;
+
   struct Call final : CallHandle, std::enable_shared_from_this<Call> {
     Impl* impl = nullptr;
     std::string method, path, body, content_type;
     ResponseCallback done;
     std::string token;
     std::chrono::milliseconds timeout{0};
+    std::optional<Clock::time_point> send_by;
+    std::function<void()> on_written;
+    Clock::time_point created = Clock::now();
+    std::chrono::microseconds queued{0};  // until the (last) write began
+    // Fires at send_by while the request is not written yet (see ExpireUnsent).
+    std::unique_ptr<net::steady_timer> send_timer;
+    bool written = false;  // the current attempt's request went (at least partly) on the wire
     bool retried_unauthorized = false;
     bool retried_stale = false;
     bool cancelled = false;
@@ -114,6 +63,7 @@ class RestClient::Impl {
     std::chrono::milliseconds inactivity{0};
     LineCallback on_line;
     std::function<void(WatchResult)> done;
+    std::function<void(int)> on_status;
     std::shared_ptr<ApiConnection> connection;
     WatchResult result;
     std::string pending;  // bytes after the last '\n'
@@ -211,6 +161,15 @@ class RestClient::Impl {
       call->connection = connection;
       connection->Connect(
           call->timeout, [this, call, connection](beast::error_code ec, const char* stage) {
+            if (call->finished) {  // its send_by passed meanwhile: the connection serves others
+              if (!ec && !shutting_down_ && connection->is_open()) {
+                idle_.push_back(connection);
+              } else {
+                connection->Close();
+                --open_;
+              }
+              return Pump();
+            }
             if (ec || call->cancelled) {
               connection->Close();
               --open_;
@@ -236,6 +195,20 @@ class RestClient::Impl {
 
   void Run(const std::shared_ptr<Call>& call, const std::shared_ptr<ApiConnection>& connection,
            bool reused) {
+    if (call->send_by && Clock::now() >= *call->send_by) {
+      // Never written after its deadline. The connection is healthy: back to the pool, where
+      // the caller's loop (Pump) or the next Dispatch takes it.
+      call->connection.reset();
+      idle_.push_back(connection);
+      ExpireUnsent(call);
+      net::post(io_, [this] { Pump(); });  // not inline: Run may be inside Pump's loop
+      return;
+    }
+    call->send_timer.reset();  // cancels it
+    call->written = true;
+    call->queued =
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - call->created);
+    if (call->on_written) call->on_written();
     call->connection = connection;
     call->token = CurrentToken();
     auto request =
@@ -262,7 +235,7 @@ class RestClient::Impl {
                 --open_;
               }
               idle_.clear();
-              Dispatch(call);
+              Redispatch(call);  // the closed connection never delivered it
             } else {
               Finish(call,
                      {0, "",
@@ -281,9 +254,10 @@ class RestClient::Impl {
               !call->retried_unauthorized && config_.token->ForceReload() &&
               CurrentToken() != call->token) {
             call->retried_unauthorized = true;
-            Dispatch(call);
+            Redispatch(call);  // refused unauthenticated: not acted on
           } else {
-            Finish(call, {status, std::move(response.body()), ""});
+            const int retry_after = RetryAfterSeconds(response);
+            Finish(call, {status, std::move(response.body()), "", retry_after});
           }
           Pump();
         });
@@ -298,9 +272,52 @@ class RestClient::Impl {
     }
   }
 
+  // Sends a call again whose written request was not acted on: its deadline applies again.
+  void Redispatch(const std::shared_ptr<Call>& call) {
+    call->written = false;
+    ArmSendDeadline(call);
+    Dispatch(call);
+  }
+
+  // Arms the call's send_by timer (calls without one never expire unsent).
+  void ArmSendDeadline(const std::shared_ptr<Call>& call) {
+    if (!call->send_by) return;
+    call->send_timer = std::make_unique<net::steady_timer>(io_, *call->send_by);
+    call->send_timer->async_wait([this, call](beast::error_code ec) {
+      if (ec || call->finished || call->written) return;
+      ExpireUnsent(call);
+    });
+  }
+
+  // The call's send_by passed before its request was written: it finishes now, never sent. A
+  // connection still being set up for it stays and serves the next call (see Dispatch).
+  void ExpireUnsent(const std::shared_ptr<Call>& call) {
+    for (auto it = waiting_.begin(); it != waiting_.end(); ++it) {
+      if (*it == call) {
+        waiting_.erase(it);
+        break;
+      }
+    }
+    RestResponse response{
+        0, "",
+        call->method + " " + call->path + ": not sent: its deadline passed after " +
+            std::to_string(
+                std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - call->created)
+                    .count()) +
+            " ms waiting for a connection"};
+    response.send_deadline_passed = true;
+    Finish(call, std::move(response));
+  }
+
   void Finish(const std::shared_ptr<Call>& call, RestResponse response) {
     if (call->finished) return;
     call->finished = true;
+    call->send_timer.reset();  // cancels it; no timer outlives its call's end
+    response.sent = call->written;
+    response.queued =
+        call->written
+            ? call->queued
+            : std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - call->created);
     ++requests_;
     active_.erase(call);
     auto done = std::move(call->done);
@@ -336,15 +353,26 @@ class RestClient::Impl {
       std::string token = CurrentToken();
       watch->connection->Stream(
           BuildRequest("GET", watch->path, "", "", token), options_.request_timeout,
-          watch->inactivity, [watch](int status) { watch->result.status = status; },
+          watch->inactivity,
+          [watch](int status, int retry_after) {
+            watch->result.status = status;
+            watch->result.retry_after_seconds = retry_after;
+            if (watch->on_status && !watch->cancelled) watch->on_status(status);
+          },
           [watch](std::string_view data) { return WatchData(*watch, data); },
           [this, watch, token](beast::error_code ec, bool complete) {
             if (!watch->cancelled && !watch->result.stopped && watch->result.error.empty()) {
               if (complete) {
                 watch->result.completed = watch->result.status == 200;
               } else if (ec) {
-                watch->result.error =
-                    "watch " + watch->path + ": " + DescribeError(ec, watch->inactivity);
+                // After the header, the only deadline is the inactivity one.
+                watch->result.idle_timeout =
+                    ec == beast::error::timeout && watch->result.status != 0;
+                watch->result.error = "watch " + watch->path + ": " +
+                                      (watch->result.idle_timeout
+                                           ? "nothing received for " +
+                                                 std::to_string(watch->inactivity.count()) + " ms"
+                                           : DescribeError(ec, watch->inactivity));
               }
             }
             if (watch->result.status == 401 && config_.token) config_.token->ForceReload();
@@ -389,6 +417,7 @@ class RestClient::Impl {
     if (watch->cancelled) watch->result.stopped = true;
     auto done = std::move(watch->done);
     watch->on_line = nullptr;
+    watch->on_status = nullptr;
     done(std::move(watch->result));
   }
 
@@ -479,77 +508,42 @@ std::shared_ptr<CallHandle> RestClient::SendAsync(std::string method, std::strin
                                                   std::string body, std::string content_type,
                                                   ResponseCallback done,
                                                   std::chrono::milliseconds timeout) {
+  CallOptions options;
+  options.timeout = timeout;
+  return SendAsync(std::move(method), std::move(path), std::move(body), std::move(content_type),
+                   std::move(done), std::move(options));
+}
+
+std::shared_ptr<CallHandle> RestClient::SendAsync(std::string method, std::string path,
+                                                  std::string body, std::string content_type,
+                                                  ResponseCallback done, CallOptions options) {
   auto call = impl_->NewCall(std::move(method), std::move(path), std::move(body),
                              std::move(content_type), std::move(done));
-  call->timeout = timeout.count() > 0 ? timeout : impl_->options_.request_timeout;
+  call->timeout = options.timeout.count() > 0 ? options.timeout : impl_->options_.request_timeout;
+  call->send_by = options.send_by;
+  call->on_written = std::move(options.on_written);
   net::post(impl_->io_, [impl = impl_.get(), call] {
     impl->active_.insert(call);
+    impl->ArmSendDeadline(call);
     impl->Dispatch(call);
   });
   return call;
 }
 
-RestResponse RestClient::Send(const std::string& method, const std::string& path, std::string body,
-                              const std::string& content_type, std::stop_token stop) {
-  if (impl_->OnClientThread()) {
-    return {0, "", method + " " + path + ": a blocking call on the client thread would deadlock"};
-  }
-  std::promise<RestResponse> promise;
-  std::future<RestResponse> future = promise.get_future();
-  auto handle = SendAsync(method, path, std::move(body), content_type,
-                          [&promise](RestResponse r) { promise.set_value(std::move(r)); });
-  std::stop_callback on_stop(stop, [&handle] { handle->Cancel(); });
-  return future.get();
-}
-
-RestResponse RestClient::Get(const std::string& path, std::stop_token stop) {
-  return Send("GET", path, "", "", stop);
-}
-RestResponse RestClient::Post(const std::string& path, std::string body,
-                              const std::string& content_type) {
-  return Send("POST", path, std::move(body), content_type);
-}
-RestResponse RestClient::Put(const std::string& path, std::string body,
-                             const std::string& content_type) {
-  return Send("PUT", path, std::move(body), content_type);
-}
-RestResponse RestClient::Patch(const std::string& path, std::string body,
-                               const std::string& content_type) {
-  return Send("PATCH", path, std::move(body), content_type);
-}
-RestResponse RestClient::Delete(const std::string& path) {
-  return Send("DELETE", path, "", "");
-}
-
 std::shared_ptr<CallHandle> RestClient::WatchAsync(std::string path,
                                                    std::chrono::milliseconds inactivity_timeout,
                                                    LineCallback on_line,
-                                                   std::function<void(WatchResult)> done) {
+                                                   std::function<void(WatchResult)> done,
+                                                   std::function<void(int)> on_status) {
   auto watch = std::make_shared<Impl::WatchCall>();
   watch->impl = impl_.get();
   watch->path = std::move(path);
   watch->inactivity = inactivity_timeout;
   watch->on_line = std::move(on_line);
   watch->done = std::move(done);
+  watch->on_status = std::move(on_status);
   net::post(impl_->io_, [impl = impl_.get(), watch] { impl->StartWatch(watch); });
   return watch;
-}
-
-WatchResult RestClient::Watch(const std::string& path, std::chrono::milliseconds inactivity_timeout,
-                              const LineCallback& on_line, std::stop_token stop) {
-  if (impl_->OnClientThread()) {
-    WatchResult result;
-    result.error = "watch " + path + ": a blocking call on the client thread would deadlock";
-    return result;
-  }
-  std::promise<WatchResult> promise;
-  std::future<WatchResult> future = promise.get_future();
-  auto handle = WatchAsync(path, inactivity_timeout, on_line,
-                           [&promise](WatchResult r) { promise.set_value(std::move(r)); });
-  std::stop_callback on_stop(stop, [&handle] { handle->Cancel(); });
-  WatchResult result = future.get();
-  if (stop.stop_requested()) result.stopped = true;
-  return result;
 }
 
 }  // namespace capext::kube

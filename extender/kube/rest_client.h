@@ -1,7 +1,9 @@
-// RestClient: every call live mode makes to the Kubernetes API server, on ONE client thread of
-// its own (Boost.Beast over Asio). Requests go over a small pool of keep-alive connections with
-// a bounded queue; each has a timeout; a reused connection the server had closed is replaced and
-// the request sent again once; completion callbacks run on the client thread. Watches stream on
+// RestClient: calls to the Kubernetes API server on ONE client thread of its own (Boost.Beast over
+// Asio); live mode runs two, one for Bindings and one for everything else. Requests go over a
+// small pool of keep-alive connections with a bounded queue; each has a timeout and, optionally, a
+// deadline after which it is never sent; a reused connection the server had closed (end of file,
+// reset, or over TLS a stream truncated without close_notify: a killed server) is replaced and the
+// request sent again once; completion callbacks run on the client thread. Watches stream on
 // dedicated connections, their lines handed to a callback on the client thread as they arrive.
 // No thread is created per request.
 //
@@ -22,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -39,7 +42,28 @@ struct RestResponse {
   int status = 0;     // HTTP status code; 0 when no response arrived (see error)
   std::string body;   // the response body, whatever the status
   std::string error;  // why no response arrived (connect, TLS, timeout, cancelled); else empty
+  int retry_after_seconds = -1;  // the Retry-After header; -1 when absent
+  // The request was written (at least partly) to a connection. With status 0 the server may or
+  // may not have acted on it; without `sent` it certainly did not.
+  bool sent = false;
+  // Never sent: CallOptions::send_by passed while the call waited for a connection.
+  bool send_deadline_passed = false;
+  // From SendAsync to the request's write (or, when never sent, to the end of the call).
+  std::chrono::microseconds queued{0};
   bool ok() const { return status >= 200 && status < 300; }
+};
+
+// Per-call options of SendAsync.
+struct CallOptions {
+  // > 0 replaces the client's request_timeout for this call (set-up and exchange).
+  std::chrono::milliseconds timeout{0};
+  // When set, the request is never written to a connection at or after this instant: a call
+  // still waiting for a connection (queued, or its connection still being set up) then finishes
+  // at once with send_deadline_passed and sent == false.
+  std::optional<std::chrono::steady_clock::time_point> send_by;
+  // Runs on the client thread when the request is about to be written (at most once per call
+  // unless a stale-connection or 401 retry writes it again: then once per write).
+  std::function<void()> on_written;
 };
 
 struct RestClientOptions {
@@ -52,12 +76,14 @@ struct RestClientOptions {
 };
 
 struct WatchResult {
-  int status = 0;          // HTTP status of the watch response; 0 when none arrived
-  std::string body;        // the response body when status != 200
-  std::string error;       // why the stream broke (dropped connection, timeout); empty otherwise
-  bool stopped = false;    // ended by a cancel/stop or by on_line returning false
-  bool completed = false;  // the server ended the stream normally (terminating chunk)
-  uint64_t lines = 0;      // complete lines handed to on_line
+  int status = 0;             // HTTP status of the watch response; 0 when none arrived
+  std::string body;           // the response body when status != 200
+  std::string error;          // why the stream broke (dropped connection, timeout); empty otherwise
+  bool stopped = false;       // ended by a cancel/stop or by on_line returning false
+  bool completed = false;     // the server ended the stream normally (terminating chunk)
+  bool idle_timeout = false;  // the stream broke because nothing arrived for inactivity_timeout
+  uint64_t lines = 0;         // complete lines handed to on_line
+  int retry_after_seconds = -1;  // the Retry-After header of the response; -1 when absent
 };
 
 // Cancels one asynchronous call. Cancelling a finished call does nothing. Thread-safe; on the
@@ -94,6 +120,9 @@ class RestClient {
   std::shared_ptr<CallHandle> SendAsync(std::string method, std::string path, std::string body,
                                         std::string content_type, ResponseCallback done,
                                         std::chrono::milliseconds timeout = {});
+  std::shared_ptr<CallHandle> SendAsync(std::string method, std::string path, std::string body,
+                                        std::string content_type, ResponseCallback done,
+                                        CallOptions options);
 
   // Blocking forms. A stop request aborts the call (the result then carries error "cancelled").
   RestResponse Get(const std::string& path, std::stop_token stop = {});
@@ -103,8 +132,10 @@ class RestClient {
                    const std::string& content_type = "application/json");
   RestResponse Patch(const std::string& path, std::string body, const std::string& content_type);
   RestResponse Delete(const std::string& path);
+  // `timeout` > 0 replaces the client's request_timeout for this call.
   RestResponse Send(const std::string& method, const std::string& path, std::string body,
-                    const std::string& content_type, std::stop_token stop = {});
+                    const std::string& content_type, std::stop_token stop = {},
+                    std::chrono::milliseconds timeout = {});
 
   // Called with each complete line of a watch stream (without its '\n'; empty lines skipped).
   // Returning false ends the watch (the connection is closed). The view is valid only during
@@ -114,12 +145,14 @@ class RestClient {
   // GETs `path` (which should carry watch=1) and streams the response body line by line until
   // the server ends it, the connection breaks, `inactivity_timeout` passes without a byte, the
   // callback returns false, or the handle is cancelled. A trailing partial line of a broken
-  // stream is dropped, never delivered. `on_line` and then `done` (once) run on the client
-  // thread; no line is delivered after Cancel() returned on the client thread.
+  // stream is dropped, never delivered. `on_status` (when set) runs once the response header
+  // arrived, with its status, before any line; `on_line` and then `done` (once) run on the
+  // client thread; no line is delivered after Cancel() returned on the client thread.
   std::shared_ptr<CallHandle> WatchAsync(std::string path,
                                          std::chrono::milliseconds inactivity_timeout,
                                          LineCallback on_line,
-                                         std::function<void(WatchResult)> done);
+                                         std::function<void(WatchResult)> done,
+                                         std::function<void(int status)> on_status = {});
 
   // Blocking form of WatchAsync (on_line still runs on the client thread); `stop` cancels.
   WatchResult Watch(const std::string& path, std::chrono::milliseconds inactivity_timeout,

@@ -1,7 +1,9 @@
 #include "extender/live/live_mode.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -11,11 +13,14 @@
 #include "extender/kube/api_discovery.h"
 #include "extender/kube/api_event_sink.h"
 #include "extender/kube/api_writes.h"
-#include "extender/kube/informer_set.h"
 #include "extender/kube/kube_config.h"
 #include "extender/kube/rest_client.h"
+#include "extender/leadership/scheduler_lease_follower.h"
 #include "extender/live/cache_sink.h"
 #include "extender/live/group_sink.h"
+#include "extender/live/live_binder.h"
+#include "extender/live/live_informers.h"
+#include "extender/live/out_of_sync_log.h"
 #include "extender/log.h"
 
 namespace capext {
@@ -26,33 +31,24 @@ std::string Describe(const kube::ApiWriteResult& r) {
                             : fmt::format("HTTP {} {}: {}", r.http_status, r.reason, r.message);
 }
 
-// Binding through the API client: completes on the client thread, no thread per bind. A binding
-// is given the extender's own request deadline: kube-scheduler stops waiting soon after it.
-class LiveBinder final : public PodBinder {
- public:
-  LiveBinder(kube::RestClient* client, std::chrono::milliseconds timeout)
-      : binder_(client), timeout_(timeout) {}
-  void Bind(const BindRequest& r, BindDone done) override {
-    binder_.BindAsync(
-        r.ns, r.name, r.uid, r.node,
-        [done = std::move(done)](kube::ApiWriteResult result) {
-          done(
-              BindOutcome{result.ok, result.http_status, result.ok ? "" : Describe(result), false});
-        },
-        timeout_);
-  }
-
- private:
-  kube::Binder binder_;
-  std::chrono::milliseconds timeout_;
-};
+// The timeout of ordinary writes; each is cut to the tenure left (Leadership::TimeLeft).
+constexpr std::chrono::milliseconds kWriteTimeout{30000};
+constexpr char kNotActing[] = "not sent: this replica does not act (another replica leads)";
 
 // Evictions and nudges are rare: the reclaim loop waits for each on its own thread.
 class LiveEvictor final : public Evictor {
  public:
-  explicit LiveEvictor(kube::RestClient* client) : evictor_(client) {}
+  LiveEvictor(kube::RestClient* client, const Leadership* leadership)
+      : evictor_(client), leadership_(leadership) {}
   EvictOutcome Evict(const Pod& victim, const std::string& reason) override {
-    kube::ApiWriteResult result = evictor_.Evict(victim.ns, victim.name, victim.uid);
+    const std::chrono::milliseconds timeout = leadership_->TimeLeft(kWriteTimeout);
+    if (timeout.count() <= 0) {
+      EvictOutcome not_sent{false, false, kNotActing, 0};
+      not_sent.not_sent = true;
+      return not_sent;
+    }
+    kube::ApiWriteResult result =
+        evictor_.Evict(victim.ns, victim.name, victim.uid, std::nullopt, timeout);
     Log(result.ok ? LogLevel::kInfo : LogLevel::kWarn, "eviction",
         {{"pod", victim.Key()},
          {"reason", reason},
@@ -63,14 +59,18 @@ class LiveEvictor final : public Evictor {
 
  private:
   kube::Evictor evictor_;
+  const Leadership* leadership_;
 };
 
 class LiveNudger final : public RequeueNudger {
  public:
-  explicit LiveNudger(kube::RestClient* client) : annotator_(client) {}
+  LiveNudger(kube::RestClient* client, const Leadership* leadership)
+      : annotator_(client), leadership_(leadership) {}
   bool Nudge(const Pod& pod) override {
+    const std::chrono::milliseconds timeout = leadership_->TimeLeft(kWriteTimeout);
+    if (timeout.count() <= 0) return false;
     kube::ApiWriteResult result =
-        annotator_.MarkForRetry(pod.ns, pod.name, std::chrono::system_clock::now());
+        annotator_.MarkForRetry(pod.ns, pod.name, std::chrono::system_clock::now(), timeout);
     if (!result.ok)
       Log(LogLevel::kWarn, "requeue nudge failed",
           {{"pod", pod.Key()}, {"error", Describe(result)}});
@@ -79,6 +79,55 @@ class LiveNudger final : public RequeueNudger {
 
  private:
   kube::PodAnnotator annotator_;
+  const Leadership* leadership_;
+};
+
+// The reclaim record "<node>@<time>" on the pending pod (capacity-semantics 8).
+class LiveReclaimRecorder final : public ReclaimRecorder {
+ public:
+  LiveReclaimRecorder(kube::RestClient* client, const Leadership* leadership)
+      : annotator_(client), leadership_(leadership) {}
+  std::optional<std::string> Record(const Pod& pod, const std::string& node) override {
+    const std::string record = node + "@" + kube::Rfc3339Millis(std::chrono::system_clock::now());
+    return Write(pod, record) ? std::optional<std::string>(record) : std::nullopt;
+  }
+  bool Clear(const Pod& pod) override { return Write(pod, std::nullopt); }
+
+ private:
+  bool Write(const Pod& pod, const std::optional<std::string>& record) {
+    const std::chrono::milliseconds timeout = leadership_->TimeLeft(kWriteTimeout);
+    if (timeout.count() <= 0) return false;
+    kube::ApiWriteResult result = annotator_.SetReclaimRecord(pod.ns, pod.name, record, timeout);
+    if (!result.ok) {
+      Log(LogLevel::kWarn,
+          record ? "cannot record the reclaim on the pod" : "cannot remove the reclaim record",
+          {{"pod", pod.Key()}, {"error", Describe(result)}});
+    }
+    return result.ok;
+  }
+  kube::PodAnnotator annotator_;
+  const Leadership* leadership_;
+};
+
+// Events are written only while this replica acts (the reclaim controller checks before each
+// flush; this catches the end of a tenure within one).
+class LiveEventSink final : public EventSink {
+ public:
+  LiveEventSink(kube::RestClient* client, const Leadership* leadership)
+      : sink_(client), leadership_(leadership) {}
+  EventWriteResult Create(const EventObject& event) override {
+    if (!leadership_->Leads()) return {EventWriteCode::kFailed, kNotActing};
+    return sink_.Create(event);
+  }
+  EventWriteResult PatchSeries(const std::string& ns, const std::string& name, int32_t count,
+                               int64_t last_observed_us) override {
+    if (!leadership_->Leads()) return {EventWriteCode::kFailed, kNotActing};
+    return sink_.PatchSeries(ns, name, count, last_observed_us);
+  }
+
+ private:
+  kube::ApiEventSink sink_;
+  const Leadership* leadership_;
 };
 
 std::string GroupList(const std::vector<kube::GroupVersion>& groups) {
@@ -102,9 +151,45 @@ class LiveModeImpl final : public LiveMode {
     }
     Log(LogLevel::kInfo, "connecting to the API server",
         {{"server", kube_config.server}, {"from", kube_config.origin}});
-    if (Status s = kube::RestClient::Create(kube_config, {}, &client_); !s.ok()) {
+    const std::string identity =
+        config_.leader_identity.empty() ? HostName() : config_.leader_identity;
+    kube::RestClientOptions client_options;
+    // Tells the replicas apart in the API server's audit log.
+    if (!identity.empty()) client_options.user_agent = "capacity-extender/" + identity;
+    if (Status s = kube::RestClient::Create(kube_config, client_options, &client_); !s.ok()) {
       *error = s.message();
       return false;
+    }
+    // Bindings on a client of their own: never queued behind a relist, a status patch or an
+    // Event, nor those behind binds. /bind bounds the calls (maxBindsInFlight).
+    kube::RestClientOptions bind_options;
+    bind_options.max_connections = static_cast<std::size_t>(config_.bind_connections);
+    bind_options.max_queued = static_cast<std::size_t>(config_.max_binds_in_flight);
+    bind_options.request_timeout = kBindingAnswerTimeout;
+    bind_options.user_agent = client_options.user_agent;
+    if (Status s = kube::RestClient::Create(kube_config, bind_options, &bind_client_); !s.ok()) {
+      *error = s.message();
+      return false;
+    }
+    if (config_.leader_election == "follow-scheduler") {
+      if (identity.empty()) {
+        *error = "leaderElection: follow-scheduler needs leaderIdentity (the hostname is unknown)";
+        return false;
+      }
+      SchedulerLeaseFollower::Options lease;
+      const std::size_t slash = config_.leader_lease.find('/');
+      lease.lease_namespace = config_.leader_lease.substr(0, slash);
+      lease.lease_name = config_.leader_lease.substr(slash + 1);
+      lease.identity = identity;
+      lease.lease_duration = config_.lease_duration;
+      lease.renew_deadline = config_.lease_renew_deadline;
+      lease.check_interval = config_.lease_check_interval;
+      auto follower = std::make_unique<SchedulerLeaseFollower>(client_.get(), lease);
+      follower->Start();
+      follower_ = follower.get();
+      leadership_ = std::move(follower);
+    } else {
+      leadership_ = std::make_unique<SoleReplica>();
     }
     kube::DiscoveredApis apis;
     if (Status s = kube::DiscoverApis(client_.get(), &apis); !s.ok()) {
@@ -119,14 +204,16 @@ class LiveModeImpl final : public LiveMode {
          {"elasticquota", apis.elastic_quota_groups.empty()
                               ? "none (CRD not installed)"
                               : GroupList(apis.elastic_quota_groups)}});
-    base_.resync_period = config_.resync_period;
-    informers_ = std::make_unique<kube::InformerSet>(client_.get(), &sink_, apis);
-    for (auto& options : kube::LiveModeInformers(kube::DiscoveredApis{}, base_))
-      informers_->Add(std::move(options));
+    kube::InformerOptions base;
+    base.resync_period = config_.resync_period;
+    base.watch_idle_timeout = config_.watch_idle_timeout;
+    informers_ =
+        std::make_unique<LiveInformers>(client_.get(), &sink_, base, config_.max_out_of_sync);
     started_ = std::chrono::steady_clock::now();
     informers_->Start();
     ApplyQuotaGroups(apis);
     ApplyGroupApis(apis);
+    cache_->set_sync_source(informers_.get());
     last_discovery_ = std::chrono::steady_clock::now();
     background_ = std::jthread([this](std::stop_token stop) { Background(stop); });
     return true;
@@ -138,31 +225,30 @@ class LiveModeImpl final : public LiveMode {
       wake_.notify_all();
       background_.join();
     }
+    if (follower_ != nullptr) follower_->Stop();  // this replica no longer acts
+    cache_->set_sync_source(nullptr);
     if (informers_) informers_->Stop();
-    for (auto& [group, quota] : quota_informers_)
-      quota.informer->Stop();
-    quota_informers_.clear();
-    for (auto& [resource, informer] : group_informers_)
-      informer->Stop();
-    group_informers_.clear();
     informers_.reset();
     // Calls still in flight (a binding past the drain) complete now, with "cancelled", while
     // the service they answer through still exists. The binder, evictor and nudger must not be
-    // used after Stop().
+    // used after Stop(); the binder refuses on its own from here (a retry that waited for a
+    // cancelled Binding would otherwise bind again from inside the client's destruction).
+    stopping_->store(true);
+    bind_client_.reset();
     client_.reset();
   }
 
   std::unique_ptr<PodBinder> MakeBinder() override {
-    return std::make_unique<LiveBinder>(client_.get(), config_.request_timeout);
+    return MakeLiveBinder(bind_client_.get(), metrics_, stopping_);
   }
   std::unique_ptr<Evictor> MakeEvictor() override {
-    return std::make_unique<LiveEvictor>(client_.get());
+    return std::make_unique<LiveEvictor>(client_.get(), leadership_.get());
   }
   std::unique_ptr<RequeueNudger> MakeNudger() override {
-    return std::make_unique<LiveNudger>(client_.get());
+    return std::make_unique<LiveNudger>(client_.get(), leadership_.get());
   }
   std::unique_ptr<EventSink> MakeEventSink() override {
-    return std::make_unique<kube::ApiEventSink>(client_.get());
+    return std::make_unique<LiveEventSink>(client_.get(), leadership_.get());
   }
   kube::GateSupport ProbeSchedulingGates() override {
     return kube::ProbeSchedulingGates(client_.get(), "default");
@@ -170,106 +256,65 @@ class LiveModeImpl final : public LiveMode {
   std::unique_ptr<kube::GateLifter> MakeGateLifter() override {
     return std::make_unique<kube::GateLifter>(client_.get());
   }
+  std::unique_ptr<ReclaimRecorder> MakeReclaimRecorder() override {
+    return std::make_unique<LiveReclaimRecorder>(client_.get(), leadership_.get());
+  }
+  const Leadership* leadership() const override { return leadership_.get(); }
 
  private:
-  struct QuotaInformer {
-    kube::GroupVersion gv;
-    std::unique_ptr<kube::Informer> informer;
-  };
-
-  // Starts an informer for every ElasticQuota group newly served; stops the informer of a group
-  // no longer served and forgets its quotas. Main thread at Init, then the background thread.
+  // Watches every ElasticQuota group served, and says so when none is. Main thread at Init,
+  // then the background thread.
   void ApplyQuotaGroups(const kube::DiscoveredApis& apis) {
     for (const auto& note : apis.unusable) {
       if (reported_unusable_.insert(note).second) Log(LogLevel::kWarn, note);
     }
-    std::map<std::string, kube::GroupVersion> served;
-    for (const auto& gv : apis.elastic_quota_groups)
-      served[gv.group] = gv;
-    bool changed = false;
-    for (auto it = quota_informers_.begin(); it != quota_informers_.end();) {
-      auto now = served.find(it->first);
-      if (now != served.end() && now->second.version == it->second.gv.version) {
-        ++it;
-        continue;
-      }
-      Log(LogLevel::kWarn, "ElasticQuota API no longer served: its quotas are dropped",
-          {{"api", it->second.gv.ToString()}});
-      it->second.informer->Stop();
-      sink_.Replace(kube::ElasticQuotaResource(it->first), {});
-      it = quota_informers_.erase(it);
-      changed = true;
-    }
-    for (const auto& gv : apis.elastic_quota_groups) {
-      if (quota_informers_.count(gv.group)) continue;
-      auto informer = std::make_unique<kube::Informer>(
-          client_.get(), kube::ElasticQuotaInformer(gv, base_), &sink_);
-      informer->Start();
-      Log(LogLevel::kInfo, "watching ElasticQuotas", {{"api", gv.ToString()}});
-      quota_informers_[gv.group] = QuotaInformer{gv, std::move(informer)};
-      changed = true;
-    }
-    if (changed || quota_informers_.empty()) {
-      std::lock_guard lock(groups_mutex_);
-      quota_groups_.clear();
-      for (const auto& [group, quota] : quota_informers_)
-        quota_groups_.push_back(quota.gv);
-    }
-    if (quota_informers_.empty() && !warned_no_quota_api_) {
+    informers_->ApplyQuotaGroups(apis);
+    const bool none = !informers_->ServesQuotas();
+    if (none && !warned_no_quota_api_) {
       Log(LogLevel::kWarn,
-          "the cluster serves no ElasticQuota API (is the CRD installed?): not ready; discovery "
-          "runs again every discoveryInterval",
+          config_.missing_quota_api == "allow"
+              ? "the cluster serves no ElasticQuota API (is the CRD installed?): pods are placed "
+                "by node fit alone until it does (missingQuotaAPI: allow); discovery runs again "
+                "every discoveryInterval"
+              : "the cluster serves no ElasticQuota API (is the CRD installed?): every pod is "
+                "refused until it does (missingQuotaAPI: refuse); not ready; discovery runs "
+                "again every discoveryInterval",
           {{"interval_ms", std::to_string(config_.discovery_interval.count())}});
     }
-    warned_no_quota_api_ = quota_informers_.empty();
+    warned_no_quota_api_ = none;
   }
 
-  // docs/workloads-live.md "Where group objects come from": an informer for PodGroups and one
-  // for Workloads while their API is served; one no longer served is stopped and its specs
-  // dropped (an empty Replace). Neither holds readiness back. Main thread at Init, then the
+  // docs/workloads-live.md "Where group objects come from": PodGroup and Workload informers
+  // while their API is served (LiveInformers::ApplyGroupApis). Main thread at Init, then the
   // background thread.
-  void ApplyGroupApis(const kube::DiscoveredApis& apis) {
-    const std::pair<const char*, const std::optional<kube::GroupVersion>*> wanted[] = {
-        {kPodGroupsResource, &apis.pod_group}, {kWorkloadsResource, &apis.workload}};
-    for (const auto& [resource, gv] : wanted) {
-      auto it = group_informers_.find(resource);
-      if (gv->has_value() && it == group_informers_.end()) {
-        kube::InformerOptions options = base_;
-        options.resource = resource;
-        options.path = (*gv)->ApiPath() + "/" + resource;
-        auto informer = std::make_unique<kube::Informer>(client_.get(), options, &sink_);
-        informer->Start();
-        Log(LogLevel::kInfo, "watching pod groups",
-            {{"api", (*gv)->ToString()}, {"resource", resource}});
-        group_informers_[resource] = std::move(informer);
-      } else if (!gv->has_value() && it != group_informers_.end()) {
-        Log(LogLevel::kWarn, "pod-group API no longer served: its objects are dropped",
-            {{"resource", resource}});
-        it->second->Stop();
-        group_informers_.erase(it);
-        sink_.Replace(resource, {});
-      }
-    }
-  }
+  void ApplyGroupApis(const kube::DiscoveredApis& apis) { informers_->ApplyGroupApis(apis); }
 
-  // Ready once every informer listed once and at least one ElasticQuota API is served.
+  // /filter decides once every informer listed once, and, under missingQuotaAPI: refuse, once an
+  // ElasticQuota API is served (capacity-semantics 12).
   void UpdateReadiness() {
     std::vector<std::string> unsynced = informers_->UnsyncedResources();
-    for (const auto& [group, quota] : quota_informers_) {
-      if (!quota.informer->HasSynced()) unsynced.push_back(quota.informer->resource());
+    SchedulerCache::QuotaApi api;
+    api.served = informers_->ServesQuotas();
+    api.refuse = config_.missing_quota_api != "allow";
+    if (!api.served) {
+      api.message = fmt::format(
+          "no ElasticQuota API is served (install deploy/crd): neither {}/v1alpha1 nor "
+          "{}/v1alpha1 lists elasticquotas; {}",
+          kube::kElasticQuotaGroup, kube::kLegacyElasticQuotaGroup,
+          api.refuse ? "every pod is refused until one is (missingQuotaAPI: refuse)"
+                     : "pods are placed by node fit alone, no quota is enforced "
+                       "(missingQuotaAPI: allow)");
     }
     std::string reason;
-    if (quota_informers_.empty()) {
-      reason = fmt::format(
-          "no ElasticQuota API is served: neither {}/v1alpha1 nor {}/v1alpha1 lists "
-          "elasticquotas (install the ElasticQuota CRD); quotas cannot be enforced",
-          kube::kElasticQuotaGroup, kube::kLegacyElasticQuotaGroup);
+    if (!api.served && api.refuse) {
+      reason = api.message;
     } else if (!unsynced.empty()) {
       std::string names;
       for (const auto& n : unsynced)
         names += (names.empty() ? "" : ", ") + n;
       reason = "cluster cache not synced yet: waiting for the first list of " + names;
     }
+    cache_->set_quota_api(api);
     cache_->set_not_ready_reason(reason);
     const bool ready = reason.empty();
     if (ready && !cache_->ready() && !logged_sync_) {
@@ -282,7 +327,8 @@ class LiveModeImpl final : public LiveMode {
     cache_->set_ready(ready);
   }
 
-  // Readiness, periodic re-discovery, then status.used write-back every interval.
+  // Readiness, periodic re-discovery, the out-of-sync log, then status.used write-back every
+  // interval while every resource is in sync.
   void Background(std::stop_token stop) {
     std::mutex mutex;
     std::unique_lock lock(mutex);
@@ -300,7 +346,12 @@ class LiveModeImpl final : public LiveMode {
         }
       }
       UpdateReadiness();
-      if (cache_->ready() && config_.status_updates) WriteStatus();
+      const CacheSyncReport report = cache_->SyncReport();
+      out_of_sync_log_.Observe(report);
+      // Only the actor writes status.used (architecture.md, "Two replicas, one actor"), and a
+      // usage computed from a stale cache is not written as the truth.
+      if (cache_->ready() && config_.status_updates && report.AllInSync() && leadership_->Leads())
+        WriteStatus();
       wake_.wait_for(lock, std::min(config_.status_update_interval, std::chrono::milliseconds(200)),
                      [&] { return stop.stop_requested(); });
     }
@@ -338,11 +389,7 @@ class LiveModeImpl final : public LiveMode {
       }
       return out;
     });
-    std::vector<kube::GroupVersion> groups;
-    {
-      std::lock_guard lock(groups_mutex_);
-      groups = quota_groups_;
-    }
+    const std::vector<kube::GroupVersion> groups = informers_->QuotaGroups();
     for (const auto& row : rows) {
       // The status goes to the API group the quota object came from.
       const kube::GroupVersion* gv = nullptr;
@@ -350,8 +397,10 @@ class LiveModeImpl final : public LiveMode {
         if (g.group == row.group) gv = &g;
       }
       if (gv == nullptr) continue;
+      const std::chrono::milliseconds timeout = leadership_->TimeLeft(kWriteTimeout);
+      if (timeout.count() <= 0) break;  // the tenure ended: the next actor writes them
       kube::ApiWriteResult r =
-          kube::StatusPatcher(client_.get(), *gv).PatchUsed(row.ns, row.name, row.used);
+          kube::StatusPatcher(client_.get(), *gv).PatchUsed(row.ns, row.name, row.used, timeout);
       if (r.ok) {
         metrics_->Count("capacity_extender_status_patches_total");
       } else {
@@ -365,16 +414,16 @@ class LiveModeImpl final : public LiveMode {
   SchedulerCache* cache_;
   Metrics* metrics_;
   CacheSink sink_;
-  kube::InformerOptions base_;
   std::unique_ptr<kube::RestClient> client_;
-  std::unique_ptr<kube::InformerSet> informers_;
-  std::map<std::string, QuotaInformer> quota_informers_;  // by group; main/background thread
-  std::map<std::string, std::unique_ptr<kube::Informer>> group_informers_;  // by resource
+  std::unique_ptr<kube::RestClient> bind_client_;  // Bindings only
+  std::shared_ptr<std::atomic<bool>> stopping_ = std::make_shared<std::atomic<bool>>(false);
+  std::unique_ptr<Leadership> leadership_;      // after client_: destroyed before it
+  SchedulerLeaseFollower* follower_ = nullptr;  // leadership_, when it follows a lease
+  std::unique_ptr<LiveInformers> informers_;
+  OutOfSyncLog out_of_sync_log_;  // background thread
   std::set<std::string> reported_unusable_;
   bool warned_no_quota_api_ = false;
   bool logged_sync_ = false;
-  std::mutex groups_mutex_;
-  std::vector<kube::GroupVersion> quota_groups_;
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point last_discovery_{};
   std::chrono::steady_clock::time_point last_status_{};

@@ -1,9 +1,16 @@
 // LiveMode: the extender's truth from a real API server (product.md "Live mode"). Connects with
-// --kubeconfig or in-cluster config, discovers the ElasticQuota group, mirrors pods, nodes,
-// elasticquotas, priorityclasses and poddisruptionbudgets into the SchedulerCache through one
-// writer (list + watch, resume, relist on 410, backoff, periodic resync), marks the cache ready
-// once every informer listed once, and writes ElasticQuota status.used back (merge patch on the
-// status subresource, only when it changed, at most once per interval per quota).
+// --kubeconfig or in-cluster config, discovers the ElasticQuota groups (again every
+// discoveryInterval), mirrors pods, nodes, elasticquotas, priorityclasses and
+// poddisruptionbudgets into the SchedulerCache through one writer (LiveInformers: list + watch,
+// resume, relist on 410, retries that probe the server, periodic resync), marks the cache ready
+// once every informer listed once (and, under missingQuotaAPI: refuse, an ElasticQuota API is
+// served), gives the cache its sync report (cache_sync.h) and logs resources out of sync, and
+// writes ElasticQuota status.used back (merge patch on the status subresource, only when it
+// changed, at most once per interval per quota, never while the cache is out of sync).
+// With leaderElection: follow-scheduler it follows kube-scheduler's leader Lease
+// (SchedulerLeaseFollower); every write it makes on its own (status.used, and through the
+// evictor, nudger, reclaim recorder and event sink it makes) is sent only while leadership()
+// leads, with its timeout cut to the tenure left (architecture.md, "Two replicas, one actor").
 // Thread-safety: Start/Stop from the main thread; the binder/evictor/nudger/event sink are
 // thread-safe.
 #pragma once
@@ -13,6 +20,7 @@
 
 #include "config/extender_config.h"
 #include "extender/kube/gate_writes.h"
+#include "extender/leadership/leadership.h"
 #include "extender/metrics.h"
 #include "extender/pod_binder.h"
 #include "extender/reclaim/reclaim_controller.h"
@@ -39,6 +47,10 @@ class LiveMode {
   // dry-run create in namespace `default`), and the patcher that lifts our gate.
   virtual kube::GateSupport ProbeSchedulingGates() = 0;
   virtual std::unique_ptr<kube::GateLifter> MakeGateLifter() = 0;
+  // Records reclaims on their pods (annotation scheduling.capacity-extender.io/reclaim).
+  virtual std::unique_ptr<ReclaimRecorder> MakeReclaimRecorder() = 0;
+  // Whether this replica acts. Valid until the LiveMode is destroyed.
+  virtual const Leadership* leadership() const = 0;
 };
 
 }  // namespace capext

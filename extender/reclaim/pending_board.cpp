@@ -28,6 +28,11 @@ void PendingBoard::Retain(const std::function<bool(const std::string&)>& keep) {
   std::erase_if(records_, [&](const auto& entry) { return !keep(entry.first); });
 }
 
+void PendingBoard::SetHold(std::optional<Hold> hold) {
+  std::lock_guard lock(mutex_);
+  hold_ = std::move(hold);
+}
+
 void PendingBoard::ReclaimStarted(ReclaimHistoryEntry entry) {
   std::lock_guard lock(mutex_);
   history_.push_back(std::move(entry));
@@ -55,6 +60,7 @@ PendingBoard::Snapshot PendingBoard::Take() const {
     for (const auto& [uid, r] : records_)
       out.pending.push_back(r);
     out.reclaims.assign(history_.rbegin(), history_.rend());
+    out.hold = hold_;
   }
   std::sort(out.pending.begin(), out.pending.end(), [](const auto& a, const auto& b) {
     return std::tie(a.creation_ms, a.ns, a.name) < std::tie(b.creation_ms, b.ns, b.name);

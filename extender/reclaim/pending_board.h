@@ -1,6 +1,7 @@
 // PendingBoard: what GET /pending and /ui show of the reclaim controller. One record per
 // pending pod of a quota namespace (its last verdict, set each time the pod is planned; removed
-// when the pod binds or goes away), and a ring buffer of the last reclaims with their outcome.
+// when the pod binds or goes away), a ring buffer of the last reclaims with their outcome, and
+// why the controller holds off (a cache out of sync), if it does.
 // Thread-safety: every method may be called from any thread (one mutex; Snapshot copies).
 #pragma once
 
@@ -25,6 +26,10 @@ struct PendingPodRecord {
   int64_t creation_ms = 0;  // 0 = unknown
   int64_t verdict_ms = 0;   // when the verdict was reached
   PodVerdict verdict;
+  // kGated only: the admission loop's reason ("QuotaExceeded", "QuotaNever", "GangWaiting",
+  // "NoPlacement", "OtherGates", or "NotActing" on a follower); the verdict's message names the
+  // blocking rule with numbers.
+  std::string gate;
 };
 
 struct ReclaimHistoryEntry {
@@ -47,6 +52,14 @@ class PendingBoard {
   // Removes the records of pods for which keep(uid) is false.
   void Retain(const std::function<bool(const std::string& uid)>& keep);
 
+  // Why the reclaim loop does nothing now (a cache out of sync), and since when; nullopt when it
+  // works.
+  struct Hold {
+    std::string reason;
+    int64_t since_ms = 0;  // Unix milliseconds
+  };
+  void SetHold(std::optional<Hold> hold);
+
   void ReclaimStarted(ReclaimHistoryEntry entry);
   // Sets the outcome of the newest in-flight entry of the pod.
   void ReclaimEnded(const std::string& pod_uid, const std::string& outcome, int64_t ended_ms);
@@ -54,6 +67,7 @@ class PendingBoard {
   struct Snapshot {
     std::vector<PendingPodRecord> pending;      // by creation time, then namespace/name
     std::vector<ReclaimHistoryEntry> reclaims;  // newest first
+    std::optional<Hold> hold;
   };
   Snapshot Take() const;
   std::size_t size() const;
@@ -63,6 +77,7 @@ class PendingBoard {
   mutable std::mutex mutex_;
   std::map<std::string, PendingPodRecord> records_;  // by uid
   std::deque<ReclaimHistoryEntry> history_;          // oldest first
+  std::optional<Hold> hold_;
 };
 
 }  // namespace capext

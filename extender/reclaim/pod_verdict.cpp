@@ -39,6 +39,8 @@ const char* VerdictName(VerdictCode code) {
       return "ReclaimRefused";
     case VerdictCode::kReclaimBackoff:
       return "ReclaimBackoff";
+    case VerdictCode::kGated:
+      return "Gated";
   }
   return "Unknown";
 }
@@ -49,6 +51,7 @@ bool WritesEvent(VerdictCode code) {
 }
 
 const char* VerdictAction(VerdictCode code) {
+  if (code == VerdictCode::kGated) return "Admission";
   return code == VerdictCode::kQuotaExceeded ? "QuotaCheck" : "Reclaim";
 }
 
@@ -97,6 +100,20 @@ std::string RateLimited(std::string_view pod_key, const std::vector<std::string>
       "reclaim for pod {} postponed by the eviction rate limit ({} per second cluster-wide, {} "
       "per minute per namespace): it would evict {} on node {}",
       pod_key, per_second, per_namespace_per_minute, Join(victims), node);
+}
+
+std::string WaitingForRecordedReclaim(std::string_view pod_key, std::string_view node) {
+  return fmt::format(
+      "reclaim for pod {} in progress on node {} (recorded on the pod by the replica that "
+      "started it); the room there is held for this pod until it binds",
+      pod_key, node);
+}
+
+std::string NotActing(std::string_view plan_reason) {
+  return fmt::format(
+      "this replica does not act (the replica whose kube-scheduler holds the leader lease does); "
+      "that one would do this: {}",
+      plan_reason);
 }
 
 std::string NoReclaimPossible(std::string_view plan_reason) {

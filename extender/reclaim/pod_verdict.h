@@ -23,10 +23,13 @@ enum class VerdictCode {
   kReclaimRefused,     // evictions refused by a PodDisruptionBudget, or postponed by the
                        // eviction rate limit
   kReclaimBackoff,     // waiting after evictions that failed for another reason
+  kGated,              // gate mode: still carries our scheduling gate; the admission loop's
+                       // verdict (docs/workloads-live.md, "Why a pod waits"); it writes its own
+                       // Events, so the reclaim controller never does
 };
 
 // "Fits", "AwaitingScheduler", "Unschedulable", "QuotaExceeded", "WaitingForReclaim",
-// "ReclaimRefused", "ReclaimBackoff".
+// "ReclaimRefused", "ReclaimBackoff", "Gated".
 const char* VerdictName(VerdictCode code);
 // True for the codes written as Warning Events (kube-scheduler cannot show them).
 bool WritesEvent(VerdictCode code);
@@ -62,8 +65,12 @@ std::string RefusedByDisruptionBudget(std::string_view pod_key,
 std::string EvictionsFailed(std::string_view pod_key, const std::vector<RefusedEviction>& failures);
 std::string RateLimited(std::string_view pod_key, const std::vector<std::string>& victims,
                         std::string_view node, double per_second, int per_namespace_per_minute);
+// A reclaim this replica follows from the record on the pod (another replica started it).
+std::string WaitingForRecordedReclaim(std::string_view pod_key, std::string_view node);
 std::string NoReclaimPossible(std::string_view plan_reason);
 std::string DryRun(std::string_view plan_reason);
+// A follower's verdict where the actor would evict (architecture.md, "Two replicas, one actor").
+std::string NotActing(std::string_view plan_reason);
 inline constexpr std::string_view kFits =
     "a node and the quota take it now: kube-scheduler will place it";
 inline constexpr std::string_view kAwaitingScheduler =

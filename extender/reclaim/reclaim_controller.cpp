@@ -32,6 +32,7 @@ ReclaimController::ReclaimController(SchedulerCache* cache, Metrics* metrics,
       budget_(options.max_evictions_per_second, options.max_evictions_per_namespace_per_minute) {
   metrics_->DeclareHistogram("capacity_extender_reclaim_pending_to_bound_seconds",
                              "Time from the start of a reclaim to the pod's binding.");
+  metrics_->SetGauge("capacity_extender_reclaim_held", 0);
   cache_->Write([&](ClusterState& state) {
     state.EnableChangeJournal(options_.journal_capacity);
     return 0;
@@ -71,57 +72,9 @@ void ReclaimController::Stop() {
   if (events_thread_.joinable()) events_thread_.join();
 }
 
-std::map<std::string, std::string> ReclaimController::InFlight() const {
-  std::lock_guard lock(mutex_);
-  std::map<std::string, std::string> out;
-  for (const auto& [uid, r] : in_flight_)
-    out[r.pod_key] = r.node;
-  return out;
-}
-
-void ReclaimController::TrackInFlight(int64_t now_ms) {
-  std::vector<std::string> done;
-  std::lock_guard lock(mutex_);
-  for (auto& [uid, r] : in_flight_) {
-    struct View {
-      bool exists, bound, nominated, victims_gone;
-    };
-    View v = cache_->Read([&](const ClusterState& state) {
-      const NormalizedPod* pod = state.FindPod(uid);
-      bool gone = true;
-      for (const auto& victim : r.victim_uids)
-        gone = gone && state.FindPod(victim) == nullptr;
-      return View{pod != nullptr, pod != nullptr && pod->IsBound(),
-                  state.FindOurNomination(uid) != nullptr, gone};
-    });
-    if (v.bound) {
-      metrics_->Count("capacity_extender_reclaims_completed_total");
-      metrics_->Observe("capacity_extender_reclaim_pending_to_bound_seconds",
-                        static_cast<double>(now_ms - r.started_ms) / 1000.0);
-      board_.ReclaimEnded(uid, "bound", now_ms);
-      Log(LogLevel::kInfo, "reclaim completed", {{"pod", r.pod_key}, {"node", r.node}});
-      done.push_back(uid);
-    } else if (!v.exists || !v.nominated) {
-      metrics_->Count("capacity_extender_reclaims_expired_total");
-      board_.ReclaimEnded(uid, v.exists ? "expired" : "pod-deleted", now_ms);
-      Log(LogLevel::kWarn, "reclaim ended without a binding",
-          {{"pod", r.pod_key},
-           {"node", r.node},
-           {"reason", v.exists ? "nomination expired" : "pod deleted"}});
-      done.push_back(uid);
-    } else if (v.victims_gone && !r.nudged && nudger_ != nullptr) {
-      const NormalizedPod pod =
-          cache_->Read([&](const ClusterState& state) { return *state.FindPod(uid); });
-      r.nudged = nudger_->Nudge(pod);
-      if (r.nudged) metrics_->Count("capacity_extender_requeue_nudges_total");
-    }
-  }
-  for (const auto& uid : done)
-    in_flight_.erase(uid);
-}
-
 void ReclaimController::MaybeNudge(const NormalizedPod& pod, int64_t now_ms, WakeRule* wake) {
   if (!options_.requeue_nudge || nudger_ == nullptr || !pod.unschedulable_condition) return;
+  if (!Acts()) return;  // the new actor plans every pod again
   const std::string key = pod.store_key();
   auto it = last_nudge_ms_.find(key);
   if (it != last_nudge_ms_.end() && now_ms - it->second < options_.requeue_nudge_interval_ms) {
@@ -182,7 +135,9 @@ PodVerdict ReclaimController::NoEviction(const NormalizedPod& pod, const Plan& p
       v.node = it->second.node;
       v.victims = it->second.victim_keys;
       v.reclaim_started_ms = it->second.started_ms;
-      v.message = verdicts::WaitingForReclaim(pod.Key(), v.victims, v.node);
+      v.message = it->second.recorded_elsewhere
+                      ? verdicts::WaitingForRecordedReclaim(pod.Key(), v.node)
+                      : verdicts::WaitingForReclaim(pod.Key(), v.victims, v.node);
     } else {
       v.message = plan.reason;
     }
@@ -197,6 +152,14 @@ PodVerdict ReclaimController::NoEviction(const NormalizedPod& pod, const Plan& p
   v.message = dry_run                              ? verdicts::DryRun(plan.reason)
               : options_.mode == ReclaimMode::kOff ? verdicts::NoReclaimPossible("reclaim is off")
                                                    : verdicts::NoReclaimPossible(plan.reason);
+  return v;
+}
+
+PodVerdict ReclaimController::FollowerVerdict(const NormalizedPod& pod, WakeRule* wake) {
+  const Plan plan = PlanFor(pod, {});
+  *wake = WakeRuleFor(plan);
+  PodVerdict v = NoEviction(pod, plan, false);
+  if (plan.decision == ReclaimDecision::kEvict) v.message = verdicts::NotActing(plan.reason);
   return v;
 }
 
@@ -233,8 +196,17 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
   std::vector<RefusedEviction> refusals;
   bool all_by_pdb = true;
   int max_retry_after_seconds = 0;
+  // The record of a reclaim that ends without an eviction is removed (while this replica acts):
+  // it would otherwise hold the room in every replica for nothing.
+  bool recorded = false;
+  auto drop_record = [&] {
+    if (!recorded || records_ == nullptr || !Acts()) return;
+    recorded = false;
+    records_->Clear(pod);
+  };
   // Every candidate tried was refused: back off (doubling), or as long as Retry-After says.
   auto back_off = [&] {
+    drop_record();
     RefusalBackoff& b = refused_[pod_uid];
     b.backoff_ms = b.backoff_ms == 0 ? options_.refusal_backoff_ms
                                      : std::min(b.backoff_ms * 2, options_.max_refusal_backoff_ms);
@@ -261,6 +233,7 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
     const Plan plan = PlanFor(pod, excluded);
     *wake = WakeRuleFor(plan);
     if (plan.decision == ReclaimDecision::kFitsNow) {
+      drop_record();
       MaybeNudge(pod, now_ms, wake);
       return NoEviction(pod, plan, false);
     }
@@ -284,6 +257,7 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
     }
     // All victims of a plan or none: tokens are only taken when the whole plan fits the budget.
     if (!budget_.HasRoomFor(victim_namespaces, now_ms)) {
+      drop_record();
       Log(LogLevel::kWarn, "reclaim postponed: eviction rate limit reached",
           {{"pod", pod.Key()}, {"victims", names}});
       metrics_->CountDecision("reclaim", "rate-limited");
@@ -298,14 +272,36 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
                                         budget_.per_namespace_per_minute());
       return v;
     }
+    if (!Acts()) return FollowerVerdict(pod, wake);  // stopped acting during this pass
+    // Recorded on the pod before the first eviction, so that a replica taking over knows.
+    if (records_ != nullptr) {
+      std::optional<std::string> record = records_->Record(pod, plan.node);
+      if (!record) {
+        refusals.push_back({victim_keys.front(), plan.node,
+                            "not evicted: the reclaim could not be recorded on the pod"});
+        all_by_pdb = false;
+        return back_off();
+      }
+      recorded = true;
+      seen_records_[pod_uid] = *record;  // ours: never adopted
+    }
     for (const auto& ns : victim_namespaces)
       budget_.Take(ns, now_ms);
     Log(LogLevel::kInfo, "reclaim started",
         {{"pod", pod.Key()}, {"node", plan.node}, {"victims", names}, {"reason", plan.reason}});
     std::optional<EvictOutcome> refusal;
     std::vector<std::string> evicted, evicted_keys;
+    bool stopped_acting = false;
     for (const auto& v : plan.victims) {
-      EvictOutcome outcome = evictor_->Evict(v, fmt::format("reclaim for {}", pod.Key()));
+      // Checked before every eviction: a replica that lost the lease stops at once.
+      EvictOutcome outcome =
+          Acts() ? evictor_->Evict(v, fmt::format("reclaim for {}", pod.Key())) : EvictOutcome{};
+      if (!outcome.ok && (outcome.not_sent || !Acts())) {
+        stopped_acting = true;
+        Log(LogLevel::kWarn, "reclaim cut short: this replica stopped acting",
+            {{"pod", pod.Key()}, {"node", plan.node}, {"victim", v.Key()}});
+        break;
+      }
       if (!outcome.ok) {
         Log(LogLevel::kWarn, "eviction refused",
             {{"victim", v.Key()},
@@ -323,6 +319,9 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
     // The victims not evicted (the refused one and those after it) give their tokens back.
     for (std::size_t i = evicted.size(); i < plan.victims.size(); ++i)
       budget_.GiveBack(plan.victims[i].ns, now_ms);
+    // Nothing evicted: the record stays for the next actor, which holds the room until the
+    // nomination expires (architecture.md, "Reclaims survive the move").
+    if (stopped_acting && evicted.empty()) return FollowerVerdict(pod, wake);
     if (refusal && evicted.empty()) {
       excluded.push_back(plan.node);  // try the next candidate
       max_retry_after_seconds = std::max(max_retry_after_seconds, refusal->retry_after_seconds);
@@ -361,14 +360,44 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
   return none;
 }
 
+void ReclaimController::Hold(const std::string& reason, int64_t now_ms) {
+  if (!held_since_ms_) {
+    held_since_ms_ = now_ms;
+    // Waiting for the first lists is expected at every start: not worth a warning.
+    Log(cache_->ready() ? LogLevel::kWarn : LogLevel::kInfo,
+        "reclaim held: nothing is planned, evicted or expired", {{"reason", reason}});
+  }
+  board_.SetHold(PendingBoard::Hold{reason, *held_since_ms_});
+  metrics_->SetGauge("capacity_extender_reclaim_held", 1);
+  metrics_->Count("capacity_extender_reclaim_held_passes_total");
+}
+
 int ReclaimController::RunOnce() {
   const int64_t now = cache_->NowMs();
   last_pass_ = PassStats{};
+  // Nothing is decided on a cache that is out of sync (capacity-semantics 12): no plan, no
+  // eviction, no expiry of a reservation the watch cannot confirm now, no nudge.
+  if (const std::string hold = cache_->SyncReport().Hold(); !hold.empty()) {
+    Hold(hold, now);
+    return 0;
+  }
+  if (held_since_ms_) {
+    Log(LogLevel::kInfo, "reclaim resumed: the cache is in sync",
+        {{"held_ms", std::to_string(now - *held_since_ms_)}});
+    held_since_ms_.reset();
+    board_.SetHold(std::nullopt);
+    metrics_->SetGauge("capacity_extender_reclaim_held", 0);
+  }
+  const bool acts = Acts();
+  if (acts && !acted_last_pass_) rederive_ = true;  // a new actor plans every pod again
+  acted_last_pass_ = acts;
   // Reservations and nominations expire here whatever the mode: a binding the watch never
   // confirms must not hold quota forever.
   cache_->Write([&](ClusterState& state) { return state.Expire(now).size(); });
-  TrackInFlight(now);
+  TrackInFlight(now, acts);
   LearnChanges();
+  AdoptRecords(now);
+  if (acts) ClearEndedRecords();
   index_.WakeDue(now);
 
   struct PendingPod {
@@ -410,6 +439,8 @@ int ReclaimController::RunOnce() {
     } else if (options_.require_unschedulable_condition && !pod.unschedulable_condition) {
       verdict.code = VerdictCode::kAwaitingScheduler;
       verdict.message = std::string(verdicts::kAwaitingScheduler);
+    } else if (!acts) {
+      verdict = FollowerVerdict(pod, &wake);
     } else {
       bool reclaim_started = false;
       verdict = ReclaimFor(pod, now, &reclaim_started, &wake);

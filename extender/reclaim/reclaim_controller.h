@@ -7,7 +7,10 @@
 // pods that kube-scheduler marked unschedulable but that fit now (a quota raised, usage dropped:
 // kubernetes#127290), never a pod that still cannot fit.
 // Safety: a global evictions-per-second budget and a per-namespace per-minute budget; never a
-// second reclaim for a pod in flight; a dry-run mode that only logs the plan.
+// second reclaim for a pod in flight; a dry-run mode that only logs the plan. A pass does
+// nothing at all (no plan, eviction, expiry or nudge) while the cache is out of sync
+// (SchedulerCache::SyncReport, capacity-semantics 12): it says why on the board (/pending), in
+// capacity_extender_reclaim_held and in the log.
 //
 // Every pod it looks at gets a verdict (pod_verdict.h), kept on the PendingBoard (GET /pending)
 // and, when an EventRecorder is attached, turned into a Warning Event on the pod. Events are
@@ -61,6 +64,16 @@
 // The events thread learns which pods were bound or went away from the journal too (a cursor of
 // its own), so their Events stop at its next flush even when they are not planned.
 //
+// Two replicas, one actor (architecture.md): every write it makes on its own (the reclaim record,
+// evictions, requeue nudges, Events) is sent only while its Leadership leads, checked just before
+// each one. A follower plans and publishes verdicts (GET /pending) but writes nothing; when it
+// becomes the actor it plans every pending pod again. Before evicting for a pod, the actor records
+// the reclaim on the pod (ReclaimRecorder); every replica turns a record it did not write into
+// its own nomination and an in-flight reclaim (AdoptRecords), so the room stays held and no
+// victim is chosen twice across a change of actor. A reclaim in flight is nudged once its
+// victims are gone and the pod fits on its node; when its nomination expires first, the actor
+// removes the record.
+//
 // Thread-safety: RunOnce is called from one thread (the controller's own, or a test), and
 // FlushEvents from one thread; InFlight and board() from any thread.
 #pragma once
@@ -77,6 +90,7 @@
 #include "core/quota_admission.h"
 #include "core/reclaim_planner.h"
 #include "core/victim_selection.h"
+#include "extender/leadership/leadership.h"
 #include "extender/metrics.h"
 #include "extender/reclaim/event_recorder.h"
 #include "extender/reclaim/eviction_budget.h"
@@ -91,6 +105,7 @@ struct EvictOutcome {
   bool refused_by_pdb = false;  // 429: try another candidate, or later
   std::string error;
   int retry_after_seconds = 0;  // the API server's Retry-After for a refusal, when it gave one
+  bool not_sent = false;        // this replica stopped acting before the request could go out
 };
 
 // Removes one victim. Embedded: deletes it from the cache. Live: POSTs pods/{name}/eviction.
@@ -106,6 +121,19 @@ class RequeueNudger {
   virtual ~RequeueNudger() = default;
   virtual bool Nudge(const Pod& pod) = 0;
 };
+
+// Records an in-flight reclaim on its pending pod, so that a replica taking over knows it (live:
+// the annotation scheduling.capacity-extender.io/reclaim, "<node>@<time>"), and removes it.
+class ReclaimRecorder {
+ public:
+  virtual ~ReclaimRecorder() = default;
+  // The record written, or nullopt when the write failed (logged by the recorder).
+  virtual std::optional<std::string> Record(const Pod& pod, const std::string& node) = 0;
+  virtual bool Clear(const Pod& pod) = 0;
+};
+
+// The node of a reclaim record ("<node>@<time>"); "" when malformed.
+std::string ReclaimRecordNode(std::string_view record);
 
 enum class ReclaimMode { kOff, kDryRun, kOn };
 
@@ -144,6 +172,12 @@ class ReclaimController {
   // Verdicts become Events through `recorder`, written to `sink`. REQUIRES: before Start();
   // both outlive the controller.
   void RecordEvents(EventRecorder* recorder, EventSink* sink);
+  // Acts only while `leadership` leads (without one: always). REQUIRES: before Start(); it
+  // outlives the controller.
+  void FollowLeadership(const Leadership* leadership);
+  // Records reclaims on their pods through `recorder` (without one: no records, e.g. embedded
+  // mode with its single replica). REQUIRES: before Start(); it outlives the controller.
+  void RecordReclaimsWith(ReclaimRecorder* recorder);
 
   // One pass. Returns the number of reclaims started.
   int RunOnce();
@@ -179,6 +213,7 @@ class ReclaimController {
     std::vector<std::string> victim_keys;
     int64_t started_ms = 0;
     bool nudged = false;
+    bool recorded_elsewhere = false;  // adopted from the pod's record: the victims are unknown
   };
   struct RefusalBackoff {
     int64_t until_ms = 0;
@@ -205,8 +240,22 @@ class ReclaimController {
                int64_t now_ms);
   void PublishLocked(const NormalizedPod& pod, const std::string& quota, PodVerdict verdict,
                      int64_t now_ms);
-  void TrackInFlight(int64_t now_ms);
+  void TrackInFlight(int64_t now_ms, bool acts);
+  // A pass that does nothing because the cache is out of sync: board, gauge, log.
+  void Hold(const std::string& reason, int64_t now_ms);
   void MaybeNudge(const NormalizedPod& pod, int64_t now_ms, WakeRule* wake);
+  // Whether this replica may write now (Leadership; always without one).
+  bool Acts() const;
+  // A follower's verdict and wake rule: the plan, without acting on it.
+  PodVerdict FollowerVerdict(const NormalizedPod& pod, WakeRule* wake);
+
+  // reclaim_controller_in_flight.cpp: reclaims recorded on pods.
+  // Notes a pending pod's record for adoption when this replica has not seen it yet.
+  void NoteRecord(const NormalizedPod& pod);
+  // Turns the records noted since the last pass into nominations and in-flight reclaims.
+  void AdoptRecords(int64_t now_ms);
+  // The actor removes the records of reclaims that ended without a binding.
+  void ClearEndedRecords();
 
   // reclaim_controller_index.cpp: keeping the PendingIndex in step with the state.
   // Reads the journal's changes since the last pass and wakes the pods they concern.
@@ -229,6 +278,15 @@ class ReclaimController {
   ReclaimControllerOptions options_;
   EventRecorder* recorder_ = nullptr;
   EventSink* sink_ = nullptr;
+  const Leadership* leadership_ = nullptr;
+  ReclaimRecorder* records_ = nullptr;
+  bool acted_last_pass_ = false;  // a follower that starts acting re-derives every pending pod
+  bool rederive_ = false;
+  // Reclaim records by pod uid: the last one seen or written (kept while the pod is tracked),
+  // those noted for adoption, and those to remove (their reclaim ended without a binding).
+  std::map<std::string, std::string> seen_records_;
+  std::map<std::string, std::string> records_to_adopt_;
+  std::set<std::string> records_to_clear_;
   PendingBoard board_;
 
   mutable std::mutex mutex_;                          // guards in_flight_ for InFlight()
@@ -252,6 +310,7 @@ class ReclaimController {
   const ChangeJournal* journal_seen_ = nullptr;  // the journal `cursor_` belongs to
   uint64_t cursor_ = 0;
   PassStats last_pass_;
+  std::optional<int64_t> held_since_ms_;  // RunOnce's thread: holding since (cache out of sync)
   // The events thread's own place in the journal.
   const ChangeJournal* events_journal_seen_ = nullptr;
   uint64_t events_cursor_ = 0;

@@ -77,6 +77,8 @@ EventFlushStats ReclaimController::FlushEvents() {
     }
     return 0;
   });
+  // Only the actor writes Events; a follower keeps them due (the new actor writes them).
+  if (!Acts()) return {};
   EventFlushStats stats = recorder_->Flush(cache_->NowMs(), *sink_);
   if (stats.created > 0)
     metrics_->Count("capacity_extender_events_total", "write", "create", stats.created);

@@ -39,7 +39,8 @@ void ReclaimController::LearnChanges() {
     }
     journal_seen_ = journal;
     cursor_ = journal->last_sequence();
-    if (changes.overflowed) {
+    if (changes.overflowed || rederive_) {
+      rederive_ = false;
       Rederive(state);
       return 0;
     }
@@ -113,6 +114,7 @@ void ReclaimController::Rederive(const ClusterState& state) {
     if (!IsPendingQuotaPod(state, pod)) continue;
     pending.insert(key);
     index_.Track(key, pod.ns, pod.priority, pod.creation_ms);
+    NoteRecord(pod);
   }
   for (const auto& uid : index_.All()) {
     if (!pending.contains(uid)) Forget(uid);
@@ -120,6 +122,8 @@ void ReclaimController::Rederive(const ClusterState& state) {
   auto is_pending = [&](const std::string& uid) { return pending.contains(uid); };
   std::erase_if(refused_, [&](const auto& entry) { return !is_pending(entry.first); });
   std::erase_if(last_nudge_ms_, [&](const auto& entry) { return !is_pending(entry.first); });
+  std::erase_if(seen_records_, [&](const auto& entry) { return !is_pending(entry.first); });
+  std::erase_if(records_to_clear_, [&](const std::string& uid) { return !is_pending(uid); });
   board_.Retain(is_pending);
   if (recorder_ != nullptr) recorder_->Retain(is_pending);
   index_.WakeAll();
@@ -132,12 +136,16 @@ bool ReclaimController::Refresh(const ClusterState& state, const std::string& ui
     return false;
   }
   index_.Track(uid, pod->ns, pod->priority, pod->creation_ms);
+  NoteRecord(*pod);
   return true;
 }
 
 void ReclaimController::Forget(const std::string& uid) {
   refused_.erase(uid);
   last_nudge_ms_.erase(uid);
+  seen_records_.erase(uid);
+  records_to_adopt_.erase(uid);
+  records_to_clear_.erase(uid);
   if (!index_.Tracks(uid)) return;  // never planned: nothing published about it
   index_.Untrack(uid);
   board_.Remove(uid);

@@ -14,7 +14,15 @@ ExtenderService::ExtenderService(SchedulerCache* cache, Metrics* metrics, NodeSc
       scoring_(scoring),
       more_important_(std::move(more_important)),
       binder_(binder),
-      options_(options) {}
+      options_(options),
+      flights_([this](BindFlights::Waiter waiter, const BindFlights::FlightView& flight) {
+        WaiterDeadline(std::move(waiter), flight);
+      }) {
+  metrics_->DeclareHistogram("capacity_extender_bind_queue_wait_seconds",
+                             "Time a Binding waited for a connection of the Binding client.",
+                             Metrics::Scale::kLatency);
+  metrics_->AddGauge("capacity_extender_binds_in_flight", 0);  // rendered from the start
+}
 
 DecisionPod::DecisionPod(const ClusterState& state, const Pod& wire_pod) {
   const std::string key = StoreKeyOf(wire_pod);

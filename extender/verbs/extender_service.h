@@ -6,11 +6,11 @@
 // Thread-safety: every method may be called concurrently from many threads.
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 
 #include "core/node_score.h"
@@ -19,6 +19,7 @@
 #include "extender/metrics.h"
 #include "extender/pod_binder.h"
 #include "extender/scheduler_cache.h"
+#include "extender/verbs/bind_flights.h"
 #include "extender/wire/extender_wire.h"
 
 namespace capext {
@@ -29,6 +30,10 @@ struct ServiceOptions {
   // How long filter mode's group holds last when the PodGroup sets no timeout (config
   // gangScheduleTimeout; docs/workloads.md, "Filter mode").
   int64_t gang_schedule_timeout_ms = 120'000;
+  // No Binding is sent later than this after its /bind arrived (bindDeadline).
+  std::chrono::milliseconds bind_deadline{4000};
+  // Binds reserved and waiting for their Binding's end, at most (maxBindsInFlight).
+  std::size_t max_binds_in_flight = 2048;
 };
 
 class ExtenderService {
@@ -39,8 +44,11 @@ class ExtenderService {
   http::Response Filter(std::string& body);
   http::Response Prioritize(std::string& body);
   http::Response Preempt(std::string& body);
-  // Answers through `respond`, possibly later from another thread (the binder's completion).
-  void Bind(std::string& body, http::Responder respond);
+  // Answers through `respond`, possibly later from another thread (the binder's completion, or
+  // the bind timer thread for a joined retry). `received`: the request's first byte; its
+  // deadline is received + bind_deadline.
+  void Bind(std::string& body, http::Responder respond,
+            std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now());
   http::Response Quotas() const;
   http::Response Explain(std::string& body);
   // Quota gauges in the Prometheus text format (used, min, max per namespace and resource).
@@ -54,9 +62,30 @@ class ExtenderService {
   void LearnPod(const Pod& pod);
   // Filter mode: holds the need of the pod's starting group once one of its members passed.
   void HoldGroupNeed(const Pod& pod);
-  // Under the cache's lock: the bind check, then the reservation (see bind_verb.cpp).
-  Status CheckAndReserve(const ExtenderBindingArgs& args, BindRequest* request, bool* reserved);
-  void FinishBind(const BindRequest& request, const BindOutcome& outcome);
+  // What CheckAndReserve decided about one /bind.
+  struct BindStep {
+    enum Kind { kAnswer, kJoined, kReserved } kind = kAnswer;
+    Status status;        // kAnswer: ok (success, nothing to do) or the refusal
+    std::string outcome;  // kAnswer: the decision label (capacity_extender_decisions_total)
+  };
+  using BindClock = std::chrono::steady_clock;
+  // A decoded /bind, from its arrival or again after a flight it joined failed.
+  void BindDecoded(ExtenderBindingArgs args, BindClock::time_point received,
+                   BindClock::time_point deadline, http::Responder respond);
+  // Under the cache's lock: the bind check, then the reservation (see bind_verb.cpp). For
+  // kJoined it has taken `respond` into the flight's waiters.
+  BindStep CheckAndReserve(const ExtenderBindingArgs& args, BindClock::time_point received,
+                           BindClock::time_point deadline, http::Responder& respond,
+                           BindRequest* request);
+  void FinishBind(const BindRequest& request, const BindOutcome& outcome,
+                  const http::Responder& respond);
+  // Answers a retry that waited for `request`'s flight, now landed with `outcome`.
+  void ResumeWaiter(BindFlights::Waiter waiter, const BindRequest& request,
+                    const BindOutcome& outcome);
+  // The bind timer thread: a joined retry's deadline came before its flight landed.
+  void WaiterDeadline(BindFlights::Waiter waiter, const BindFlights::FlightView& flight);
+  void AnswerBind(const ExtenderBindingArgs& args, const http::Responder& respond,
+                  const std::string& outcome, const Status& status);
 
   SchedulerCache* cache_;
   Metrics* metrics_;
@@ -64,8 +93,7 @@ class ExtenderService {
   MoreImportantFn more_important_;
   PodBinder* binder_;
   ServiceOptions options_;
-  std::mutex in_flight_mutex_;
-  std::set<std::string> binds_in_flight_;  // pod store keys
+  BindFlights flights_;
 };
 
 // The pod a verb decides about: the cache's normalised copy while it holds the pod pending —

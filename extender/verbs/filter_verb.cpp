@@ -22,9 +22,22 @@ http::Response ExtenderService::Filter(std::string& body) {
   ExtenderArgs args;
   if (Status s = ParseExtenderArgs(body, cache_->decode_options(), &doc, &args); !s.ok())
     return BadRequest("filter", s);
-  if (!cache_->ready() && !options_.ignore_not_ready) {
-    metrics_->CountDecision("filter", "not-ready");
-    return {200, "application/json", EncodeFilterNotReady(), {}};
+  if (!cache_->ready()) {
+    // No ElasticQuota API under missingQuotaAPI: refuse is never overridden (capacity-semantics
+    // 12); ignoreNotReady only lets /filter decide before the first sync.
+    const SchedulerCache::QuotaApi api = cache_->quota_api();
+    if (!api.served && api.refuse) {
+      metrics_->CountDecision("filter", "no-quota-api");
+      return {200, "application/json", EncodeFilterNotReady(api.message), {}};
+    }
+    if (!options_.ignore_not_ready) {
+      metrics_->CountDecision("filter", "not-ready");
+      const std::string reason = cache_->not_ready_reason();
+      return {200,
+              "application/json",
+              EncodeFilterNotReady(reason.empty() ? "cluster cache not synced yet" : reason),
+              {}};
+    }
   }
   LearnPod(args.pod);
 

@@ -91,14 +91,14 @@ bool FilterVerdicts::Encode(const ExtenderArgs& args, std::string* out) const {
   return true;
 }
 
-std::string EncodeFilterNotReady() {
+std::string EncodeFilterNotReady(std::string_view reason) {
   JsonOut w;
   w.StartObject();
   w.Key("NodeNames"), w.Null();
   w.Key("Nodes"), w.Null();
   w.Key("FailedNodes"), w.StartObject(), w.EndObject();
   w.Key("FailedAndUnresolvableNodes"), w.StartObject(), w.EndObject();
-  w.Key("Error"), w.String("capacity-extender: cluster cache not synced yet");
+  w.Key("Error"), w.String("capacity-extender: " + std::string(reason));
   w.EndObject();
   return w.Take();
 }

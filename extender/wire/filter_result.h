@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/status.h"
@@ -35,8 +36,9 @@ class FilterVerdicts {
   std::vector<std::string> rendered_;  // distinct reasons, rendered as JSON strings
 };
 
-// The answer while the cluster cache is not synced: no node, and Error set (kube-scheduler then
-// fails the pod's scheduling cycle and retries it).
-std::string EncodeFilterNotReady();
+// The answer while /filter may not decide (the cluster cache not synced yet, no ElasticQuota API
+// served): no node, and Error "capacity-extender: <reason>" (kube-scheduler then fails the pod's
+// scheduling cycle and retries it).
+std::string EncodeFilterNotReady(std::string_view reason);
 
 }  // namespace capext

@@ -16,11 +16,24 @@ Model (what tests can rely on):
     /_double/compact moves the floor to the current resourceVersion.
   * Watch without resourceVersion (or "0") first sends a synthetic ADDED per existing object
     (captures 27, 28); watch from rv N replays the history after N, then streams live events.
+    A watch from an rv beyond the current one (a double started fresh under an old client) gets
+    one ERROR event, 504 Timeout "Too large resource version" (cause ResourceVersionTooLarge), at
+    once where kube-apiserver's watch cache first waits 3 s for it.
   * A watch ends at timeoutSeconds with an optional BOOKMARK (allowWatchBookmarks=true) carrying
     the current resourceVersion, then the terminating zero-length chunk; the connection stays open.
+    With --bookmark-interval S > 0 (default 0) a watch with allowWatchBookmarks=true also gets a
+    BOOKMARK every S seconds. kube-apiserver 1.26 does not do that for a quiet resource: its watch
+    cache sends bookmarks (about every minute, and 2 s before the timeout) only once its
+    resourceVersion for the resource has moved past what the watch saw; a watch of 5 s on a quiet
+    PriorityClass collection of a real 1.26 ended with no bookmark at all.
   * Pod deletion (DELETE or a successful eviction) is immediate: MODIFIED (deletionTimestamp set,
     grace 0) then DELETED, as the recorded deletion of an unbound grace-0 pod (capture 23).
-    There is no graceful termination.
+    With /_double/graceful_deletion on, a bound pod is deleted as a kubelet would let it go: it
+    stays terminating (deletionTimestamp, deletionGracePeriodSeconds) for that many seconds, then
+    DELETED; deleting or evicting a pod already terminating succeeds and changes nothing (1.26
+    ignores PDBs for terminating pods).
+  * coordination.k8s.io/v1 Leases (create, get, list, watch, update, patch, delete), as leader
+    election writes them: an update whose metadata.resourceVersion is stale gets 409 Conflict.
   * Deviation kept on purpose for test setup: a create keeps the status it was given (the real
     apiserver resets a pod's status to Pending). Namespaces need not exist.
   * Strategic merge patch is applied as a JSON merge patch (enough for labels/annotations);
@@ -40,9 +53,19 @@ Usage:
       [--token T] [--group scheduling.x-k8s.io|scheduling.sigs.k8s.io|both|none]
       [--group-apis podgroups,workloads] [--drop-scheduling-gates]
       [--history N] [--initial-rv N] [--no-request-log] [--tcp-nodelay] [--verbose]
+      [--bookmark-interval S] [--load F [--rv-bump N]] [--unready-ms N]
 Listens on 127.0.0.1 only. Writes the chosen port to F (atomically) once listening.
 With --drop-scheduling-gates, pod creates lose spec.schedulingGates (a 1.26 API server without the
 PodSchedulingReadiness feature gate). POST with ?dryRun=All validates and answers without storing.
+--port P with a fixed P (SO_REUSEADDR) lets a test kill one double and start another on the same
+port, as an API server restarted under its clients. With --load F the new double starts with
+the objects, resourceVersion, uids and ElasticQuota groups a POST /_double/save wrote to F, and
+an empty history (so a watch from any earlier resourceVersion gets 410, as from a restarted
+kube-apiserver whose watch cache starts at the current revision); --rv-bump N moves the
+resourceVersion on by N, as the writes of other clients while it was down would, so that even a
+watch from the last resourceVersion saved gets 410. With --unready-ms N, for N ms
+after it starts listening, GET /readyz answers 500 and every API request 503
+ServiceUnavailable (no Retry-After), as a server still starting.
 With --token, every API request must carry "Authorization: Bearer T" (else 401 as capture 58);
 with --client-ca, a client certificate signed by that CA also authenticates.
 With --no-request-log, API requests are not kept (GET /_double/requests stays empty): for
@@ -61,6 +84,8 @@ Control endpoints for tests (no authentication; JSON bodies; all answer JSON):
   POST /_double/pdb_refusal {"enabled":true,"style":"budget"|"processing"}
   POST /_double/token {"token":"T"|null}      change (or, with null, disable) the accepted token
   POST /_double/delay {"ms":N,"count":-1,"path_prefix":"","method":""}   delay matching requests
+  POST /_double/graceful_deletion {"seconds":N}   bound pods stay terminating N s when deleted
+                                               (0: immediate deletion, the default)
   POST /_double/churn {"resource":"pods","namespace":"ns","prefix":"c-","count":N,
                        "action":"create"|"relabel"|"delete"}   server-side burst of writes
   POST /_double/install_group {"group":"scheduling.sigs.k8s.io"}   serve that ElasticQuota group
@@ -74,7 +99,25 @@ Control endpoints for tests (no authentication; JSON bodies; all answer JSON):
         creates every item as POST on its collection would (namespace from the item's metadata;
         same defaults, uids, events and errors), under one lock: for setting up big clusters.
         Answers {"created":N,"first":RV,"last":RV}; stops at the first invalid item (4xx).
+  POST /_double/fail {"count":N,"code":429,"retry_after":S,"mode":"status"|"reset"|"truncate",
+                      "path_prefix":"","method":"","watch":null|true|false}
+        FAULT INJECTION for the next N API requests that match (method, path prefix, and watch or
+        not; null/absent matches both), in the order rules were added; {"clear":true} drops every
+        rule. Modes: "status" answers `code` with a Status body (reason from the code: 410
+        Expired, 429 TooManyRequests, 500 InternalError, 503 ServiceUnavailable, 504 Timeout) and,
+        with retry_after, a Retry-After header and details.retryAfterSeconds, as kube-apiserver's
+        429s carry; "reset" closes the connection with a TCP RST before any answer (a connection
+        reset); "truncate" answers as usual but cuts the body off halfway and closes the
+        connection (a list body cut off mid-stream; for watch streams use drop_watches).
+  POST /_double/hang_watches {}               FAULT INJECTION: every open watch goes silent (no
+        event, no bookmark, no end at its timeoutSeconds; events wait) but stays open, until the
+        client closes it; watches opened later are normal. Answers {"hung":N}.
+  POST /_double/save {"path":F}               writes every object, the resourceVersion, the uid
+        counter and the ElasticQuota groups to F (for --load in a double started later)
   GET  /_double/requests[?since=SEQ]          request log; POST /_double/requests/clear
+        Each entry: seq, method, path, query, content_type, user_agent, body (first 64 KiB),
+        status, "at" (Unix seconds when it was answered), and "arrived" / "answered": time.monotonic() (CLOCK_MONOTONIC, the clock of C++'s
+        steady_clock on Linux) when its headers had been read and when its answer was written.
   GET  /_double/state                         resourceVersion, history floor, open watches
   GET  /_double/objects?resource=pods[&group=..]   every stored object, sorted by key
   POST /_double/expire_events {}               delete every Event now (as the apiserver's event
@@ -94,6 +137,7 @@ import re
 import select
 import socket
 import ssl
+import struct
 import sys
 import threading
 import time
@@ -172,6 +216,8 @@ def make_resources(eq_groups):
                                          "desiredHealthy": 0, "expectedPods": 0}},
                  has_generation=True),
     ]
+    resources.append(Resource("coordination.k8s.io", "v1", "leases", "Lease", True, True,
+                              {"spec": {}}, status_subresource=False))
     # events.k8s.io/v1 Event: no spec/status; the Go zero value has "eventTime": null.
     resources.append(Resource("events.k8s.io", "v1", "events", "Event", True, True,
                               {"eventTime": None}, status_subresource=False))
@@ -249,6 +295,9 @@ def group_resources_base(group, version):
         return [{"name": "events", "singularName": "event", "namespaced": True, "kind": "Event",
                  "verbs": ALL_VERBS, "shortNames": ["ev"],
                  "storageVersionHash": "r2yiGXH7wu8="}]
+    if group == "coordination.k8s.io" and version == "v1":
+        return [{"name": "leases", "singularName": "lease", "namespaced": True, "kind": "Lease",
+                 "verbs": ALL_VERBS, "storageVersionHash": "gqkMMb/YqFM="}]
     if version == "v1alpha1":  # an ElasticQuota group (capture 07)
         return [
             {"name": "elasticquotas", "singularName": "elasticquota", "namespaced": True,
@@ -534,6 +583,7 @@ class Watcher:
         self.queue = collections.deque()  # (type, object) pairs, objects are never mutated
         self.drop_after = None  # events still to send before dropping; None = no drop armed
         self.partial = False
+        self.hang = False  # silent until the client leaves (hang_watches)
 
     def matches(self, res, namespace):
         return res is self.res and (self.namespace is None or self.namespace == namespace)
@@ -651,6 +701,10 @@ class Api:
         self.binding_failures = []  # queued injected failure codes
         self.pdb_refusal = None  # None or "budget" / "processing"
         self.delays = []  # dicts: ms, count, path_prefix, method
+        self.grace_seconds = 0  # /_double/graceful_deletion
+        self.faults = []  # dicts: count, code, retry_after, mode, path_prefix, method, watch
+        self.bookmark_interval = float(getattr(args, "bookmark_interval", 0) or 0)
+        self.unready_until = 0.0  # time.monotonic() until which the server is "starting"
         self.requests = []
         self.request_seq = 0
         self.request_log = not getattr(args, "no_request_log", False)
@@ -667,6 +721,59 @@ class Api:
             self.requests.append(entry)
             if len(self.requests) > 200000:
                 del self.requests[:100000]
+
+    def fault_for(self, method, path, watch):
+        """The fault rule the request matches, consumed (one of its count), or None."""
+        with self.lock:
+            for f in self.faults:
+                if f["count"] == 0:
+                    continue
+                if f.get("method") and f["method"] != method:
+                    continue
+                if not path.startswith(f.get("path_prefix", "")):
+                    continue
+                if f.get("watch") is not None and bool(f["watch"]) != watch:
+                    continue
+                if f["count"] > 0:
+                    f["count"] -= 1
+                return dict(f)
+        return None
+
+    def starting(self):
+        return time.monotonic() < self.unready_until
+
+    def save(self, path):
+        s = self.store
+        with s.cond:
+            data = {"resourceVersion": s.rv, "uidCounter": s.uid_counter,
+                    "groups": list(self.eq_groups),
+                    "objects": [{"group": r.group, "version": r.version, "plural": r.plural,
+                                 "items": [s.objects[r][k] for k in sorted(s.objects[r])]}
+                                for r in self.resources.values()]}
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(data, f)
+        os.replace(tmp, path)
+        return {"resourceVersion": data["resourceVersion"]}
+
+    def load(self, path):
+        with open(path) as f:
+            data = json.load(f)
+        for g in data.get("groups", []):
+            self.install_group(g)
+        s = self.store
+        with s.cond:
+            s.rv = int(data["resourceVersion"])
+            s.floor = s.rv
+            s.history.clear()
+            s.uid_counter = int(data.get("uidCounter", 0))
+            for entry in data.get("objects", []):
+                res = self.resources.get((entry["group"], entry["version"], entry["plural"]))
+                if res is None:
+                    continue
+                for obj in entry["items"]:
+                    meta = obj.get("metadata", {})
+                    s.objects[res][object_key(meta.get("namespace"), meta["name"])] = obj
 
     def delay_for(self, method, path):
         with self.lock:
@@ -748,8 +855,36 @@ class Api:
                                         "path_prefix": body.get("path_prefix", ""),
                                         "method": body.get("method", "")})
             return 200, {}
+        if path == "/_double/graceful_deletion":
+            with self.lock:
+                self.grace_seconds = max(0, int(body.get("seconds", 0)))
+            return 200, {"seconds": self.grace_seconds}
         if path == "/_double/churn":
             return 200, self.churn(body)
+        if path == "/_double/fail":
+            with self.lock:
+                if body.get("clear"):
+                    self.faults = []
+                else:
+                    mode = body.get("mode", "status")
+                    if mode not in ("status", "reset", "truncate"):
+                        raise bad_request("unknown fault mode " + str(mode))
+                    self.faults.append({
+                        "count": int(body.get("count", 1)), "code": int(body.get("code", 500)),
+                        "retry_after": body.get("retry_after"), "mode": mode,
+                        "path_prefix": body.get("path_prefix", ""),
+                        "method": body.get("method", ""), "watch": body.get("watch")})
+            return 200, {}
+        if path == "/_double/hang_watches":
+            with s.cond:
+                for w in s.watchers:
+                    w.hang = True
+                s.cond.notify_all()
+                return 200, {"hung": len(s.watchers)}
+        if path == "/_double/save":
+            if not body.get("path"):
+                raise bad_request("save needs a path")
+            return 200, self.save(body["path"])
         if path == "/_double/expire_events":
             events = self.resources[("events.k8s.io", "v1", "events")]
             with s.cond:
@@ -983,6 +1118,15 @@ class Api:
                 if rv < s.floor:
                     return None, [("ERROR", status_body(
                         410, "Expired", "too old resource version: %d (%d)" % (rv, s.floor)))]
+                if rv > s.rv:
+                    # A resourceVersion this server never had (it was started fresh): as the
+                    # watch cache answers once its 3 s wait for it runs out (not waited here).
+                    return None, [("ERROR", status_body(
+                        504, "Timeout",
+                        "Timeout: Too large resource version: %d, current: %d" % (rv, s.rv),
+                        {"causes": [{"reason": "ResourceVersionTooLarge",
+                                     "message": "Too large resource version"}],
+                         "retryAfterSeconds": 1}))]
                 for ev in s.history:
                     if ev.rv > rv and w.matches(ev.res, ev.namespace):
                         initial.append((ev.type, ev.obj))
@@ -1153,6 +1297,23 @@ class Api:
     def delete_locked(self, res, key, old):
         s = self.store
         ns = old["metadata"].get("namespace")
+        if res.plural == "pods" and old["metadata"].get("deletionTimestamp"):
+            return old  # already terminating: its deletion is under way
+        with self.lock:
+            grace = self.grace_seconds
+        if res.plural == "pods" and grace > 0 and (old.get("spec") or {}).get("nodeName"):
+            marked = copy.deepcopy(old)
+            # As the apiserver writes it: the time the grace period ends.
+            marked["metadata"]["deletionTimestamp"] = (
+                datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=grace)
+            ).strftime("%Y-%m-%dT%H:%M:%SZ")
+            marked["metadata"]["deletionGracePeriodSeconds"] = grace
+            marked = s.commit(res, key, ns, "MODIFIED", marked, old)
+            uid = marked["metadata"]["uid"]
+            timer = threading.Timer(grace, self.finish_deletion, (res, key, uid))
+            timer.daemon = True
+            timer.start()
+            return marked
         if res.plural == "pods":
             marked = copy.deepcopy(old)
             marked["metadata"]["deletionTimestamp"] = now_rfc3339()
@@ -1160,6 +1321,14 @@ class Api:
             old = s.commit(res, key, ns, "MODIFIED", marked, old)
         s.commit(res, key, ns, "DELETED", old, old)
         return old
+
+    def finish_deletion(self, res, key, uid):
+        """The end of a graceful deletion: the kubelet reported the pod gone."""
+        s = self.store
+        with s.cond:
+            obj = s.objects[res].get(key)
+            if obj is not None and obj["metadata"]["uid"] == uid:
+                s.commit(res, key, obj["metadata"].get("namespace"), "DELETED", obj, obj)
 
     def bind(self, pods, ns, name, body):
         with self.lock:
@@ -1224,7 +1393,8 @@ class Api:
             with self.lock:
                 style = self.pdb_refusal
             phase = (pod.get("status") or {}).get("phase", "Pending")
-            if style and phase not in ("Pending", "Succeeded", "Failed"):
+            terminating = bool(pod["metadata"].get("deletionTimestamp"))
+            if style and phase not in ("Pending", "Succeeded", "Failed") and not terminating:
                 pdbs = self.resources[("policy", "v1", "poddisruptionbudgets")]
                 labels = pod["metadata"].get("labels") or {}
                 for pdb in sorted(self.store.objects[pdbs].values(),
@@ -1313,6 +1483,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         entry, self.log_entry = self.log_entry, None
         if entry is not None:
             entry["status"] = self.status_code
+            entry["at"] = time.time()
+            entry["answered"] = time.monotonic()
             self.api.record(entry)
 
     def common_headers(self, content_type):
@@ -1340,11 +1512,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 part = data[i:i + 4096]
                 out += b"%x\r\n" % len(part) + part + b"\r\n"
             out += b"0\r\n\r\n"
-            self.wfile.write(bytes(out))
         else:
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
-            self.wfile.write(data)
+            out = data
+        if getattr(self, "truncate", False):
+            # Fault injection: half the body, then the connection goes away.
+            self.truncate = False
+            self.wfile.write(bytes(out[:len(out) // 2]))
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+        self.wfile.write(bytes(out))
 
     def send_json(self, code, obj, headers=None):
         # Go's json.Encoder ends every document with a newline (capture 33: 79 bytes + "\n").
@@ -1361,6 +1543,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return bool(getpeercert and getpeercert())
 
     def dispatch(self, method):
+        arrived = time.monotonic()  # before the body is read or any delay is slept
         url = urllib.parse.urlsplit(self.path)
         path = url.path.rstrip("/") or "/"
         query = urllib.parse.parse_qs(url.query, keep_blank_values=True)
@@ -1370,7 +1553,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.log_entry = None
         if self.api.request_log and not path.startswith("/_double/"):
             self.log_entry = {"method": method, "path": path, "query": url.query,
-                              "content_type": content_type,
+                              "arrived": arrived, "content_type": content_type,
+                              "user_agent": self.headers.get("User-Agent") or "",
                               "body": body[:65536].decode("utf-8", "replace")}
         try:
             if path.startswith("/_double/"):
@@ -1384,6 +1568,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
             delay = self.api.delay_for(method, path)
             if delay > 0:
                 time.sleep(delay)  # a delay a test asked for
+            if self.api.starting():
+                if method == "GET" and path == "/readyz":
+                    self.send_bytes(500, b"[-]poststarthook/double-starting failed: not finished\n"
+                                    b"readyz check failed\n", "text/plain; charset=utf-8")
+                    return
+                raise ApiError(503, status_body(503, "ServiceUnavailable",
+                                                "the server is currently unable to handle the "
+                                                "request (the double is starting)"))
+            watch = query.get("watch", ["false"])[0] in ("true", "1", "True")
+            fault = self.api.fault_for(method, path, watch)
+            if fault is not None and self.inject(fault):
+                return
             if not self.authenticated():
                 raise ApiError(401, status_body(401, "Unauthorized", "Unauthorized"))
             self.route(method, path, query, content_type, body)
@@ -1404,6 +1600,34 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                                 "apiserver_double bug: %r" % e))
         finally:
             self.record_request()  # when no answer was sent (client gone)
+
+    FAULT_REASONS = {410: "Expired", 429: "TooManyRequests", 500: "InternalError",
+                     503: "ServiceUnavailable", 504: "Timeout"}
+
+    def inject(self, fault):
+        """Applies a fault rule; True when the request is answered (or dropped) by it."""
+        mode = fault["mode"]
+        if mode == "reset":
+            self.record_request()
+            self.close_connection = True
+            try:
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                           struct.pack("ii", 1, 0))
+                self.connection.close()
+            except OSError:
+                pass
+            return True
+        if mode == "truncate":
+            self.truncate = True
+            return False  # answered as usual, cut off in send_bytes
+        code = fault["code"]
+        details = None
+        headers = {}
+        if fault.get("retry_after") is not None:
+            details = {"retryAfterSeconds": int(fault["retry_after"])}
+            headers["Retry-After"] = str(int(fault["retry_after"]))
+        raise ApiError(code, status_body(code, self.FAULT_REASONS.get(code, "InternalError"),
+                                         "injected fault %d" % code, details), headers)
 
     def parse_json(self, body, kind):
         try:
@@ -1499,17 +1723,34 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(b"0\r\n\r\n")
             return
         deadline = time.monotonic() + timeout
+        interval = api.bookmark_interval if watcher.bookmarks else 0
+        next_bookmark = time.monotonic() + interval if interval > 0 else None
         try:
             while True:
                 with s.cond:
+                    while watcher.hang:
+                        # Silent and never ending, until the client goes away.
+                        s.cond.wait(0.2)
+                        if self.client_gone():
+                            return
                     while True:
-                        left = deadline - time.monotonic()
-                        if watcher.queue or watcher.drop_after == 0 or left <= 0:
+                        now = time.monotonic()
+                        left = deadline - now
+                        if watcher.queue or watcher.drop_after == 0 or left <= 0 or watcher.hang:
                             break
+                        if next_bookmark is not None and now >= next_bookmark:
+                            next_bookmark = now + interval
+                            watcher.queue.append(("BOOKMARK", s.bookmark_object(res)))
+                            break
+                        wait = min(left, 0.5)
+                        if next_bookmark is not None:
+                            wait = min(wait, max(next_bookmark - now, 0.001))
                         # Wait in slices so a client that went away is noticed.
-                        s.cond.wait(min(left, 0.5))
+                        s.cond.wait(wait)
                         if not watcher.queue and self.client_gone():
                             return
+                    if watcher.hang:
+                        continue
                     batch = []
                     while watcher.queue and (watcher.drop_after is None or
                                              len(batch) < watcher.drop_after):
@@ -1548,6 +1789,11 @@ class DoubleServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
     ssl_context = None
+    # The listen backlog, as Go's listener asks (the kernel caps it at net.core.somaxconn).
+    # socketserver's default of 5 drops connections of a burst (hundreds of clients connecting at
+    # once): the client's connect may complete while the server has not accepted it yet, and its
+    # request then waits in the kernel for seconds, or until a SYN retry a second later.
+    request_queue_size = 4096
 
     def finish_request(self, request, client_address):
         # The TLS handshake runs here, on the connection's own thread, so a slow client cannot
@@ -1582,9 +1828,18 @@ def main():
     parser.add_argument("--no-request-log", action="store_true")
     parser.add_argument("--tcp-nodelay", action="store_true")
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--bookmark-interval", type=float, default=0.0)
+    parser.add_argument("--load")
+    parser.add_argument("--rv-bump", type=int, default=0)
+    parser.add_argument("--unready-ms", type=int, default=0)
     args = parser.parse_args()
 
     api = Api(args)
+    if args.load:
+        api.load(args.load)
+        with api.store.cond:  # writes made while it was down (leases, events...)
+            api.store.rv += args.rv_bump
+            api.store.floor = api.store.rv
     Handler.api = api
     Handler.verbose = args.verbose
     Handler.disable_nagle_algorithm = args.tcp_nodelay
@@ -1597,6 +1852,8 @@ def main():
             ctx.verify_mode = ssl.CERT_OPTIONAL
         server.ssl_context = ctx
     api.port = server.server_address[1]
+    if args.unready_ms > 0:
+        api.unready_until = time.monotonic() + args.unready_ms / 1000.0
     if args.port_file:
         tmp = args.port_file + ".tmp"
         with open(tmp, "w") as f:

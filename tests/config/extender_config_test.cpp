@@ -105,7 +105,8 @@ TEST_CASE("flags: both spellings, booleans bare or with a value, last one wins")
   std::vector<ConfigDiagnostic> diagnostics;
   REQUIRE(Parse({"--port", "9000", "--listen-address=0.0.0.0", "--cross-node-reclaim",
                  "--status-updates=false", "--body-limit", "1Mi", "--request-timeout=3s",
-                 "--max-evictions-per-second", "0.5", "--port=9001"},
+                 "--max-evictions-per-second", "0.5", "--port=9001", "--bind-deadline=4500ms",
+                 "--max-binds-in-flight", "64", "--bind-connections=8"},
                 &config, &diagnostics));
   CHECK(diagnostics.empty());
   CHECK(config.port == 9001);
@@ -115,6 +116,9 @@ TEST_CASE("flags: both spellings, booleans bare or with a value, last one wins")
   CHECK(config.body_limit == 1024 * 1024);
   CHECK(config.request_timeout == milliseconds(3000));
   CHECK(config.max_evictions_per_second == 0.5);
+  CHECK(config.bind_deadline == milliseconds(4500));
+  CHECK(config.max_binds_in_flight == 64);
+  CHECK(config.bind_connections == 8);
 }
 
 TEST_CASE("flags: every problem is reported, with the flag named") {
@@ -260,6 +264,22 @@ TEST_CASE("validation: policy names, modes and cross-field rules") {
       {[](ExtenderConfig* c) { c->max_evictions_per_second = 0; },
        "maxEvictionsPerSecond: must be larger than 0"},
       {[](ExtenderConfig* c) { c->body_limit = 0; }, "bodyLimit: must be larger than 0"},
+      {[](ExtenderConfig* c) { c->bind_deadline = milliseconds(0); },
+       "bindDeadline: must be longer than 0"},
+      {[](ExtenderConfig* c) { c->max_binds_in_flight = 0; },
+       "maxBindsInFlight: 0 is outside 1..1000000"},
+      {[](ExtenderConfig* c) { c->bind_connections = 2000; },
+       "bindConnections: 2000 is outside 1..1024"},
+      {[](ExtenderConfig* c) { c->leader_election = "lease"; },
+       "leaderElection: unknown leader election mode \"lease\""},
+      {[](ExtenderConfig* c) { c->leader_lease = "kube-scheduler"; },
+       "leaderLease: \"kube-scheduler\" must be namespace/name"},
+      {[](ExtenderConfig* c) { c->leader_lease = "kube-system/"; },
+       "leaderLease: \"kube-system/\" must be namespace/name"},
+      {[](ExtenderConfig* c) { c->lease_renew_deadline = milliseconds(15000); },
+       "leaseRenewDeadline: 15000 ms must be shorter than leaseDuration (15000 ms)"},
+      {[](ExtenderConfig* c) { c->lease_check_interval = milliseconds(6000); },
+       "leaseCheckInterval: 6000 ms must be at most half of leaseRenewDeadline (10000 ms)"},
   };
   for (const auto& c : cases) {
     INFO(c.expected);

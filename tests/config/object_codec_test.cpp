@@ -36,7 +36,8 @@ const char* const kFullPod = R"({
   "metadata": {
     "name": "train", "namespace": "ml", "uid": "u-train",
     "creationTimestamp": "2026-01-01T00:00:00Z", "deletionTimestamp": "2026-01-01T00:05:00Z",
-    "labels": {"app": "train"}, "annotations": {"example.com/gpu-model": "V100"},
+    "labels": {"app": "train"}, "annotations": {"example.com/gpu-model": "V100",
+                    "scheduling.capacity-extender.io/reclaim": "n2@2026-01-01T00:00:05.000Z"},
     "managedFields": [{"manager": "kubectl"}]
   },
   "spec": {
@@ -87,6 +88,7 @@ TEST_CASE("DecodePod reads everything decisions need", "[object_codec]") {
   CHECK(pod.terminating);
   CHECK(pod.labels == Labels{{"app", "train"}});
   CHECK(pod.accelerator_model == "V100");
+  CHECK(pod.reclaim_record == "n2@2026-01-01T00:00:05.000Z");
   CHECK(pod.node_name == "n1");
   CHECK(pod.nominated_node_name == "n2");
   CHECK(pod.scheduler_name == "default-scheduler");
@@ -138,6 +140,7 @@ TEST_CASE("DecodePod: the accelerator annotation is read only when configured", 
   Pod pod;
   REQUIRE(DecodePodJson(kFullPod, &pod).ok());
   CHECK(pod.accelerator_model.empty());
+  CHECK(pod.reclaim_record == "n2@2026-01-01T00:00:05.000Z");  // always read
 }
 
 TEST_CASE("DecodePod phases", "[object_codec]") {

@@ -269,6 +269,10 @@ TEST_CASE("stream decoder: member choice, nulls, case, duplicates and NULs as Go
       R"({"metadata":{"name":"p","annotations":{"ti.cloud.tencent.com/gpu-type":7}}})",
       R"({"metadata":{"name":"p","annotations":{"TI.cloud.tencent.com/GPU-type":"A100"}}})",
       R"({"metadata":{"name":"p","annotations":[]}})",
+      R"({"metadata":{"name":"p","annotations":{"scheduling.capacity-extender.io/reclaim":"n2@t"}}})",
+      R"({"metadata":{"name":"p","annotations":{"scheduling.capacity-extender.io/reclaim":null}}})",
+      R"({"metadata":{"name":"p","annotations":{"scheduling.capacity-extender.io/reclaim":1}}})",
+      R"({"metadata":{"name":"p","annotations":{"a":"b","scheduling.capacity-extender.io/reclaim":"x","ti.cloud.tencent.com/gpu-type":"V100"}}})",
       // Nodes.
       R"({"kind":"Node","metadata":{"name":"n","namespace":7,"uid":[]},"spec":{"unschedulable":"true","taints":[{"key":"k","effect":"NoSchedule"}]},"status":{"capacity":{"cpu":"8"},"allocatable":{"cpu":"7"}}})",
       R"({"kind":"Node","metadata":{"name":"n"},"status":{"capacity":{"cpu":"8"},"allocatable":{}}})",

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -17,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "config/duration_text.h"
+#include "config/extender_config.h"
 #include "tests/support/test_paths.h"
 
 namespace {
@@ -167,9 +170,10 @@ TEST_CASE("deploy base renders with every expected kind", "[deploy]") {
   std::set<std::string> kinds;
   for (const YAML::Node& d : rendered.docs)
     kinds.insert(Str(d["kind"]));
-  for (const char* kind : {"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding",
-                           "Role", "RoleBinding", "ConfigMap", "Deployment", "Service",
-                           "ValidatingWebhookConfiguration", "CustomResourceDefinition"}) {
+  for (const char* kind :
+       {"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding",
+        "ConfigMap", "Deployment", "Service", "ValidatingWebhookConfiguration",
+        "CustomResourceDefinition", "PodDisruptionBudget"}) {
     INFO("kind " << kind);
     CHECK(kinds.count(kind) == 1);
   }
@@ -186,6 +190,21 @@ TEST_CASE("deploy base renders with every expected kind", "[deploy]") {
     else
       CHECK(ns == "capacity-extender");
   }
+}
+
+TEST_CASE("the extender's bind deadline leaves a margin under kube-scheduler's httpTimeout",
+          "[deploy]") {
+  // architecture.md "How a /bind travels": a Binding sent at the deadline must still be answered
+  // before kube-scheduler gives up.
+  REQUIRE_RENDERED();
+  const Configs c = LoadConfigs(rendered);
+  std::chrono::milliseconds http_timeout{0}, bind_deadline{0};
+  std::string error;
+  REQUIRE(capext::ParseDuration(Str(c.scheduler["extenders"][0]["httpTimeout"]), &http_timeout,
+                                &error));
+  REQUIRE(capext::ParseDuration(Str(c.extender["bindDeadline"]), &bind_deadline, &error));
+  CHECK(bind_deadline + std::chrono::milliseconds(500) <= http_timeout);
+  CHECK(bind_deadline == capext::ExtenderConfig{}.bind_deadline);  // deploy/ uses the default
 }
 
 TEST_CASE("scheduler config, extender config and sidecar agree on the extender port", "[deploy]") {
@@ -406,7 +425,7 @@ TEST_CASE("RBAC grants no wildcards and exactly the extender's verbs", "[deploy]
   for (const char* role :
        {"ClusterRole:capacity-extender", "ClusterRole:system:kube-scheduler",
         "ClusterRole:system:volume-scheduler", "Role:extension-apiserver-authentication-reader",
-        "Role:capacity-scheduler-leader-election"}) {
+        "Role:capacity-scheduler-leader-election", "Role:capacity-extender-lease-reader"}) {
     INFO(role);
     CHECK(bound.count(role) == 1);
   }
@@ -422,6 +441,62 @@ TEST_CASE("RBAC grants no wildcards and exactly the extender's verbs", "[deploy]
     for (const YAML::Node& n : rule["resourceNames"])
       named_lease = named_lease || Str(n) == Str(le["resourceName"]);
   CHECK(named_lease);
+}
+
+TEST_CASE(
+    "two replicas, one actor: spread, budgeted, rolled one at a time, following the "
+    "scheduler's lease",
+    "[deploy]") {
+  REQUIRE_RENDERED();
+  const Configs c = LoadConfigs(rendered);
+  const YAML::Node spec = c.deployment["spec"];
+  CHECK(spec["replicas"].as<int>() == 2);
+  CHECK(Str(spec["strategy"]["type"]) == "RollingUpdate");
+  CHECK(spec["strategy"]["rollingUpdate"]["maxUnavailable"].as<int>() == 1);
+  CHECK(spec["strategy"]["rollingUpdate"]["maxSurge"].as<int>() == 0);
+  const YAML::Node labels = spec["template"]["metadata"]["labels"];
+  auto selects_pods = [&](const YAML::Node& match_labels) {
+    if (!match_labels.IsMap() || match_labels.size() == 0) return false;
+    for (const auto& kv : match_labels)
+      if (Str(labels[kv.first.as<std::string>()]) != Str(kv.second)) return false;
+    return true;
+  };
+  // Required anti-affinity: never two on one node.
+  const YAML::Node terms = spec["template"]["spec"]["affinity"]["podAntiAffinity"]
+                               ["requiredDuringSchedulingIgnoredDuringExecution"];
+  REQUIRE(terms.IsSequence());
+  REQUIRE(terms.size() == 1);
+  CHECK(Str(terms[0]["topologyKey"]) == "kubernetes.io/hostname");
+  CHECK(selects_pods(terms[0]["labelSelector"]["matchLabels"]));
+  // A drain takes at most one.
+  const auto pdb = Find(rendered, "PodDisruptionBudget", "capacity-scheduler");
+  REQUIRE(pdb);
+  CHECK(Str((*pdb)["metadata"]["namespace"]) == "capacity-extender");
+  CHECK((*pdb)["spec"]["maxUnavailable"].as<int>() == 1);
+  CHECK(selects_pods((*pdb)["spec"]["selector"]["matchLabels"]));
+
+  // The sidecars follow the scheduler's own lease, with its lease duration and a margin.
+  const YAML::Node le = c.scheduler["leaderElection"];
+  CHECK(le["leaderElect"].as<bool>());
+  CHECK(Str(c.extender["leaderElection"]) == "follow-scheduler");
+  CHECK(Str(c.extender["leaderLease"]) ==
+        Str(le["resourceNamespace"]) + "/" + Str(le["resourceName"]));
+  CHECK(Str(c.extender["leaseDuration"]) == Str(le["leaseDuration"]));
+  CHECK(Str(c.extender["leaseDuration"]) == "15s");
+  CHECK(Str(c.extender["leaseRenewDeadline"]) == "10s");
+  CHECK(Str(c.extender["leaderIdentity"]).empty());  // the hostname: the pod name
+  // The sidecar may read that lease, and only read it.
+  const auto reader = Find(rendered, "Role", "capacity-extender-lease-reader");
+  REQUIRE(reader);
+  CHECK(Str((*reader)["metadata"]["namespace"]) == Str(le["resourceNamespace"]));
+  REQUIRE((*reader)["rules"].size() == 1);
+  const YAML::Node rule = (*reader)["rules"][0];
+  CHECK(Str(rule["apiGroups"][0]) == "coordination.k8s.io");
+  CHECK(Str(rule["resources"][0]) == "leases");
+  REQUIRE(rule["resourceNames"].size() == 1);
+  CHECK(Str(rule["resourceNames"][0]) == Str(le["resourceName"]));
+  REQUIRE(rule["verbs"].size() == 1);
+  CHECK(Str(rule["verbs"][0]) == "get");
 }
 
 TEST_CASE("ElasticQuota CRD is compatible with scheduler-plugins'", "[deploy]") {

@@ -59,6 +59,7 @@ using namespace std::chrono_literals;
 
 constexpr char kToken[] = "live-e2e-token";
 constexpr char kRetryAnnotation[] = "scheduling.capacity-extender.io/retry";
+constexpr char kReclaimRecordAnnotation[] = "scheduling.capacity-extender.io/reclaim";
 constexpr char kEqPath[] = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/";
 
 // ---- small helpers ---------------------------------------------------------------------------
@@ -374,6 +375,15 @@ class LiveCluster {
       if (r.method == method && EndsWith(r.path, suffix)) out.push_back(std::move(r));
     return out;
   }
+  // PATCHes of pods whose path ends with `suffix` that set `annotation`: requeue nudges
+  // (kRetryAnnotation) or reclaim records (kReclaimRecordAnnotation).
+  std::vector<LoggedRequest> Annotating(const char* annotation, const std::string& suffix,
+                                        int64_t since = 0) {
+    std::vector<LoggedRequest> out;
+    for (auto& r : Matching("PATCH", suffix, since))
+      if (Contains(r.body, annotation)) out.push_back(std::move(r));
+    return out;
+  }
 
   // ExtenderArgs as kube-scheduler 1.26 sends them (nodeCacheCapable: NodeNames), with the pod
   // exactly as the API server has it.
@@ -595,7 +605,10 @@ TEST_CASE("live: seed-002 reclaim evicts exactly job-b, nudges job-2, which then
   REQUIRE(evicted);
   // The nudge comes once job-b is gone.
   const bool nudged = Poll(
-      [&] { return !cluster.Matching("PATCH", "/namespaces/eq2/pods/job-2", since).empty(); }, 5s);
+      [&] {
+        return !cluster.Annotating(kRetryAnnotation, "/namespaces/eq2/pods/job-2", since).empty();
+      },
+      5s);
   CHECK(nudged);
   std::this_thread::sleep_for(1000ms);  // five more reclaim rounds: no second eviction
 
@@ -610,9 +623,16 @@ TEST_CASE("live: seed-002 reclaim evicts exactly job-b, nudges job-2, which then
     CHECK(pods.count(kept) == 1);
   CHECK(cluster.Matching("DELETE", "", since).empty());
 
-  auto nudges = cluster.Matching("PATCH", "/namespaces/eq2/pods/job-2", since);
+  auto nudges = cluster.Annotating(kRetryAnnotation, "/namespaces/eq2/pods/job-2", since);
   REQUIRE(nudges.size() == 1);
   CHECK(nudges[0].seq > evictions[0].seq);
+  // The reclaim was recorded on job-2 before the eviction (another replica would follow it), and
+  // nothing else patched job-2.
+  auto records = cluster.Annotating(kReclaimRecordAnnotation, "/namespaces/eq2/pods/job-2", since);
+  REQUIRE(records.size() == 1);
+  CHECK(records[0].seq < evictions[0].seq);
+  CHECK(Contains(records[0].body, "\"n2@"));
+  CHECK(cluster.Matching("PATCH", "/namespaces/eq2/pods/job-2", since).size() == 2);
   CHECK(Contains(nudges[0].body, kRetryAnnotation));
   CHECK(Contains(cluster.Object("pods", "eq2/job-2"), kRetryAnnotation));
 
@@ -952,7 +972,12 @@ TEST_CASE("live: a PDB refusal (429) on the only candidate evicts nothing, keeps
   // job-2 stays pending: never bound, never nudged (it still cannot fit).
   CHECK(cluster.ObjectField("pods", "eq2/job-2", {"spec", "nodeName"}).empty());
   CHECK(cluster.Matching("POST", "/binding", since).empty());
-  CHECK(cluster.Matching("PATCH", "/pods/job-2", since).empty());
+  CHECK(cluster.Annotating(kRetryAnnotation, "/pods/job-2", since).empty());
+  // Each attempt recorded the reclaim on job-2 and, nothing evicted, removed the record again.
+  const auto patches = cluster.Matching("PATCH", "/pods/job-2", since);
+  CHECK(patches.size() ==
+        cluster.Annotating(kReclaimRecordAnnotation, "/pods/job-2", since).size());
+  CHECK_FALSE(Contains(cluster.Object("pods", "eq2/job-2"), kReclaimRecordAnnotation));
   CHECK(Contains(cluster.extender().Log(), "eviction refused"));
   auto quotas = cluster.Quotas();
   CHECK(quotas["eq1"].used == "8");
@@ -1011,7 +1036,8 @@ TEST_CASE("live: a PDB refusal (429) moves the reclaim on to the next candidate 
   CHECK(pods.count("eq1/nb-a") == 1);
   CHECK(pods.count("eq1/job-a") == 1);
   // Nominated on n3: the nudge follows, and the filter passes n3 only.
-  CHECK(Poll([&] { return !cluster.Matching("PATCH", "/pods/job-2", since).empty(); }, 3s));
+  CHECK(Poll([&] { return !cluster.Annotating(kRetryAnnotation, "/pods/job-2", since).empty(); },
+             3s));
   ClientResponse filter =
       cluster.Post("/filter", cluster.FilterArgs("eq2", "job-2", {"n1", "n2", "n3"}));
   rapidjson::Document doc = ParseBody(filter);

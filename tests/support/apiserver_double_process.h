@@ -1,7 +1,8 @@
 // Test support for the tests that need an API server: runs
 // tests/apiserver_double/apiserver_double.py (a TEST DOUBLE of kube-apiserver) as a child process
 // on 127.0.0.1, port 0, and talks to its control endpoints. The process is killed by PID when the
-// object goes away.
+// object goes away. Crash() kills it at once and Revive() starts a new double process on the same
+// port, fresh or with the objects Save() wrote: an API server restarted under its clients.
 #pragma once
 
 #include <rapidjson/document.h>
@@ -109,6 +110,7 @@ class ApiServerDouble {
     std::string client_ca;
     std::string ca_for_clients;  // PEM file Config() puts into KubeConfig::ca_pem
     int history = 100000;
+    double bookmark_interval_s = 0;  // periodic BOOKMARKs of watches (0: only at the timeout)
   };
 
   explicit ApiServerDouble(Options options) : options_(std::move(options)) { Start(); }
@@ -120,6 +122,26 @@ class ApiServerDouble {
   bool started() const { return port_ > 0; }
   // Stops the double now (SIGTERM, then SIGKILL): its connections close under their clients.
   void Stop() { Kill(); }
+  // Kills the double at once (SIGKILL), as kill -9 an API server.
+  void Crash() { Kill(SIGKILL); }
+  // Writes the double's objects, resourceVersion and uids to a file of dir(); returns its path
+  // ("" on failure).
+  std::string Save() {
+    const std::string path = dir_.File("state.json");
+    return Control("save", R"({"path":")" + path + R"("})").empty() ? "" : path;
+  }
+  // Starts a new double process on the same port (after Crash() or Stop()): with `state_file`,
+  // from what Save() wrote (empty history: every earlier resourceVersion is 410), its
+  // resourceVersion moved on by `rv_bump`; with `unready_ms`, answering /readyz 500 and every
+  // API request 503 for that long. Returns started().
+  bool Revive(const std::string& state_file = "", int unready_ms = 0, int rv_bump = 0) {
+    Kill();
+    load_ = state_file;
+    unready_ms_ = unready_ms;
+    rv_bump_ = rv_bump;
+    Start(port_);
+    return started();
+  }
   const std::string& error() const { return error_; }
   int port() const { return port_; }
   std::string url() const {
@@ -216,15 +238,27 @@ class ApiServerDouble {
   }
 
  private:
-  void Start() {
+  void Start(int port = 0) {
     std::string port_file = dir_.File("port");
     std::string log_file = dir_.File("double.log");
-    std::vector<std::string> args = {
-        "python3",     kDoubleScript,
-        "--port",      "0",
-        "--port-file", port_file,
-        "--group",     options_.group.empty() ? "none" : options_.group,
-        "--history",   std::to_string(options_.history)};
+    std::remove(port_file.c_str());
+    port_ = 0;
+    error_.clear();
+    std::vector<std::string> args = {"python3",
+                                     kDoubleScript,
+                                     "--port",
+                                     std::to_string(port),
+                                     "--port-file",
+                                     port_file,
+                                     "--group",
+                                     options_.group.empty() ? "none" : options_.group,
+                                     "--history",
+                                     std::to_string(options_.history),
+                                     "--bookmark-interval",
+                                     std::to_string(options_.bookmark_interval_s)};
+    if (!load_.empty())
+      args.insert(args.end(), {"--load", load_, "--rv-bump", std::to_string(rv_bump_)});
+    if (unready_ms_ > 0) args.insert(args.end(), {"--unready-ms", std::to_string(unready_ms_)});
     if (!options_.token.empty()) args.insert(args.end(), {"--token", options_.token});
     if (!options_.group_apis.empty())
       args.insert(args.end(), {"--group-apis", options_.group_apis});
@@ -238,7 +272,7 @@ class ApiServerDouble {
       // If the test binary dies without running destructors (abort, sanitizer), so does the
       // double: no orphaned servers.
       prctl(PR_SET_PDEATHSIG, SIGKILL);
-      FILE* log = std::fopen(log_file.c_str(), "w");
+      FILE* log = std::fopen(log_file.c_str(), "a");
       if (log != nullptr) {
         dup2(fileno(log), 1);
         dup2(fileno(log), 2);
@@ -273,10 +307,10 @@ class ApiServerDouble {
     Kill();
   }
 
-  void Kill() {
+  void Kill(int signal = SIGTERM) {
     control_client_.reset();
     if (pid_ <= 0) return;
-    kill(pid_, SIGTERM);
+    kill(pid_, signal);
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
     int status = 0;
     while (waitpid(pid_, &status, WNOHANG) != pid_) {
@@ -294,6 +328,9 @@ class ApiServerDouble {
   TempDir dir_;
   pid_t pid_ = -1;
   int port_ = 0;
+  std::string load_;    // --load of the next Start()
+  int unready_ms_ = 0;  // --unready-ms of the next Start()
+  int rv_bump_ = 0;     // --rv-bump of the next Start()
   std::string error_;
   std::unique_ptr<RestClient> control_client_;
 };

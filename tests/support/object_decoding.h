@@ -65,12 +65,12 @@ inline std::string Text(const std::vector<NodeSelectorRequirement>& reqs) {
 inline std::string Text(const Pod& p) {
   std::string out = fmt::format(
       "ns={:?} name={:?} uid={:?} requests={} priority={} policy={} creation={} start={} "
-      "accel={:?} node={:?} nominated={:?} phase={} terminating={} unschedulable={} "
+      "accel={:?} node={:?} nominated={:?} record={:?} phase={} terminating={} unschedulable={} "
       "spec_priority={} spec_policy={} class={:?} scheduler={:?} labels={} selector={} "
       "tolerations=",
       p.ns, p.name, p.uid, Text(p.requests), p.priority, static_cast<int>(p.preemption_policy),
       p.creation_ms, p.start_ms, p.accelerator_model, p.node_name, p.nominated_node_name,
-      static_cast<int>(p.phase), p.terminating, p.unschedulable_condition,
+      p.reclaim_record, static_cast<int>(p.phase), p.terminating, p.unschedulable_condition,
       p.spec_priority ? std::to_string(*p.spec_priority) : "none",
       p.spec_preemption_policy ? std::to_string(static_cast<int>(*p.spec_preemption_policy))
                                : "none",

@@ -226,8 +226,8 @@ Status RealControlPlane::RestartApiServer() {
   if (!started.ok()) {
     return Status::Unavailable("control-plane.sh start-apiserver failed:\n" + started.output);
   }
-  // The old client's kept-alive connections went with the killed process; the first request on
-  // one fails ("stream truncated") instead of being sent again. The tests' client starts clean.
+  // The old client's kept-alive connections went with the killed process: the tests' client
+  // starts clean rather than count on its retry of a stale connection.
   return ConnectApi();
 }
 

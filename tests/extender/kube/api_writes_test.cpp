@@ -161,5 +161,29 @@ TEST_CASE("PodAnnotator: strategic-merge-patches the retry annotation", "[kube]"
   CHECK(annotator.MarkForRetry("ns", "ghost", when).http_status == 404);
 }
 
+TEST_CASE("PodAnnotator: sets and removes the reclaim record", "[kube]") {
+  Cluster cluster;
+  PodAnnotator annotator(cluster.client.get());
+  const auto when =
+      std::chrono::system_clock::from_time_t(1795299600) + std::chrono::milliseconds(7);
+  const std::string record = "n2@" + Rfc3339Millis(when);
+  CHECK(record == "n2@2026-11-21T22:20:00.007Z");
+  REQUIRE(annotator.SetReclaimRecord("ns", "p1", record).ok);
+  CHECK(
+      cluster.server.LastRequestBody("/pods/p1") ==
+      R"({"metadata":{"annotations":{"scheduling.capacity-extender.io/reclaim":"n2@2026-11-21T22:20:00.007Z"}}})");
+  auto pod = cluster.Get("/api/v1/namespaces/ns/pods/p1");
+  CHECK(std::string(pod["metadata"]["annotations"]["scheduling.capacity-extender.io/reclaim"]
+                        .GetString()) == record);
+  // null removes it (and only it).
+  REQUIRE(annotator.MarkForRetry("ns", "p1", when).ok);
+  REQUIRE(annotator.SetReclaimRecord("ns", "p1", std::nullopt).ok);
+  CHECK(cluster.server.LastRequestBody("/pods/p1") ==
+        R"({"metadata":{"annotations":{"scheduling.capacity-extender.io/reclaim":null}}})");
+  pod = cluster.Get("/api/v1/namespaces/ns/pods/p1");
+  CHECK_FALSE(pod["metadata"]["annotations"].HasMember("scheduling.capacity-extender.io/reclaim"));
+  CHECK(pod["metadata"]["annotations"].HasMember(PodAnnotator::kRetryAnnotation));
+}
+
 }  // namespace
 }  // namespace capext::kube

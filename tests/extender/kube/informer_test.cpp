@@ -1,5 +1,5 @@
-// Informer and InformerSet against the API-server double: initial sync, ordered events,
-// resumption after dropped streams, relists on 410, restarts, bookmarks, resyncs, backoff, stop.
+// Informer against the API-server double: initial sync, ordered events, resumption after dropped
+// streams, relists on 410, restarts, bookmarks, resyncs, backoff, stop.
 #include "extender/kube/informer.h"
 
 #include <rapidjson/document.h>
@@ -14,78 +14,15 @@
 #include "extender/kube/api_discovery.h"
 #include "extender/kube/informer_set.h"
 #include "tests/support/apiserver_double_process.h"
+#include "tests/support/recording_sink.h"
 
 namespace capext::kube {
 namespace {
 
 using testing::ApiServerDouble;
 using testing::Eventually;
+using testing::RecordingSink;
 using Clock = std::chrono::steady_clock;
-
-// Records what informers deliver: namespace/name -> resourceVersion per resource, plus the
-// resourceVersion of every Apply in arrival order.
-class RecordingSink : public InformerSink {
- public:
-  void Replace(const std::string& resource, std::vector<std::string> objects_json) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto& objects = objects_[resource];
-    objects.clear();
-    for (const auto& json : objects_json) {
-      auto [key, rv, kind] = Identify(json);
-      objects[key] = rv;
-      if (kind.empty()) ++objects_without_kind_;
-    }
-    ++replaces_[resource];
-  }
-  void Apply(const std::string& resource, WatchEventType type,
-             std::string_view object_json) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto [key, rv, kind] = Identify(std::string(object_json));
-    if (kind.empty()) ++objects_without_kind_;
-    if (type == WatchEventType::kDeleted) {
-      objects_[resource].erase(key);
-    } else {
-      objects_[resource][key] = rv;
-    }
-    applied_[resource].push_back(std::stol(rv));
-  }
-
-  std::map<std::string, std::string> Objects(const std::string& resource) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return objects_[resource];
-  }
-  std::vector<long> Applied(const std::string& resource) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return applied_[resource];
-  }
-  int Replaces(const std::string& resource) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return replaces_[resource];
-  }
-  int ObjectsWithoutKind() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return objects_without_kind_;
-  }
-
- private:
-  static std::tuple<std::string, std::string, std::string> Identify(const std::string& json) {
-    rapidjson::Document document;
-    document.Parse(json.c_str());
-    REQUIRE(!document.HasParseError());
-    const auto& meta = document["metadata"];
-    std::string key = meta.HasMember("namespace") ? std::string(meta["namespace"].GetString()) +
-                                                        "/" + meta["name"].GetString()
-                                                  : std::string(meta["name"].GetString());
-    std::string kind = document.HasMember("kind") ? document["kind"].GetString() : "";
-    return {key, meta["resourceVersion"].GetString(), kind};
-  }
-
-  std::mutex mutex_;
-  std::map<std::string, std::map<std::string, std::string>> objects_;
-  std::map<std::string, std::vector<long>> applied_;
-  std::map<std::string, int> replaces_;
-  int objects_without_kind_ = 0;
-};
 
 InformerOptions PodOptions() {
   InformerOptions options;
@@ -259,8 +196,7 @@ TEST_CASE("informer: watches time out and resume - bookmarks advance the resourc
   auto client = MakeClient(server);
   RecordingSink sink;
   InformerOptions options = PodOptions();
-  options.watch_timeout_min = std::chrono::seconds(1);
-  options.watch_timeout_max = std::chrono::seconds(1);
+  options.watch_idle_timeout = std::chrono::milliseconds(1500);  // watches of 1 s
   Informer informer(client.get(), options, &sink);
   informer.Start();
   REQUIRE(Eventually([&] { return informer.HasSynced(); }));
@@ -327,46 +263,16 @@ TEST_CASE("informer: errors back off and recover and never block Stop", "[kube]"
   CHECK(!failing.HasSynced());
 }
 
-TEST_CASE("InformerSet: live mode syncs every resource once", "[kube]") {
-  ApiServerDouble server;
-  REQUIRE(server.started());
-  auto client = MakeClient(server);
-  REQUIRE(client->Post("/api/v1/nodes", R"({"metadata":{"name":"n1"}})").status == 201);
-  REQUIRE(client
-              ->Post("/apis/scheduling.k8s.io/v1/priorityclasses",
-                     R"({"metadata":{"name":"high"},"value":1000})")
-              .status == 201);
-  REQUIRE(client
-              ->Post("/apis/policy/v1/namespaces/ns/poddisruptionbudgets",
-                     R"({"metadata":{"name":"pdb"},"spec":{"minAvailable":1}})")
-              .status == 201);
-  REQUIRE(client
-              ->Post("/apis/scheduling.x-k8s.io/v1alpha1/namespaces/ns/elasticquotas",
-                     R"({"metadata":{"name":"eq"},"spec":{"min":{"cpu":"1"}}})")
-              .status == 201);
-  server.Control("churn", Churn("ns", "p-", 2));
-
-  DiscoveredApis apis;
-  REQUIRE(DiscoverApis(client.get(), &apis).ok());
-  RecordingSink sink;
-  InformerSet set(client.get(), &sink, apis);
-  InformerOptions base = PodOptions();
-  for (auto& options : LiveModeInformers(apis, base))
-    set.Add(options);
-  CHECK(set.UnsyncedResources().size() == 5);
-  CHECK(!set.HasSynced());
-  set.Start();
-  REQUIRE(set.WaitForSync(std::chrono::seconds(20)));
-  CHECK(set.UnsyncedResources().empty());
-  CHECK(set.apis().elastic_quota->ToString() == "scheduling.x-k8s.io/v1alpha1");
-  CHECK(sink.Objects("nodes").count("n1") == 1);
-  CHECK(sink.Objects("priorityclasses").count("high") == 1);
-  CHECK(sink.Objects("poddisruptionbudgets").count("ns/pdb") == 1);
-  CHECK(sink.Objects("elasticquotas").count("ns/eq") == 1);  // scheduling.x-k8s.io
-  CHECK(sink.Objects("pods").size() == 2);
-  set.Stop();
-
+TEST_CASE("LiveModeInformers: the fixed resources, then one per ElasticQuota group", "[kube]") {
   CHECK(LiveModeInformers(DiscoveredApis{}).size() == 4);  // no ElasticQuota group served
+  DiscoveredApis both;
+  both.elastic_quota_groups = {{"scheduling.x-k8s.io", "v1alpha1"},
+                               {"scheduling.sigs.k8s.io", "v1alpha1"}};
+  const auto options = LiveModeInformers(both);
+  REQUIRE(options.size() == 6);
+  CHECK(options[4].resource == "elasticquotas");
+  CHECK(options[4].path == "/apis/scheduling.x-k8s.io/v1alpha1/elasticquotas");
+  CHECK(options[5].resource == "elasticquotas.scheduling.sigs.k8s.io");
 }
 
 }  // namespace

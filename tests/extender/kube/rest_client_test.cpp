@@ -5,6 +5,8 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <future>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -110,6 +112,101 @@ TEST_CASE("a stop request aborts a slow call promptly", "[kube]") {
   CHECK(Clock::now() - started < std::chrono::seconds(5));
 }
 
+// One asynchronous call with CallOptions; the future holds its response.
+std::future<RestResponse> SendWith(RestClient& client, const std::string& pod,
+                                   CallOptions options) {
+  auto promise = std::make_shared<std::promise<RestResponse>>();
+  auto future = promise->get_future();
+  client.SendAsync(
+      "POST", "/api/v1/namespaces/ns/pods", PodJson(pod), "application/json",
+      [promise](RestResponse r) { promise->set_value(std::move(r)); }, std::move(options));
+  return future;
+}
+
+TEST_CASE("send_by: a call still waiting for a connection at its deadline is never sent",
+          "[kube]") {
+  ApiServerDouble server;
+  REQUIRE(server.started());
+  RestClientOptions one_connection;
+  one_connection.max_connections = 1;
+  std::unique_ptr<RestClient> client;
+  REQUIRE(RestClient::Create(server.Config(), one_connection, &client).ok());
+  // The first create holds the only connection for 800 ms.
+  REQUIRE_FALSE(
+      server.Control("delay", R"({"ms":800,"count":1,"path_prefix":"/api/v1/namespaces/ns/pods"})")
+          .empty());
+  std::atomic<int> written_slow{0}, written_late{0}, written_patient{0};
+  CallOptions slow;
+  slow.on_written = [&] { ++written_slow; };
+  auto slow_call = SendWith(*client, "p-slow", slow);
+  CallOptions late;
+  late.send_by = Clock::now() + std::chrono::milliseconds(100);
+  late.on_written = [&] { ++written_late; };
+  auto late_call = SendWith(*client, "p-late", late);
+  CallOptions patient;
+  patient.send_by = Clock::now() + std::chrono::seconds(30);
+  patient.on_written = [&] { ++written_patient; };
+  auto patient_call = SendWith(*client, "p-patient", patient);
+
+  RestResponse late_response = late_call.get();
+  CHECK(late_response.status == 0);
+  CHECK(late_response.send_deadline_passed);
+  CHECK_FALSE(late_response.sent);
+  CHECK(late_response.error.find("not sent: its deadline passed") != std::string::npos);
+  // Answered at its deadline, while the first call still held the connection.
+  CHECK(slow_call.wait_for(std::chrono::seconds(0)) != std::future_status::ready);
+
+  RestResponse slow_response = slow_call.get();
+  CHECK(slow_response.status == 201);
+  CHECK(slow_response.sent);
+  RestResponse patient_response = patient_call.get();
+  CHECK(patient_response.status == 201);
+  CHECK(patient_response.sent);
+  CHECK_FALSE(patient_response.send_deadline_passed);
+  CHECK(patient_response.queued > slow_response.queued);  // it waited for the connection
+  CHECK(written_slow.load() == 1);
+  CHECK(written_late.load() == 0);
+  CHECK(written_patient.load() == 1);
+  const auto pods = server.Objects("pods");
+  CHECK(pods.count("ns/p-slow") == 1);
+  CHECK(pods.count("ns/p-patient") == 1);
+  CHECK(pods.count("ns/p-late") == 0);
+  CHECK(server.CountRequests("POST", "/api/v1/namespaces/ns/pods") == 2);
+}
+
+TEST_CASE("send_by: a call already past it is not sent even on an idle connection", "[kube]") {
+  ApiServerDouble server;
+  REQUIRE(server.started());
+  auto client = MakeClient(server.Config());
+  CallOptions past;
+  past.send_by = Clock::now() - std::chrono::milliseconds(1);
+  RestResponse response = SendWith(*client, "p-past", past).get();
+  CHECK(response.send_deadline_passed);
+  CHECK_FALSE(response.sent);
+  // The connection is fine for the next call.
+  RestResponse next = SendWith(*client, "p-next", {}).get();
+  CHECK(next.status == 201);
+  CHECK(server.CountRequests("POST", "/api/v1/namespaces/ns/pods") == 1);
+}
+
+TEST_CASE("a call written and never answered says it was sent", "[kube]") {
+  ApiServerDouble server;
+  REQUIRE(server.started());
+  auto client = MakeClient(server.Config());
+  REQUIRE_FALSE(
+      server.Control("delay", R"({"ms":1500,"count":1,"path_prefix":"/api/v1/namespaces/ns/pods"})")
+          .empty());
+  CallOptions options;
+  options.timeout = std::chrono::milliseconds(200);
+  options.send_by = Clock::now() + std::chrono::seconds(30);
+  RestResponse response = SendWith(*client, "p-slow", options).get();
+  CHECK(response.status == 0);
+  CHECK(response.sent);  // the server may act on it: it does, 1.3 s later
+  CHECK_FALSE(response.send_deadline_passed);
+  CHECK(response.error.find("timed out after 200 ms") != std::string::npos);
+  CHECK(Eventually([&] { return server.Objects("pods").count("ns/p-slow") == 1; }));
+}
+
 TEST_CASE("TLS: the server is verified against the configured CA only", "[kube]") {
   TempDir dir;
   auto certs = testing::MakeTestCertificates(dir);
@@ -154,6 +251,39 @@ TEST_CASE("TLS: the server is verified against the configured CA only", "[kube]"
   Status status = RestClient::Create(garbage, {}, &client);
   REQUIRE(!status.ok());
   CHECK(status.message().find("certificate") != std::string::npos);
+}
+
+// kill -9 of the API server closes its sockets under the client's idle keep-alive connections:
+// reused, one fails before any response byte, over TLS as a truncated stream (no close_notify),
+// over plain HTTP as an end of file. Either is a stale connection: the request goes again on a
+// new one, once, and succeeds against the restarted server.
+TEST_CASE("a request on a connection the killed server left is sent again", "[kube]") {
+  const bool tls = GENERATE(true, false);
+  INFO((tls ? "https" : "http"));
+  TempDir dir;
+  ApiServerDouble::Options options;
+  if (tls) {
+    auto certs = testing::MakeTestCertificates(dir);
+    REQUIRE(certs.error.empty());
+    options.tls_cert = certs.server_cert;
+    options.tls_key = certs.server_key;
+    options.ca_for_clients = certs.ca_cert;
+  }
+  ApiServerDouble server(options);
+  REQUIRE(server.started());
+  auto client = MakeClient(server.Config());
+
+  REQUIRE(client->Get("/api").status == 200);  // its connection stays open, idle in the pool
+  REQUIRE(client->Stats().stale_retries == 0);
+  server.Crash();
+  REQUIRE(server.Revive());
+
+  RestResponse after = client->Get("/api");
+  INFO(after.error);
+  CHECK(after.status == 200);
+  CHECK(client->Stats().stale_retries == 1);
+  CHECK(client->Get("/api").status == 200);  // the new connection is kept alive in turn
+  CHECK(client->Stats().stale_retries == 1);
 }
 
 TEST_CASE("TLS: a client certificate authenticates", "[kube]") {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <future>
 #include <map>
@@ -174,6 +175,15 @@ QuotaNumbers ParseQuotas(const std::string& body) {
 // `factory` may wrap or replace the embedded binder.
 using BinderFactory = std::function<std::unique_ptr<PodBinder>(EmbeddedBinder* embedded)>;
 
+// The storms test quota under concurrency, not the bind deadline (bind_verb_test has its own
+// cases): under a sanitizer on a loaded machine a bind may wait seconds for the cache's lock, so
+// the deadline is far past any run.
+ServiceOptions StormOptions() {
+  ServiceOptions options;
+  options.bind_deadline = std::chrono::minutes(10);
+  return options;
+}
+
 struct StormCluster {
   explicit StormCluster(const BinderFactory& factory = nullptr)
       : cache(QuotaSemantics::kCapacityExtender, {}, [this] { return now.load(); }),
@@ -181,7 +191,7 @@ struct StormCluster {
         owned(factory ? factory(&embedded) : nullptr),
         binder(owned ? owned.get() : &embedded),
         service(&cache, &metrics, NodeScoring::kLeastAllocated, MoreImportantFn(MoreImportantPod),
-                binder, ServiceOptions{}) {
+                binder, StormOptions()) {
     ConfigureLog("logfmt", "error");  // thousands of binds: keep the test output readable
     cache.set_ready(true);
     cache.Write([](ClusterState& s) {

@@ -219,6 +219,49 @@ TEST_CASE("filter: a cache that is not synced answers Error unless ignoreNotRead
   }
 }
 
+TEST_CASE("filter: the not-ready Error says why (the first list awaited)", "[service]") {
+  Fixture f;
+  f.cache.set_ready(false);
+  f.cache.set_not_ready_reason("cluster cache not synced yet: waiting for the first list of nodes");
+  std::string body = NodeNamesBody(PodJson("team", "a", "1"), {"n1"});
+  rapidjson::Document doc = ParseAnswer(f.service.Filter(body));
+  CHECK(std::string(doc["Error"].GetString()) ==
+        "capacity-extender: cluster cache not synced yet: waiting for the first list of nodes");
+}
+
+TEST_CASE("filter: no ElasticQuota API served — refused with its own message, or allowed",
+          "[service]") {
+  const std::string missing =
+      "no ElasticQuota API is served (install deploy/crd): neither scheduling.x-k8s.io/v1alpha1 "
+      "nor scheduling.sigs.k8s.io/v1alpha1 lists elasticquotas";
+  SECTION("missingQuotaAPI: refuse, even with ignoreNotReady") {
+    ServiceOptions options;
+    options.ignore_not_ready = true;
+    Fixture f(options);
+    // What live mode sets: not ready, for that reason.
+    f.cache.set_quota_api({false, true, missing});
+    f.cache.set_ready(false);
+    f.cache.set_not_ready_reason(missing);
+    std::string body = NodeNamesBody(PodJson("elsewhere", "a", "1"), {"n1", "n2"});
+    rapidjson::Document doc = ParseAnswer(f.service.Filter(body));
+    CHECK(std::string(doc["Error"].GetString()) == "capacity-extender: " + missing);
+    CHECK(doc["NodeNames"].IsNull());
+    CHECK(f.metrics.Render().find("outcome=\"no-quota-api\"} 1") != std::string::npos);
+  }
+  SECTION("missingQuotaAPI: allow places a pod of a namespace without a quota by node fit") {
+    Fixture f;
+    f.cache.Write([](ClusterState& s) {
+      s.DeleteQuota("team", "team");  // no API, so no quota is known
+      return 0;
+    });
+    f.cache.set_quota_api({false, false, missing});
+    std::string body = NodeNamesBody(PodJson("team", "a", "7"), {"n1", "n2", "n3"});
+    rapidjson::Document doc = ParseAnswer(f.service.Filter(body));
+    CHECK(std::string(doc["Error"].GetString()).empty());
+    CHECK(Strings(doc["NodeNames"]) == std::vector<std::string>{"n2"});  // n1 has 5 free, n3 0
+  }
+}
+
 TEST_CASE("preempt: victims per node, and no candidate for a pod our reclaim already serves",
           "[service]") {
   Fixture f;

@@ -1,0 +1,30 @@
+// The live binder: Bindings through the API server's Binding client (architecture.md "How a
+// /bind travels", step 3).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+
+#include "extender/kube/rest_client.h"
+#include "extender/metrics.h"
+#include "extender/pod_binder.h"
+
+namespace capext {
+
+// Once written, a Binding waits this long for the API server's answer. Longer than
+// kube-scheduler's httpTimeout on purpose: a Binding cut short could still be made by the API
+// server after we answered the error, so we keep waiting and let a retry join the outcome
+// (architecture.md "How a /bind travels"). The API server's own request timeout is 60 s.
+inline constexpr std::chrono::milliseconds kBindingAnswerTimeout{30000};
+
+// Binds through `client` (the Binding client of its own): completes on that client's thread, no
+// thread per bind, and never writes the POST after the bind's deadline (CallOptions::send_by).
+// Keeps the gauge capacity_extender_binds_queued (Bindings waiting for a connection).
+// `stopping` is set by LiveMode::Stop before the client goes: a bind started then (a retry that
+// waited for a Binding the stopping client cancelled) fails at once instead of using it.
+// `client` and `metrics` outlive the binder.
+std::unique_ptr<PodBinder> MakeLiveBinder(kube::RestClient* client, Metrics* metrics,
+                                          std::shared_ptr<const std::atomic<bool>> stopping);
+
+}  // namespace capext
