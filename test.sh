@@ -2,7 +2,7 @@
 # Installs what is missing, builds, and runs the whole test suite:
 #   1. the normal build and every CTest test (unit, end-to-end, scenarios, real cluster), on a
 #      copy of the repository's files with nothing beside it, as a fresh clone has them
-#      (build-standalone/src; docs/architecture.md, "Tests");
+#      (build-standalone/src; docs/architecture.md#tests);
 #   2. the same tests under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   3. the concurrency tests under ThreadSanitizer;
 #   4. every libFuzzer target for a bounded time.

@@ -48,7 +48,8 @@ struct ExtenderConfig {
   // deemed stuck and resumed (each watch asks the server to end it after 2/3 to 8/9 of this).
   std::chrono::milliseconds watch_idle_timeout{90000};
   // missingQuotaAPI / --missing-quota-api: what /filter does while no ElasticQuota API is
-  // served: "refuse" every pod, or "allow" them by node fit alone (capacity-semantics 12).
+  // served: "refuse" every pod, or "allow" them by node fit alone
+  // (docs/capacity-semantics.md#12-deciding-on-a-cache-that-is-out-of-sync).
   std::string missing_quota_api = "refuse";
 
   // Policies (names from the policies/ tables; the defaults are their first entries).
@@ -102,7 +103,7 @@ struct ExtenderConfig {
   int max_events_per_namespace_per_minute = 60;             // maxEventsPerNamespacePerMinute
   int event_burst_per_namespace = 10;                       // eventBurstPerNamespace
 
-  // Replicas (docs/architecture.md, "Two replicas, one actor"): which replica acts on its own.
+  // Replicas (docs/architecture.md#two-replicas-one-actor): which replica acts on its own.
   // leaderElection / --leader-election: off (always act: one replica) or follow-scheduler (act
   // only while this pod's kube-scheduler holds leaderLease).
   std::string leader_election = "off";

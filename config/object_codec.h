@@ -19,13 +19,13 @@
 namespace capext {
 
 struct DecodeOptions {
-  // The annotation whose value names a pod's accelerator model (capacity-semantics 5);
-  // empty = off.
+  // The annotation whose value names a pod's accelerator model
+  // (docs/capacity-semantics.md#9-gpu-model-quotas-and-object-counts); empty = off.
   std::string accelerator_model_annotation;
 };
 
 // The pod annotation the reclaim controller records an in-flight reclaim in (Pod::reclaim_record,
-// capacity-semantics 8): always decoded.
+// docs/capacity-semantics.md#8-the-reclaim-controller): always decoded.
 inline constexpr const char* kReclaimRecordAnnotation = "scheduling.capacity-extender.io/reclaim";
 
 Status DecodePod(const rapidjson::Value& object, const DecodeOptions& options, Pod* out);

@@ -3,14 +3,15 @@
 // yaml-cpp in both cases (JSON is YAML), so each check is written once.
 //
 // Errors: apiVersion (scheduling.x-k8s.io/v1alpha1 or scheduling.sigs.k8s.io/v1alpha1) and kind;
-// unknown or repeated fields anywhere (strict, like kubectl --validate=strict); metadata.name
-// (a DNS subdomain), metadata.namespace (a DNS label) when given; label and annotation values
-// that are not strings; the parent annotation's form "<namespace>/<name>"; every quantity in
-// spec.min, spec.max and status.used parses and is not negative; min <= max per resource.
-// Warnings (the reference plugin's traps, capacity-semantics 0.1): a min resource missing from a
-// listed max; a max naming only one of cpu and memory; a resource name no pod can request; an
-// empty spec; a missing metadata.namespace; a min or max too large for exact int64 arithmetic
-// (read as INT64_MAX, which every check treats as unbounded).
+// unknown or repeated fields anywhere (strict, like kubectl --validate=strict); metadata.name (a
+// DNS subdomain), metadata.namespace (a DNS label) when given; label and annotation values that are
+// not strings; the parent annotation's form "<namespace>/<name>"; every quantity in spec.min,
+// spec.max and status.used parses and is not negative; min <= max per resource. Warnings (the
+// reference plugin's traps,
+// docs/capacity-semantics.md#2-which-resources-a-quota-governs-two-semantics): a min resource
+// missing from a listed max; a max naming only one of cpu and memory; a resource name no pod can
+// request; an empty spec; a missing metadata.namespace; a min or max too large for exact int64
+// arithmetic (read as INT64_MAX, which every check treats as unbounded).
 // Thread-safety: stateless.
 #pragma once
 

@@ -12,7 +12,7 @@ namespace capext {
 namespace {
 
 // The resources the scheduler-plugins semantics always compares, reading an omitted one from a
-// listed max as 0 (capacity-semantics 0.1).
+// listed max as 0 (docs/capacity-semantics.md#2-which-resources-a-quota-governs-two-semantics).
 bool AlwaysCompared(std::string_view r) {
   return r == "cpu" || r == "memory" || r == "ephemeral-storage";
 }

@@ -11,8 +11,8 @@
 
 namespace capext {
 
-// One ElasticQuota per namespace (capacity-semantics 0): every quota after the first in a
-// namespace is a problem, reported on it with `other` = the first. Quotas with the same
+// One ElasticQuota per namespace (docs/capacity-semantics.md#1-words): every quota after the first
+// in a namespace is a problem, reported on it with `other` = the first. Quotas with the same
 // namespace AND name are the same object and are not compared here.
 std::vector<QuotaSetProblem> CheckOneQuotaPerNamespace(const std::vector<ElasticQuota>& quotas);
 

@@ -1,8 +1,8 @@
-// Snapshot files (product.md): a YAML or JSON stream of Kubernetes objects, several `---`
-// documents or one `kind: List` with `items` — what
-// `kubectl get nodes,pods,elasticquotas,priorityclasses,poddisruptionbudgets -A -o yaml` prints.
-// Kinds read: Node, Pod, ElasticQuota (both API groups), PriorityClass, PodDisruptionBudget;
-// others are skipped with a note. Errors name the document, kind/namespace/name and field.
+// Snapshot files (docs/architecture.md#embedded-and-live-mode): a YAML or JSON stream of Kubernetes
+// objects, several `---` documents or one `kind: List` with `items` — what `kubectl get
+// nodes,pods,elasticquotas,priorityclasses,poddisruptionbudgets -A -o yaml` prints. Kinds read:
+// Node, Pod, ElasticQuota (both API groups), PriorityClass, PodDisruptionBudget; others are skipped
+// with a note. Errors name the document, kind/namespace/name and field.
 // Thread-safety: stateless functions; a Snapshot is a value.
 #pragma once
 

@@ -6,7 +6,8 @@
 //   - in order: priority (a group's is its highest member's), then creation (a group's: its
 //     earliest member's), then the unit's first pod key;
 //   - best-effort FIFO: a unit that cannot go is skipped and the next considered;
-//   - a unit goes when its quota admits its summed request (capacity-semantics 1.1, every level
+//   - a unit goes when its quota admits its summed request
+//   (docs/capacity-semantics.md#3-admission-may-this-pod-run-in-its-quota, every level
 //     of the tree, with holds and nominations) and, for a group unit, core's placement finds a
 //     node for each member together on the current nodes (each placed member takes its room
 //     before the next);

@@ -1,9 +1,10 @@
-// The order of capacity-semantics 1.3 (kube-scheduler's pickOneNodeForPreemption, with a name
-// tie-break) as a comparable key — the one definition ChooseCandidate and every candidate search
-// use — and a lower bound of that key computed without running victim selection, so that a
-// search can run 1.2 on the most promising nodes first and stop as soon as no remaining node can
-// beat the best candidate found (tests/core/candidate_order_test.cpp checks that this chooses
-// the node ChooseCandidate chooses over every node).
+// The candidate order (docs/capacity-semantics.md#5-choosing-among-candidate-nodes:
+// kube-scheduler's pickOneNodeForPreemption, with a name tie-break) as a comparable key — the one
+// definition ChooseCandidate and every candidate search use — and a lower bound of that key
+// computed without running victim selection, so that a search can run it on the most promising
+// nodes first and stop as soon as no remaining node can beat the best candidate found
+// (tests/core/candidate_order_test.cpp checks that this chooses the node ChooseCandidate chooses
+// over every node).
 //
 // Key, best first: the nearest farthest victim in the quota tree (docs/quota-hierarchy.md; equal
 // for every node without parents); fewest PDB violations; lowest priority of the most important
@@ -35,10 +36,11 @@ struct CandidateKey {
 // The key of a candidate. REQUIRES: c.candidate.
 CandidateKey KeyOf(const NodeVictims& c);
 
-// True when `a` comes before `b` in 1.3's order (a would be chosen over b).
+// True when `a` comes before `b` in the candidate order (a would be chosen over b).
 bool Before(const CandidateKey& a, const CandidateKey& b);
 
-// 1.3 over `candidates`: the index of the one chosen. REQUIRES: !candidates.empty().
+// The candidate order over `candidates`: the index of the one chosen. REQUIRES:
+// !candidates.empty().
 std::size_t ChooseCandidate(const std::vector<NodeVictims>& candidates);
 
 // A key no candidate on `node` can beat, given what is known of its victims: the farthest is at

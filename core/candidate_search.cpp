@@ -7,8 +7,8 @@
 namespace capext {
 namespace {
 
-// Who may give victims, before any removal (a superset of what 1.2 takes: 1.2 re-checks
-// "borrowing" after each removal): per namespace id of the mirror.
+// Who may give victims, before any removal (a superset of what victim selection takes: it
+// re-checks "borrowing" after each removal): per namespace id of the mirror.
 struct VictimNamespaces {
   struct Scope {
     bool allowed = false;
@@ -42,10 +42,10 @@ VictimNamespaces FindVictimNamespaces(const ClusterState& state, const Preemptor
   return v;
 }
 
-// What removing victims must free, beyond node fit, for the quota check 1.2 runs after removing
-// them (with the request alone): the amounts by which the request now exceeds the aggregated min
-// or, for a preemptor above its min, its own max. False when no removal can ever help (the max is
-// exceeded but victims come from other namespaces).
+// What removing victims must free, beyond node fit, for the quota check victim selection runs after
+// removing them (with the request alone): the amounts by which the request now exceeds the
+// aggregated min or, for a preemptor above its min, its own max. False when no removal can ever
+// help (the max is exceeded but victims come from other namespaces).
 struct ReclaimNeed {
   std::vector<int64_t> quota;  // per dimension
   int64_t pods = 0;
@@ -64,7 +64,7 @@ bool ComputeNeed(const ClusterState& state, const PreemptorContext& ctx, Reclaim
       } else if (const int d = dense.DimOf(e.resource); d >= 0) {
         need->quota[d] = std::max(need->quota[d], amount);
       }
-      // Other resources are not tracked per node: 1.2 decides.
+      // Other resources are not tracked per node: victim selection decides.
     }
   };
   const ResourceList& request = ctx.pod->quota_request();
@@ -84,15 +84,15 @@ bool ComputeNeed(const ClusterState& state, const PreemptorContext& ctx, Reclaim
   return true;
 }
 
-// A bound on 1.3's key for whatever 1.2 finds on node n. The victims are among the pods 1.2 may
-// take there and must free what node fit (nominations ignored: they only add) and the quota check
-// need. Hence, with P the smallest priority such that those pods of priority <= P free enough:
-// the most important victim has priority >= P. If it is exactly P, every victim has priority
-// <= P, so there are at least as many victims as the largest such pods would need; a single
-// victim must cover the whole need alone, so its start is at most the latest start of such pods
-// of priority P (with no such pod, at least two victims); several victims of priority P have
-// their earliest start at most the latest start among priority P. False when no P works: 1.2
-// removes at most those pods, so the node has no candidate.
+// A bound on the candidate order's key for whatever victim selection finds on node n. The victims
+// are among the pods it may take there and must free what node fit (nominations ignored: they only
+// add) and the quota check need. Hence, with P the smallest priority such that those pods of
+// priority <= P free enough: the most important victim has priority >= P. If it is exactly P, every
+// victim has priority <= P, so there are at least as many victims as the largest such pods would
+// need; a single victim must cover the whole need alone, so its start is at most the latest start
+// of such pods of priority P (with no such pod, at least two victims); several victims of priority
+// P have their earliest start at most the latest start among priority P. False when no P works:
+// victim selection removes at most those pods, so the node has no candidate.
 bool VictimBound(const DenseNodes& dense, int n, const DenseRequest& r, const ReclaimNeed& need,
                  const VictimNamespaces& victims, bool refine, CandidateKey* bound) {
   thread_local std::vector<const NamespaceSlice*> entries;
@@ -211,7 +211,7 @@ CandidateSearchResult SearchCandidates(const ClusterState& state, DensePlacement
   const DensePlacement::Profile profile = placement.ProfileOf(preemptor, NodeScoring::kNone);
   if (!ComputeNeed(state, ctx, &need)) return out;
 
-  // The pool: nodes where 1.2 may find a candidate, from the rotating offset.
+  // The pool: nodes where victim selection may find a candidate, from the rotating offset.
   struct PoolNode {
     CandidateKey bound;
     int node;
@@ -233,9 +233,9 @@ CandidateSearchResult SearchCandidates(const ClusterState& state, DensePlacement
   }
   out.pool = pool.size();
 
-  // 1.2 on the pool's nodes, most promising first, until no remaining node can beat the best
-  // candidate (its bound is not before the best key). Nodes are grouped by the distance and
-  // priority parts of their bound; a group's bounds are refined (victim count, start) only when
+  // Victim selection on the pool's nodes, most promising first, until no remaining node can beat
+  // the best candidate (its bound is not before the best key). Nodes are grouped by the distance
+  // and priority parts of their bound; a group's bounds are refined (victim count, start) only when
   // it is reached.
   std::sort(pool.begin(), pool.end(),
             [](const PoolNode& a, const PoolNode& b) { return Before(a.bound, b.bound); });

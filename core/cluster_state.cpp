@@ -280,8 +280,9 @@ void ClusterState::Reserve(std::string_view key, std::string_view node, int64_t 
     DropHold(r.uid);
   }
   if (!r.node.empty()) {
-    // The pod bound there, started now (capacity-semantics 4 "Order", 6): among the node's pods,
-    // and its status.nominatedNodeName holds no room (a bound pod's does not).
+    // The pod bound there, started now (docs/capacity-semantics.md#4-victims-on-one-node, "Order";
+    // docs/capacity-semantics.md#6-accounting-used-reservations-nominations): among the node's
+    // pods, and its status.nominatedNodeName holds no room (a bound pod's does not).
     EraseNomination(false, r.uid);
     store_.SetReservedMs(r.uid, reserved_ms);
     nodes_.AddPod(r.node, *pod);

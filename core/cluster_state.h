@@ -9,9 +9,10 @@
 //  - a pod counts (on its node and in its namespace's usage) iff it is bound and not terminal;
 //  - a reservation counts in its namespace until the pod is seen bound, the reservation is
 //    released, or it expires; one with a node is, for every decision, the pod bound to that node
-//    (capacity-semantics 6, "A reserved pod is a bound pod"): the pod is among the node's pods
-//    (NodeUsage::pods, the dense mirror) with Pod::reserved_ms set to the reservation time, and
-//    its status.nominatedNodeName holds no room meanwhile;
+//    (docs/capacity-semantics.md#6-accounting-used-reservations-nominations, "A reserved pod is a
+//    bound pod"): the pod is among the node's pods (NodeUsage::pods, the dense mirror) with
+//    Pod::reserved_ms set to the reservation time, and its status.nominatedNodeName holds no room
+//    meanwhile;
 //  - a nomination never counts as usage; it is counted per node (NodeFitSummary::nominations)
 //    so that decisions know where to add it;
 //  - a pending pod's status.nominatedNodeName is mirrored as a (non-ours) nomination while it

@@ -48,7 +48,8 @@ void ClusterState::DropHold(std::string_view key) {
 
 void ClusterState::Hold(std::string_view key, int64_t held_ms, int64_t expires_ms) {
   const NormalizedPod* pod = store_.FindPod(key);
-  // Our own gate does not stop a hold: docs/workloads.md, "A gate removal in flight".
+  // Our own gate does not stop a hold: docs/workloads.md#2-holds-quota-without-a-node, a gate
+  // removal in flight.
   if (pod == nullptr || pod->IsBound() || pod->IsTerminal() || pod->other_gates ||
       PlacedReservation(key) != nullptr) {
     return;

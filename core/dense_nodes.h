@@ -113,7 +113,7 @@ class DenseNodes {
 
   // Examines nodes start, start+1, ... (wrapping around) and appends to *out those for which
   // the columns (or `exact`) say the pod fits, stopping once `limit` are found; *best is the one
-  // with the highest score(n), the first in name order on a tie (-1 when none). A node holding
+  // BestNode picks by score(n) (best_node.h; -1 when none). A node holding
   // nominations, or every node when the request is not complete, is decided by exact(n). Returns
   // how many nodes were examined (size() when the scan went all the way round). `mask`: nullptr, or
   // one byte per node (0 = excluded by static checks).

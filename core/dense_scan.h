@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "core/best_node.h"
+
 namespace capext {
 namespace dense_scan_detail {
 
@@ -65,9 +67,7 @@ int DenseNodes::ScanBest(const DenseRequest& r, const uint8_t* mask, int start, 
                                              mask);
     }
   };
-  // Highest score first, then the first in name order (PickNode's choice): the largest
-  // ((score + 1) << 32 | ~n). A negative score never wins; key 0 = none.
-  uint64_t best_key = 0;
+  BestNode<int> chosen;  // the one routine every path picks a node with
   constexpr int kBlock = 64;
   int examined = 0;
   for (int pass = 0; pass < 2; ++pass) {
@@ -94,15 +94,8 @@ int DenseNodes::ScanBest(const DenseRequest& r, const uint8_t* mask, int start, 
       std::size_t count_found = 0;
       for (; bits != 0 && count_found < room; bits &= bits - 1)
         found[count_found++] = n0 + std::countr_zero(bits);
-      for (std::size_t i = 0; i < count_found; ++i) {
-        const int s = score(found[i]);
-        const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(s) + 1) << 32) |
-                             static_cast<uint32_t>(~static_cast<uint32_t>(found[i]));
-        if (s >= 0 && key > best_key) {
-          best_key = key;
-          *best = found[i];
-        }
-      }
+      for (std::size_t i = 0; i < count_found; ++i)
+        chosen.Offer(score(found[i]), found[i]);
       out->insert(out->end(), found, found + count_found);
       if (count_found == room) {
         examined += found[count_found - 1] - n0 + 1;
@@ -112,6 +105,7 @@ int DenseNodes::ScanBest(const DenseRequest& r, const uint8_t* mask, int start, 
     }
     if (out->size() >= limit) break;
   }
+  *best = chosen.id();
   return out->size() >= limit ? examined : total;
 }
 

@@ -11,7 +11,7 @@
 
 namespace capext {
 
-// The annotation naming a parent quota ("<namespace>/<name>"), capacity-semantics 5.
+// The annotation naming a parent quota ("<namespace>/<name>"), docs/quota-hierarchy.md#the-tree.
 inline constexpr const char* kParentQuotaAnnotation = "scheduling.capacity-extender.io/parent";
 
 struct ElasticQuota {

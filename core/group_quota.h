@@ -2,9 +2,10 @@
 // /filter shares (core's Placement, so the extender and the simulator both apply it): a member of
 // a starting group passes the quota only if the quota admits the group's need, the summed
 // request of the `need` oldest pending members (this pod among them), every rule of
-// capacity-semantics 1.1 included. Members already bound, reserved or held are in used, so the
-// need is all that is added. The caller then holds those members (ClusterState::Hold).
-// Thread-safety: a pure function over a ClusterState the caller keeps still.
+// docs/capacity-semantics.md#3-admission-may-this-pod-run-in-its-quota included. Members already
+// bound, reserved or held are in used, so the need is all that is added. The caller then holds
+// those members (ClusterState::Hold). Thread-safety: a pure function over a ClusterState the caller
+// keeps still.
 #pragma once
 
 #include <string>

@@ -29,8 +29,8 @@ GroupView BuildGroupView(const GroupKey& key, const PodGroupSpec* spec,
       m.started_ms = r->reserved_ms;
       ++view.reserved;
     } else if (const QuotaHold* h = pod->other_gates ? nullptr : ledger.FindHold(k)) {
-      // Held: admitted, also while our gate's removal is in flight (docs/workloads.md, "A gate
-      // removal in flight").
+      // Held: admitted, also while our gate's removal is in flight
+      // (docs/workloads.md#2-holds-quota-without-a-node).
       m.state = MemberState::kAdmitted;
       m.started_ms = h->held_ms;
       ++view.admitted;

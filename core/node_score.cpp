@@ -1,5 +1,7 @@
 #include "core/node_score.h"
 
+#include "core/best_node.h"
+
 namespace capext {
 
 int ScoreNode(NodeScoring scoring, const Pod& pod, const NodeInfo& node) {
@@ -17,17 +19,12 @@ int ScoreNode(NodeScoring scoring, const Pod& pod, const NodeInfo& node) {
 
 std::string PickNode(NodeScoring scoring, const ClusterState& state, const Pod& pod,
                      const std::vector<std::string>& feasible) {
-  std::string best;
-  int best_score = -1;
+  BestNode<std::string> best;
   for (const auto& name : feasible) {
     auto info = state.FindNode(name);
-    const int score = info ? ScoreNode(scoring, pod, *info) : 0;
-    if (score > best_score || (score == best_score && name < best)) {
-      best = name;
-      best_score = score;
-    }
+    best.Offer(info ? ScoreNode(scoring, pod, *info) : 0, name);
   }
-  return best;
+  return best.id();
 }
 
 }  // namespace capext

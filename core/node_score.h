@@ -45,9 +45,8 @@ inline int64_t UtilisationPermille(int64_t requested, int64_t add, int64_t alloc
   return static_cast<int64_t>((static_cast<__int128>(used) * 1000) / allocatable);
 }
 
-// The best of `feasible` nodes for `pod`: the highest score, then the first name (kube-scheduler
-// picks at random among equals; a name keeps every path deterministic). Nodes the state does
-// not know score 0. REQUIRES: !feasible.empty().
+// The best of `feasible` nodes for `pod` as BestNode picks (core/best_node.h: the highest score,
+// then the first name). Nodes the state does not know score 0. REQUIRES: !feasible.empty().
 std::string PickNode(NodeScoring scoring, const ClusterState& state, const Pod& pod,
                      const std::vector<std::string>& feasible);
 

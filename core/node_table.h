@@ -25,7 +25,8 @@
 namespace capext {
 
 // What is on one node: its bound, non-terminal pods and the pods /bind reserved on it, alike
-// (capacity-semantics 6: a reserved pod is the pod bound to its node for every decision).
+// (docs/capacity-semantics.md#6-accounting-used-reservations-nominations: a reserved pod is the pod
+// bound to its node for every decision).
 struct NodeUsage {
   std::vector<const NormalizedPod*> pods;  // bound and reserved pods, in arrival order
   ResourceList requested;                  // their requests

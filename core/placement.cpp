@@ -10,7 +10,8 @@ namespace capext {
 
 namespace {
 
-// The quota verdict of step 1: the group rule where it applies, else 1.1 for the pod.
+// The quota verdict of step 1: the group rule where it applies, else the admission check for the
+// pod.
 Status QuotaVerdict(const ClusterState& state, const NormalizedPod& pod,
                     std::vector<std::string>* group_hold) {
   if (!pod.group.empty()) {

@@ -1,9 +1,10 @@
 // Placement: "where does this pod fit?" — the one filter decision every path asks (/filter,
 // the /bind check, explain, the reclaim controller's "fits now", the simulator):
-//   1. the quota check of capacity-semantics 1.1, once per pod; when it fails, every node fails
-//      with its reason (and its code: a request above max is unresolvable everywhere). For a
-//      pending member of a starting group, the group's need instead (docs/workloads.md, "Filter
-//      mode"; core/group_quota.h): group_hold() then lists the members the caller holds;
+//   1. the admission check (docs/capacity-semantics.md#3-admission-may-this-pod-run-in-its-quota),
+//      once per pod; when it fails, every node fails with its reason (and its code: a request
+//      above max is unresolvable everywhere). For a pending member of a starting group, the
+//      group's need instead (docs/workloads.md#4-filter-mode; core/group_quota.h): group_hold()
+//      then lists the members the caller holds;
 //   2. node fit against our state per node (usage, reservations, nominations of priority >=
 //      the pod's), which holds what kube-scheduler does not know.
 // A node the state does not know passes: kube-scheduler already vetted it against its own
@@ -49,7 +50,8 @@ class PodFilter {
   NodeFitScreen screen_;
 };
 
-// The bind check (capacity-semantics 2): exactly /filter's verdict for that one node.
+// The bind check (docs/capacity-semantics.md#6-accounting-used-reservations-nominations): exactly
+// /filter's verdict for that one node.
 inline Status CheckBind(const ClusterState& state, const NormalizedPod& pod,
                         std::string_view node) {
   return PodFilter(state, pod).CheckNode(node);

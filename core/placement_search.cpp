@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/best_node.h"
 #include "core/node_fit.h"
 
 namespace capext {
@@ -38,19 +39,16 @@ PlacementResult FindPlacement(const ClusterState& state, const NormalizedPod& po
   for (const auto& [name, node] : state.nodes())
     nodes.push_back(state.FindNodeRecord(name));
   const int total = static_cast<int>(nodes.size());
-  int best_score = -1;
+  BestNode<int> best;
   out.examined = total;
   for (int i = 0; i < total && out.feasible.size() < query.limit; ++i) {
     const int n = (query.start + i) % total;
     if (!filter.Passes(*nodes[n])) continue;
     out.feasible.push_back(n);
-    const int score = ScoreNode(query.scoring, pod, NodeInfo{*nodes[n]->node, &nodes[n]->usage});
-    if (score > best_score || (score == best_score && n < out.best)) {
-      best_score = score;
-      out.best = n;
-    }
+    best.Offer(ScoreNode(query.scoring, pod, NodeInfo{*nodes[n]->node, &nodes[n]->usage}), n);
     if (out.feasible.size() == query.limit) out.examined = i + 1;
   }
+  out.best = best.id();
   return out;
 }
 

@@ -1,7 +1,7 @@
 // Placement search: which node gets a pod, as kube-scheduler picks it — the filter (placement.h:
 // quota once, node fit per node) over the nodes in name order from a rotating start, stopping once
 // `limit` feasible nodes are found (numFeasibleNodesToFind), and the best of those by score
-// (node_score.h; the first in name order on a tie). The simulator places every pod this way.
+// (node_score.h), chosen by BestNode (best_node.h). The simulator places every pod this way.
 //
 // Two implementations behind one contract, tested equal (tests/core/placement_search_test.cpp):
 //  - FindPlacement: the plain one, any ClusterState;

@@ -77,14 +77,16 @@ struct Pod {
   // When a /bind reservation placed this (pending) pod on a node, Unix milliseconds; 0 = not
   // reserved on a node. Set only by ClusterState, from the reservation (never from the wire).
   int64_t reserved_ms = 0;
-  // The value of the configured accelerator-model annotation (capacity-semantics 5), if any.
+  // The value of the configured accelerator-model annotation, if any
+  // (docs/capacity-semantics.md#9-gpu-model-quotas-and-object-counts).
   std::string accelerator_model;
   std::string uid;
   std::string name;
   std::string node_name;            // spec.nodeName: bound when non-empty
   std::string nominated_node_name;  // status.nominatedNodeName
   // The reclaim recorded on this pending pod by the reclaim controller of whichever replica acts
-  // (annotation scheduling.capacity-extender.io/reclaim, "<node>@<time>"; capacity-semantics 8);
+  // (annotation scheduling.capacity-extender.io/reclaim, "<node>@<time>";
+  // docs/capacity-semantics.md#8-the-reclaim-controller);
   // "" when none. Dropped once the pod is bound or terminal.
   std::string reclaim_record;
   PodPhase phase = PodPhase::kPending;
@@ -173,10 +175,11 @@ class NormalizedPod : public Pod {
   ResourceList quota_request_;
 };
 
-// The start time used to order pods of equal priority (capacity-semantics 4, "Order"):
-// status.startTime; for a pod reserved on a node by an in-flight /bind (it has none yet), the
-// reservation time, so that it is the pod bound to that node at that moment; else the creation
-// time. The one definition for bound and reserved pods alike.
+// The start time used to order pods of equal priority
+// (docs/capacity-semantics.md#4-victims-on-one-node, "Order"): status.startTime; for a pod reserved
+// on a node by an in-flight /bind (it has none yet), the reservation time, so that it is the pod
+// bound to that node at that moment; else the creation time. The one definition for bound and
+// reserved pods alike.
 inline int64_t EffectiveStartMs(const Pod& pod) {
   if (pod.start_ms != 0) return pod.start_ms;
   return pod.reserved_ms != 0 ? pod.reserved_ms : pod.creation_ms;

@@ -1,5 +1,5 @@
 // The effective request of a pod, computed as kube-scheduler computes it for node fit
-// (capacity-semantics 0): for each resource the larger of
+// (docs/capacity-semantics.md#1-words, "request(p)"): for each resource the larger of
 //   (a) the sum over regular containers plus every restartable (sidecar) init container, and
 //   (b) for each ordinary init container, its request plus the sidecars declared before it;
 // then plus spec.overhead. Requests only; limits are ignored.

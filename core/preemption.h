@@ -1,6 +1,7 @@
 // Preemption across nodes: eligibility (the reference's PodEligibleToPreemptOthers), and the
-// search over nodes that /preempt, the reclaim controller and the simulator share (capacity-
-// semantics 1.2 on each node, 1.3 to choose; section 4 step 2).
+// search over nodes that /preempt, the reclaim controller and the simulator share (victim selection
+// on each node, docs/capacity-semantics.md#4-victims-on-one-node, then the candidate order,
+// docs/capacity-semantics.md#5-choosing-among-candidate-nodes).
 // Thread-safety: pure; the caller keeps `state` still for the duration of a call.
 #pragma once
 
@@ -29,8 +30,8 @@ struct PreemptionPlan {
   bool found() const { return outcome == Outcome::kFound; }
 };
 
-// Runs 1.2 on `nodes` (every node of the state when empty; unknown names are skipped) and
-// chooses with 1.3. Nodes where CouldPreemptOn fails are skipped cheaply.
+// Runs victim selection on `nodes` (every node of the state when empty; unknown names are skipped)
+// and chooses with 1.3. Nodes where CouldPreemptOn fails are skipped cheaply.
 PreemptionPlan FindPreemption(const ClusterState& state, const NormalizedPod& preemptor,
                               const MoreImportantFn& more_important,
                               const std::vector<std::string>& nodes = {});

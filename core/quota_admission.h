@@ -1,5 +1,6 @@
-// The admission check of capacity-semantics 1.1, over the quota tree (docs/quota-hierarchy.md):
-// does pod p fit its quota, every ancestor of it, and the cluster-wide rule?
+// The admission check (docs/capacity-semantics.md#3-admission-may-this-pod-run-in-its-quota), over
+// the quota tree (docs/quota-hierarchy.md#admission-filter-and-the-bind-check): does pod p fit its
+// quota, every ancestor of it, and the cluster-wide rule?
 //   r_x  = request(p) + requests of pods nominated in x's subtree with priority >= p's (p's
 //          own nomination excluded); at p's leaf this is today's inEQ;
 //   all  = r_q + requests of nominated pods of namespaces outside q's subtree whose own quota is
@@ -21,7 +22,7 @@
 
 namespace capext {
 
-// The nominated sums of 1.1 for `pod`, each including the pod's own quota request.
+// The nominated sums of the admission check for `pod`, each including the pod's own quota request.
 struct NominatedSums {
   ResourceList in_eq;  // r at the pod's leaf (today's inEQ)
   ResourceList all;
@@ -61,20 +62,20 @@ struct AdmissionPath {
 AdmissionPath MakeAdmissionPath(const ClusterState& state, const NormalizedPod& pod,
                                 const ResourceList* request = nullptr);
 
-// The nominated sums of 1.1 for `pod` (MakeAdmissionPath's).
+// The nominated sums of the admission check for `pod` (MakeAdmissionPath's).
 inline NominatedSums ComputeNominatedSums(const ClusterState& state, const NormalizedPod& pod) {
   return MakeAdmissionPath(state, pod).sums;
 }
 
-// 1.1 against the state's usage (bound + reserved) and nominations.
+// The admission check against the state's usage (bound + reserved) and nominations.
 Status CheckQuota(const ClusterState& state, const NormalizedPod& pod);
 
 // The cluster-wide sums with the path's own hold taken out.
 AggregateTotals TotalsWithoutOwnHold(QuotaSemantics semantics, const AdmissionPath& path,
                                      const AggregateTotals& totals);
 
-// 1.1 for a path, with the usage of each tree node from `used_of(node)` and the cluster-wide
-// sums `totals` (a what-if of victim selection passes its own).
+// The admission check for a path, with the usage of each tree node from `used_of(node)` and the
+// cluster-wide sums `totals` (a what-if of victim selection passes its own).
 template <typename UsedOf>
 bool QuotaPasses(QuotaSemantics semantics, const AdmissionPath& path, UsedOf&& used_of,
                  const AggregateTotals& totals) {
@@ -101,10 +102,11 @@ bool QuotaPasses(QuotaSemantics semantics, const AdmissionPath& path, UsedOf&& u
 Status CheckQuotaPath(const ClusterState& state, const NormalizedPod& pod,
                       const AdmissionPath& path);
 
-// 1.1 for `request`, the summed request of `pods` members of `group` (its Display()), admitted
-// together in `pod`'s place (its namespace, priority, own hold and nomination): a group's need
-// (docs/workloads.md). The reason names the group and the resources that block: "gang eq1/a: 4
-// pods need cpu 16: ElasticQuota eq1/eq1 would exceed max: cpu used 0 + request 16 > max 10".
+// The admission check for `request`, the summed request of `pods` members of `group` (its
+// Display()), admitted together in `pod`'s place (its namespace, priority, own hold and
+// nomination): a group's need (docs/workloads.md). The reason names the group and the resources
+// that block: "gang eq1/a: 4 pods need cpu 16: ElasticQuota eq1/eq1 would exceed max: cpu used 0 +
+// request 16 > max 10".
 Status CheckGroupRequest(const ClusterState& state, const NormalizedPod& pod,
                          const ResourceList& request, std::string_view group, int pods);
 

@@ -1,9 +1,10 @@
-// QuotaLedger: the accounting of capacity-semantics 2 — what each namespace uses, what each node
-// of the quota tree uses (its subtree's usage: docs/quota-hierarchy.md), the cluster-wide sums
-// over the root quotas that the aggregated-min check reads, and the capacity held for pods not yet
-// seen bound: reservations (made only by /bind, until the watch shows the pod bound, or released,
-// or expired) and nominations (ours, made by the reclaim controller with a TTL; or mirroring a
-// pending pod's status.nominatedNodeName).
+// QuotaLedger: the accounting of
+// docs/capacity-semantics.md#6-accounting-used-reservations-nominations — what each namespace uses,
+// what each node of the quota tree uses (its subtree's usage: docs/quota-hierarchy.md), the
+// cluster-wide sums over the root quotas that the aggregated-min check reads, and the capacity held
+// for pods not yet seen bound: reservations (made only by /bind, until the watch shows the pod
+// bound, or released, or expired) and nominations (ours, made by the reclaim controller with a TTL;
+// or mirroring a pending pod's status.nominatedNodeName).
 //   used(ns) = requests (as the quota counts them) of the namespace's bound, non-terminal pods
 //              + its reservations + its holds (quota held without a node for admitted pods:
 //              docs/workloads.md, "Holds").
@@ -31,7 +32,8 @@
 namespace capext {
 
 // Capacity held for a pod by /bind while its binding is in flight. A reservation with a node is,
-// for every decision, the pod bound to that node (capacity-semantics 6, "A reserved pod is a
+// for every decision, the pod bound to that node
+// (docs/capacity-semantics.md#6-accounting-used-reservations-nominations, "A reserved pod is a
 // bound pod"): ClusterState files the pod among the node's pods. Here it is the quota part: its
 // quota request counts as reserved usage of its namespace. A hold without a node (a later issue)
 // is a QuotaHold (below), not a Reservation.
@@ -99,7 +101,7 @@ class QuotaLedger {
   // namespace's), kept up to date incrementally along the path of every change.
   const QuotaTree& tree() const { return tree_; }
   const ResourceList& NodeUsed(int node) const { return node_used_[node]; }
-  // Cluster-wide sums over the root quotas (1.1 step 2), kept up to date incrementally.
+  // Cluster-wide sums over the root quotas (the sum-of-mins check), kept up to date incrementally.
   const AggregateTotals& totals() const { return totals_; }
   // Rebuilds the tree, the subtree usage and the sums after the set of quotas changed.
   void RebuildQuotas(const QuotaSet& quotas);

@@ -143,9 +143,10 @@ std::vector<Excess> ExceedsMax(QuotaSemantics semantics, const ElasticQuota& quo
 std::vector<Excess> ExceedsMin(QuotaSemantics semantics, const ElasticQuota& quota,
                                const ResourceList& used, const ResourceList& add) {
   if (semantics == QuotaSemantics::kSchedulerPlugins) {
-    // A wholly absent min is 0 (capacity-semantics 0.1): the reference's constructor fills it
-    // with zeros, so its "Min nil => over min" check never fires. usedOverMinWith(add): scalars
-    // named in `add` only, even when `add` is empty.
+    // A wholly absent min is 0
+    // (docs/capacity-semantics.md#2-which-resources-a-quota-governs-two-semantics): the reference's
+    // constructor fills it with zeros, so its "Min nil => over min" check never fires.
+    // usedOverMinWith(add): scalars named in `add` only, even when `add` is empty.
     return ReferenceExceeds(add, used, quota.min.value_or(ResourceList{}), 0, "add");
   }
   std::vector<Excess> out;

@@ -1,5 +1,6 @@
 // The resource arithmetic of ElasticQuota decisions, in the two semantics of
-// capacity-semantics.md 0.1 (chosen by name through the `quotaSemantics` policy):
+// docs/capacity-semantics.md#2-which-resources-a-quota-governs-two-semantics (chosen by name
+// through the `quotaSemantics` policy):
 //  - kCapacityExtender (default): a quota governs exactly the resources named in its min or max;
 //    missing from max = unbounded, missing from min = 0; `pods` counts pods; the aggregated-min
 //    check covers only resources that some quota names in min.
@@ -40,18 +41,19 @@ std::string DescribeExcesses(const std::vector<Excess>& excesses, const Resource
 // kubernetes.io/-prefixed): the only non-native names the reference counts.
 bool IsScalarResourceName(std::string_view name);
 
-// What a pod adds to its quota's usage. kCapacityExtender: its request plus `pods: 1`, and when
-// the pod carries an accelerator model every extended resource is also counted under
-// "<name>.<model>" (capacity-semantics 5). kSchedulerPlugins: its request restricted to the names
-// the reference counts, without pods.
+// What a pod adds to its quota's usage. kCapacityExtender: its request plus `pods: 1`, and when the
+// pod carries an accelerator model every extended resource is also counted under "<name>.<model>"
+// (docs/capacity-semantics.md#9-gpu-model-quotas-and-object-counts). kSchedulerPlugins: its request
+// restricted to the names the reference counts, without pods.
 ResourceList QuotaRequestOf(QuotaSemantics semantics, const Pod& pod);
 
-// used + add against max (1.1 step 1). Empty when within max.
+// used + add against max (the max check, docs/capacity-semantics.md#31-the-max-check). Empty when
+// within max.
 std::vector<Excess> ExceedsMax(QuotaSemantics semantics, const ElasticQuota& quota,
                                const ResourceList& used, const ResourceList& add);
 
-// used + add against min ("moreThanMin" of 1.2). kSchedulerPlugins compares scalars named in
-// `add` only (usedOverMinWith), so "is borrowing" is IsBorrowing, not an empty `add`.
+// used + add against min ("moreThanMin" of victim selection). kSchedulerPlugins compares scalars
+// named in `add` only (usedOverMinWith), so "is borrowing" is IsBorrowing, not an empty `add`.
 std::vector<Excess> ExceedsMin(QuotaSemantics semantics, const ElasticQuota& quota,
                                const ResourceList& used, const ResourceList& add);
 
@@ -59,16 +61,17 @@ std::vector<Excess> ExceedsMin(QuotaSemantics semantics, const ElasticQuota& quo
 std::string DescribeRequestExcesses(const std::vector<Excess>& excesses,
                                     std::string_view limit_word);
 
-// True when `quota` is using more than its min (section 0, "borrowing").
+// True when `quota` is using more than its min ("borrowing", docs/capacity-semantics.md#1-words).
 bool IsBorrowing(QuotaSemantics semantics, const ElasticQuota& quota, const ResourceList& used);
 
 // Which resources the quota governs (kCapacityExtender: names in min or max).
 bool Governs(QuotaSemantics semantics, const ElasticQuota& quota, ResourceName resource);
 
-// Cluster-wide sums over every quota for the aggregated-min check (1.1 step 2). `used` sums a
-// resource only over quotas that govern it (kCapacityExtender) or over all (kSchedulerPlugins);
-// `min` is the sum of mins; `checked` lists the resources the check compares for any pod
-// (kCapacityExtender: those named in some min).
+// Cluster-wide sums over every quota for the aggregated-min check
+// (docs/capacity-semantics.md#32-the-sum-of-mins-check). `used` sums a resource only over quotas
+// that govern it (kCapacityExtender) or over all (kSchedulerPlugins); `min` is the sum of mins;
+// `checked` lists the resources the check compares for any pod (kCapacityExtender: those named in
+// some min).
 struct AggregateTotals {
   ResourceList used;
   ResourceList min;
@@ -96,7 +99,8 @@ inline bool CountsInTotals(QuotaSemantics semantics, const ElasticQuota& quota,
 void ApplyUsageDelta(QuotaSemantics semantics, const ElasticQuota& quota, const ResourceList& delta,
                      AggregateTotals* totals);
 
-// totals.used + add against totals.min, for a pod of `quota` (1.1 step 2). Empty when within.
+// totals.used + add against totals.min, for a pod of `quota` (the sum-of-mins check). Empty when
+// within.
 std::vector<Excess> ExceedsAggregateMin(QuotaSemantics semantics, const ElasticQuota& quota,
                                         const AggregateTotals& totals, const ResourceList& add);
 

@@ -16,7 +16,7 @@ inline constexpr std::string_view kTooManyPods = "Too many pods";
 std::string InsufficientResource(std::string_view resource);  // "Insufficient cpu"
 std::string UntoleratedTaint(std::string_view key, std::string_view value);
 
-// Quota (capacity-semantics 1.1).
+// Quota (docs/capacity-semantics.md#3-admission-may-this-pod-run-in-its-quota).
 std::string QuotaMaxExceeded(std::string_view pod_key, std::string_view quota_key,
                              std::string_view details);
 std::string QuotaRequestAboveMax(std::string_view pod_key, std::string_view quota_key,
@@ -32,7 +32,8 @@ std::string GangNeeds(std::string_view group, int pods, std::string_view request
 // "gang eq1/train-a: 2 of 4 pods exist"
 std::string GangIncomplete(std::string_view group, int exist, int min_member);
 
-// Preemption and reclaim (1.2, section 4).
+// Preemption and reclaim (docs/capacity-semantics.md#4-victims-on-one-node,
+// docs/capacity-semantics.md#8-the-reclaim-controller).
 inline constexpr std::string_view kPreemptionPolicyNever =
     "not eligible to preempt: preemptionPolicy is Never";
 inline constexpr std::string_view kTerminatingVictimOnNominatedNode =

@@ -91,7 +91,8 @@ ReclaimPlanForPod PlanReclaim(const ClusterState& state, const NormalizedPod& po
   std::string names;
   for (const NormalizedPod* v : plan.victims) {
     if (!names.empty()) names += ", ";
-    // A reserved victim is the pod bound there (capacity-semantics 6); say that its bind is
+    // A reserved victim is the pod bound there
+    // (docs/capacity-semantics.md#6-accounting-used-reservations-nominations); say that its bind is
     // still in flight, since the API server shows it Pending.
     names +=
         fmt::format("{} (priority {}{})", v->Key(), v->priority,

@@ -1,8 +1,8 @@
-// The decision part of the reclaim controller (capacity-semantics 4, steps 1-3) for one pending
-// pod: nothing to do (it fits, it may not preempt, a reclaim is already in flight), or which
-// node to claim and which victims to evict there. Executing the plan (evictions, the nomination,
-// the requeue nudge, rate limits) is the caller's: the extender does it through the API server,
-// the simulator on its own state.
+// The decision part of the reclaim controller (docs/capacity-semantics.md#8-the-reclaim-controller,
+// steps 1-3) for one pending pod: nothing to do (it fits, it may not preempt, a reclaim is already
+// in flight), or which node to claim and which victims to evict there. Executing the plan
+// (evictions, the nomination, the requeue nudge, rate limits) is the caller's: the extender does it
+// through the API server, the simulator on its own state.
 // Thread-safety: pure; the caller keeps `state` still for the duration of a call.
 #pragma once
 

@@ -1,7 +1,8 @@
-// VictimRule: whose pods may be victims for a preemptor (capacity-semantics 1.2, over the quota
-// tree: docs/quota-hierarchy.md "Reclaim and preemption"), computed once per preemptor and
-// asked per namespace. The one place the rule is written: victim selection, the candidate
-// search and preemption eligibility all ask it.
+// VictimRule: whose pods may be victims for a preemptor
+// (docs/capacity-semantics.md#4-victims-on-one-node, over the quota tree:
+// docs/quota-hierarchy.md#reclaim-and-preemption), computed once per preemptor and asked per
+// namespace. The one place the rule is written: victim selection, the candidate search and
+// preemption eligibility all ask it.
 //  - a preemptor without a quota: pods of lower priority in namespaces without a quota;
 //  - a preemptor p of quota q (leaf P0; its path P0, P1, ... up to its root):
 //    - pods of its own namespace: lower priority only, and only when p would take its leaf above

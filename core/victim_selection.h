@@ -1,9 +1,9 @@
-// Victim selection on one node (capacity-semantics 1.2, the reference's SelectVictimsOnNode with
-// its double-removal bug fixed, over the quota tree: docs/quota-hierarchy.md): which pods must go
-// so that `preemptor` fits `node` and its quotas. Works on a private what-if copy of the node's
-// usage, of the quota tree's usage and of the cluster-wide sums; the state is never modified.
-// Who may be taken is VictimRule's (victim_rule.h); nearer victims in the tree are taken first
-// and reprieved last.
+// Victim selection on one node (docs/capacity-semantics.md#4-victims-on-one-node, the reference's
+// SelectVictimsOnNode with its double-removal bug fixed, over the quota tree:
+// docs/quota-hierarchy.md): which pods must go so that `preemptor` fits `node` and its quotas.
+// Works on a private what-if copy of the node's usage, of the quota tree's usage and of the
+// cluster-wide sums; the state is never modified. Who may be taken is VictimRule's (victim_rule.h);
+// nearer victims in the tree are taken first and reprieved last.
 // Thread-safety: pure; the caller keeps `state` still for the duration of the call.
 #pragma once
 

@@ -1,5 +1,6 @@
 // CacheSync: whether the cluster cache follows the API server, resource by resource, and what
-// that allows (architecture.md, "Staying in sync with the API server"; capacity-semantics 12):
+// that allows (docs/architecture.md#staying-in-sync-with-the-api-server;
+// docs/capacity-semantics.md#12-deciding-on-a-cache-that-is-out-of-sync):
 //   - /readyz is not ready once a resource has been out of sync for longer than the bound
 //     (maxOutOfSync), and says which, for how long and why (StaleReason);
 //   - the reclaim loop and the status.used writes wait while any resource is out of sync, from

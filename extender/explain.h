@@ -1,6 +1,8 @@
 // Explanations for one pod (`capacity-extender explain`, POST /explain): the quota arithmetic of
-// 1.1 (used, reserved, request, nominated sums, min, max, cluster-wide totals), per-node fit
-// reasons, and what reclaim would evict (section 4), in JSON or human text.
+// the admission check (used, reserved, request, nominated sums, min, max, cluster-wide totals;
+// docs/capacity-semantics.md#3-admission-may-this-pod-run-in-its-quota), per-node fit reasons, and
+// what reclaim would evict (docs/capacity-semantics.md#8-the-reclaim-controller), in JSON or human
+// text.
 // Thread-safety: pure; the caller keeps `state` still.
 #pragma once
 

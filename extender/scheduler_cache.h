@@ -1,11 +1,12 @@
 // SchedulerCache: the ClusterState every request reads, behind one reader/writer lock, plus the
 // clock. Readers (filter, prioritize, preempt, /quotas) share the lock; writers (binds, watch
 // events, reclaim, expiry) take it alone. The bind path's check-and-reserve happens inside one
-// Write() so no interleaving of binds can push a quota over its limits (capacity-semantics 2).
-// It also says how far it may be trusted: listed once (ready), whether an ElasticQuota API is
-// served (quota_api), and whether each resource follows the API server now (SyncReport, from
-// live mode's CacheSyncSource; cache_sync.h). Readiness() is what /readyz answers.
-// Thread-safety: all methods are safe to call from any thread.
+// Write() so no interleaving of binds can push a quota over its limits
+// (docs/capacity-semantics.md#2-which-resources-a-quota-governs-two-semantics). It also says how
+// far it may be trusted: listed once (ready), whether an ElasticQuota API is served (quota_api),
+// and whether each resource follows the API server now (SyncReport, from live mode's
+// CacheSyncSource; cache_sync.h). Readiness() is what /readyz answers. Thread-safety: all methods
+// are safe to call from any thread.
 #pragma once
 
 #include <atomic>
@@ -48,7 +49,8 @@ class SchedulerCache {
   const DecodeOptions& decode_options() const { return decode_options_; }
 
   // Whether the cluster serves an ElasticQuota API, and what /filter does while it does not
-  // (capacity-semantics 12, missingQuotaAPI). Embedded mode: served.
+  // (docs/capacity-semantics.md#12-deciding-on-a-cache-that-is-out-of-sync, missingQuotaAPI).
+  // Embedded mode: served.
   struct QuotaApi {
     bool served = true;
     bool refuse = true;   // missingQuotaAPI: refuse (else allow)

@@ -15,10 +15,11 @@
 #include "extender/embedded/cluster_source.h"
 #include "extender/embedded/embedded_binder.h"
 #include "extender/embedded/embedded_evictor.h"
-#include "extender/http/router.h"
+#include "extender/http/server.h"
 #include "extender/live/live_mode.h"
 #include "extender/log.h"
 #include "extender/reclaim/reclaim_controller.h"
+#include "extender/routes.h"
 #include "extender/serve_options.h"
 #include "policies/policies.h"
 

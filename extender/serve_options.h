@@ -1,6 +1,6 @@
 // The options serve derives from the extender config for the verbs (ServiceOptions) and gate
 // mode's admission loop (AdmissionLoopOptions), in one place so a test can check every setting
-// reaches its component (config.md documents each setting).
+// reaches its component (the README and deploy/config/extender-config.yaml document each setting).
 // Thread-safety: pure functions.
 #pragma once
 

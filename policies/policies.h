@@ -11,11 +11,13 @@
 
 namespace capext {
 
-// Which of two pods is kept longer when victims are chosen (capacity-semantics 1.2).
+// Which of two pods is kept longer when victims are chosen
+// (docs/capacity-semantics.md#4-victims-on-one-node).
 const PolicyTable<MoreImportantFn>& VictimOrderPolicies();
 // How /prioritize and the simulator rank the nodes a pod fits (core/node_score.h).
 const PolicyTable<NodeScoring>& NodeScoringPolicies();
-// Which resources a quota governs and how (capacity-semantics 0.1).
+// Which resources a quota governs and how
+// (docs/capacity-semantics.md#2-which-resources-a-quota-governs-two-semantics).
 const PolicyTable<QuotaSemantics>& QuotaSemanticsPolicies();
 
 // The name of a value in its table (the default's name when the value is not listed).

@@ -17,9 +17,9 @@
 
 #include "bench/micro/bench_support.h"
 #include "extender/embedded/embedded_binder.h"
-#include "extender/http/router.h"
 #include "extender/http/server.h"
 #include "extender/log.h"
+#include "extender/routes.h"
 #include "extender/verbs/extender_service.h"
 
 namespace capext::bench {

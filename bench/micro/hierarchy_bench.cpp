@@ -23,9 +23,9 @@
 #include "bench/sim/simulation.h"
 #include "bench/sim/synthetic_workload.h"
 #include "extender/embedded/embedded_binder.h"
-#include "extender/http/router.h"
 #include "extender/http/server.h"
 #include "extender/log.h"
+#include "extender/routes.h"
 #include "extender/verbs/extender_service.h"
 
 namespace capext::bench {

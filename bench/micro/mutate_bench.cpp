@@ -12,8 +12,8 @@
 
 #include "bench/micro/bench_support.h"
 #include "extender/embedded/embedded_binder.h"
-#include "extender/http/router.h"
 #include "extender/log.h"
+#include "extender/routes.h"
 
 namespace capext::bench {
 namespace {

@@ -13,10 +13,10 @@
 
 #include "bench/micro/bench_support.h"
 #include "extender/embedded/embedded_binder.h"
-#include "extender/http/router.h"
 #include "extender/log.h"
 #include "extender/reclaim/event_recorder.h"
 #include "extender/reclaim/pending_board.h"
+#include "extender/routes.h"
 #include "extender/verbs/pending_view.h"
 
 namespace capext::bench {
@@ -95,7 +95,8 @@ int main(int argc, char** argv) {
   });
   cache.set_ready(true);
   EmbeddedBinder binder(&cache);
-  ExtenderService service(&cache, &metrics, NodeScoring::kLeastAllocated, MoreImportantFn(MoreImportantPod), &binder, ServiceOptions{});
+  ExtenderService service(&cache, &metrics, NodeScoring::kLeastAllocated,
+                          MoreImportantFn(MoreImportantPod), &binder, ServiceOptions{});
   PendingBoard board(100);
   for (int i = 0; i < pending; ++i)
     board.Set(Record(i, quotas, now_ms));

@@ -1,7 +1,8 @@
 // /preempt with many candidates: 500 proposed nodes, each full with 20 running pods, for a
-// high-priority pod of a borrowing quota (so 1.2 runs with same-namespace lower-priority victims
-// and the reprieve loop on every node). Reports the server time of ExtenderService::Preempt,
-// p50/p99, next to the RapidJSON parse floor of its body. Target: p99 < 5 ms.
+// high-priority pod of a borrowing quota (so victim selection runs with same-namespace
+// lower-priority victims and the reprieve loop on every node). Reports the server time of
+// ExtenderService::Preempt, p50/p99, next to the RapidJSON parse floor of its body. Target: p99 < 5
+// ms.
 //
 // Usage: bench_preempt_bench [--json FILE] [--quick] [--nodes N] [--pods-per-node N]
 //                            [--iterations N] [--log-level info|warn|...]

@@ -75,6 +75,17 @@ void PendingQueue::PopFirst(int b) {
   if (bucket.park == Park::kActive) Push(b);
 }
 
+void PendingQueue::Remove(int b, int64_t creation_ms, uint32_t pod) {
+  Bucket& bucket = buckets_[b];
+  auto it = bucket.pods.find({creation_ms, pod});
+  if (it == bucket.pods.end()) return;
+  if (it == bucket.pods.begin()) {
+    PopFirst(b);
+    return;
+  }
+  bucket.pods.erase(it);
+}
+
 void PendingQueue::SetWakeList(int b, bool valid, std::vector<int> nodes) {
   Bucket& bucket = buckets_[b];
   bucket.wake_list_valid = valid;

@@ -63,6 +63,9 @@ class PendingQueue {
   bool Top(int* b);
   // Removes the first pod of bucket b (it was bound or rejected); b stays active if non-empty.
   void PopFirst(int b);
+  // Removes a pod wherever it stands in bucket b (it was deleted while pending); no-op when the
+  // bucket does not hold it.
+  void Remove(int b, int64_t creation_ms, uint32_t pod);
   // The id of bucket b's first pod. REQUIRES: the bucket is not empty.
   uint32_t First(int b) const { return buckets_[b].pods.begin()->second; }
 
@@ -115,7 +118,7 @@ class PendingQueue {
 
   std::vector<Bucket> buckets_;
   std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<>> heap_;
-  std::set<int> listening_;  // buckets with a valid wake list
+  std::set<int> listening_;                                     // buckets with a valid wake list
   std::map<std::pair<int, std::string>, Waiters> max_waiters_;  // (tenant, resource)
   std::map<std::string, Waiters> aggregate_waiters_;            // resource
   std::set<int> quota_parked_;

@@ -1,15 +1,11 @@
 #include "bench/sim/scenario.h"
 
-#include <algorithm>
 #include <charconv>
-#include <set>
 
 #include <fmt/format.h>
 
-#include "bench/sim/scheduler_loop.h"
 #include "config/json_fields.h"
 #include "config/yaml_json.h"
-#include "policies/policies.h"
 
 namespace capext {
 namespace {
@@ -161,136 +157,6 @@ Status LoadScenarioFile(const std::string& path, Scenario* out) {
     }
   }
   return {};
-}
-
-ScenarioReport RunScenario(const Scenario& scenario, std::ostream& out) {
-  ScenarioReport report;
-  const auto* semantics = QuotaSemanticsPolicies().Find(scenario.quota_semantics);
-  const auto* scoring = NodeScoringPolicies().Find(scenario.scoring);
-  if (semantics == nullptr || scoring == nullptr) {
-    out << fmt::format("FAIL {}: unknown quotaSemantics (expected {}) or scoring (expected {})\n",
-                       scenario.name, QuotaSemanticsPolicies().NamesText(),
-                       NodeScoringPolicies().NamesText());
-    ++report.failed;
-    return report;
-  }
-  ClusterState state(semantics->make());
-  ApplySnapshot(scenario.cluster, &state);
-
-  // The clock starts at the earliest creation time seen and moves with created pods.
-  int64_t now = 0;
-  for (const auto& pod : scenario.cluster.pods) {
-    if (pod.creation_ms != 0 && (now == 0 || pod.creation_ms < now)) now = pod.creation_ms;
-  }
-  for (const auto& e : scenario.events) {
-    if (e.kind == ScenarioEvent::Kind::kCreate && e.pod.creation_ms != 0 &&
-        (now == 0 || e.pod.creation_ms < now)) {
-      now = e.pod.creation_ms;
-    }
-  }
-
-  SchedulerLoop loop(&state, scoring->make(), VictimOrderPolicies().default_entry().make(),
-                     SchedulerLoopOptions{});
-  loop.RunUntilQuiet(now);
-  for (std::size_t i = 0; i < scenario.events.size(); ++i) {
-    const ScenarioEvent& event = scenario.events[i];
-    std::map<std::string, std::string> placement_before;
-    for (const auto& [uid, pod] : state.pods())
-      placement_before[pod.Key()] = pod.node_name;
-    std::string what;
-    switch (event.kind) {
-      case ScenarioEvent::Kind::kCreate:
-        now = std::max(now, event.pod.creation_ms);
-        state.UpsertPod(event.pod);
-        what = "create " + event.pod.Key();
-        break;
-      case ScenarioEvent::Kind::kDelete: {
-        const auto slash = event.target.find('/');
-        if (const Pod* pod = state.FindPodByName(event.target.substr(0, slash),
-                                                 event.target.substr(slash + 1))) {
-          state.DeletePod(pod->uid.empty() ? pod->Key() : pod->uid);
-        }
-        what = "delete " + event.target;
-        break;
-      }
-      case ScenarioEvent::Kind::kAdvance:
-        now += event.advance_ms;
-        what = fmt::format("advance {}ms", event.advance_ms);
-        break;
-    }
-    SchedulerLoop::PassResult pass = loop.RunUntilQuiet(now);
-    std::set<std::string> evicted;
-    for (const auto& e : pass.evicted)
-      evicted.insert(e.victim.Key());
-
-    auto it = scenario.expect.find(static_cast<int>(i));
-    if (it == scenario.expect.end()) continue;
-    const ScenarioExpectation& expect = it->second;
-    std::vector<std::string> problems, checks;
-    auto find = [&](const std::string& key) -> const Pod* {
-      const auto slash = key.find('/');
-      if (slash == std::string::npos) return nullptr;
-      return state.FindPodByName(key.substr(0, slash), key.substr(slash + 1));
-    };
-    for (const auto& [key, node] : expect.bound) {
-      const Pod* pod = find(key);
-      checks.push_back(fmt::format("{} bound to {}", key, node));
-      if (pod == nullptr) {
-        problems.push_back(fmt::format("{} does not exist", key));
-      } else if (pod->node_name != node) {
-        auto reason = loop.pending_reasons().find(key);
-        problems.push_back(fmt::format(
-            "{} is {}", key,
-            pod->node_name.empty()
-                ? "pending: " + (reason == loop.pending_reasons().end() ? "" : reason->second)
-                : "bound to " + pod->node_name));
-      }
-    }
-    for (const auto& key : expect.evicted) {
-      checks.push_back(fmt::format("{} evicted", key));
-      if (evicted.count(key) == 0) problems.push_back(fmt::format("{} was not evicted", key));
-    }
-    for (const auto& key : expect.untouched) {
-      checks.push_back(fmt::format("{} untouched", key));
-      const Pod* pod = find(key);
-      if (evicted.count(key) != 0 || pod == nullptr) {
-        problems.push_back(fmt::format("{} was evicted", key));
-      } else if (placement_before.count(key) && placement_before[key] != pod->node_name) {
-        problems.push_back(
-            fmt::format("{} moved from {} to {}", key, placement_before[key], pod->node_name));
-      }
-    }
-    for (const auto& [key, text] : expect.pending) {
-      checks.push_back(fmt::format("{} pending ({})", key, text));
-      const Pod* pod = find(key);
-      auto reason = loop.pending_reasons().find(key);
-      if (pod == nullptr) {
-        problems.push_back(fmt::format("{} does not exist", key));
-      } else if (pod->IsBound()) {
-        problems.push_back(fmt::format("{} is bound to {}", key, pod->node_name));
-      } else if (reason == loop.pending_reasons().end() ||
-                 reason->second.find(text) == std::string::npos) {
-        problems.push_back(fmt::format("{} pending reason \"{}\" does not contain \"{}\"", key,
-                                       reason == loop.pending_reasons().end() ? "" : reason->second,
-                                       text));
-      }
-    }
-    std::string summary;
-    for (const auto& c : checks)
-      summary += (summary.empty() ? "" : ", ") + c;
-    if (problems.empty()) {
-      ++report.passed;
-      out << fmt::format("PASS {} event {} ({}): {}\n", scenario.name, i, what, summary);
-    } else {
-      ++report.failed;
-      std::string detail;
-      for (const auto& p : problems)
-        detail += (detail.empty() ? "" : "; ") + p;
-      out << fmt::format("FAIL {} event {} ({}): {} -- {}\n", scenario.name, i, what, summary,
-                         detail);
-    }
-  }
-  return report;
 }
 
 }  // namespace capext

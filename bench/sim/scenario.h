@@ -1,7 +1,8 @@
 // Scenario files (docs/scenarios.md): a cluster, a list of events (create a pod,
 // delete a pod, advance the clock) and expectations checked after given events (bound, evicted,
-// untouched, pending with a reason). RunScenario plays them through SchedulerLoop and reports one
-// line per expectation.
+// untouched, pending with a reason). RunScenario plays them through the simulator's one driver
+// (simulation.h: each event a script step, every node examined, a reclaim controller never
+// behind) and reports one line per expectation.
 // Thread-safety: none.
 #pragma once
 

@@ -35,7 +35,10 @@ std::size_t NumPreemptionCandidates(std::size_t nodes) {
 
 SimEngine::SimEngine(const SimulationInput& input, const SimulationOptions& options,
                      SimulationResult* out)
-    : input_(input), options_(options), out_(out), state_(SetupFor(options.policy).semantics) {}
+    : input_(input),
+      options_(options),
+      out_(out),
+      state_(options.cluster_quotas.value_or(SetupFor(options.policy).semantics)) {}
 
 int SimEngine::TenantIndex(const std::string& name) const {
   auto it = std::lower_bound(tenants_.begin(), tenants_.end(), name,
@@ -59,7 +62,10 @@ Status SimEngine::Setup() {
     state_.UpsertPriorityClass(pc);
   for (const auto& node : input_.nodes)
     state_.UpsertNode(node);
-  if (setup.quotas) {
+  if (options_.cluster_quotas) {
+    for (const auto& quota : input_.background.quotas)
+      state_.UpsertQuota(quota);
+  } else if (setup.quotas) {
     for (const auto& [tenant, quota] : input_.plan.tenants) {
       state_.UpsertQuota(ElasticQuotaFor(tenant, quota, setup.max_equals_min));
     }
@@ -81,7 +87,8 @@ Status SimEngine::Setup() {
                     skipped_pending));
   }
 
-  // Tenants: every namespace of the plan, the workload and the snapshot's pods, in name order.
+  // Tenants: every namespace of the plan, the workload, the snapshot's pods and the script's, in
+  // name order.
   std::set<std::string> names;
   for (const auto& [t, q] : input_.plan.tenants)
     names.insert(t);
@@ -89,6 +96,10 @@ Status SimEngine::Setup() {
     names.insert(p.tenant);
   for (const auto& [uid, p] : state_.pods())
     names.insert(p.ns);
+  for (const auto& step : input_.script) {
+    for (const auto& p : step.create)
+      names.insert(p.ns);
+  }
   for (const auto& n : names) {
     TenantState t;
     t.name = n;
@@ -105,6 +116,12 @@ Status SimEngine::Setup() {
   for (const auto& [uid, p] : state_.pods()) {
     for (const auto& e : p.requests.entries())
       dims.insert(e.first);
+  }
+  for (const auto& step : input_.script) {
+    for (const auto& p : step.create) {
+      for (const auto& e : p.requests.entries())
+        dims.insert(e.first);
+    }
   }
   state_.EnableDenseNodes(std::vector<ResourceName>(dims.begin(), dims.end()));
   nodes_ = state_.dense_nodes();
@@ -140,6 +157,7 @@ Status SimEngine::Setup() {
   int64_t horizon = 1;
   for (const auto& p : input_.workload.pods)
     horizon = std::max(horizon, p.arrival_ms + p.duration_ms);
+  if (!input_.script.empty()) horizon = std::max(horizon, input_.script.back().t_ms);
   if (options_.until_ms) horizon = *options_.until_ms;
   int64_t interval = options_.sample_interval_ms.value_or(
       (horizon + std::max(1, options_.samples) - 1) / std::max(1, options_.samples));
@@ -174,7 +192,7 @@ Status SimEngine::Setup() {
     pods_[i].bucket = BucketFor(wp, TenantIndex(wp.tenant));
     pods_[i].queued_ms = wp.arrival_ms;
   }
-  return {};
+  return SetupScript();
 }
 
 int SimEngine::BucketFor(const WorkloadPod& wp, int tenant) {
@@ -208,6 +226,11 @@ int SimEngine::BucketFor(const WorkloadPod& wp, int tenant) {
     proto.required_affinity.push_back(std::move(term));
   }
   info.prototype.emplace(state_.Normalize(std::move(proto)));
+  return AddBucket(std::move(info), priority);
+}
+
+int SimEngine::AddBucket(BucketInfo info, int32_t priority) {
+  const int tenant = info.tenant;
   info.profile = placement_->ProfileOf(*info.prototype, scoring_);
   if (tenants_[tenant].quota != nullptr) {
     // The request alone above the max of its quota or of an ancestor: nothing can ever help.
@@ -226,9 +249,7 @@ int SimEngine::BucketFor(const WorkloadPod& wp, int tenant) {
     }
   }
   buckets_.push_back(std::move(info));
-  const int b = queue_.AddBucket(tenant, priority);
-  (void)b;
-  return it->second;
+  return queue_.AddBucket(tenant, priority);
 }
 
 void SimEngine::Submit(uint32_t id, bool resubmission) {
@@ -236,11 +257,11 @@ void SimEngine::Submit(uint32_t id, bool resubmission) {
   const BucketInfo& info = buckets_[p.bucket];
   metrics_->Submitted(info.tenant, info.request(), resubmission);
   if (info.never_fits_quota || info.never_fits_nodes) {
-    // Unresolvable: nothing can ever help (capacity-semantics 1.1, and node fit's
-    // UnschedulableAndUnresolvable): counted as rejected, never queued.
+    // Unresolvable: nothing can ever help (docs/capacity-semantics.md#33-resolvable-or-not, and
+    // node fit's UnschedulableAndUnresolvable): counted as rejected, never queued.
     ++out_->decisions;
     metrics_->Rejected(info.tenant, info.request(), info.never_fits_quota);
-    if (options_.observer) options_.observer("reject", input_.workload.pods[id].name, "", now_);
+    if (options_.observer) options_.observer("reject", UidOf(id), "", now_);
     p.phase = Phase::kDone;
     return;
   }
@@ -261,6 +282,21 @@ void SimEngine::ProcessExpiries() {
   }
 }
 
+void SimEngine::Settle() {
+  if (now_ >= next_reclaim_ms_) {
+    next_reclaim_ms_ = INT64_MAX;
+    ReclaimPass();
+  }
+  Schedule();
+  // A controller that is never behind: while a pass could do anything, it runs now. Each pass
+  // either executes a reclaim (evictions and a nomination, which a pod holds until it binds or
+  // the nomination expires) or marks every parked bucket failed at the current epoch, so this ends.
+  while (options_.reclaim_at_once && reclaim_ && ReclaimPassUseful()) {
+    ReclaimPass();
+    Schedule();
+  }
+}
+
 bool SimEngine::ReclaimPassUseful() const {
   // The pass would run one interval from now: buckets in their retry delay will be past it.
   for (int b : queue_.parked()) {
@@ -277,6 +313,7 @@ void SimEngine::Run() {
   while (true) {
     int64_t t = INT64_MAX;
     if (next_arrival < wl.size()) t = wl[next_arrival].arrival_ms;
+    if (next_step_ < input_.script.size()) t = std::min(t, input_.script[next_step_].t_ms);
     if (!completions_.empty()) t = std::min(t, completions_.top().t);
     if (!expiries_.empty()) t = std::min(t, *expiries_.begin());
     t = std::min(t, next_reclaim_ms_);
@@ -290,7 +327,7 @@ void SimEngine::Run() {
       completions_.pop();
       if (pods_[c.pod].generation != c.generation || pods_[c.pod].phase != Phase::kRunning)
         continue;
-      StopPod(c.pod, true);
+      StopPod(c.pod, Stop::kCompleted);
       pods_[c.pod].phase = Phase::kDone;
     }
     ProcessExpiries();
@@ -298,11 +335,17 @@ void SimEngine::Run() {
       Submit(static_cast<uint32_t>(next_arrival), false);
       ++next_arrival;
     }
-    if (t >= next_reclaim_ms_) {
-      next_reclaim_ms_ = INT64_MAX;
-      ReclaimPass();
+    if (next_step_ < input_.script.size() && input_.script[next_step_].t_ms == t) {
+      // Each step settles on its own and is reported: a scenario checks after every step.
+      for (; next_step_ < input_.script.size() && input_.script[next_step_].t_ms == t;
+           ++next_step_) {
+        ApplyStep(input_.script[next_step_]);
+        Settle();
+        if (options_.after_step) options_.after_step(next_step_, state_);
+      }
+    } else {
+      Settle();
     }
-    Schedule();
     if (reclaim_ && next_reclaim_ms_ == INT64_MAX && ReclaimPassUseful()) {
       next_reclaim_ms_ = now_ + std::max<int64_t>(1, options_.reclaim_interval_ms);
     }

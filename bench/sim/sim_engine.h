@@ -1,6 +1,13 @@
-// SimEngine: the machinery behind RunSimulation (simulation.h). Internal to bench/: the
-// contracts are simulation.h's; this header exists so the engine's parts (setup and event loop
-// in sim_engine.cpp, scheduling in sim_scheduling.cpp, reclaim in sim_reclaim.cpp) stay small.
+// SimEngine: the machinery behind RunSimulation (simulation.h), the simulator's one driver: it
+// serves `capacity-sim run` and `compare` (workloads) and `scenario` (scripts) alike, with one
+// scheduling cycle (TryFirst: the core's quota check and placement search, then bind) and one
+// reclaim step (TryReclaim: the core's candidate search, then evictions and the nomination).
+// Internal to bench/: the contracts are simulation.h's; this header exists so the engine's parts
+// (setup and event loop in sim_engine.cpp, scheduling in sim_scheduling.cpp, reclaim in
+// sim_reclaim.cpp, script steps in sim_script.cpp) stay small.
+// Pods: ids [0, workload size) are the workload's pods (by arrival, then name), the ids after
+// them the pending pods a script creates (by store key), so that the queue's order among equals
+// (pod id) is name order for both.
 // Thread-safety: none; one engine per simulation.
 #pragma once
 
@@ -43,6 +50,12 @@ class SimEngine {
     bool started = false;
     bool evicted = false;
   };
+  // A pending pod a script creates (the workload's pods are input_.workload.pods).
+  struct ScriptPod {
+    Pod pod;
+    std::string key;      // its store key: the uid, or namespace/name without one
+    int64_t step_ms = 0;  // when the script creates it (its arrival)
+  };
   // What the engine knows about a bucket beyond the queue's view.
   struct BucketInfo {
     // Namespace, priority, requests, affinity, normalised: every pod of the bucket alike.
@@ -71,8 +84,14 @@ class SimEngine {
   // sim_engine.cpp
   int TenantIndex(const std::string& name) const;
   int BucketFor(const WorkloadPod& pod, int tenant);
+  // A bucket of its own for a script's pod, its normalised spec as the prototype.
+  int BucketForScriptPod(const Pod& pod, int tenant);
+  int AddBucket(BucketInfo info, int32_t priority);
   void Submit(uint32_t id, bool resubmission);
   void ProcessExpiries();
+  // Reclaim pass if due, scheduling until quiet, and (reclaim_at_once) passes until none could
+  // do anything.
+  void Settle();
   // Whether a reclaim pass could do anything: some parked bucket has not tried reclaim since the
   // cluster last changed.
   bool ReclaimPassUseful() const;
@@ -85,7 +104,8 @@ class SimEngine {
   bool FitsNow(int b, int n);
   int BestOf(int b, const std::vector<int>& feasible);
   void Bind(int b, uint32_t id, int n);
-  void StopPod(uint32_t id, bool completed);
+  enum class Stop { kCompleted, kEvicted, kDeleted };
+  void StopPod(uint32_t id, Stop why);
   void Evict(const std::string& uid, int preemptor_tenant);
   void NodeFreed(int n);
   void UsageDropped(int tenant);
@@ -95,6 +115,31 @@ class SimEngine {
   // sim_reclaim.cpp
   bool TryReclaim(int b, uint32_t id);
   void ReclaimPass();
+
+  // sim_script.cpp
+  Status SetupScript();  // ids, tenants and buckets of the script's pending pods
+  void ApplyStep(const ScriptStep& step);
+  void CreateScriptPod(const Pod& pod);
+  void RemovePod(const std::string& key);
+
+  // A pod's identity and times, whichever list it comes from.
+  bool IsScriptPod(uint32_t id) const { return id >= input_.workload.pods.size(); }
+  const ScriptPod& script_pod(uint32_t id) const {
+    return script_pods_[id - input_.workload.pods.size()];
+  }
+  const std::string& UidOf(uint32_t id) const {
+    return IsScriptPod(id) ? script_pod(id).key : input_.workload.pods[id].name;
+  }
+  const std::string& NameOf(uint32_t id) const {
+    return IsScriptPod(id) ? script_pod(id).pod.name : input_.workload.pods[id].name;
+  }
+  int64_t ArrivalOf(uint32_t id) const {
+    return IsScriptPod(id) ? script_pod(id).step_ms : input_.workload.pods[id].arrival_ms;
+  }
+  // INT64_MAX: runs until deleted or evicted.
+  int64_t DurationOf(uint32_t id) const {
+    return IsScriptPod(id) ? INT64_MAX : input_.workload.pods[id].duration_ms;
+  }
 
   const SimulationInput& input_;
   SimulationOptions options_;
@@ -127,6 +172,9 @@ class SimEngine {
 
   std::optional<NormalizedPod> scratch_;  // the pod being decided: its bucket's prototype
   int scratch_bucket_ = -1;
+
+  std::vector<ScriptPod> script_pods_;  // by id - workload size
+  std::size_t next_step_ = 0;
 };
 
 }  // namespace capext

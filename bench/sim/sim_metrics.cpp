@@ -92,6 +92,13 @@ void SimMetrics::Rejected(int tenant, const DenseRequest& r, bool by_quota) {
   ++(by_quota ? counters_[tenant].rejected_by_quota : counters_[tenant].rejected_by_nodes);
 }
 
+void SimMetrics::Withdrawn(int tenant, const DenseRequest& r) {
+  TenantLevels& l = levels_[tenant];
+  --l.pending;
+  for (const auto& [d, amount] : r.dims)
+    l.pending_demand[d] -= amount;
+}
+
 void SimMetrics::ChangeUsed(int tenant, const DenseRequest& r, int sign) {
   TenantLevels& l = levels_[tenant];
   for (const auto& [d, amount] : r.dims) {

@@ -68,6 +68,7 @@ class SimMetrics {
 
   void Submitted(int tenant, const DenseRequest& r, bool resubmission);
   void Rejected(int tenant, const DenseRequest& r, bool by_quota);  // leaves the queue
+  void Withdrawn(int tenant, const DenseRequest& r);  // deleted while pending: leaves the queue
   void Started(int tenant, const DenseRequest& r, int64_t wait_ms, bool first_start);
   void Stopped(int tenant, const DenseRequest& r, bool completed);
   // A pod running before the simulation starts (a snapshot's bound pod).

@@ -1,10 +1,10 @@
 // The policies `capacity-sim run --policy` and `compare --policies` know, by name. Every policy
-// runs the same scheduler loop (simulation.h: kube-scheduler's queue, filter, score, bind, plus
-// the reclaim controller of capacity-semantics 4 and kube-scheduler's own lower-priority
-// preemption); they differ in which quotas exist and how they are read:
+// runs the same scheduler loop (simulation.h: kube-scheduler's queue, filter, score, bind, plus the
+// reclaim controller, docs/capacity-semantics.md#8-the-reclaim-controller, and kube-scheduler's own
+// lower-priority preemption); they differ in which quotas exist and how they are read:
 //  - capacity:          the plan's quotas under QuotaSemantics::kCapacityExtender (this product);
 //  - scheduler-plugins: the plan's quotas under QuotaSemantics::kSchedulerPlugins (the reference
-//                       plugin's arithmetic; victims chosen by the same 1.2 algorithm);
+//                       plugin's arithmetic; victims chosen by the same victim selection);
 //  - static:            max = min for every quota (no borrowing, so reclaim never finds a
 //                       borrower; only same-namespace lower-priority preemption remains),
 //                       capacity-extender semantics;
@@ -29,7 +29,7 @@ std::vector<std::string> SimPolicyNames();
 
 struct SimPolicySetup {
   QuotaSemantics semantics = QuotaSemantics::kCapacityExtender;
-  bool quotas = true;          // create the plan's ElasticQuotas at all
+  bool quotas = true;           // create the plan's ElasticQuotas at all
   bool max_equals_min = false;  // replace every max by the min
 };
 

@@ -1,7 +1,8 @@
-// SimEngine's reclaim half: the reclaim controller of capacity-semantics 4 (and kube-scheduler's
-// own lower-priority preemption, which is the same 1.2 algorithm for pods without a quota),
-// played on the simulator's state. The search is the core's (SearchCandidates: 1.2 per node, 1.3
-// to choose, over a pool taken from a rotating offset: under kube-scheduler sampling at most
+// SimEngine's reclaim half: the reclaim controller
+// (docs/capacity-semantics.md#8-the-reclaim-controller; and kube-scheduler's own lower-priority
+// preemption, the same victim selection for pods without a quota), played on the simulator's state.
+// The search is the core's (SearchCandidates: victim selection per node, the candidate order to
+// choose, over a pool taken from a rotating offset: under kube-scheduler sampling at most
 // DefaultPreemption's number of nodes, otherwise all); the engine executes the plan.
 #include "bench/sim/sim_engine.h"
 
@@ -15,7 +16,9 @@ bool SimEngine::TryReclaim(int b, uint32_t id) {
   if (qb.reclaim_failed_epoch == epoch_ || now_ < qb.reclaim_retry_after_ms) return false;
   auto fail = [&] {
     qb.reclaim_failed_epoch = epoch_;
-    qb.reclaim_retry_after_ms = SaturatingAdd(now_, options_.reclaim_interval_ms);
+    // A controller that is never behind (reclaim_at_once) retries as soon as the cluster changed.
+    qb.reclaim_retry_after_ms =
+        options_.reclaim_at_once ? now_ : SaturatingAdd(now_, options_.reclaim_interval_ms);
     return false;
   };
   FillScratch(b, id);

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "bench/sim/sim_engine.h"
+#include "core/best_node.h"
 #include "core/quota_admission.h"
 
 namespace capext {
@@ -19,6 +20,8 @@ void SimEngine::FillScratch(int b, uint32_t id) {
     scratch_ = buckets_[b].prototype;
     scratch_bucket_ = b;
   }
+  // A script pod's bucket is its own, its prototype the pod itself.
+  if (IsScriptPod(id)) return;
   const std::string& name = input_.workload.pods[id].name;
   scratch_->SetIdentity(name, name, pods_[id].queued_ms);
 }
@@ -53,19 +56,12 @@ bool SimEngine::FitsNow(int b, int n) {
 }
 
 int SimEngine::BestOf(int b, const std::vector<int>& feasible) {
-  // kube-scheduler's selectHost with a name tie-break: the highest score, the first node by
-  // name among equals (the core's placement search chooses the same way).
+  // kube-scheduler's selectHost with a name tie-break, as the core's placement search chooses.
   const BucketInfo& info = buckets_[b];
-  int best = -1;
-  int best_score = -1;
-  for (int n : feasible) {
-    const int s = placement_->Score(scoring_, info.profile, n);
-    if (s > best_score || (s == best_score && n < best)) {
-      best = n;
-      best_score = s;
-    }
-  }
-  return best;
+  BestNode<int> best;
+  for (int n : feasible)
+    best.Offer(placement_->Score(scoring_, info.profile, n), n);
+  return best.id();
 }
 
 int SimEngine::FindNode(int b) {
@@ -105,37 +101,42 @@ void SimEngine::Bind(int b, uint32_t id, int n) {
   bound.node_name = nodes_->name(n);
   bound.phase = PodPhase::kRunning;
   bound.start_ms = now_;
-  state_.UpsertPod(std::move(bound));  // also ends our nomination for it, if any
+  bound.nominated_node_name.clear();
+  state_.UpsertPod(std::move(bound));  // also ends any nomination for it
   int released = -1;
   if (auto it = nominations_.find(scratch_->store_key()); it != nominations_.end()) {
     released = it->second.node;
     expiries_.erase(expiries_.find(it->second.expires_ms));
     nominations_.erase(it);
+  } else if (!scratch_->nominated_node_name.empty()) {
+    released = nodes_->IndexOf(scratch_->nominated_node_name);  // kube-scheduler's, from the spec
   }
   p.start_ms = now_ != 0 ? now_ : scratch_->creation_ms;  // EffectiveStartMs of the bound pod
-  const int64_t arrival = input_.workload.pods[id].arrival_ms;
-  metrics_->Started(info.tenant, info.request(), now_ - arrival, !p.started);
-  if (options_.observer) options_.observer("bind", scratch_->uid, nodes_->name(n), now_);
+  metrics_->Started(info.tenant, info.request(), now_ - ArrivalOf(id), !p.started);
+  if (options_.observer) options_.observer("bind", UidOf(id), nodes_->name(n), now_);
   p.started = true;
   p.phase = Phase::kRunning;
   p.node = n;
-  completions_.push({now_ + input_.workload.pods[id].duration_ms, id, p.generation});
+  if (const int64_t duration = DurationOf(id); duration != INT64_MAX)
+    completions_.push({now_ + duration, id, p.generation});
   queue_.PopFirst(b);
   ++out_->binds;
   ++epoch_;
   if (released >= 0) NominationReleased(released);
 }
 
-void SimEngine::StopPod(uint32_t id, bool completed) {
+void SimEngine::StopPod(uint32_t id, Stop why) {
   SimPod& p = pods_[id];
   const BucketInfo& info = buckets_[p.bucket];
-  state_.DeletePod(input_.workload.pods[id].name);
+  state_.DeletePod(UidOf(id));
   const int n = p.node;
   if (options_.observer) {
-    options_.observer(completed ? "complete" : "evict", input_.workload.pods[id].name,
-                      nodes_->name(n), now_);
+    options_.observer(why == Stop::kCompleted ? "complete"
+                      : why == Stop::kEvicted ? "evict"
+                                              : "delete",
+                      UidOf(id), nodes_->name(n), now_);
   }
-  metrics_->Stopped(info.tenant, info.request(), completed);
+  metrics_->Stopped(info.tenant, info.request(), why == Stop::kCompleted);
   p.node = -1;
   ++p.generation;
   ++epoch_;
@@ -150,7 +151,7 @@ void SimEngine::Evict(const std::string& uid, int preemptor_tenant) {
     const uint32_t id = it->second;
     SimPod& p = pods_[id];
     const int tenant = buckets_[p.bucket].tenant;
-    StopPod(id, false);
+    StopPod(id, Stop::kEvicted);
     metrics_->Evicted(tenant, preemptor_tenant, !p.evicted);
     p.evicted = true;
     if (options_.resubmit_evicted) {

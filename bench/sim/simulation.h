@@ -1,14 +1,18 @@
-// The discrete-event simulation behind `capacity-sim run` and `compare`: a workload's pods
-// arrive, wait in kube-scheduler's queue, are filtered (quota check of capacity-semantics 1.1 +
-// node fit), scored and bound; they complete after their duration; pods that fit nowhere get the
-// reclaim controller's plan (1.2 on the candidate nodes, 1.3 to choose), whose victims are
+// The discrete-event simulation behind `capacity-sim run`, `compare` and `scenario` (the one
+// simulator driver: one scheduling cycle and one reclaim step, sim_engine.h): a workload's pods
+// arrive, wait in kube-scheduler's queue, are filtered (the admission check,
+// docs/capacity-semantics.md#3-admission-may-this-pod-run-in-its-quota, and node fit), scored and
+// bound; they complete after their duration; pods that fit nowhere get the reclaim controller's
+// plan (victim selection on the candidate nodes, the candidate order to choose), whose victims are
 // evicted at once and whose node is nominated for the preemptor. Every decision is made by the
 // production core (core/) on a ClusterState; the engine only decides when to ask.
 //
 // Event order at one instant: completions, then nomination expiries, then arrivals (in name
 // order), then a reclaim-controller pass if one is due, then scheduling until the queue is
 // quiet (pending pods in priority, creation-time, name order; see pending_queue.h for which
-// pods are retried when).
+// pods are retried when). A script (scenario files) adds steps: each step due at the instant is
+// applied after the arrivals, the cluster settles as above, then `after_step` sees the result;
+// the next step follows.
 //
 // Evictions: an evicted pod counts as evicted (TenantCounters::evictions_suffered, and in `run`
 // since it started) and is NOT resubmitted, as a bare pod would not be; with
@@ -20,7 +24,8 @@
 // are found (percentageOfNodesToScore; 0 = adaptive 50 - nodes/125, at least 5%, at least 100
 // nodes), the best score wins, ties to the first name; reclaim examines at most
 // max(100, 10% of nodes) candidate nodes from a rotating offset, like DefaultPreemption.
-// `kAll` examines every node for both (capacity-semantics 4's "every node, not a sample").
+// `kAll` examines every node for both (the reclaim controller's "every node, not a sample",
+// docs/capacity-semantics.md#8-the-reclaim-controller).
 //
 // The reclaim controller runs for a pod when its scheduling attempt fails, and every
 // `reclaim_interval_ms` for the pods still parked. A failed reclaim for a group of identical
@@ -42,10 +47,23 @@
 #include "bench/sim/sim_policy.h"
 #include "bench/sim/workload.h"
 #include "config/snapshot.h"
+#include "core/cluster_state.h"
 
 namespace capext {
 
 enum class NodeSampling { kKubeScheduler, kAll };
+
+// One step of a script (capacity-sim scenario): at `t_ms`, pods created and pods deleted, applied
+// together. A created pod that is pending (no node, not finished) is queued like an arrival and
+// stays in the cluster state while it waits (as the API server keeps it), with its own spec:
+// priority class, constraints, tolerations, labels. One bound or finished joins the cluster as it
+// is. A deleted pod ("namespace/name") stops if it runs, leaves the queue if it waits (releasing
+// its nomination), and is removed from the cluster. A script pod runs until deleted or evicted.
+struct ScriptStep {
+  int64_t t_ms = 0;
+  std::vector<Pod> create;
+  std::vector<std::string> remove;
+};
 
 struct SimulationInput {
   std::vector<Node> nodes;
@@ -54,6 +72,9 @@ struct SimulationInput {
   Snapshot background;
   QuotaPlan plan;
   Workload workload;
+  // Steps in time order (a step may share its time with the next); empty for run and compare.
+  // Every pod a script creates has a unique store key (uid, or namespace/name without one).
+  std::vector<ScriptStep> script;
 };
 
 struct SimulationOptions {
@@ -67,14 +88,25 @@ struct SimulationOptions {
   std::optional<int64_t> until_ms;  // stop at this time (default: when no event is left)
   int samples = 400;                // timeline points across the expected span
   std::optional<int64_t> sample_interval_ms;
-  // Run 1.2 on every node of the reclaim pool instead of stopping once no remaining node can
-  // beat the best candidate (candidate_order.h). Same decisions, slower; for tests.
+  // Run victim selection on every node of the reclaim pool instead of stopping once no remaining
+  // node can beat the best candidate (candidate_order.h). Same decisions, slower; for tests.
   bool exhaustive_reclaim = false;
+  // Where the quotas come from: unset, the quota plan as `policy` shapes it (run, compare); set,
+  // the background snapshot's own ElasticQuotas under these semantics (scenario files; `policy`
+  // is then only the report's label).
+  std::optional<QuotaSemantics> cluster_quotas;
+  // The reclaim controller reacts within the instant: whenever a pass could do anything, it runs
+  // at once rather than one interval later (scenario files, whose expectations are checked after
+  // each step, as a controller that is never behind would leave the cluster).
+  bool reclaim_at_once = false;
+  // Called after each script step settled, with the step's index and the cluster as it is.
+  std::function<void(std::size_t step, const ClusterState& state)> after_step;
   // Called now and then with (arrivals processed, arrivals in the workload).
   std::function<void(int64_t, int64_t)> progress;
   // Called for every decision that changes something, for tests and debugging:
   // ("bind", pod, node, t_ms), ("evict", victim, node, t_ms), ("reject", pod, "", t_ms),
-  // ("complete", pod, node, t_ms).
+  // ("complete", pod, node, t_ms), ("delete", pod, node, t_ms) for a script's delete of a bound
+  // pod. `pod` is the workload pod's name, or the store key (uid) of any other pod.
   std::function<void(const char*, const std::string&, const std::string&, int64_t)> observer;
 };
 
@@ -104,8 +136,8 @@ struct SimulationResult {
   int64_t reclaims = 0;  // reclaim plans executed
   int64_t evictions = 0;
   int64_t reclaim_attempts = 0;
-  int64_t reclaim_nodes_examined = 0;  // nodes handed to 1.2 (SelectVictimsOnNode)
-  int64_t reclaim_candidates = 0;      // of those, nodes where 1.2 found victims
+  int64_t reclaim_nodes_examined = 0;  // nodes handed to SelectVictimsOnNode
+  int64_t reclaim_candidates = 0;      // of those, nodes where it found victims
   // Per tenant, at the end: pods never started and still waiting; pods that ran, were evicted
   // and wait again (resubmit_evicted); pods running.
   std::vector<int64_t> pending_at_end, requeued_at_end, running_at_end;

@@ -29,7 +29,7 @@ const char* ReasonName(AdmissionWaitReason r) {
 }
 
 // A quota that blocks is a Warning; a gang waiting for its members or for room on the nodes is
-// Normal (docs/workloads-live.md "Why a pod waits").
+// Normal (docs/workloads-live.md#the-admission-loop, why a pod waits).
 bool IsWarning(AdmissionWaitReason r) {
   return r == AdmissionWaitReason::kQuotaExceeded || r == AdmissionWaitReason::kQuotaNever;
 }
@@ -71,7 +71,7 @@ int AdmissionLoop::RunOnce() {
       [&](const ClusterState& state) { return PlanAdmissions(state, options_.plan, now_ms); });
   int lifted = 0;
   // A follower plans and publishes its verdicts but writes nothing: no hold, patch, eviction or
-  // Event (architecture.md, "Two replicas, one actor"). Its cache stays warm from the watches.
+  // Event (docs/architecture.md#two-replicas-one-actor). Its cache stays warm from the watches.
   const bool acts = Acts();
   if (acts) {
     Admit(round, now_ms, &lifted);
@@ -88,8 +88,9 @@ void AdmissionLoop::Admit(const AdmissionRound& round, int64_t now_ms, int* lift
   for (const AdmissionUnit& unit : round.admit) {
     // Hold first: from here on no /filter and no later unit sees the room free. The pods still
     // carry our gate; core keeps such a hold and counts the pod admitted until the watch shows
-    // the patch (docs/workloads.md, "A gate removal in flight"), when the admitted-at annotation
-    // takes over (a derived hold). The explicit hold ends with the TTL if that never happens.
+    // the patch (docs/workloads.md#2-holds-quota-without-a-node, a gate removal in flight), when
+    // the admitted-at annotation takes over (a derived hold). The explicit hold ends with the TTL
+    // if that never happens.
     std::vector<Pod> pods = cache_->Write([&](ClusterState& state) {
       std::vector<Pod> out;
       for (const auto& key : unit.pods) {

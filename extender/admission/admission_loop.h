@@ -1,4 +1,4 @@
-// AdmissionLoop: gate mode's actor (docs/workloads-live.md "The admission loop"). On the replica
+// AdmissionLoop: gate mode's actor (docs/workloads-live.md#the-admission-loop). On the replica
 // that acts (its Leadership; a follower only plans and publishes verdicts), it plans with core's
 // PlanAdmissions over the cache and, for each admitted unit in order: holds every member's quota
 // first (ClusterState::Hold), then lifts each member's gate (one JSON patch per pod: test the gate,

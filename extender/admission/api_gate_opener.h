@@ -1,7 +1,7 @@
 // ApiGateOpener: the admission loop's GateOpener in live mode: kube::GateLifter (GET the pod,
 // then one JSON patch that tests and removes our gate and stamps admitted-at), sent only while
 // this replica acts and bounded by the tenure left (Leadership::TimeLeft), like every other
-// background write (architecture.md, "Two replicas, one actor").
+// background write (docs/architecture.md#two-replicas-one-actor).
 // Thread-safety: as kube::GateLifter (any thread).
 #pragma once
 

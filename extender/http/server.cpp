@@ -60,13 +60,6 @@ std::string CheckOptions(const ServerOptions& options) {
 
 }  // namespace
 
-std::string_view Request::Header(std::string_view lower_name) const {
-  for (const auto& [name, value] : headers) {
-    if (name == lower_name) return value;
-  }
-  return {};
-}
-
 class Server::Impl {
  public:
   Impl(ServerOptions options, Handler handler)

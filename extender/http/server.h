@@ -10,57 +10,19 @@
 //    ServerOptions::body_limit, 431 header over 64 KiB, 500 handler threw or dropped its
 //    Responder, 503 over ServerOptions::max_connections (plain HTTP only; TLS just closes).
 //  - With tls_cert_file/tls_key_file the server speaks HTTPS only; with client_ca_file it requires
-//  a
-//    client certificate signed by that CA (the handshake fails without one).
+//    a client certificate signed by that CA (the handshake fails without one).
 //  - No exception escapes this API.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
+
+#include "extender/http/message.h"
 
 namespace capext::http {
-
-struct Request {
-  std::string method;  // "GET", "POST"
-  std::string target;  // path + query as received
-  std::string body;
-  std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
-  bool tls = false;                                          // arrived over TLS
-  bool client_verified = false;  // a client certificate was presented and verified
-  std::string peer;              // "ip:port" ("[v6]:port" for IPv6)
-  // When the request's first byte was read (the earliest we know of it; /bind's deadline runs
-  // from here).
-  std::chrono::steady_clock::time_point received{};
-
-  // The value of the first header named `lower_name` (which must be lower-case); "" if absent.
-  std::string_view Header(std::string_view lower_name) const;
-};
-
-struct Response {
-  int status = 200;                               // outside 100..999 is sent as 500
-  std::string content_type = "application/json";  // empty: no Content-Type header
-  std::string body;
-  // Extra headers. Content-Length and Connection are set by the transport; a header whose name or
-  // value contains CR or LF is dropped.
-  std::vector<std::pair<std::string, std::string>> headers;
-};
-
-// Completes a request exactly once; may be called from any thread, later than the handler returns.
-// Calls after the first are ignored. If every copy is destroyed without a call, the client gets a
-// 500. A call after the connection closed or the Server was destroyed is dropped silently.
-using Responder = std::function<void(Response)>;
-
-// Called on a server IO thread, possibly concurrently on several threads. Fast handlers answer
-// inline; slow ones (a bind waiting on the API server) hand `respond` to another thread so that
-// they never stall the IO threads. An exception thrown by the handler becomes a 500.
-using Handler = std::function<void(Request&& request, Responder respond)>;
 
 struct ServerOptions {
   std::string address = "127.0.0.1";

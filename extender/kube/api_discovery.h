@@ -15,7 +15,7 @@ namespace capext::kube {
 
 inline constexpr char kElasticQuotaGroup[] = "scheduling.x-k8s.io";
 inline constexpr char kLegacyElasticQuotaGroup[] = "scheduling.sigs.k8s.io";
-// Pod groups (docs/workloads-live.md "Where group objects come from"): coscheduling's PodGroup
+// Pod groups (docs/workloads-live.md#where-group-objects-come-from): coscheduling's PodGroup
 // lives in kElasticQuotaGroup/v1alpha1 (resource podgroups); upstream's Workload in
 // scheduling.k8s.io/v1alpha1 (resource workloads, Kubernetes 1.35 with GenericWorkload).
 inline constexpr char kWorkloadGroup[] = "scheduling.k8s.io";

@@ -1,7 +1,8 @@
-// RetrySchedule: when an informer sends a failed request again (architecture.md, "Retrying
-// without going deaf"). Waits grow exponentially, so a struggling server is spared; while the
-// server is away or not ready, the informer probes GET /readyz instead and retries as soon as it
-// is, so a wait grown during an outage never delays the return.
+// RetrySchedule: when an informer sends a failed request again
+// (docs/architecture.md#staying-in-sync-with-the-api-server, "Retrying without going deaf"). Waits
+// grow exponentially, so a struggling server is spared; while the server is away or not ready, the
+// informer probes GET /readyz instead and retries as soon as it is, so a wait grown during an
+// outage never delays the return.
 //   - Every failure: wait a step, initial * 2^n capped at `max`, drawn in [50%, 100%]; a
 //     Retry-After of an answer replaces the step, drawn in [100%, 125%], at most `max`.
 //   - A failure without an answer (refused, reset, timed out, cut off mid-body), or a 5xx (the

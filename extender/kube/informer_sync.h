@@ -1,5 +1,5 @@
 // InformerSync: whether one informer's resource follows the API server, and since when
-// (architecture.md, "Staying in sync with the API server"). Fed with the events of the
+// (docs/architecture.md#staying-in-sync-with-the-api-server). Fed with the events of the
 // informer's list/watch cycle and the time of each; answers for any time. Pure bookkeeping: no
 // clock, no lock, no I/O.
 //

@@ -2,7 +2,7 @@
 // holder's renewal counts, how often it changed hands, and the resourceVersion that tells one
 // write from the next. renewTime and acquireTime are deliberately not read: they are written by
 // another machine's clock, and the extender judges a lease on its own clock only
-// (architecture.md, "Two replicas, one actor").
+// (docs/architecture.md#two-replicas-one-actor).
 //
 // Thread-safety: value types and pure functions; ReadLease is as thread-safe as RestClient (not
 // on the client thread).

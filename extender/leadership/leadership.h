@@ -1,4 +1,4 @@
-// Leadership: may this replica act on its own now? (architecture.md, "Two replicas, one actor".)
+// Leadership: may this replica act on its own now? (docs/architecture.md#two-replicas-one-actor.)
 // Every writer that is not answering one of kube-scheduler's requests asks it just before each
 // write: reclaim evictions, reclaim records, nominations that follow evictions, requeue nudges,
 // status.used patches, Events, and every background writer added later. A write is sent only

@@ -1,6 +1,6 @@
 // LeaseTenure: the pure rule by which a sidecar judges, on its own monotonic clock, whether its
 // kube-scheduler holds the leader Lease and until when this replica may act
-// (architecture.md, "Two replicas, one actor", "Judging held on our own clock"):
+// (docs/architecture.md#two-replicas-one-actor):
 //   - a read whose record differs from the previous successful read's (resourceVersion) was
 //     written after that previous read was sent, at `p`; if it names our scheduler as holder,
 //     this replica acts until p + tenure, tenure = min(renew_deadline, the record's

@@ -1,5 +1,5 @@
 // SchedulerLeaseFollower: Leadership by following kube-scheduler's leader Lease
-// (leaderElection: follow-scheduler; architecture.md, "Two replicas, one actor"). A thread of its
+// (leaderElection: follow-scheduler; docs/architecture.md#two-replicas-one-actor). A thread of its
 // own reads the Lease with a GET every `check_interval` and feeds the reads to a LeaseTenure,
 // which judges on this process's monotonic clock whether the holder is this pod's scheduler and
 // until when this replica may act. It logs each start and stop of acting with the reason.

@@ -82,7 +82,8 @@ class LiveNudger final : public RequeueNudger {
   const Leadership* leadership_;
 };
 
-// The reclaim record "<node>@<time>" on the pending pod (capacity-semantics 8).
+// The reclaim record "<node>@<time>" on the pending pod
+// (docs/capacity-semantics.md#8-the-reclaim-controller).
 class LiveReclaimRecorder final : public ReclaimRecorder {
  public:
   LiveReclaimRecorder(kube::RestClient* client, const Leadership* leadership)
@@ -284,13 +285,14 @@ class LiveModeImpl final : public LiveMode {
     warned_no_quota_api_ = none;
   }
 
-  // docs/workloads-live.md "Where group objects come from": PodGroup and Workload informers
+  // docs/workloads-live.md#where-group-objects-come-from: PodGroup and Workload informers
   // while their API is served (LiveInformers::ApplyGroupApis). Main thread at Init, then the
   // background thread.
   void ApplyGroupApis(const kube::DiscoveredApis& apis) { informers_->ApplyGroupApis(apis); }
 
   // /filter decides once every informer listed once, and, under missingQuotaAPI: refuse, once an
-  // ElasticQuota API is served (capacity-semantics 12).
+  // ElasticQuota API is served
+  // (docs/capacity-semantics.md#12-deciding-on-a-cache-that-is-out-of-sync).
   void UpdateReadiness() {
     std::vector<std::string> unsynced = informers_->UnsyncedResources();
     SchedulerCache::QuotaApi api;
@@ -348,7 +350,7 @@ class LiveModeImpl final : public LiveMode {
       UpdateReadiness();
       const CacheSyncReport report = cache_->SyncReport();
       out_of_sync_log_.Observe(report);
-      // Only the actor writes status.used (architecture.md, "Two replicas, one actor"), and a
+      // Only the actor writes status.used (docs/architecture.md#two-replicas-one-actor), and a
       // usage computed from a stale cache is not written as the truth.
       if (cache_->ready() && config_.status_updates && report.AllInSync() && leadership_->Leads())
         WriteStatus();

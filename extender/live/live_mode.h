@@ -1,4 +1,5 @@
-// LiveMode: the extender's truth from a real API server (product.md "Live mode"). Connects with
+// LiveMode: the extender's truth from a real API server
+// (docs/architecture.md#embedded-and-live-mode). Connects with
 // --kubeconfig or in-cluster config, discovers the ElasticQuota groups (again every
 // discoveryInterval), mirrors pods, nodes, elasticquotas, priorityclasses and
 // poddisruptionbudgets into the SchedulerCache through one writer (LiveInformers: list + watch,
@@ -10,7 +11,7 @@
 // With leaderElection: follow-scheduler it follows kube-scheduler's leader Lease
 // (SchedulerLeaseFollower); every write it makes on its own (status.used, and through the
 // evictor, nudger, reclaim recorder and event sink it makes) is sent only while leadership()
-// leads, with its timeout cut to the tenure left (architecture.md, "Two replicas, one actor").
+// leads, with its timeout cut to the tenure left (docs/architecture.md#two-replicas-one-actor).
 // Thread-safety: Start/Stop from the main thread; the binder/evictor/nudger/event sink are
 // thread-safe.
 #pragma once

@@ -1,8 +1,9 @@
-// OutOfSyncLog: the log lines about a cache out of sync (architecture.md, "Staying in sync with
-// the API server"): a warning when a resource has been out of sync for longer than the report's
-// bound (resource, seconds, cause), again every `repeat` while it lasts, and an info line when it
-// is back in sync, with how long it was out. Fed with successive reports; says only what changed.
-// Thread-safety: one caller (live mode's background thread).
+// OutOfSyncLog: the log lines about a cache out of sync
+// (docs/architecture.md#staying-in-sync-with-the-api-server): a warning when a resource has been
+// out of sync for longer than the report's bound (resource, seconds, cause), again every `repeat`
+// while it lasts, and an info line when it is back in sync, with how long it was out. Fed with
+// successive reports; says only what changed. Thread-safety: one caller (live mode's background
+// thread).
 #pragma once
 
 #include <chrono>

@@ -24,8 +24,8 @@ enum class VerdictCode {
                        // eviction rate limit
   kReclaimBackoff,     // waiting after evictions that failed for another reason
   kGated,              // gate mode: still carries our scheduling gate; the admission loop's
-                       // verdict (docs/workloads-live.md, "Why a pod waits"); it writes its own
-                       // Events, so the reclaim controller never does
+           // verdict (docs/workloads-live.md#the-admission-loop, why a pod waits); it writes its
+           // own Events, so the reclaim controller never does
 };
 
 // "Fits", "AwaitingScheduler", "Unschedulable", "QuotaExceeded", "WaitingForReclaim",
@@ -69,7 +69,7 @@ std::string RateLimited(std::string_view pod_key, const std::vector<std::string>
 std::string WaitingForRecordedReclaim(std::string_view pod_key, std::string_view node);
 std::string NoReclaimPossible(std::string_view plan_reason);
 std::string DryRun(std::string_view plan_reason);
-// A follower's verdict where the actor would evict (architecture.md, "Two replicas, one actor").
+// A follower's verdict where the actor would evict (docs/architecture.md#two-replicas-one-actor).
 std::string NotActing(std::string_view plan_reason);
 inline constexpr std::string_view kFits =
     "a node and the quota take it now: kube-scheduler will place it";

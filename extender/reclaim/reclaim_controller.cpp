@@ -320,7 +320,7 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
     for (std::size_t i = evicted.size(); i < plan.victims.size(); ++i)
       budget_.GiveBack(plan.victims[i].ns, now_ms);
     // Nothing evicted: the record stays for the next actor, which holds the room until the
-    // nomination expires (architecture.md, "Reclaims survive the move").
+    // nomination expires (docs/architecture.md#two-replicas-one-actor).
     if (stopped_acting && evicted.empty()) return FollowerVerdict(pod, wake);
     if (refusal && evicted.empty()) {
       excluded.push_back(plan.node);  // try the next candidate
@@ -375,8 +375,9 @@ void ReclaimController::Hold(const std::string& reason, int64_t now_ms) {
 int ReclaimController::RunOnce() {
   const int64_t now = cache_->NowMs();
   last_pass_ = PassStats{};
-  // Nothing is decided on a cache that is out of sync (capacity-semantics 12): no plan, no
-  // eviction, no expiry of a reservation the watch cannot confirm now, no nudge.
+  // Nothing is decided on a cache that is out of sync
+  // (docs/capacity-semantics.md#12-deciding-on-a-cache-that-is-out-of-sync): no plan, no eviction,
+  // no expiry of a reservation the watch cannot confirm now, no nudge.
   if (const std::string hold = cache_->SyncReport().Hold(); !hold.empty()) {
     Hold(hold, now);
     return 0;

@@ -1,16 +1,18 @@
-// ReclaimController: our own preemption (capacity-semantics 4). Every interval it looks at the
-// pending pods of quota namespaces whose verdict may have changed (below), in priority order, and
-// for each one that fits nowhere plans with PlanReclaim (1.2 on every node, 1.3 to choose), evicts
-// the victims (Eviction API in live mode: a refusal, e.g. 429 from a PDB, makes it try the next
-// candidate node), records a nomination that holds the room against every other pod until the pod
-// binds or the TTL expires, and nudges kube-scheduler once the victims are gone. It also nudges
-// pods that kube-scheduler marked unschedulable but that fit now (a quota raised, usage dropped:
-// kubernetes#127290), never a pod that still cannot fit.
+// ReclaimController: our own preemption (docs/capacity-semantics.md#8-the-reclaim-controller).
+// Every interval it looks at the pending pods of quota namespaces whose verdict may have changed
+// (below), in priority order, and for each one that fits nowhere plans with PlanReclaim (victim
+// selection on every node, the candidate order to choose), evicts the victims (Eviction API in live
+// mode: a refusal, e.g. 429 from a PDB, makes it try the next candidate node), records a nomination
+// that holds the room against every other pod until the pod binds or the TTL expires, and nudges
+// kube-scheduler once the victims are gone. It also nudges pods that kube-scheduler marked
+// unschedulable but that fit now (a quota raised, usage dropped: kubernetes#127290), never a pod
+// that still cannot fit.
 // Safety: a global evictions-per-second budget and a per-namespace per-minute budget; never a
 // second reclaim for a pod in flight; a dry-run mode that only logs the plan. A pass does
 // nothing at all (no plan, eviction, expiry or nudge) while the cache is out of sync
-// (SchedulerCache::SyncReport, capacity-semantics 12): it says why on the board (/pending), in
-// capacity_extender_reclaim_held and in the log.
+// (SchedulerCache::SyncReport,
+// docs/capacity-semantics.md#12-deciding-on-a-cache-that-is-out-of-sync): it says why on the board
+// (/pending), in capacity_extender_reclaim_held and in the log.
 //
 // Every pod it looks at gets a verdict (pod_verdict.h), kept on the PendingBoard (GET /pending)
 // and, when an EventRecorder is attached, turned into a Warning Event on the pod. Events are

@@ -1,7 +1,7 @@
 // The reclaim controller's reclaims in flight: following them to their end (bound, expired,
 // pod gone), nudging kube-scheduler once the room is there, and the records on their pods that
-// let another replica take them over (reclaim_controller.h; architecture.md, "Two replicas, one
-// actor", "Reclaims survive the move").
+// let another replica take them over (reclaim_controller.h;
+// docs/architecture.md#two-replicas-one-actor, "Reclaims survive the move").
 #include "core/placement.h"
 #include "extender/log.h"
 #include "extender/reclaim/reclaim_controller.h"

@@ -1,12 +1,13 @@
-// POST /bind (capacity-semantics 6, architecture.md "How a /bind travels"): decode
-// ExtenderBindingArgs; under one exclusive lock, look the pod up once and either answer at once
-// (bound, refused, past the deadline, over maxBindsInFlight), join the pod's flight in the air,
-// or ask core's CheckBind (exactly /filter's verdict for that node) and, when it passes, reserve
-// the pod's request (which also releases our reclaim's nomination of it: the reservation now
-// holds that room) and open the pod's flight; then bind through the PodBinder, which never sends
-// the Binding after the deadline. When the Binding ends, the reservation is kept (bound, or sent
-// and unanswered) or released (never made) before anyone is answered; then the request and the
-// retries that joined it are answered. Idempotent per pod.
+// POST /bind (docs/capacity-semantics.md#6-accounting-used-reservations-nominations,
+// architecture.md "How a /bind travels"): decode ExtenderBindingArgs; under one exclusive lock,
+// look the pod up once and either answer at once (bound, refused, past the deadline, over
+// maxBindsInFlight), join the pod's flight in the air, or ask core's CheckBind (exactly /filter's
+// verdict for that node) and, when it passes, reserve the pod's request (which also releases our
+// reclaim's nomination of it: the reservation now holds that room) and open the pod's flight; then
+// bind through the PodBinder, which never sends the Binding after the deadline. When the Binding
+// ends, the reservation is kept (bound, or sent and unanswered) or released (never made) before
+// anyone is answered; then the request and the retries that joined it are answered. Idempotent per
+// pod.
 #include <fmt/format.h>
 
 #include "core/placement.h"

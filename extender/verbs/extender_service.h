@@ -15,7 +15,7 @@
 
 #include "core/node_score.h"
 #include "core/victim_selection.h"
-#include "extender/http/server.h"
+#include "extender/http/message.h"
 #include "extender/metrics.h"
 #include "extender/pod_binder.h"
 #include "extender/scheduler_cache.h"

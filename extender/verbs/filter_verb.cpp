@@ -1,4 +1,4 @@
-// POST /filter: decode ExtenderArgs, ask core's PodFilter (the quota check of 1.1 once per pod,
+// POST /filter: decode ExtenderArgs, ask core's PodFilter (the admission check once per pod,
 // then node fit per node against our cache, which holds reservations and nominations
 // kube-scheduler does not know about), encode ExtenderFilterResult.
 //

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "extender/http/server.h"
+#include "extender/http/message.h"
 #include "extender/reclaim/pending_board.h"
 
 namespace capext {

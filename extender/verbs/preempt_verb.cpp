@@ -1,8 +1,10 @@
-// POST /preempt (capacity-semantics 3): decode the proposed nodes, ask core's FindPreemption on
-// exactly those nodes (1.2 per node on our state of it: any pod bound there may be named;
-// nodes where it finds none are dropped), encode NodeNameToMetaVictims for every candidate —
-// kube-scheduler makes the choice among them. A pod our reclaim controller already serves gets
-// no candidates, so the two never preempt twice for one pod.
+// POST /preempt
+// (docs/capacity-semantics.md#7-what-kube-scheduler-will-and-will-not-do-for-an-extender): decode
+// the proposed nodes, ask core's FindPreemption on exactly those nodes (victim selection per node
+// on our state of it: any pod bound there may be named; nodes where it finds none are dropped),
+// encode NodeNameToMetaVictims for every candidate — kube-scheduler makes the choice among them. A
+// pod our reclaim controller already serves gets no candidates, so the two never preempt twice for
+// one pod.
 #include "core/preemption.h"
 #include "extender/log.h"
 #include "extender/verbs/extender_service.h"

@@ -1,7 +1,7 @@
 // The wire format of the kube-scheduler extender protocol (k8s.io/kube-scheduler/extender/v1),
 // read as Go's encoding/json reads it: top-level keys are Go field names matched
 // case-insensitively, unknown keys ignored, `null` where Go allows it. Embedded Pod and Node
-// objects use the usual API JSON. See docs/extender-protocol.md.
+// objects use the usual API JSON. See docs/extender-protocol.md#how-we-decode-gos-rules.
 // Thread-safety: stateless functions; views point into the parsed document.
 #pragma once
 

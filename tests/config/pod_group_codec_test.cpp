@@ -1,4 +1,4 @@
-// PodGroup and Workload decoding (docs/workloads-live.md "Where group objects come from").
+// PodGroup and Workload decoding (docs/workloads-live.md#where-group-objects-come-from).
 #include "config/pod_group_codec.h"
 
 #include <catch2/catch.hpp>

@@ -71,7 +71,8 @@ TEST_CASE("two 4-pod gangs with room for 6: one admitted whole, the other waits 
         "request 4 > max 6");
 }
 
-// docs/workloads.md, "A gate removal in flight": the loop's held pods still carry the gate.
+// docs/workloads.md#2-holds-quota-without-a-node, a gate removal in flight: the loop's held pods
+// still carry the gate.
 TEST_CASE("held pods whose gate removal is in flight are admitted: not a unit again, room taken",
           "[workloads][admission]") {
   ClusterState state;

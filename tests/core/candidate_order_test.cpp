@@ -1,5 +1,6 @@
-// 1.3's order (ChooseCandidate, Before) against an oracle written from capacity-semantics 1.3
-// alone, and the lower bound never after a real key it bounds.
+// The candidate order (ChooseCandidate, Before) against an oracle written from
+// docs/capacity-semantics.md#5-choosing-among-candidate-nodes alone, and the lower bound never
+// after a real key it bounds.
 #include "core/candidate_order.h"
 
 #include <catch2/catch.hpp>
@@ -17,9 +18,9 @@ uint64_t Next(uint64_t* s) {
   return *s >> 33;
 }
 
-// 1.3 spelled out as one lexicographic tuple, smallest first: fewest PDB violations; lowest
-// priority of the most important victim; smallest sum of (priority + 2^31); fewest victims;
-// latest earliest-start among the highest-priority victims; first node name.
+// The candidate order spelled out as one lexicographic tuple, smallest first: fewest PDB
+// violations; lowest priority of the most important victim; smallest sum of (priority + 2^31);
+// fewest victims; latest earliest-start among the highest-priority victims; first node name.
 auto OracleKey(const NodeVictims& c) {
   int32_t highest = INT32_MIN;
   int64_t sum = 0;

@@ -220,9 +220,10 @@ TEST_CASE("reservations hold a pod's request on its node and in its quota", "[cl
   }
 }
 
-// capacity-semantics 6, "A reserved pod is a bound pod": the pod is among its node's pods (what
-// victim selection, the dense mirror and the candidate search read), started at the reservation
-// time, and its status.nominatedNodeName holds no room while the reservation does.
+// docs/capacity-semantics.md#6-accounting-used-reservations-nominations, "A reserved pod is a bound
+// pod": the pod is among its node's pods (what victim selection, the dense mirror and the candidate
+// search read), started at the reservation time, and its status.nominatedNodeName holds no room
+// while the reservation does.
 TEST_CASE("a reserved pod is among its node's pods, started at the reservation time",
           "[cluster_state][issue18]") {
   ClusterState state;

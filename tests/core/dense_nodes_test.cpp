@@ -45,7 +45,8 @@ void CheckAccounting(const ClusterState& state) {
     on_node[pod.node_name].insert(key);
     used[pod.ns].Add(pod.quota_request());
   }
-  // A reserved pod is on its node as if bound there (capacity-semantics 6).
+  // A reserved pod is on its node as if bound there
+  // (docs/capacity-semantics.md#6-accounting-used-reservations-nominations).
   for (const auto& [key, r] : state.reservations()) {
     const NormalizedPod* pod = state.FindPod(key);
     REQUIRE(pod != nullptr);

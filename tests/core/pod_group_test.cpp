@@ -182,7 +182,7 @@ TEST_CASE("a hold turns into a reservation and then usage, never both; a failed 
   CHECK(state.holds().empty());
 }
 
-// docs/workloads.md, "A gate removal in flight".
+// docs/workloads.md#2-holds-quota-without-a-node, a gate removal in flight.
 TEST_CASE("a pod still carrying our gate holds while its gate removal is in flight",
           "[workloads][holds]") {
   ClusterState state = StateWithQuota(4000);

@@ -1,5 +1,5 @@
 // EffectivePodRequest: kube-scheduler's PodRequests (containers, init containers, restartable
-// sidecars, overhead), capacity-semantics 0.
+// sidecars, overhead), docs/capacity-semantics.md#1-words.
 #include "core/pod_request.h"
 
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// Preemption across nodes: EligibleToPreempt (PodEligibleToPreemptOthers), the 1.3 candidate
+// Preemption across nodes: EligibleToPreempt (PodEligibleToPreemptOthers), the candidate
 // choice one tie-breaker at a time, and FindPreemption over a state.
 #include "core/preemption.h"
 

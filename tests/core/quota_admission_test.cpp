@@ -1,5 +1,6 @@
-// Admission of a pod against its namespace's ElasticQuota (capacity-semantics 1.1), with the
-// nominated sums, terminal pods, reservations and nominations that feed "used".
+// Admission of a pod against its namespace's ElasticQuota
+// (docs/capacity-semantics.md#3-admission-may-this-pod-run-in-its-quota), with the nominated sums,
+// terminal pods, reservations and nominations that feed "used".
 #include "core/quota_admission.h"
 
 #include <catch2/catch.hpp>

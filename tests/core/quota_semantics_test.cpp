@@ -1,5 +1,6 @@
-// The resource arithmetic of quota decisions in both semantics (capacity-semantics 0.1):
-// capacity-extender (the default) and scheduler-plugins (the reference's sharp edges).
+// The resource arithmetic of quota decisions in both semantics
+// (docs/capacity-semantics.md#2-which-resources-a-quota-governs-two-semantics): capacity-extender
+// (the default) and scheduler-plugins (the reference's sharp edges).
 #include "core/quota_semantics.h"
 
 #include <catch2/catch.hpp>

@@ -1,5 +1,6 @@
-// PlanReclaim: the reclaim controller's decision for one pending pod (capacity-semantics 4,
-// steps 1-3), including seed 002's cross-namespace reclaim of equal-priority borrowers.
+// PlanReclaim: the reclaim controller's decision for one pending pod
+// (docs/capacity-semantics.md#8-the-reclaim-controller, steps 1-3), including seed 002's
+// cross-namespace reclaim of equal-priority borrowers.
 #include "core/reclaim_planner.h"
 
 #include <catch2/catch.hpp>

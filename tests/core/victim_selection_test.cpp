@@ -1,5 +1,5 @@
-// SelectVictimsOnNode (capacity-semantics 1.2): which pods are potential victims in each branch,
-// the reprieve, PDBs, and the reasons a node is not a candidate.
+// SelectVictimsOnNode (docs/capacity-semantics.md#4-victims-on-one-node): which pods are potential
+// victims in each branch, the reprieve, PDBs, and the reasons a node is not a candidate.
 #include "core/victim_selection.h"
 
 #include <catch2/catch.hpp>

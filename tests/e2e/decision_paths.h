@@ -18,7 +18,8 @@
 //    the admission verdict (max at the pod's quota and every ancestor, the blocking quota and its
 //    relation named, the cluster-wide rule over the roots); preemption eligibility; and the LCA
 //    rule for every victim FindPreemption proposes on any node;
-//  - "reserved = bound" (capacity-semantics 6): on a state with /bind reservations, the quota and
+//  - "reserved = bound" (docs/capacity-semantics.md#6-accounting-used-reservations-nominations): on
+//  a state with /bind reservations, the quota and
 //    node verdicts, FindPreemption, PlanReclaim, the candidate search and the placement equal
 //    those on the same state with every reserved pod bound to its node, started at its
 //    reservation time (reserved_paths.cpp).

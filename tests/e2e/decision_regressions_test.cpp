@@ -168,9 +168,10 @@ JsonTree BoundPod(const std::string& ns, const std::string& name, int priority,
   return p;
 }
 
-// Issue 18, point 2 (capacity-semantics 6, worked there): seed 002 after its first five events
-// while /bind is placing eq1/job-b2 (priority 0, 2 cpu) on n2; eq2/job-2 (5 cpu) then needs room.
-// job-b2 was created first (it waited) but is reserved at 00:03:00, after every pod started.
+// Issue 18, point 2 (docs/capacity-semantics.md#6-accounting-used-reservations-nominations, worked
+// there): seed 002 after its first five events while /bind is placing eq1/job-b2 (priority 0, 2
+// cpu) on n2; eq2/job-2 (5 cpu) then needs room. job-b2 was created first (it waited) but is
+// reserved at 00:03:00, after every pod started.
 ClusterCase Seed002WithBindInFlight() {
   ClusterCase c;
   c.objects = {Node("n1", "8"),

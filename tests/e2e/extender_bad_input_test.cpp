@@ -1,7 +1,7 @@
 // End to end: malformed requests against the real `capacity-extender serve` binary (bundled
 // example cluster). Each must get a 4xx with a JSON body {"error": "..."} saying what was wrong,
-// and the server must go on answering (GET /healthz 200 after every one) — product.md,
-// "Bad input never crashes the server".
+// and the server must go on answering (GET /healthz 200 after every one):
+// docs/extender-protocol.md#errors.
 #include <rapidjson/document.h>
 
 #include <algorithm>

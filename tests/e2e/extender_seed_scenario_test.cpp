@@ -691,9 +691,9 @@ TEST_CASE("seed-002 over HTTP: /preempt for job-2 with reclaim off names only bo
       CHECK(uid != "u-nb-b");
     }
   }
-  // capacity-semantics 1.2: job-2 is within eq2's min, so its victims are pods of the borrowing
-  // eq1, only until eq1 is back at its min: on n1 that is job-a alone (3 cpu free: not
-  // enough, n1 dropped); on n2 job-b (6 cpu free: enough).
+  // Victim selection (docs/capacity-semantics.md#4-victims-on-one-node): job-2 is within eq2's min,
+  // so its victims are pods of the borrowing eq1, only until eq1 is back at its min: on n1 that is
+  // job-a alone (3 cpu free: not enough, n1 dropped); on n2 job-b (6 cpu free: enough).
   CHECK(victims->MemberCount() == 1);
   if (victims->HasMember("n2")) {
     const auto& pods = (*victims)["n2"]["Pods"];

@@ -8,7 +8,9 @@
 // the extender with --port 0 --reclaim-interval 200ms --status-update-interval 200ms. Both
 // processes are stopped by PID when the case ends (destructors; also on a failed REQUIRE).
 //
-// What is checked (product.md "Live mode", capacity-semantics.md 2-4):
+// What is checked (README.md's live mode,
+// docs/capacity-semantics.md#6-accounting-used-reservations-nominations to
+// docs/capacity-semantics.md#8-the-reclaim-controller):
 //   1. sync and readiness over HTTPS (503 + filter Error before the first lists, 200 after, the
 //      "API groups found" / "cluster cache synced" log lines, /quotas from the mirrored pods,
 //      integer and string quantities in ElasticQuota specs, prompt exit 0 on SIGTERM);
@@ -542,7 +544,7 @@ TEST_CASE("live: ElasticQuota status.used converges and is not re-patched when u
   CHECK(status_patches == 0);
 }
 
-// Fails today (product bug): LiveModeImpl::WriteStatus (extender/live_mode.cpp) skips a quota
+// Fails today (product bug): LiveModeImpl::WriteStatus (extender/live/live_mode.cpp) skips a quota
 // whose computed used equals what it last wrote (`written_`, keyed by namespace/name, never
 // forgotten), without looking at the object's actual status: a re-created ElasticQuota, or one
 // whose status another writer changed, is never (re)written until its usage changes.
@@ -638,7 +640,8 @@ TEST_CASE("live: seed-002 reclaim evicts exactly job-b, nudges job-2, which then
 
   // Seed event 6: the Job controller re-creates its evicted pod as job-b2 (2 cpu). kube-scheduler
   // sees 6 free cpus on n2 and offers it, but the room freed there is held for job-2 (our
-  // nomination, capacity-semantics 4.3): the extender's filter must keep job-b2 off n2.
+  // nomination, docs/capacity-semantics.md#8-the-reclaim-controller step 3): the extender's filter
+  // must keep job-b2 off n2.
   PodSpec job_b2 = Pod("eq1", "job-b2", "2", "");
   cluster.CreatePod(job_b2);
   {

@@ -79,8 +79,9 @@ void CompareCorePaths(PathContext& ctx);
 // the trees produced (tree_paths.cpp).
 void CompareTreeRules(PathContext& ctx, const PreemptionPlan& all);
 
-// The same decisions on the state with every reservation bound instead (capacity-semantics 6):
-// equal, or disagreements under "reserved = bound: <decision>" (reserved_paths.cpp).
+// The same decisions on the state with every reservation bound instead
+// (docs/capacity-semantics.md#6-accounting-used-reservations-nominations): equal, or disagreements
+// under "reserved = bound: <decision>" (reserved_paths.cpp).
 void CompareReservedAsBound(PathContext& ctx);
 
 // "ok", or "<code>: <message>".

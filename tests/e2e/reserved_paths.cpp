@@ -1,13 +1,13 @@
-// "reserved = bound" (capacity-semantics 6, "A reserved pod is a bound pod"; issue 18): every
-// decision about the question on the case's state, where /bind reservations hold pods on nodes,
-// equals the decision on the same state with each reserved pod bound to its node instead, started
-// at its reservation time. The twin case says exactly that with API objects: each reserved pod
-// gets spec.nodeName and status.startTime and moves after every other object, in the order the
-// reservations were made, so that it arrives on its node where its reservation put it (after the
-// snapshot's pods; victim order breaks ties by arrival). Compared: the quota verdict and every
-// node's /filter verdict, FindPreemption over every node (the choice and every candidate, with
-// PDB violations and tree distance), PlanReclaim (both reclaim option sets), the candidate search
-// over the dense mirror, and the placement.
+// "reserved = bound" (docs/capacity-semantics.md#6-accounting-used-reservations-nominations, "A
+// reserved pod is a bound pod"; issue 18): every decision about the question on the case's state,
+// where /bind reservations hold pods on nodes, equals the decision on the same state with each
+// reserved pod bound to its node instead, started at its reservation time. The twin case says
+// exactly that with API objects: each reserved pod gets spec.nodeName and status.startTime and
+// moves after every other object, in the order the reservations were made, so that it arrives on
+// its node where its reservation put it (after the snapshot's pods; victim order breaks ties by
+// arrival). Compared: the quota verdict and every node's /filter verdict, FindPreemption over every
+// node (the choice and every candidate, with PDB violations and tree distance), PlanReclaim (both
+// reclaim option sets), the candidate search over the dense mirror, and the placement.
 #include <fmt/format.h>
 
 #include <algorithm>

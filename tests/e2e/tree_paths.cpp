@@ -265,7 +265,8 @@ void CompareEligibility(PathContext& ctx, const QuotaTreeRecount& recount,
   if (const Nomination* ours = ctx.base.FindOurNomination(pod.store_key())) nominated = ours->node;
   if (why.empty() && !nominated.empty() && ctx.base.FindNode(nominated)) {
     for (const auto& [key, x] : ctx.base.pods()) {
-      // A pod reserved there is on that node as if bound (capacity-semantics 6).
+      // A pod reserved there is on that node as if bound
+      // (docs/capacity-semantics.md#6-accounting-used-reservations-nominations).
       const Reservation* r = ctx.base.FindReservation(key);
       const std::string& on = x.IsBound() || r == nullptr ? x.node_name : r->node;
       if (on != nominated || !x.terminating || x.IsTerminal()) continue;

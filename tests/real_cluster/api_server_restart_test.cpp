@@ -2,8 +2,9 @@
 // row, as in issue 18 (a real etcd and kube-apiserver 1.26, the real `capacity-extender serve` in
 // live mode under deploy/'s RBAC; no kube-scheduler is needed). Each time, while the server is
 // down, /readyz answers 503 and names what is out of sync; once kube-apiserver is ready again,
-// the extender is back in sync and ready soon after (architecture.md, "Staying in sync with the
-// API server"), and a pod created then is counted at once.
+// the extender is back in sync and ready soon after
+// (docs/architecture.md#staying-in-sync-with-the-api-server), and a pod created then is counted at
+// once.
 //
 // Two rounds, because the second found what the first did not: the quiet resources (nodes,
 // PriorityClasses, PDBs, whose watches deliver nothing between the restarts) then waited out a

@@ -1,7 +1,7 @@
 // A scenario file (docs/scenarios.md) played on a real cluster: the same objects, events and
 // expectations that `capacity-sim scenario` plays through the core, here sent to a real
 // kube-apiserver, with a real kube-scheduler calling the real extender. What differs, and why
-// (docs/scenarios.md, "On a real cluster"):
+// (docs/scenarios.md#on-a-real-cluster):
 //   * Nodes become fake nodes (RealControlPlane::CreateFakeNodes): allocatable from the file,
 //     labels and taints kept. Namespaces are created for every quota and pod.
 //   * Pods lose uid and creationTimestamp (the API server assigns them: creation order is event

@@ -103,7 +103,8 @@ QuotaTreeRecount::QuotaTreeRecount(const ClusterState& state) {
     const Reservation* reserved = state.FindReservation(key);
     if (reserved != nullptr) ns_used[pod.ns].Add(pod.quota_request());
     // Reserved on a node, the pod is the pod bound there: its status.nominatedNodeName holds no
-    // room (capacity-semantics 6); a reservation releases our nomination of it.
+    // room (docs/capacity-semantics.md#6-accounting-used-reservations-nominations); a reservation
+    // releases our nomination of it.
     const bool on_node = reserved != nullptr && !reserved->node.empty();
     if (state.FindOurNomination(key) != nullptr || (!pod.nominated_node_name.empty() && !on_node))
       nominated_.push_back({key, pod.ns, pod.priority, pod.quota_request()});

@@ -5,7 +5,7 @@
 //
 // The binaries are optional: Unavailable() says why they cannot run here ("" when they can);
 // the real_cluster_tests executable then exits 77 and CTest reports its tests skipped
-// (docs/architecture.md, "Tests").
+// (docs/architecture.md#tests).
 //
 // Typical use:
 //   RealControlPlane cluster;

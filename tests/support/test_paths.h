@@ -4,7 +4,7 @@
 // definitions): every other test file is then compiled with the same command line in any
 // checkout, so a second checkout (test.sh's standalone copy, another worktree) reuses ccache's
 // objects and recompiles one file. Every path is absolute; nothing here reads outside the
-// repository and its build directory (docs/architecture.md, "Tests").
+// repository and its build directory (docs/architecture.md#tests).
 #pragma once
 
 #include <string>

@@ -1,6 +1,6 @@
 // The discrete-event simulation on small hand-made clusters: borrowing and reclaim, static and
-// none policies, eviction accounting with and without resubmission, and equality with the
-// scenario runner's SchedulerLoop (which retries every pending pod at every event).
+// none policies, eviction accounting with and without resubmission, script steps, and equality
+// with a naive reference that retries every pending pod at every event.
 #include "bench/sim/simulation.h"
 
 #include <fmt/format.h>
@@ -10,9 +10,9 @@
 #include <set>
 
 #include "bench/report/sim_summary.h"
-#include "bench/sim/scheduler_loop.h"
 #include "bench/sim/synthetic_workload.h"
 #include "core/node_score.h"
+#include "core/placement.h"
 
 namespace capext {
 namespace {
@@ -156,6 +156,65 @@ TEST_CASE("a higher-priority pod preempts a lower one without quotas", "[sim][en
   CHECK(r.evictions == 1);
 }
 
+Pod ScriptPodOf(const std::string& name, int64_t t_s, int64_t cpu_milli, int32_t priority = 0,
+                const std::string& node = "") {
+  Pod p;
+  p.ns = "x";
+  p.name = name;
+  p.uid = "u-" + name;
+  p.creation_ms = t_s * 1000;
+  p.spec_priority = p.priority = priority;
+  p.requests.Set("cpu", cpu_milli);
+  p.node_name = node;
+  if (!node.empty()) p.phase = PodPhase::kRunning;
+  return p;
+}
+
+TEST_CASE("script steps: created, deleted and preempted pods settle after each step",
+          "[sim][engine][script]") {
+  SimulationInput in;
+  in.nodes = {CpuNode("n1", 4000)};
+  auto step = [&](int64_t t_s, std::vector<Pod> create, std::vector<std::string> remove = {}) {
+    in.script.push_back(ScriptStep{t_s * 1000, std::move(create), std::move(remove)});
+  };
+  step(0, {ScriptPodOf("bg", 0, 4000, 0, "n1")});  // 0: joins bound, fills n1
+  step(10, {ScriptPodOf("w", 10, 2000)});          // 1: waits
+  step(20, {}, {"x/bg"});                          // 2: n1 freed: w binds
+  step(30, {ScriptPodOf("hi", 30, 4000, 100)});    // 3: preempts w, binds at once
+  step(40, {ScriptPodOf("late", 40, 1000)});       // 4: waits (n1 full)
+  step(50, {}, {"x/late"});                        // 5: leaves queue and cluster
+  SimulationOptions o;
+  o.cluster_quotas = QuotaSemantics::kCapacityExtender;
+  o.sampling = NodeSampling::kAll;
+  o.reclaim_at_once = true;
+  o.reclaim_interval_ms = 0;
+  Events events;
+  o.observer = events.Observer();
+  std::vector<std::string> seen;  // per step: "pod:node" of every pod in the cluster
+  o.after_step = [&](std::size_t i, const ClusterState& state) {
+    std::set<std::string> pods;
+    for (const auto& [uid, pod] : state.pods())
+      pods.insert(pod.name + ":" + (pod.node_name.empty() ? "-" : pod.node_name));
+    seen.push_back(fmt::format("{} {}", i, fmt::join(pods, " ")));
+  };
+  SimulationResult r;
+  REQUIRE(RunSimulation(in, o, &r).ok());
+  CHECK(seen == std::vector<std::string>{"0 bg:n1", "1 bg:n1 w:-", "2 w:n1", "3 hi:n1",
+                                         "4 hi:n1 late:-", "5 hi:n1"});
+  CHECK(events.Has("20 delete u-bg n1"));
+  CHECK(events.Has("20 bind u-w n1"));
+  CHECK(events.Has("30 evict u-w n1"));
+  CHECK(events.Has("30 bind u-hi n1"));
+  CHECK(r.evictions == 1);
+  CHECK(r.binds == 2);
+
+  // A pod created twice is refused with its key.
+  in.script.push_back(ScriptStep{60'000, {ScriptPodOf("w", 60, 1000)}, {}});
+  const Status twice = RunSimulation(in, o, &r);
+  CHECK(!twice.ok());
+  CHECK(twice.message().find("u-w is created twice") != std::string::npos);
+}
+
 TEST_CASE("pods that can never run are rejected, by quota or by nodes", "[sim][engine]") {
   SimulationInput in = BorrowAndReclaimInput();
   in.workload.pods.push_back(PodOf("a-huge", "a", 1, 10, 9000));  // above a's max of 8
@@ -169,7 +228,9 @@ TEST_CASE("pods that can never run are rejected, by quota or by nodes", "[sim][e
   CHECK(Tenant(none, "a").rejected_by_nodes == 1);  // 9 cpu fits no 4-cpu node either
 }
 
-// The reference: SchedulerLoop driven naively, every pending pod retried at every event time.
+// The reference: every pending pod retried at every event time, in kube-scheduler's queue order
+// (ClusterState::PendingPods), by the core's filter over every node and its choice of node, until
+// a pass binds nothing. No reclaim: the cases below have nothing to reclaim.
 std::vector<std::string> ReferenceLog(const SimulationInput& in, SimPolicy policy) {
   const SimPolicySetup setup = SetupFor(policy);
   ClusterState state(setup.semantics);
@@ -179,18 +240,30 @@ std::vector<std::string> ReferenceLog(const SimulationInput& in, SimPolicy polic
     for (const auto& [t, q] : in.plan.tenants)
       state.UpsertQuota(ElasticQuotaFor(t, q, setup.max_equals_min));
   }
-  SchedulerLoop loop(&state, NodeScoring::kLeastAllocated, MoreImportantPod,
-                     SchedulerLoopOptions{});
   std::map<std::string, const WorkloadPod*> by_name;
   for (const auto& p : in.workload.pods)
     by_name[p.name] = &p;
   std::map<int64_t, std::set<std::string>> completions;
   std::vector<std::string> log;
   int64_t now = 0;
-  loop.observer = [&](const std::string& e, const Pod& pod, const std::string& detail) {
-    if (e == "bind") {
-      log.push_back(fmt::format("{} bind {} {}", now / 1000, pod.name, detail));
-      completions[now + by_name[pod.name]->duration_ms].insert(pod.uid);
+  auto run_until_quiet = [&] {
+    for (bool bound = true; bound;) {
+      bound = false;
+      std::vector<std::string> uids;
+      for (const NormalizedPod* pod : state.PendingPods())
+        uids.push_back(pod->store_key());
+      for (const auto& uid : uids) {
+        NormalizedPod pod = *state.FindPod(uid);
+        const Feasibility feasibility = FindFeasibleNodes(state, pod);
+        if (feasibility.feasible.empty()) continue;
+        pod.node_name = PickNode(NodeScoring::kLeastAllocated, state, pod, feasibility.feasible);
+        pod.phase = PodPhase::kRunning;
+        pod.start_ms = now;
+        log.push_back(fmt::format("{} bind {} {}", now / 1000, pod.name, pod.node_name));
+        completions[now + by_name[pod.name]->duration_ms].insert(pod.uid);
+        state.UpsertPod(std::move(pod));
+        bound = true;
+      }
     }
   };
   std::size_t next = 0;
@@ -215,7 +288,7 @@ std::vector<std::string> ReferenceLog(const SimulationInput& in, SimPolicy polic
       p.requests = w.requests;
       state.UpsertPod(p);
     }
-    loop.RunUntilQuiet(t);
+    run_until_quiet();
   }
   std::sort(log.begin(), log.end());
   return log;
@@ -235,8 +308,10 @@ std::vector<std::string> EngineLog(const SimulationInput& in, SimPolicy policy) 
   return log;
 }
 
-TEST_CASE("the engine binds exactly as the scenario runner's loop, retrying only what can fit",
-          "[sim][engine]") {
+TEST_CASE(
+    "the engine binds exactly as a naive loop over every pending pod, retrying only what can "
+    "fit",
+    "[sim][engine]") {
   // Small clusters under heavy contention, equal priorities (so no preemption: the two differ
   // only in when they retry, which must not change any decision).
   for (uint64_t seed : {1u, 2u, 3u, 4u}) {

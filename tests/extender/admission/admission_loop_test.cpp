@@ -1,4 +1,4 @@
-// Gate mode's admission loop (docs/workloads-live.md, "The admission loop"): a unit is admitted
+// Gate mode's admission loop (docs/workloads-live.md#the-admission-loop): a unit is admitted
 // whole or not at all; a held pod whose gate removal is in flight is not admitted again; a
 // failed patch releases that pod's hold; a follower plans and publishes but writes nothing; a
 // timed-out gang is evicted once; gated pods' verdicts carry /filter's words with the numbers.

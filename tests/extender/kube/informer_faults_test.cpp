@@ -1,11 +1,12 @@
 // Informer under API-server faults, on the API-server double (its fault modes: crash and revive
 // on the same port with the same objects, a server still starting, /_double/fail with 429, 503
 // and 410 answers, connection resets and bodies cut off, /_double/hang_watches): the cache is
-// back in sync promptly once the server answers (architecture.md, "Retrying without going
-// deaf"), Retry-After is honoured, and a silent watch is resumed. Fixed seeds. The only time
-// bounds are the convergence bounds stated in each case (generous against what the design gives:
-// a probe every 0.25-0.5 s, then a list of a few pods) and Retry-After's lower bound, which the
-// informer guarantees by construction.
+// back in sync promptly once the server answers (
+// docs/architecture.md#staying-in-sync-with-the-api-server, "Retrying without going deaf"),
+// Retry-After is honoured, and a silent watch is resumed. Fixed seeds. The only time bounds are the
+// convergence bounds stated in each case (generous against what the design gives: a probe every
+// 0.25-0.5 s, then a list of a few pods) and Retry-After's lower bound, which the informer
+// guarantees by construction.
 #include <rapidjson/document.h>
 
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// RetrySchedule (architecture.md, "Retrying without going deaf"): growing jittered waits,
+// RetrySchedule (docs/architecture.md#staying-in-sync-with-the-api-server): growing jittered waits,
 // Retry-After, probing while the server is away, the bound on probe-woken retries.
 #include "extender/kube/informer_retry.h"
 

@@ -1,4 +1,4 @@
-// InformerSync (architecture.md, "Staying in sync with the API server"): in sync after a list,
+// InformerSync (docs/architecture.md#staying-in-sync-with-the-api-server): in sync after a list,
 // while a watch is established, during short hand-offs; out of sync after breaks, long
 // hand-offs, failures; "since" in both states. Times are made up: t(ms) from a fixed start.
 #include "extender/kube/informer_sync.h"

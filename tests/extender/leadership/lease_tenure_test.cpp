@@ -1,5 +1,5 @@
 // LeaseTenure: the rule that judges kube-scheduler's leader Lease on this replica's own clock
-// (architecture.md, "Two replicas, one actor"). Times are offsets in milliseconds from an
+// (docs/architecture.md#two-replicas-one-actor). Times are offsets in milliseconds from an
 // arbitrary origin; every read takes 10 ms. Settings as deploy/: leaseDuration 15 s,
 // leaseRenewDeadline 10 s (margin 5 s).
 #include <catch2/catch.hpp>

@@ -1,6 +1,7 @@
-// The reclaim controller on a cache out of sync (capacity-semantics 8 and 12): a pass plans,
-// evicts, expires and nudges nothing while any resource of the cache's sync report is out of
-// sync, says why on the board and in /metrics, and resumes at the first pass in sync.
+// The reclaim controller on a cache out of sync
+// (docs/capacity-semantics.md#8-the-reclaim-controller and 12): a pass plans, evicts, expires and
+// nudges nothing while any resource of the cache's sync report is out of sync, says why on the
+// board and in /metrics, and resumes at the first pass in sync.
 #include <mutex>
 #include <string>
 #include <vector>

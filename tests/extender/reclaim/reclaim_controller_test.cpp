@@ -1,4 +1,5 @@
-// Tests of the reclaim controller (extender/reclaim/reclaim_controller.h, capacity-semantics 4):
+// Tests of the reclaim controller (extender/reclaim/reclaim_controller.h,
+// docs/capacity-semantics.md#8-the-reclaim-controller):
 // the harness of reclaim_harness.h (a cache with a test clock, fake Evictor and RequeueNudger that
 // record their calls, and the ExtenderService's Filter to see what a nomination holds against
 // other pods).
@@ -337,8 +338,9 @@ class HeldBinder final : public PodBinder {
   BindDone pending;
 };
 
-// Issue 18, point 2 (capacity-semantics 6 and 8): while /bind is placing eq1/job-b2 on n2, the
-// reclaim for eq2/job-2 takes job-b and job-b2, not the NoteBook nb-b, and evicts the reserved
+// Issue 18, point 2 (docs/capacity-semantics.md#6-accounting-used-reservations-nominations and
+// docs/capacity-semantics.md#8-the-reclaim-controller): while /bind is placing eq1/job-b2 on n2,
+// the reclaim for eq2/job-2 takes job-b and job-b2, not the NoteBook nb-b, and evicts the reserved
 // pod like any other. Its bind then fails (the pod is gone) or had succeeded; either way the
 // reservation ends with the pod and nothing is left held.
 TEST_CASE("reclaim: a pod whose bind is in flight is evicted like a bound one; nothing stays held",
@@ -399,8 +401,8 @@ namespace {
 
 using namespace reclaim_testing;  // NOLINT: the harness of this folder
 
-// docs/workloads-live.md, "Why a pod waits": a gated pod is the admission loop's; the reclaim
-// controller neither plans nor lists it until its gate is lifted.
+// docs/workloads-live.md#the-admission-loop, why a pod waits: a gated pod is the admission loop's;
+// the reclaim controller neither plans nor lists it until its gate is lifted.
 TEST_CASE("reclaim: a gated pod is not planned until its gate is lifted", "[reclaim]") {
   Harness h;
   LoadSeed002(h);

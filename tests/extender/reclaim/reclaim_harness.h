@@ -189,7 +189,8 @@ inline void LoadSeed002(Harness& h, bool job2_never_preempts = false) {
 
 // Two 8-cpu nodes filled by the borrower eq1 {min 4, max 16} with four 4-cpu pods (a1, a3 on n1;
 // a2, a4 on n2); eq2 {min 12, max 16} has `pending` 4-cpu pods waiting, each entitled to its room.
-// For p1 the candidates are n1 (victim a3) and n2 (victim a4); 1.3 picks n2 (latest start).
+// For p1 the candidates are n1 (victim a3) and n2 (victim a4); the candidate order picks n2 (latest
+// start).
 inline void LoadTwoReclaims(Harness& h, int pending) {
   h.cache.Write([&](ClusterState& s) {
     s.UpsertNode(MakeNode("n1", 8000, 32 * kGi));

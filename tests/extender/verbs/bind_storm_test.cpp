@@ -1,8 +1,9 @@
-// Concurrency tests of /bind (capacity-semantics 2): many threads bind pods of one quota at once,
-// in process and over HTTP. No interleaving may push the quota over max, a failed binding must
-// release its reservation, binding a pod twice is idempotent, and with a live-like binder the
-// reservations hold until the watch confirms them or their TTL expires.
-// Run under ThreadSanitizer by test.sh (tag [concurrency]).
+// Concurrency tests of /bind
+// (docs/capacity-semantics.md#6-accounting-used-reservations-nominations): many threads bind pods
+// of one quota at once, in process and over HTTP. No interleaving may push the quota over max, a
+// failed binding must release its reservation, binding a pod twice is idempotent, and with a
+// live-like binder the reservations hold until the watch confirms them or their TTL expires. Run
+// under ThreadSanitizer by test.sh (tag [concurrency]).
 #include <rapidjson/document.h>
 
 #include <algorithm>
@@ -24,9 +25,9 @@
 
 #include "core/quantity.h"
 #include "extender/embedded/embedded_binder.h"
-#include "extender/http/router.h"
 #include "extender/http/server.h"
 #include "extender/log.h"
+#include "extender/routes.h"
 #include "extender/verbs/extender_service.h"
 #include "tests/support/builders.h"
 #include "tests/support/http_client.h"

@@ -1,5 +1,5 @@
-// In-process tests of the extender verbs (extender/extender_service.h): the answers' shapes as
-// kube-scheduler reads them (extender-protocol.md) and the quota decisions they carry.
+// In-process tests of the extender verbs (extender/verbs/extender_service.h): the answers' shapes
+// as kube-scheduler reads them (extender-protocol.md) and the quota decisions they carry.
 #include "extender/verbs/extender_service.h"
 
 #include <rapidjson/document.h>

@@ -148,7 +148,8 @@ TEST_CASE("/pending: the last reclaims, newest first, within the history's capac
 namespace capext {
 namespace {
 
-// docs/workloads-live.md, "Why a pod waits": gate mode's gated pods among the pending ones.
+// docs/workloads-live.md#the-admission-loop, why a pod waits: gate mode's gated pods among the
+// pending ones.
 TEST_CASE("/pending: gated pods listed with the pending ones, their gate reason and numbers",
           "[pending]") {
   PendingBoard board;

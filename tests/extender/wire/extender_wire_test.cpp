@@ -1,4 +1,4 @@
-// extender/extender_wire.h: request parsing (UTF-8 checked up front, recursive or iterative
+// extender/wire/extender_wire.h: request parsing (UTF-8 checked up front, recursive or iterative
 // parsing chosen by the body, errors with the byte offset) and ExtenderArgs decoding.
 #include "extender/wire/extender_wire.h"
 

@@ -1,5 +1,5 @@
-// JsonOut (extender/json_out.h): byte for byte the text rapidjson::Writer writes, through its fast
-// paths (unescaped copies, arrays of names, values rendered once) and buffer growth.
+// JsonOut (extender/wire/json_out.h): byte for byte the text rapidjson::Writer writes, through its
+// fast paths (unescaped copies, arrays of names, values rendered once) and buffer growth.
 #include "extender/wire/json_out.h"
 
 #include <rapidjson/stringbuffer.h>

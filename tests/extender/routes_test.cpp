@@ -1,7 +1,7 @@
-// The routes of extender/http/router.cpp added for operators: GET /pending (JSON from the
+// The routes of extender/routes.cpp added for operators: GET /pending (JSON from the
 // reclaim controller's board) and GET /ui (the self-contained page), their methods, the path
 // prefix, and the page's promise of no external assets.
-#include "extender/http/router.h"
+#include "extender/routes.h"
 
 #include <rapidjson/document.h>
 

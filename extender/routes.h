@@ -1,6 +1,7 @@
-// Router: the HTTP handler of `serve`. Maps method + path (after the optional path prefix that
-// kube-scheduler's urlPrefix adds) to the service, times every request into the metrics, logs
-// one line per request, and answers unknown paths and methods with a JSON 404/405.
+// Router: the HTTP handler of `serve` (the routing table above the transport: extender/http/ only
+// carries Request and Response, and knows no verb). Maps method + path (after the optional path
+// prefix that kube-scheduler's urlPrefix adds) to the service, times every request into the
+// metrics, logs one line per request, and answers unknown paths and methods with a JSON 404/405.
 //
 // Two listeners share it: the extender listener (verbs, views, /ui, health) and the webhook
 // listener (HTTPS only: /admit, /mutate, health, metrics; the verbs are not exposed beyond

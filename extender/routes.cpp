@@ -1,7 +1,8 @@
-#include "extender/http/router.h"
+#include "extender/routes.h"
 
 #include <atomic>
 #include <chrono>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -105,7 +106,10 @@ http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptio
     for (const char* known : kKnown) {
       if (path.size() > 1 && path.compare(1, std::string::npos, known) == 0) verb = known;
     }
-    auto finish = [metrics, start, id, verb, respond](http::Response response) {
+    // `respond` is moved in, not copied: copying a Responder allocates (its target holds a
+    // shared_ptr, too big for std::function's inline storage) on every request.
+    auto finish = [metrics, start, id, verb,
+                   respond = std::move(respond)](http::Response response) {
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       metrics->ObserveRequest(verb, response.status, seconds);
