@@ -11,6 +11,7 @@
 
 #include "extender/leadership/leadership.h"
 #include "tests/extender/reclaim/reclaim_harness.h"
+#include "tests/support/switchable_leadership.h"
 #include "tests/support/workload_pods.h"
 
 namespace capext {
@@ -27,24 +28,7 @@ using testing::MakePod;
 using testing::MakeQuota;
 using testing::Member;
 using testing::PodGroupOf;
-
-class SwitchableLeadership final : public Leadership {
- public:
-  explicit SwitchableLeadership(bool leads) : leads_(leads) {}
-  Clock::time_point ActsUntil() const override {
-    return leads_ ? Clock::time_point::max() : Clock::time_point::min();
-  }
-  LeadershipReport Report() const override {
-    LeadershipReport r;
-    r.mode = "test";
-    r.leads = leads_;
-    return r;
-  }
-  void Set(bool leads) { leads_ = leads; }
-
- private:
-  std::atomic<bool> leads_;
-};
+using testing::SwitchableLeadership;
 
 // Records each gate removal; fails the pods named in `fail` (by name) once each.
 class RecordingOpener final : public GateOpener {
