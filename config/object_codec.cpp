@@ -5,6 +5,7 @@
 #include "config/device_codec.h"
 #include "config/json_fields.h"
 #include "config/pod_workload_fields.h"
+#include "core/fair_share_weight.h"
 #include "core/pod_request.h"
 
 namespace capext {
@@ -340,6 +341,17 @@ Status DecodeElasticQuota(const rapidjson::Value& object, ElasticQuota* out) {
     CE_RETURN_IF_ERROR(json::ExpectObject(*ann, "metadata.annotations"));
     CE_RETURN_IF_ERROR(
         json::ReadString(*ann, kParentQuotaAnnotation, "metadata.annotations", &eq.parent));
+    // docs/fair-sharing.md#1-weights: invalid reads as 1, with the reason kept for /quotas.
+    std::string weight;
+    CE_RETURN_IF_ERROR(
+        json::ReadString(*ann, kFairShareWeightAnnotation, "metadata.annotations", &weight));
+    if (!weight.empty()) {
+      Status s = ParseFairShareWeight(weight, &eq.weight_milli);
+      if (!s.ok()) {
+        eq.weight_milli = kDefaultWeightMilli;
+        eq.weight_problem = s.message();
+      }
+    }
   }
   std::string api_version;
   CE_RETURN_IF_ERROR(json::ReadString(object, "apiVersion", "apiVersion", &api_version));

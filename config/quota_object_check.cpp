@@ -6,6 +6,7 @@
 #include "config/object_codec.h"
 #include "config/quota_resource_checks.h"
 #include "config/yaml_fields.h"
+#include "core/fair_share_weight.h"
 
 namespace capext {
 namespace {
@@ -182,7 +183,7 @@ class ObjectChecker {
     out_->quota.ns = ns.empty() ? "default" : ns;
   }
 
-  // labels/annotations: string -> string. Also reads the parent annotation.
+  // labels/annotations: string -> string. Also reads the parent and weight annotations.
   void StringMap(const YamlMember& m, const std::string& field) {
     if (m.value.IsNull()) return;
     if (!m.value.IsMap()) {
@@ -201,6 +202,17 @@ class ObjectChecker {
       if (field == "metadata.annotations" && key == kParentQuotaAnnotation) {
         out_->field_lines[entry] = line;
         Parent(kv.second.Scalar(), line, entry);
+      }
+      if (field == "metadata.annotations" && key == kFairShareWeightAnnotation) {
+        // docs/fair-sharing.md#1-weights: an invalid weight is an error, with the reason.
+        out_->field_lines[entry] = line;
+        int64_t weight = 0;
+        capext::Status s = ParseFairShareWeight(kv.second.Scalar(), &weight);
+        if (!s.ok()) {
+          Error(line, entry, s.message());
+        } else {
+          out_->quota.weight_milli = weight;
+        }
       }
     }
   }

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "core/fair_admission_order.h"
+#include "core/fair_share.h"
 #include "core/group_placement.h"
 #include "core/group_quota.h"
 #include "core/node_fit.h"
@@ -145,6 +147,136 @@ void FindTimeouts(const ClusterState& state, const AdmissionOptions& options, in
   });
 }
 
+// What became of one unit tried on the what-if.
+enum class Outcome { kAdmitted, kWaits, kWaitsForSharedCapacity };
+
+// Whether the quota rule that failed for `pod` with `request` is the cluster-wide one (the sum
+// of all mins): every level's max passes.
+bool BlockedBySharedCapacity(const ClusterState& state, const NormalizedPod& pod,
+                             const ResourceList* request) {
+  const AdmissionPath path = MakeAdmissionPath(state, pod, request);
+  for (const auto& level : path.levels) {
+    if (!ExceedsMax(state.semantics(), *level.quota,
+                    path.UsedWithoutOwnHold(state.ledger().NodeUsed(level.node)), path.InEq(level))
+             .empty())
+      return false;
+  }
+  return path.quota != nullptr;
+}
+
+std::vector<const NormalizedPod*> MembersOf(const ClusterState& state, const AdmissionUnit& unit) {
+  std::vector<const NormalizedPod*> members;
+  for (const auto& key : unit.pods)
+    members.push_back(state.FindPod(key));
+  return members;
+}
+
+// A unit's summed quota request (a shared device claim charged once: core/group_quota.h).
+ResourceList RequestOf(const ClusterState& state, const AdmissionUnit& unit) {
+  return GroupRequestOf(state, MembersOf(state, unit));
+}
+
+Outcome TryUnit(ClusterState* what_if, AdmissionUnit* unit, const AdmissionOptions& options,
+                int64_t now_ms, AdmissionRound* round) {
+  const NormalizedPod& first = *what_if->FindPod(unit->pods.front());
+  if (unit->kind != AdmissionUnitKind::kGroup) {
+    Status s = CheckQuota(*what_if, first);
+    if (!s.ok()) {
+      round->waiting[unit->pods.front()] = {ReasonOf(s), s.message()};
+      return s.code() == StatusCode::kUnschedulable &&
+                     BlockedBySharedCapacity(*what_if, first, nullptr)
+                 ? Outcome::kWaitsForSharedCapacity
+                 : Outcome::kWaits;
+    }
+    AdmitInWhatIf(what_if, unit->pods.front(), now_ms);
+    round->admit.push_back(std::move(*unit));
+    return Outcome::kAdmitted;
+  }
+  const std::string display = unit->group.Display();
+  const std::vector<const NormalizedPod*> members = MembersOf(*what_if, *unit);
+  const ResourceList request = GroupRequestOf(*what_if, members);
+  const int n = static_cast<int>(unit->pods.size());
+  Status s = what_if->QuotaFor(first.ns) == nullptr ? Status() : DevicesCountable(members);
+  if (!s.ok()) {
+    for (const auto& key : unit->pods)
+      round->waiting[key] = {ReasonOf(s), s.message()};
+    return Outcome::kWaits;
+  }
+  s = CheckGroupRequest(*what_if, first, request, display, n);
+  if (!s.ok()) {
+    for (const auto& key : unit->pods)
+      round->waiting[key] = {ReasonOf(s), s.message()};
+    return s.code() == StatusCode::kUnschedulable &&
+                   BlockedBySharedCapacity(*what_if, first, &request)
+               ? Outcome::kWaitsForSharedCapacity
+               : Outcome::kWaits;
+  }
+  if (options.require_placement) {
+    int placed = 0;
+    auto nodes = PlaceTogether(what_if, unit->pods, now_ms, &placed);
+    if (!nodes) {
+      const std::string why = reasons::GangNoPlacement(display, n, placed);
+      for (const auto& key : unit->pods)
+        round->waiting[key] = {AdmissionWaitReason::kNoPlacement, why};
+      return Outcome::kWaits;
+    }
+    unit->nodes = std::move(*nodes);  // reserved in the what-if: quota and room both taken
+  } else {
+    for (const auto& key : unit->pods)
+      AdmitInWhatIf(what_if, key, now_ms);
+  }
+  round->admit.push_back(std::move(*unit));
+  return Outcome::kAdmitted;
+}
+
+// Fair sharing's order (docs/fair-sharing.md#5-admission-order-gate-mode).
+void PlanFairly(ClusterState* what_if, std::vector<AdmissionUnit>* units,
+                const AdmissionOptions& options, int64_t now_ms, AdmissionRound* round) {
+  const QuotaTree& tree = what_if->ledger().tree();
+  const FairShareModel model(*what_if);
+  std::vector<FairCandidate> borrowing;
+  // Units within their leaf's min first, in the usual order: never held back by fairness.
+  for (std::size_t i = 0; i < units->size(); ++i) {
+    AdmissionUnit& unit = (*units)[i];
+    const NormalizedPod& first = *what_if->FindPod(unit.pods.front());
+    const int leaf = tree.LeafOf(first.ns);
+    const ResourceList request = RequestOf(*what_if, unit);
+    if (leaf < 0 || ExceedsMin(what_if->semantics(), tree.quota(leaf),
+                               what_if->ledger().NodeUsed(leaf), request)
+                        .empty()) {
+      TryUnit(what_if, &unit, options, now_ms, round);
+      continue;
+    }
+    borrowing.push_back(
+        FairCandidate{i, leaf, request, unit.priority, unit.creation_ms, unit.pods.front()});
+  }
+  FairAdmissionOrder order(tree, model, std::move(borrowing));
+  std::optional<std::size_t> barrier;  // the candidate blocked by the shared capacity
+  while (auto pick = order.Next(*what_if)) {
+    AdmissionUnit& unit = (*units)[order.candidate(pick->candidate).unit];
+    if (TryUnit(what_if, &unit, options, now_ms, round) == Outcome::kWaitsForSharedCapacity) {
+      barrier = pick->candidate;
+      break;
+    }
+  }
+  if (!barrier) return;
+  // Behind the barrier every borrowing unit waits; each is compared with the barrier where the
+  // two quotas meet in the tree (the what-if no longer changes).
+  const FairCandidate& front = order.candidate(*barrier);
+  for (std::size_t i : order.Drain()) {
+    const FairCandidate& cand = order.candidate(i);
+    const int side = order.SideAt(cand.leaf, front.leaf);
+    const int front_side = order.SideAt(front.leaf, cand.leaf);
+    const ShareKey mine = model.ShareWith(*what_if, side, cand.request);
+    const ShareKey theirs = model.ShareWith(*what_if, front_side, front.request);
+    const std::string why = reasons::FairShareWaiting(tree.quota(side).Key(), mine.ToString(),
+                                                      tree.quota(front_side).Key(),
+                                                      theirs.ToString(), !(theirs < mine));
+    for (const auto& key : (*units)[cand.unit].pods)
+      round->waiting[key] = {AdmissionWaitReason::kFairShare, why};
+  }
+}
+
 }  // namespace
 
 AdmissionRound PlanAdmissions(const ClusterState& state, const AdmissionOptions& options,
@@ -156,47 +288,12 @@ AdmissionRound PlanAdmissions(const ClusterState& state, const AdmissionOptions&
   if (units.empty()) return round;
   // Each unit that goes is applied to the what-if before the next is considered.
   ClusterState what_if(state);
-  for (auto& unit : units) {
-    const NormalizedPod& first = *what_if.FindPod(unit.pods.front());
-    if (unit.kind != AdmissionUnitKind::kGroup) {
-      Status s = CheckQuota(what_if, first);
-      if (!s.ok()) {
-        round.waiting[unit.pods.front()] = {ReasonOf(s), s.message()};
-        continue;
-      }
-      AdmitInWhatIf(&what_if, unit.pods.front(), now_ms);
-      round.admit.push_back(std::move(unit));
-      continue;
-    }
-    const std::string display = unit.group.Display();
-    std::vector<const NormalizedPod*> members;
-    for (const auto& key : unit.pods)
-      members.push_back(what_if.FindPod(key));
-    const ResourceList request = GroupRequestOf(what_if, members);
-    const int n = static_cast<int>(unit.pods.size());
-    Status s = what_if.QuotaFor(first.ns) == nullptr ? Status() : DevicesCountable(members);
-    if (s.ok()) s = CheckGroupRequest(what_if, first, request, display, n);
-    if (!s.ok()) {
-      for (const auto& key : unit.pods)
-        round.waiting[key] = {ReasonOf(s), s.message()};
-      continue;
-    }
-    if (options.require_placement) {
-      int placed = 0;
-      auto nodes = PlaceTogether(&what_if, unit.pods, now_ms, &placed);
-      if (!nodes) {
-        const std::string why = reasons::GangNoPlacement(display, n, placed);
-        for (const auto& key : unit.pods)
-          round.waiting[key] = {AdmissionWaitReason::kNoPlacement, why};
-        continue;
-      }
-      unit.nodes = std::move(*nodes);  // reserved in the what-if: quota and room both taken
-    } else {
-      for (const auto& key : unit.pods)
-        AdmitInWhatIf(&what_if, key, now_ms);
-    }
-    round.admit.push_back(std::move(unit));
+  if (options.fair_sharing) {
+    PlanFairly(&what_if, &units, options, now_ms, &round);
+    return round;
   }
+  for (auto& unit : units)
+    TryUnit(&what_if, &unit, options, now_ms, &round);
   return round;
 }
 

@@ -12,7 +12,11 @@
 //     node for each member together on the current nodes (each placed member takes its room
 //     before the next);
 //   - each unit that goes is applied to a what-if copy (as holds) before the next is
-//     considered, so a round never overshoots a quota.
+//     considered, so a round never overshoots a quota;
+//   - with fair sharing on (docs/fair-sharing.md#5-admission-order-gate-mode): units within their
+//     leaf's min first, in that order; then the borrowing ones by their quota's share after
+//     admission (core/fair_admission_order.h); the first borrowing unit blocked by the sum of
+//     all mins is the barrier, and every borrowing unit after it waits for fair share.
 // Pure: the caller (the live admission loop, the simulator) lifts the gates, makes the holds and
 // evicts; time is passed in.
 // Thread-safety: a pure function over a ClusterState the caller keeps still.
@@ -35,6 +39,8 @@ struct AdmissionOptions {
   // Require core's placement for group units (docs/workloads.md); off only in tests of the
   // quota rule alone.
   bool require_placement = true;
+  // Fair sharing by weight (config fairSharing.enabled, docs/fair-sharing.md).
+  bool fair_sharing = false;
 };
 
 enum class AdmissionUnitKind { kSingle, kGroup, kSurplus };
@@ -55,6 +61,7 @@ enum class AdmissionWaitReason {
   kGangIncomplete,  // fewer gated members exist than the group needs (GangWaiting)
   kNoPlacement,     // the quota admits the group, but its members do not fit the nodes together
   kOtherGates,      // other scheduling gates are still on: ours is lifted after them
+  kFairShare,       // behind the fairness barrier: a quota with a lower share waits for room
 };
 
 struct AdmissionWait {

@@ -135,11 +135,13 @@ void ChangeJournal::NominationChanged(std::string_view pod_key, std::string_view
 
 bool ChangeJournal::QuotaSpecDiffers(const ElasticQuota* before, const ElasticQuota& after) {
   if (before == nullptr) return true;
-  // status.used and resourceVersion change on every status write and decide nothing.
+  // status.used and resourceVersion change on every status write and decide nothing. The weight
+  // orders gate mode's admission (docs/fair-sharing.md#5-admission-order-gate-mode).
   return std::tie(before->ns, before->name, before->uid, before->api_group, before->min,
-                  before->max, before->parent, before->creation_ms) !=
+                  before->max, before->parent, before->weight_milli, before->weight_problem,
+                  before->creation_ms) !=
          std::tie(after.ns, after.name, after.uid, after.api_group, after.min, after.max,
-                  after.parent, after.creation_ms);
+                  after.parent, after.weight_milli, after.weight_problem, after.creation_ms);
 }
 
 void ChangeJournal::PriorityClassUpserted(const PriorityClass* before, const PriorityClass& after) {

@@ -24,6 +24,11 @@ struct ElasticQuota {
   std::optional<ResourceList> min;
   std::optional<ResourceList> max;
   std::string parent;  // kParentQuotaAnnotation's value, empty for a root quota
+  // The fair-share weight in thousandths (core/fair_share_weight.h,
+  // docs/fair-sharing.md#1-weights): 1000 when the annotation is absent or invalid; weight_problem
+  // says why when invalid.
+  int64_t weight_milli = 1000;
+  std::string weight_problem;
   // status.used as last written to the API server (by us or anyone), to decide whether it needs
   // writing again; nullopt when absent.
   std::optional<ResourceList> status_used;

@@ -66,6 +66,13 @@ std::string GangLostCore(std::string_view group, int orphaned) {
                      orphaned == 1 ? " is" : "s are");
 }
 
+std::string FairShareWaiting(std::string_view quota, std::string_view share,
+                             std::string_view barrier_quota, std::string_view barrier_share,
+                             bool tie) {
+  return fmt::format("waiting for fair share: {}'s share {} {} {}'s {}", quota, share,
+                     tie ? ">=" : ">", barrier_quota, barrier_share);
+}
+
 std::string DevicesNotCountable(std::string_view pod_key, std::string_view details) {
   return fmt::format("pod {} waits for its devices: {}", pod_key, details);
 }

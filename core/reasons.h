@@ -40,6 +40,12 @@ std::string GangIncomplete(std::string_view group, int exist, int min_member);
 std::string GangNoPlacement(std::string_view group, int pods, int placed);
 // "gang eq1/train-a: lost its core: 2 admitted members are released first"
 std::string GangLostCore(std::string_view group, int orphaned);
+// Behind the fairness barrier (docs/fair-sharing.md#5-admission-order-gate-mode):
+// "waiting for fair share: team-b/team-b's share 0.420 > team-a/team-a's 0.100" (">=" on a tie
+// the barrier won).
+std::string FairShareWaiting(std::string_view quota, std::string_view share,
+                             std::string_view barrier_quota, std::string_view barrier_share,
+                             bool tie);
 
 // Preemption and reclaim (docs/capacity-semantics.md#4-victims-on-one-node,
 // docs/capacity-semantics.md#8-the-reclaim-controller).

@@ -5,6 +5,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <optional>
 
+#include "core/fair_share.h"
+#include "core/fair_share_weight.h"
 #include "core/placement.h"
 #include "core/quota_admission.h"
 #include "core/reclaim_plan.h"
@@ -23,6 +25,13 @@ struct Explanation {
   // The plan for its placement across nodes (docs/reclaim-plan.md), when it does not fit now.
   std::optional<ReclaimPlan> plan;
   std::vector<std::pair<std::string, std::string>> in_flight;  // pod -> node (our nominations)
+  // Fair sharing's arithmetic (docs/fair-sharing.md#3-share), from the pod's leaf up to its root.
+  struct FairLevel {
+    std::string quota;
+    NodeFairness fairness;
+    ShareKey share_after;  // with the pod's request added
+  };
+  std::vector<FairLevel> fair;
 };
 
 Explanation Explain(const ClusterState& state, const NormalizedPod& pod,
@@ -42,6 +51,17 @@ Explanation Explain(const ClusterState& state, const NormalizedPod& pod,
   state.ForEachNomination([&](const Nomination& n) {
     if (n.ours) e.in_flight.emplace_back(n.uid, n.node);
   });
+  const QuotaTree& tree = state.ledger().tree();
+  if (const int leaf = tree.LeafOf(pod.ns); leaf >= 0) {
+    const FairShareModel model(state);
+    const std::vector<NodeFairness> all = ComputeFairness(state, model);
+    for (int node = leaf; node >= 0; node = tree.parent(node)) {
+      std::string name = tree.quota(node).Key();
+      if (tree.is_own(node)) name += " (own namespace)";
+      e.fair.push_back({std::move(name), all[static_cast<std::size_t>(node)],
+                        model.ShareWith(state, node, pod.quota_request())});
+    }
+  }
   return e;
 }
 
@@ -140,6 +160,31 @@ std::string ExplainPodJson(const ClusterState& state, const NormalizedPod& pod,
       WriteResources(w, "max", level.quota->max.value_or(ResourceList{}));
       WriteResources(w, "used", state.ledger().NodeUsed(level.node));
       WriteResources(w, "requestWithNominatedInSubtree", e.path.InEq(level));
+      w.EndObject();
+    }
+    w.EndArray();
+    // Fair sharing at every level (docs/fair-sharing.md): the share and its fair value.
+    w.Key("fairShare");
+    w.StartArray();
+    for (const auto& level : e.fair) {
+      const NodeFairness& f = level.fairness;
+      w.StartObject();
+      w.Key("quota");
+      w.String(level.quota.c_str());
+      w.Key("weight");
+      w.String(FormatWeight(f.weight_milli).c_str());
+      WriteResources(w, "borrowed", f.borrowed);
+      WriteResources(w, "pool", f.pool);
+      w.Key("dominant");
+      w.String(f.dominant.c_str());
+      w.Key("share");
+      w.String(f.share.ToString().c_str());
+      w.Key("shareAfterThisPod");
+      w.String(level.share_after.ToString().c_str());
+      WriteResources(w, "demand", f.demand);
+      WriteResources(w, "fairShare", f.fair_share);
+      w.Key("fairValue");
+      w.String(f.fair_value.ToString().c_str());
       w.EndObject();
     }
     w.EndArray();
@@ -267,6 +312,16 @@ std::string ExplainPodText(const ClusterState& state, const NormalizedPod& pod,
                        e.sums.in_eq.ToString(), e.sums.all.ToString());
     out += fmt::format("  cluster: used {{{}}} min {{{}}}\n", state.totals().used.ToString(),
                        state.totals().min.ToString());
+    for (const auto& level : e.fair) {
+      const NodeFairness& f = level.fairness;
+      out += fmt::format(
+          "  fair share of {}: borrowed {{{}}} over pool {{{}}}{} / weight {} = share {}; after "
+          "this pod {}; fairShare {{{}}} of demand {{{}}} = fair value {}\n",
+          level.quota, f.borrowed.ToString(), f.pool.ToString(),
+          f.dominant.empty() ? "" : fmt::format(" (dominant {})", f.dominant),
+          FormatWeight(f.weight_milli), f.share.ToString(), level.share_after.ToString(),
+          f.fair_share.ToString(), f.demand.ToString(), f.fair_value.ToString());
+    }
   }
   out += fmt::format("admission: {}\n",
                      e.feasibility.quota.ok() ? "pass" : e.feasibility.quota.message());

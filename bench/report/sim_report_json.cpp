@@ -1,5 +1,6 @@
 #include "bench/report/sim_report_json.h"
 
+#include "bench/report/fairness_summary.h"
 #include "bench/report/report_json_writer.h"
 #include "bench/report/sim_quota_tree.h"
 #include "bench/report/sim_quota_tree_json.h"
@@ -236,6 +237,37 @@ void Invariants(Writer& w, const std::vector<TenantSummary>& summary) {
   w.EndObject();
 }
 
+// docs/fair-sharing.md: how the borrowed cpu was shared (fairness_summary.h); only when weights or
+// the fair policy are in play.
+void Fairness(Writer& w, const SimulationResult& r, bool full) {
+  const FairnessSummary f = SummarizeFairness(r);
+  if (!f.applies) return;
+  Key(w, "fairness");
+  w.StartObject();
+  Num(w, "jain_index_weighted_borrowed_cpu", f.jain_mean);
+  Int(w, "jain_points", f.points);
+  Key(w, "tenants");
+  w.StartArray();
+  for (const auto& t : f.tenants) {
+    w.StartObject();
+    Key(w, "name");
+    Str(w, t.name);
+    Num(w, "weight", static_cast<double>(t.weight_milli) / 1000.0);
+    Num(w, "borrowed_share_mean", t.borrowed_share_mean);
+    Num(w, "weight_proportion", t.weight_proportion);
+    if (full) {
+      Key(w, "borrowed_share_over_time");
+      w.StartArray();
+      for (double v : t.borrowed_share)
+        w.Double(v);
+      w.EndArray();
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 void Body(Writer& w, const SimulationResult& r, const ReportContext& c, bool full) {
   Key(w, "policy");
   Str(w, r.policy);
@@ -252,6 +284,7 @@ void Body(Writer& w, const SimulationResult& r, const ReportContext& c, bool ful
   w.EndArray();
   // Only for a plan with parents: flat plans keep their report byte for byte.
   if (const PlanTreeView tree = BuildQuotaTree(r); !tree.empty()) QuotaTreeJson(w, r, tree, full);
+  Fairness(w, r, full);
   Invariants(w, summary);
 }
 

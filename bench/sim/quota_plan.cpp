@@ -7,6 +7,7 @@
 #include "config/quota_object_check.h"
 #include "config/snapshot.h"
 #include "config/yaml_json.h"
+#include "core/fair_share_weight.h"
 #include "core/quantity.h"
 
 namespace capext {
@@ -54,9 +55,21 @@ Status ParseQuotaPlan(const std::string& text, const std::string& source, QuotaP
           return Status::Error(path + ".parent: expected the name of another tenant of the plan");
         }
         quota.parent = m->value.GetString();
+      } else if (key == "weight") {
+        // A number or a string, read as the annotation's text (docs/fair-sharing.md#1-weights).
+        std::string text;
+        if (m->value.IsString()) {
+          text = m->value.GetString();
+        } else if (m->value.IsInt64()) {
+          text = std::to_string(m->value.GetInt64());
+        } else if (m->value.IsNumber()) {
+          text = fmt::format("{}", m->value.GetDouble());
+        }
+        if (Status s = ParseFairShareWeight(text, &quota.weight_milli); !s.ok())
+          return Status::Error(path + ".weight: " + s.message());
       } else {
         return Status::Error(path + "." + key +
-                             ": unknown key (expected min, max, priority, parent)");
+                             ": unknown key (expected min, max, priority, parent, weight)");
       }
     }
     if (quota.min && quota.max) {
@@ -118,6 +131,7 @@ ElasticQuota ElasticQuotaFor(const std::string& tenant, const TenantQuota& quota
   eq.min = quota.min;
   eq.max = quota.max;
   if (!quota.parent.empty()) eq.parent = quota.parent + "/" + quota.parent;
+  eq.weight_milli = quota.weight_milli;
   if (max_equals_min) {
     ResourceList max = quota.min.value_or(ResourceList{});
     if (quota.max) {

@@ -6,6 +6,7 @@
 //     max: {cpu: 600, memory: 2400Gi, nvidia.com/gpu: 60}
 //     priority: 1000                      # optional: pods without their own priority get it
 //     parent: online                      # optional: another tenant of the plan
+//     weight: 2                           # optional: the fair-share weight (default 1)
 //
 // Amounts are Kubernetes quantities (strings or numbers). `min` and `max` are each optional, as
 // in an ElasticQuota. A parent makes the tenant's ElasticQuota a child of the parent's
@@ -33,6 +34,8 @@ struct TenantQuota {
   std::optional<ResourceList> max;
   std::optional<int32_t> priority;
   std::string parent = {};  // the parent tenant, "" for a root
+  // The fair-share weight in thousandths (docs/fair-sharing.md#1-weights).
+  int64_t weight_milli = 1000;
 };
 
 struct QuotaPlan {

@@ -23,12 +23,14 @@
 namespace capext {
 
 bool SimEngine::GateOnArrival(uint32_t id) {
-  if (options_.admission != SimAdmission::kGang) return false;
+  // Fair sharing orders admission through the gate: every quota pod is gated.
+  const bool fair = SetupFor(options_.policy).fair_sharing;
+  if (options_.admission != SimAdmission::kGang && !fair) return false;
   const BucketInfo& info = buckets_[pods_[id].bucket];
   if (tenants_[info.tenant].quota == nullptr) return false;
   if (IsScriptPod(id)) {
     if (!script_pod(id).pod.node_name.empty()) return false;
-  } else if (id >= group_of_.size() || group_of_[id] < 0) {
+  } else if (!fair && (id >= group_of_.size() || group_of_[id] < 0)) {
     return false;
   }
   state_.UpsertPod(GroupMemberPod(id, /*gated=*/true, 0));
@@ -45,8 +47,10 @@ Pod SimEngine::GroupMemberPod(uint32_t id, bool gated, int64_t admitted_ms) cons
     pod.uid = wp.name;
     pod.name = wp.name;
     pod.creation_ms = pods_[id].queued_ms;
-    pod.group = GroupRef{kCoschedulingApiGroup, wp.group, "", ""};
-    pod.min_member_annotation = group_min_[static_cast<std::size_t>(group_of_[id])];
+    if (id < group_of_.size() && group_of_[id] >= 0) {
+      pod.group = GroupRef{kCoschedulingApiGroup, wp.group, "", ""};
+      pod.min_member_annotation = group_min_[static_cast<std::size_t>(group_of_[id])];
+    }
   }
   pod.quota_gated = gated;
   pod.admitted_ms = admitted_ms;
@@ -59,6 +63,7 @@ void SimEngine::AdmissionPass() {
   admission_due_ = false;
   AdmissionOptions options;
   options.default_group_timeout_ms = options_.group_timeout_ms;
+  options.fair_sharing = SetupFor(options_.policy).fair_sharing;
   const AdmissionRound round = PlanAdmissions(state_, options, now_);
   ++out_->admission_rounds;
   if (options_.observer) {

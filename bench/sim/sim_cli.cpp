@@ -36,6 +36,8 @@ const std::vector<Flag>& Flags() {
        "round-up (a pod with gpu_milli < 1000 takes a whole nvidia.com/gpu; default) or milli "
        "(alibaba.com/gpu-milli = num_gpu * gpu_milli)"},
       {"unscheduled", "RULE", "trace pods with an empty scheduled_time: submit (default) or skip"},
+      {"load-scale", "F",
+       "trace: divide every arrival time by F (durations kept): F times the offered load"},
       {"synthetic", nullptr,
        "generate the workload instead (Poisson arrivals, exponential durations; see "
        "synthetic_workload.h)"},
@@ -253,6 +255,11 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
       return Status::Error("--unscheduled: expected submit or skip");
     }
     c.trace_options.skip_unscheduled = get("unscheduled") == "skip";
+  }
+  if (has("load-scale")) {
+    if (Status s = ParseDouble("load-scale", get("load-scale"), 1e-6, &c.trace_options.load_scale);
+        !s.ok())
+      return s;
   }
   int64_t v = 0;
   double d = 0;

@@ -423,6 +423,7 @@ void SimEngine::Collect() {
     if (v.in_plan) {
       v.priority = it->second.priority;
       v.parent = it->second.parent;
+      v.weight_milli = it->second.weight_milli;
     }
     out_->tenants.push_back(std::move(v));
   }

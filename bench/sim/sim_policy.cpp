@@ -10,7 +10,8 @@ struct Named {
 constexpr Named kPolicies[] = {{SimPolicy::kCapacity, "capacity"},
                                {SimPolicy::kSchedulerPlugins, "scheduler-plugins"},
                                {SimPolicy::kStatic, "static"},
-                               {SimPolicy::kNone, "none"}};
+                               {SimPolicy::kNone, "none"},
+                               {SimPolicy::kFair, "fair"}};
 
 }  // namespace
 
@@ -45,6 +46,8 @@ SimPolicySetup SetupFor(SimPolicy policy) {
       return {QuotaSemantics::kCapacityExtender, true, true};
     case SimPolicy::kNone:
       return {QuotaSemantics::kCapacityExtender, false, false};
+    case SimPolicy::kFair:
+      return {QuotaSemantics::kCapacityExtender, true, false, true};
   }
   return {};
 }

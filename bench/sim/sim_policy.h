@@ -8,7 +8,10 @@
 //  - static:            max = min for every quota (no borrowing, so reclaim never finds a
 //                       borrower; only same-namespace lower-priority preemption remains),
 //                       capacity-extender semantics;
-//  - none:              no quotas at all: FIFO by priority, plain lower-priority preemption.
+//  - none:              no quotas at all: FIFO by priority, plain lower-priority preemption;
+//  - fair:              capacity, with fair sharing by weight (docs/fair-sharing.md): every pod
+//                       of a quota namespace arrives gated and core's admission queue lifts the
+//                       gates, borrowers in order of their share after admission.
 // Thread-safety: value types and pure functions.
 #pragma once
 
@@ -21,7 +24,7 @@
 
 namespace capext {
 
-enum class SimPolicy { kCapacity, kSchedulerPlugins, kStatic, kNone };
+enum class SimPolicy { kCapacity, kSchedulerPlugins, kStatic, kNone, kFair };
 
 std::optional<SimPolicy> SimPolicyFromName(std::string_view name);
 std::string_view SimPolicyName(SimPolicy policy);
@@ -31,6 +34,7 @@ struct SimPolicySetup {
   QuotaSemantics semantics = QuotaSemantics::kCapacityExtender;
   bool quotas = true;           // create the plan's ElasticQuotas at all
   bool max_equals_min = false;  // replace every max by the min
+  bool fair_sharing = false;    // gate every quota pod; the admission queue orders by share
 };
 
 SimPolicySetup SetupFor(SimPolicy policy);

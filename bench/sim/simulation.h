@@ -132,6 +132,7 @@ struct TenantPlanView {
   std::optional<ResourceList> min, max;  // as enforced (static: max = min); else as planned
   std::optional<int32_t> priority;
   std::string parent;  // the plan's parent tenant, "" for a root or a tenant outside the plan
+  int64_t weight_milli = 1000;  // the plan's fair-share weight (docs/fair-sharing.md#1-weights)
 };
 
 struct SimulationResult {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <map>
 
 #include <fmt/format.h>
@@ -259,6 +260,15 @@ Status ParseAlibabaPodList(std::string_view text, const std::string& source,
                   options.gpu_sharing == GpuSharing::kMilli
                       ? "request alibaba.com/gpu-milli = num_gpu * gpu_milli"
                       : "each takes one whole nvidia.com/gpu (--gpu-sharing round-up)"));
+  if (options.load_scale != 1.0) {
+    for (WorkloadPod& pod : out->pods) {
+      pod.arrival_ms = static_cast<int64_t>(
+          std::llround(static_cast<double>(pod.arrival_ms) / options.load_scale));
+    }
+    out->notes.push_back(
+        fmt::format("load scaled by {}: arrival times divided by {}, durations kept (--load-scale)",
+                    options.load_scale, options.load_scale));
+  }
   SortByArrival(&out->pods);
   if (group_col >= 0) {
     int64_t disagreements = 0;

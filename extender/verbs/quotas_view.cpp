@@ -1,7 +1,10 @@
 // GET /quotas and the quota gauges of /metrics: every quota with min, max, used, reserved,
-// borrowed (used above min) and lendable (min not used), for the resources it governs.
+// borrowed (used above min) and lendable (min not used), for the resources it governs; and its
+// fair-share weight, share and fairShare (docs/fair-sharing.md#8-where-a-user-sees-it).
 #include <fmt/format.h>
 
+#include "core/fair_share.h"
+#include "core/fair_share_weight.h"
 #include "core/quantity.h"
 #include "extender/verbs/extender_service.h"
 #include "policies/policies.h"
@@ -57,6 +60,8 @@ http::Response ExtenderService::Quotas() const {
     w.Key("quotas");
     w.StartArray();
     const QuotaTree& tree = state.ledger().tree();
+    const FairShareModel model(state);
+    const std::vector<NodeFairness> fairness = ComputeFairness(state, model);
     for (const auto& [ns, q] : state.quota_set().quotas()) {
       const auto names = ShownResources(state.semantics(), q);
       const int node = tree.QuotaNodeOf(ns);
@@ -98,6 +103,17 @@ http::Response ExtenderService::Quotas() const {
                 [&](ResourceName n) { return std::max<int64_t>(0, min_of(n) - used.Get(n)); });
       w.Key("borrowing");
       w.Bool(IsBorrowing(state.semantics(), q, used));
+      const NodeFairness& fair = fairness[static_cast<std::size_t>(node)];
+      w.Key("weight");
+      w.String(FormatWeight(fair.weight_milli).c_str());
+      if (!q.weight_problem.empty()) {
+        w.Key("weightProblem");
+        w.String(q.weight_problem.c_str());
+      }
+      w.Key("share");
+      w.String(fair.share.ToString().c_str());
+      WriteList(w, "fairShare", names,
+                [&](ResourceName n) -> std::optional<int64_t> { return fair.fair_share.Find(n); });
       w.EndObject();
     }
     w.EndArray();
@@ -118,14 +134,29 @@ std::string ExtenderService::QuotaGauges() const {
   std::string out;
   out += "# HELP capacity_extender_quota_used Usage of each ElasticQuota (bound + reserved).\n";
   out += "# TYPE capacity_extender_quota_used gauge\n";
-  std::string min_lines, max_lines;
+  std::string min_lines, max_lines, weight_lines, share_lines, fair_lines;
   cache_->Read([&](const ClusterState& state) {
     const QuotaTree& tree = state.ledger().tree();
+    const FairShareModel model(state);
+    const std::vector<NodeFairness> fairness = ComputeFairness(state, model);
     for (const auto& [ns, q] : state.quota_set().quotas()) {
       // used is the subtree's: sum only the roots (parent="") for cluster totals.
       const int node = tree.QuotaNodeOf(ns);
       const ResourceList& used = state.ledger().NodeUsed(node);
       const std::string parent = tree.parent(node) < 0 ? "" : tree.quota(tree.parent(node)).Key();
+      const NodeFairness& fair = fairness[static_cast<std::size_t>(node)];
+      weight_lines +=
+          fmt::format("capacity_extender_quota_weight{{namespace=\"{}\",parent=\"{}\"}} {}\n", ns,
+                      parent, FormatWeight(fair.weight_milli));
+      share_lines += fmt::format(
+          "capacity_extender_quota_share{{namespace=\"{}\",parent=\"{}\"}} {}\n", ns, parent,
+          fair.share.infinite ? std::string("+Inf") : fmt::format("{}", fair.share.value));
+      for (const auto& [n, amount] : fair.fair_share.entries()) {
+        fair_lines += fmt::format(
+            "capacity_extender_quota_fair_share{{namespace=\"{}\",parent=\"{}\",resource=\"{}\"}} "
+            "{}\n",
+            ns, parent, n, amount);
+      }
       for (const ResourceName n : ShownResources(state.semantics(), q)) {
         out += fmt::format(
             "capacity_extender_quota_used{{namespace=\"{}\",parent=\"{}\",resource=\"{}\"}} {}\n",
@@ -152,6 +183,16 @@ std::string ExtenderService::QuotaGauges() const {
       "# HELP capacity_extender_quota_max Ceiling (spec.max), decision units (cpu in "
       "millicores).\n";
   out += "# TYPE capacity_extender_quota_max gauge\n" + max_lines;
+  out += "# HELP capacity_extender_quota_weight Fair-share weight (docs/fair-sharing.md).\n";
+  out += "# TYPE capacity_extender_quota_weight gauge\n" + weight_lines;
+  out +=
+      "# HELP capacity_extender_quota_share Weighted dominant share of the borrowed capacity "
+      "among its siblings.\n";
+  out += "# TYPE capacity_extender_quota_share gauge\n" + share_lines;
+  out +=
+      "# HELP capacity_extender_quota_fair_share Borrowed amount under a split by weight, "
+      "decision units.\n";
+  out += "# TYPE capacity_extender_quota_fair_share gauge\n" + fair_lines;
   return out;
 }
 

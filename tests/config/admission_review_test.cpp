@@ -227,6 +227,24 @@ TEST_CASE("problems the cluster already had are not blamed on an unrelated quota
   CHECK(Decide(Review("CREATE", Quota("team-a", "team-a", kSpec)), cluster).allowed);
 }
 
+TEST_CASE(
+    "the fair-share weight: a decimal to 1000 is allowed; anything else denied with the reason") {
+  const auto weight = [](const std::string& w) {
+    return R"({"scheduling.capacity-extender.io/fair-share-weight":")" + w + R"("})";
+  };
+  CHECK(Decide(Review("CREATE", Quota("team-a", "team-a", kSpec, weight("2.5")))).allowed);
+  CHECK(Decide(Review("CREATE", Quota("team-a", "team-a", kSpec, weight("0")))).allowed);
+  const AdmissionDecision d =
+      Decide(Review("CREATE", Quota("team-a", "team-a", kSpec, weight("-1"))));
+  CHECK_FALSE(d.allowed);
+  CHECK(d.code == 400);  // the object itself is invalid (403: a cluster rule)
+  CHECK(d.message.find("metadata.annotations[scheduling.capacity-extender.io/fair-share-weight]: "
+                       "annotation scheduling.capacity-extender.io/fair-share-weight \"-1\" is "
+                       "not a weight: a decimal from 0 to 1000 with at most 3 decimals") !=
+        std::string::npos);
+  CHECK_FALSE(Decide(Review("CREATE", Quota("team-a", "team-a", kSpec, weight("1e3")))).allowed);
+}
+
 TEST_CASE("DELETE and CONNECT are allowed unchecked") {
   std::string body = Review("DELETE", "null");
   CHECK(Decide(body).allowed);

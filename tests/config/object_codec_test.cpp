@@ -353,6 +353,28 @@ TEST_CASE("DecodeElasticQuota", "[object_codec]") {
   CHECK_THAT(s.message(), Catch::StartsWith("spec.max.memory: quantity \"lots\""));
 }
 
+TEST_CASE("DecodeElasticQuota: the fair-share weight; an invalid one reads as 1 with its reason",
+          "[object_codec][fair]") {
+  ElasticQuota eq;
+  rapidjson::Document weighted = Parse(R"({"metadata": {"name": "q", "namespace": "eq1",
+      "annotations": {"scheduling.capacity-extender.io/fair-share-weight": "2.5"}}})");
+  REQUIRE(DecodeElasticQuota(weighted, &eq).ok());
+  CHECK(eq.weight_milli == 2500);
+  CHECK(eq.weight_problem.empty());
+  rapidjson::Document bad = Parse(R"({"metadata": {"name": "q", "namespace": "eq1",
+      "annotations": {"scheduling.capacity-extender.io/fair-share-weight": "heavy"}}})");
+  ElasticQuota invalid;
+  REQUIRE(DecodeElasticQuota(bad, &invalid).ok());
+  CHECK(invalid.weight_milli == 1000);
+  CHECK(invalid.weight_problem ==
+        "annotation scheduling.capacity-extender.io/fair-share-weight \"heavy\" is not a "
+        "weight: a decimal from 0 to 1000 with at most 3 decimals");
+  rapidjson::Document absent = Parse(R"({"metadata": {"name": "q", "namespace": "eq1"}})");
+  ElasticQuota plain;
+  REQUIRE(DecodeElasticQuota(absent, &plain).ok());
+  CHECK(plain.weight_milli == 1000);
+}
+
 TEST_CASE("DecodePriorityClass", "[object_codec]") {
   rapidjson::Document d = Parse(R"({"kind": "PriorityClass", "metadata": {"name": "nb"},
       "value": 1000000, "globalDefault": false, "preemptionPolicy": "Never"})");

@@ -227,6 +227,9 @@ TEST_CASE("cluster state: what each change records", "[change_journal]") {
     q.max = CpuList(9000);
     s.state.UpsertQuota(q);
     CHECK(s.Next().quotas == Strings{"eq1"});
+    q.weight_milli = 3000;  // the fair-share weight orders gate mode's admission
+    s.state.UpsertQuota(q);
+    CHECK(s.Next().quotas == Strings{"eq1"});
     // A second quota in the namespace is not used: nothing changes.
     ElasticQuota other = MakeQuota("eq1", CpuList(1), CpuList(1));
     other.name = "other";
@@ -356,7 +359,7 @@ TEST_CASE("SameForDecisions: Pod, Node and ElasticQuota have the members compare
           "[change_journal]") {
   CHECK(sizeof(Pod) == 656);
   CHECK(sizeof(Node) == 120);
-  CHECK(sizeof(ElasticQuota) == 296);
+  CHECK(sizeof(ElasticQuota) == 336);
 }
 
 }  // namespace

@@ -36,11 +36,23 @@ TEST_CASE("quota plan errors name the file and field", "[sim][quotas]") {
   REQUIRE_FALSE(s.ok());
   CHECK(s.message() == "p.yaml: a: min cpu 5 is above max 4");
   s = ParseQuotaPlan("a:\n  mni: {cpu: 5}\n", "p.yaml", &plan);
-  CHECK(s.message() == "p.yaml: a.mni: unknown key (expected min, max, priority, parent)");
+  CHECK(s.message() == "p.yaml: a.mni: unknown key (expected min, max, priority, parent, weight)");
   s = ParseQuotaPlan("a:\n  min: {cpu: lots}\n", "p.yaml", &plan);
   CHECK(s.message().find("p.yaml: a.min.cpu: ") == 0);
   s = ParseQuotaPlan("- a\n", "p.yaml", &plan);
   CHECK_FALSE(s.ok());
+}
+
+TEST_CASE("a plan tenant's weight is its quota's fair-share weight", "[sim][quotas][fair]") {
+  QuotaPlan plan;
+  REQUIRE(ParseQuotaPlan("a:\n  weight: 2.5\nb:\n  weight: \"3\"\nc: {}\n", "p.yaml", &plan).ok());
+  CHECK(ElasticQuotaFor("a", plan.tenants.at("a"), false).weight_milli == 2500);
+  CHECK(ElasticQuotaFor("b", plan.tenants.at("b"), false).weight_milli == 3000);
+  CHECK(ElasticQuotaFor("c", plan.tenants.at("c"), false).weight_milli == 1000);
+  const Status s = ParseQuotaPlan("a:\n  weight: -1\n", "p.yaml", &plan);
+  CHECK(s.message() ==
+        "p.yaml: a.weight: annotation scheduling.capacity-extender.io/fair-share-weight \"-1\" is "
+        "not a weight: a decimal from 0 to 1000 with at most 3 decimals");
 }
 
 TEST_CASE("static policy quotas have max equal to min", "[sim][quotas]") {

@@ -359,6 +359,11 @@ TEST_CASE("quotas: min, max, used, reserved, borrowed, lendable", "[service]") {
   CHECK(Amount((*team)["borrowed"], "cpu") == 2000);
   CHECK(Amount((*team)["lendable"], "cpu") == 0);
   CHECK((*team)["borrowing"].GetBool());
+  // Fair sharing (docs/fair-sharing.md): pool = the roots' mins 4 + 2; team borrows 2 of it.
+  CHECK(std::string((*team)["weight"].GetString()) == "1");
+  CHECK(std::string((*team)["share"].GetString()) == "0.333");
+  CHECK(Amount((*team)["fairShare"], "cpu") == 2000);
+  CHECK(std::string((*idle)["share"].GetString()) == "0.000");
 
   CHECK(Amount((*idle)["used"], "cpu") == 0);
   CHECK(Amount((*idle)["reserved"], "cpu") == 0);
