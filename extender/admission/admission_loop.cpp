@@ -24,6 +24,8 @@ const char* ReasonName(AdmissionWaitReason r) {
       return "NoPlacement";
     case AdmissionWaitReason::kOtherGates:
       return "OtherGates";
+    case AdmissionWaitReason::kFairShare:
+      return "FairShare";
   }
   return "Gated";
 }

@@ -72,9 +72,9 @@ class AdmissionLoop {
   void Stop();
 
   // The gated pods' verdicts of the last round, for GET /pending and /ui: verdict kGated, `gate`
-  // the reason ("QuotaExceeded", "QuotaNever", "GangWaiting", "NoPlacement", "OtherGates"), the
-  // message /filter's words with the unit's prefix, verdict_ms when this message was first
-  // given. By creation time, then namespace/name.
+  // the reason ("QuotaExceeded", "QuotaNever", "GangWaiting", "NoPlacement", "OtherGates",
+  // "FairShare"), the message /filter's words with the unit's prefix, verdict_ms when this message
+  // was first given. By creation time, then namespace/name.
   std::vector<PendingPodRecord> Gated() const;
 
  private:

@@ -27,8 +27,8 @@ struct PendingPodRecord {
   int64_t verdict_ms = 0;   // when the verdict was reached
   PodVerdict verdict;
   // kGated only: the admission loop's reason ("QuotaExceeded", "QuotaNever", "GangWaiting",
-  // "NoPlacement", "OtherGates", or "NotActing" on a follower); the verdict's message names the
-  // blocking rule with numbers.
+  // "FairShare", "NoPlacement", "OtherGates", or "NotActing" on a follower); the verdict's message
+  // names the blocking rule with numbers.
   std::string gate;
 };
 
