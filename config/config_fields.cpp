@@ -123,6 +123,19 @@ const std::vector<ConfigField>& Table() {
       {"cross-node-reclaim", "crossNodeReclaim", "", "Reservations and reclaim",
        "reclaim may evict on several nodes for one pod", &EC::cross_node_reclaim},
 
+      {"admission-mode", "admissionMode", "MODE", "Pod groups and admission",
+       "filter (/filter admits pods and gangs) or gate (the /mutate webhook gates new pods of "
+       "quota namespaces; the admission loop lifts the gate)",
+       &EC::admission_mode},
+      {"gang-schedule-timeout", "gangScheduleTimeout", "DURATION", "Pod groups and admission",
+       "a group admitted but not complete this long has its admitted members evicted (a "
+       "PodGroup's scheduleTimeoutSeconds wins)",
+       &EC::gang_schedule_timeout},
+      {"gate-scheduler-names", "gateSchedulerNames", "NAMES", "Pod groups and admission",
+       "comma-separated schedulerName values whose new pods /mutate gates (empty schedulerName = "
+       "default-scheduler)",
+       &EC::gate_scheduler_names},
+
       {"status-updates", "statusUpdates", "", "Writing back",
        "patch ElasticQuota status.used (--status-updates=false to stop)", &EC::status_updates},
       {"status-update-interval", "statusUpdateInterval", "DURATION", "Writing back",

@@ -81,6 +81,20 @@ struct ExtenderConfig {
   // most (those whose verdict may have changed); the rest wait for the next pass.
   int reclaim_max_pods_per_pass = 500;
 
+  // Pod groups and admission (docs/workloads.md).
+  // admissionMode / --admission-mode: "filter" (the binary's default: /filter decides, safe
+  // without a webhook) or "gate" (the /mutate webhook gates new pods of quota namespaces and the
+  // admission loop lifts the gate; falls back to filter when the API server drops
+  // spec.schedulingGates).
+  std::string admission_mode = "filter";
+  // gangScheduleTimeout / --gang-schedule-timeout: a group admitted but not complete within this
+  // long (unless its PodGroup sets scheduleTimeoutSeconds) has its admitted members evicted.
+  std::chrono::milliseconds gang_schedule_timeout{120000};
+  // gateSchedulerNames / --gate-scheduler-names: comma-separated spec.schedulerName values whose
+  // pods /mutate gates (an empty schedulerName is default-scheduler); pods of other schedulers
+  // pass untouched.
+  std::string gate_scheduler_names = "default-scheduler";
+
   // Writing back.
   bool status_updates = true;                               // statusUpdates
   std::chrono::milliseconds status_update_interval{1000};   // statusUpdateInterval

@@ -50,6 +50,7 @@ bool ValidateExtenderConfig(const ExtenderConfig& c, std::vector<ConfigDiagnosti
               VictimOrderPolicies().what());
   check.OneOf("scoring", c.scoring, NodeScoringPolicies().Names(), NodeScoringPolicies().what());
   check.OneOf("reclaim", c.reclaim, {"on", "dry-run", "off"}, "reclaim mode");
+  check.OneOf("admissionMode", c.admission_mode, {"filter", "gate"}, "admission mode");
   check.OneOf("missingQuotaAPI", c.missing_quota_api, {"refuse", "allow"}, "missingQuotaAPI mode");
   check.OneOf("logFormat", c.log_format, {"logfmt", "json"}, "log format");
   check.OneOf("logLevel", c.log_level, {"debug", "info", "warn", "error"}, "log level");
@@ -101,6 +102,7 @@ bool ValidateExtenderConfig(const ExtenderConfig& c, std::vector<ConfigDiagnosti
   check.Positive("reservationTTL", c.reservation_ttl);
   check.Positive("nominationTTL", c.nomination_ttl);
   check.Positive("reclaimInterval", c.reclaim_interval);
+  check.Positive("gangScheduleTimeout", c.gang_schedule_timeout);
   if (c.reclaim_max_pods_per_pass < 1) {
     check.Fail("reclaimMaxPodsPerPass", fmt::format("{} is below 1 (reclaim: off stops planning)",
                                                     c.reclaim_max_pods_per_pass));

@@ -30,6 +30,9 @@ void CollectUnits(const ClusterState& state, std::vector<AdmissionUnit>* units,
                          fmt::format("pod {} waits for its other scheduling gates", pod.Key())};
       continue;
     }
+    // Held: admitted, its gate's removal in flight
+    // (docs/workloads.md#2-holds-quota-without-a-node); not a unit again.
+    if (state.FindHold(key) != nullptr) continue;
     const GroupView* group = state.GroupOf(pod);
     if (group != nullptr && group->IsGang() && group->need() > 0) {
       groups_seen.push_back(group->key);  // a group unit, built below

@@ -12,14 +12,16 @@ namespace capext {
 void ClusterState::SyncHold(const NormalizedPod& pod) {
   const std::string& key = pod.store_key();
   const bool may_hold =
-      !pod.IsBound() && !pod.IsTerminal() && !pod.IsGated() && PlacedReservation(key) == nullptr;
+      !pod.IsBound() && !pod.IsTerminal() && !pod.other_gates && PlacedReservation(key) == nullptr;
   const QuotaHold* held = ledger_.FindHold(key);
-  if (!may_hold) {
+  // Still carrying our gate: only an explicit hold (a gate removal in flight) stays.
+  const bool in_flight = pod.quota_gated && held != nullptr && !held->derived;
+  if (!may_hold || (pod.quota_gated && !in_flight)) {
     if (held != nullptr) DropHold(key);
     if (pod.IsBound() || pod.IsTerminal()) suspended_holds_.erase(key);
     return;
   }
-  if (pod.admitted_ms > 0) {
+  if (pod.admitted_ms > 0 && !pod.quota_gated) {
     if (held != nullptr && held->derived && held->quota_request == pod.quota_request() &&
         held->held_ms == pod.admitted_ms) {
       return;
@@ -46,7 +48,9 @@ void ClusterState::DropHold(std::string_view key) {
 
 void ClusterState::Hold(std::string_view key, int64_t held_ms, int64_t expires_ms) {
   const NormalizedPod* pod = store_.FindPod(key);
-  if (pod == nullptr || pod->IsBound() || pod->IsTerminal() || pod->IsGated() ||
+  // Our own gate does not stop a hold: docs/workloads.md#2-holds-quota-without-a-node, a gate
+  // removal in flight.
+  if (pod == nullptr || pod->IsBound() || pod->IsTerminal() || pod->other_gates ||
       PlacedReservation(key) != nullptr) {
     return;
   }

@@ -28,15 +28,17 @@ GroupView BuildGroupView(const GroupKey& key, const PodGroupSpec* spec,
       m.state = MemberState::kReserved;
       m.started_ms = r->reserved_ms;
       ++view.reserved;
-    } else if (pod->IsGated()) {
-      m.state = MemberState::kGated;
-      ++view.gated;
-    } else if (const QuotaHold* h = ledger.FindHold(k)) {
+    } else if (const QuotaHold* h = pod->other_gates ? nullptr : ledger.FindHold(k)) {
+      // Held: admitted, also while our gate's removal is in flight
+      // (docs/workloads.md#2-holds-quota-without-a-node).
       m.state = MemberState::kAdmitted;
       m.started_ms = h->held_ms;
       ++view.admitted;
       if (view.first_admitted_ms == 0 || h->held_ms < view.first_admitted_ms)
         view.first_admitted_ms = h->held_ms;
+    } else if (pod->IsGated()) {
+      m.state = MemberState::kGated;
+      ++view.gated;
     } else {
       ++view.pending;
     }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "config/admission_review.h"
+#include "config/pod_mutation.h"
 #include "extender/log.h"
 #include "extender/ui_page.h"
 #include "extender/verbs/pending_view.h"
@@ -54,6 +55,35 @@ http::Response Admit(ExtenderService* service, const http::Request& request) {
   return {200, "application/json", std::move(response), {}};
 }
 
+// The pod-gating webhook (docs/workloads-live.md#mutate-the-gate-admissionmode-gate). The cache is
+// read for one namespace lookup only: the answer is on the pod creation's critical path.
+http::Response Mutate(ExtenderService* service, const RouterOptions& options,
+                      const http::Request& request) {
+  if (!request.tls) {
+    return JsonError(403,
+                     "admission webhook requests must arrive over HTTPS (configure "
+                     "webhookPort with webhookTLSCertFile/webhookTLSKeyFile)");
+  }
+  PodMutationOptions mutation;
+  mutation.scheduler_names = options.gate_scheduler_names;
+  mutation.gating = options.gating != nullptr && options.gating->load();
+  mutation.governed = [service](std::string_view ns) {
+    return service->cache().Read(
+        [ns](const ClusterState& state) { return state.quota_set().QuotaFor(ns) != nullptr; });
+  };
+  std::string response;
+  PodMutationDecision decision;
+  Status s = ReviewPodMutation(request.body, mutation, &response, &decision);
+  if (!s.ok()) return JsonError(400, "mutate: " + s.message());
+  if (LogEnabled(LogLevel::kDebug)) {
+    Log(LogLevel::kDebug, "pod mutation",
+        {{"pod", decision.pod},
+         {"gated", decision.gated ? "true" : "false"},
+         {"why_not", decision.why_not}});
+  }
+  return {200, "application/json", std::move(response), {}};
+}
+
 }  // namespace
 
 http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptions options) {
@@ -69,9 +99,9 @@ http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptio
     }
     // Metrics label: one of our paths, or "unknown" (a label per scanned path would grow without
     // bound, and raw paths are not safe label values).
-    static const char* const kKnown[] = {"filter",  "prioritize", "preempt", "bind",
-                                         "explain", "admit",      "quotas",  "pending",
-                                         "ui",      "healthz",    "readyz",  "metrics"};
+    static const char* const kKnown[] = {"filter",  "prioritize", "preempt", "bind",    "explain",
+                                         "admit",   "mutate",     "quotas",  "pending", "ui",
+                                         "healthz", "readyz",     "metrics"};
     std::string verb = "unknown";
     for (const char* known : kKnown) {
       if (path.size() > 1 && path.compare(1, std::string::npos, known) == 0) verb = known;
@@ -141,6 +171,10 @@ http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptio
       if (!post) return method_not_allowed("POST");
       return finish(Admit(service, request));
     }
+    if (path == "/mutate") {
+      if (!post) return method_not_allowed("POST");
+      return finish(Mutate(service, options, request));
+    }
     if (!webhook) {
       if (path == "/quotas") {
         if (!get) return method_not_allowed("GET");
@@ -149,8 +183,10 @@ http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptio
       if (path == "/pending") {
         if (!get) return method_not_allowed("GET");
         static const PendingBoard kNone;
-        return finish(PendingView(options.pending != nullptr ? *options.pending : kNone,
-                                  service->cache().Readiness().ready, service->cache().NowMs()));
+        return finish(
+            PendingView(options.pending != nullptr ? *options.pending : kNone,
+                        service->cache().Readiness().ready, service->cache().NowMs(),
+                        options.gated ? options.gated() : std::vector<PendingPodRecord>{}));
       }
       if (path == "/ui") {
         if (!get) return method_not_allowed("GET");
@@ -177,10 +213,11 @@ http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptio
         return service->Bind(request.body, finish, received);
       }
     }
-    finish(JsonError(404, fmt::format("unknown path {} (verbs: POST filter, prioritize, preempt, "
-                                      "bind, explain, admit; GET quotas, pending, ui, healthz, "
-                                      "readyz, metrics)",
-                                      path)));
+    finish(JsonError(404,
+                     fmt::format("unknown path {} (verbs: POST filter, prioritize, preempt, "
+                                 "bind, explain, admit, mutate; GET quotas, pending, ui, healthz, "
+                                 "readyz, metrics)",
+                                 path)));
   };
 }
 

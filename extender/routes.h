@@ -4,12 +4,15 @@
 // metrics, logs one line per request, and answers unknown paths and methods with a JSON 404/405.
 //
 // Two listeners share it: the extender listener (verbs, views, /ui, health) and the webhook
-// listener (HTTPS only: /admit, health, metrics; the verbs are not exposed beyond localhost). POST
-// /admit is refused on a plain-HTTP connection: an admission webhook must be HTTPS. Thread-safety:
-// the returned handler may be called concurrently.
+// listener (HTTPS only: /admit, /mutate, health, metrics; the verbs are not exposed beyond
+// localhost). POST /admit and /mutate are refused on a plain-HTTP connection: an admission webhook
+// must be HTTPS. Thread-safety: the returned handler may be called concurrently.
 #pragma once
 
+#include <atomic>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "extender/leadership/leadership.h"
 #include "extender/reclaim/pending_board.h"
@@ -26,6 +29,13 @@ struct RouterOptions {
   const PendingBoard* pending = nullptr;
   // Which replica acts, for /readyz and /metrics (nullptr: not reported).
   const Leadership* leadership = nullptr;
+  // spec.schedulerName values whose new pods POST /mutate gates (gateSchedulerNames).
+  std::vector<std::string> gate_scheduler_names{"default-scheduler"};
+  // Whether gate mode is in force (serve decides at start:
+  // docs/workloads-live.md#gate-detection-at-start); nullptr or false: /mutate gates nothing.
+  const std::atomic<bool>* gating = nullptr;
+  // Gate mode's gated pods for GET /pending and /ui (AdmissionLoop::Gated); empty: none.
+  std::function<std::vector<PendingPodRecord>()> gated = nullptr;
 };
 
 http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptions options);

@@ -8,6 +8,9 @@
 #include <fmt/format.h>
 
 #include "config/extender_config.h"
+#include "config/pod_mutation.h"
+#include "extender/admission/admission_loop.h"
+#include "extender/admission/api_gate_opener.h"
 #include "extender/commands.h"
 #include "extender/embedded/cluster_source.h"
 #include "extender/embedded/embedded_binder.h"
@@ -17,18 +20,11 @@
 #include "extender/log.h"
 #include "extender/reclaim/reclaim_controller.h"
 #include "extender/routes.h"
+#include "extender/serve_options.h"
 #include "policies/policies.h"
 
 namespace capext {
 namespace {
-
-// reportingInstance of our Events: "<controller>-<hostname>" as client-go names it (the pod
-// name in a cluster), within the API server's 128 characters.
-std::string EventReportingInstance(const std::string& controller) {
-  const std::string host = HostName();
-  if (host.empty()) return controller;
-  return (controller + "-" + host).substr(0, 128);
-}
 
 EventRecorderOptions EventOptions(const ExtenderConfig& config) {
   EventRecorderOptions o;
@@ -147,14 +143,9 @@ int RunServeCommand(const std::vector<std::string>& args) {
     nudger = std::make_unique<LoggingNudger>();
   }
 
-  ServiceOptions service_options;
-  service_options.reservation_ttl_ms = config.reservation_ttl.count();
-  service_options.ignore_not_ready = config.ignore_not_ready;
-  service_options.bind_deadline = config.bind_deadline;
-  service_options.max_binds_in_flight = static_cast<std::size_t>(config.max_binds_in_flight);
   ExtenderService service(&cache, &metrics, NodeScoringPolicies().Find(config.scoring)->make(),
                           VictimOrderPolicies().Find(config.victim_order)->make(), binder.get(),
-                          service_options);
+                          ServiceOptionsFrom(config));
 
   ReclaimControllerOptions reclaim_options;
   reclaim_options.mode = ReclaimModeFromName(config.reclaim);
@@ -177,33 +168,79 @@ int RunServeCommand(const std::vector<std::string>& args) {
     Log(LogLevel::kWarn, "crossNodeReclaim is not available yet: reclaiming on one node at a time");
   }
 
+  // docs/workloads-live.md#gate-detection-at-start: gate mode only where the API server keeps
+  // scheduling gates; otherwise filter mode, said loudly.
+  std::atomic<bool> gating{false};
+  if (config.admission_mode == "gate") {
+    if (live) {
+      const kube::GateSupport support = live->ProbeSchedulingGates();
+      if (support.known && support.kept) {
+        gating = true;
+        Log(LogLevel::kInfo, "admissionMode gate: scheduling gates are kept",
+            {{"detail", support.detail}});
+      } else {
+        Log(LogLevel::kError,
+            "admissionMode gate is NOT in force: running filter mode (pods are not gated; "
+            "/filter admits pods and gangs)",
+            {{"detail", support.detail}});
+      }
+    } else {
+      gating = true;  // embedded mode: no API server to ask
+    }
+  }
+
+  // The admission loop (docs/workloads-live.md): gate mode in force, live mode. It runs on every
+  // replica and acts only on the leader (a follower plans, for /pending, and writes nothing).
+  std::unique_ptr<GateOpener> gate_opener;
+  std::unique_ptr<AdmissionLoop> admission;
+  std::function<std::vector<PendingPodRecord>()> gated;
+  if (gating && live) {
+    gate_opener = std::make_unique<ApiGateOpener>(live->MakeGateLifter(), leadership);
+    admission = std::make_unique<AdmissionLoop>(&cache, &metrics, gate_opener.get(), evictor.get(),
+                                                AdmissionLoopOptionsFrom(config));
+    admission->FollowLeadership(leadership);
+    if (event_sink) admission->AttachEvents(event_sink.get());
+    gated = [loop = admission.get()] { return loop->Gated(); };
+  }
+
   auto server = StartListener(
       config, config.port, config.tls_cert_file, config.tls_key_file, config.client_ca_file,
       config.listen_address,
       MakeRouter(&service, &metrics,
-                 {config.path_prefix, Listener::kExtender, &reclaim.board(), leadership}),
+                 {config.path_prefix, Listener::kExtender, &reclaim.board(), leadership,
+                  SplitSchedulerNames(config.gate_scheduler_names), &gating, gated}),
       "extender");
   if (!server) return 1;
   std::unique_ptr<http::Server> webhook;
   if (config.webhook_port != 0) {
     // The webhook is reached through a Service, so it listens on every interface.
-    webhook = StartListener(
-        config, config.webhook_port, config.webhook_tls_cert_file, config.webhook_tls_key_file, "",
-        "0.0.0.0", MakeRouter(&service, &metrics, {"", Listener::kWebhook, nullptr, leadership}),
-        "webhook");
+    webhook = StartListener(config, config.webhook_port, config.webhook_tls_cert_file,
+                            config.webhook_tls_key_file, "", "0.0.0.0",
+                            MakeRouter(&service, &metrics,
+                                       {"",
+                                        Listener::kWebhook,
+                                        nullptr,
+                                        leadership,
+                                        SplitSchedulerNames(config.gate_scheduler_names),
+                                        &gating,
+                                        {}}),
+                            "webhook");
     if (!webhook) return 1;
   }
   reclaim.Start();
+  if (admission) admission->Start();
   Log(LogLevel::kInfo, "serving",
       {{"mode", use_live ? "live" : "embedded"},
        {"quota_semantics", config.quota_semantics},
        {"reclaim", config.reclaim},
+       {"admission_mode", gating ? "gate" : "filter"},
        {"scoring", config.scoring},
        {"leader_election", use_live ? config.leader_election : "off"}});
 
   int signal = 0;
   sigwait(&signals, &signal);
   Log(LogLevel::kInfo, "shutting down", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
+  if (admission) admission->Stop();
   reclaim.Stop();
   if (webhook) webhook->Shutdown(config.shutdown_grace);
   server->Shutdown(config.shutdown_grace);

@@ -57,8 +57,9 @@ GroupVersion ChooseVersion(const ServedGroup& group) {
   return GroupVersion{group.name, version};
 }
 
-bool ServesResource(RestClient* client, const GroupVersion& gv, std::string_view name,
-                    std::string* why) {
+// The resource names of GET /apis/<group>/<version>; false with *why when it cannot be read.
+bool ListResources(RestClient* client, const GroupVersion& gv, std::vector<std::string>* names,
+                   std::string* why) {
   RestResponse response = client->Get(gv.ApiPath());
   if (response.status != 200) {
     *why = response.error.empty() ? "HTTP " + std::to_string(response.status) : response.error;
@@ -72,12 +73,14 @@ bool ServesResource(RestClient* client, const GroupVersion& gv, std::string_view
   }
   auto resources = document.FindMember("resources");
   if (resources != document.MemberEnd() && resources->value.IsArray()) {
-    for (const auto& resource : resources->value.GetArray()) {
-      if (StringMember(resource, "name") == name) return true;
-    }
+    for (const auto& resource : resources->value.GetArray())
+      names->push_back(StringMember(resource, "name"));
   }
-  *why = "no " + std::string(name) + " resource listed";
-  return false;
+  return true;
+}
+
+bool Lists(const std::vector<std::string>& names, const char* resource) {
+  return std::find(names.begin(), names.end(), resource) != names.end();
 }
 
 // The DRA version read: the first served of v1, v1beta2, v1beta1 that lists resourceclaims
@@ -88,7 +91,8 @@ std::optional<GroupVersion> ChooseDeviceApi(RestClient* client, const ServedGrou
       continue;
     GroupVersion gv{group.name, version};
     std::string why;
-    if (ServesResource(client, gv, "resourceclaims", &why)) return gv;
+    std::vector<std::string> names;
+    if (ListResources(client, gv, &names, &why) && Lists(names, "resourceclaims")) return gv;
   }
   return std::nullopt;
 }
@@ -110,21 +114,40 @@ Status DiscoverApis(RestClient* client, DiscoveredApis* out) {
   DiscoveredApis apis;
   const ServedGroup* current = nullptr;
   const ServedGroup* legacy = nullptr;
+  const ServedGroup* workload = nullptr;
   for (const auto& group : groups) {
     apis.groups.push_back(group.name);
     if (group.name == kDeviceGroup) apis.device_api = ChooseDeviceApi(client, group);
     if (group.name == kElasticQuotaGroup) current = &group;
     if (group.name == kLegacyElasticQuotaGroup) legacy = &group;
+    if (group.name == kWorkloadGroup) workload = &group;
   }
   for (const ServedGroup* candidate : {current, legacy}) {
     if (candidate == nullptr) continue;
     GroupVersion gv = ChooseVersion(*candidate);
     std::string why;
-    if (ServesResource(client, gv, "elasticquotas", &why)) {
+    std::vector<std::string> names;
+    if (!ListResources(client, gv, &names, &why)) {
+      apis.unusable.push_back("ElasticQuota group " + gv.ToString() + " unusable: " + why);
+      continue;
+    }
+    if (Lists(names, "elasticquotas")) {
       apis.elastic_quota_groups.push_back(gv);
     } else {
-      apis.unusable.push_back("ElasticQuota group " + gv.ToString() + " unusable: " + why);
+      apis.unusable.push_back("ElasticQuota group " + gv.ToString() +
+                              " unusable: no elasticquotas resource listed");
     }
+    // coscheduling's PodGroup CRD defines v1alpha1 only.
+    if (candidate == current && gv.version == "v1alpha1" && Lists(names, "podgroups"))
+      apis.pod_group = gv;
+  }
+  // Workload is alpha: only v1alpha1 is read, and only when the group lists that version.
+  if (workload != nullptr && std::find(workload->versions.begin(), workload->versions.end(),
+                                       "v1alpha1") != workload->versions.end()) {
+    const GroupVersion gv{kWorkloadGroup, "v1alpha1"};
+    std::string why;
+    std::vector<std::string> names;
+    if (ListResources(client, gv, &names, &why) && Lists(names, "workloads")) apis.workload = gv;
   }
   if (!apis.elastic_quota_groups.empty()) apis.elastic_quota = apis.elastic_quota_groups.front();
   *out = std::move(apis);

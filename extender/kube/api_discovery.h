@@ -15,6 +15,10 @@ namespace capext::kube {
 
 inline constexpr char kElasticQuotaGroup[] = "scheduling.x-k8s.io";
 inline constexpr char kLegacyElasticQuotaGroup[] = "scheduling.sigs.k8s.io";
+// Pod groups (docs/workloads-live.md#where-group-objects-come-from): coscheduling's PodGroup
+// lives in kElasticQuotaGroup/v1alpha1 (resource podgroups); upstream's Workload in
+// scheduling.k8s.io/v1alpha1 (resource workloads, Kubernetes 1.35 with GenericWorkload).
+inline constexpr char kWorkloadGroup[] = "scheduling.k8s.io";
 
 struct GroupVersion {
   std::string group;
@@ -35,15 +39,19 @@ struct DiscoveredApis {
   // The DRA API read (docs/devices.md#8-api-versions): the first of resource.k8s.io v1, v1beta2,
   // v1beta1 served with a "resourceclaims" resource; unset when none is.
   std::optional<GroupVersion> device_api;
+  // scheduling.x-k8s.io/v1alpha1 when it lists podgroups; absent otherwise (not an error).
+  std::optional<GroupVersion> pod_group;
+  // scheduling.k8s.io/v1alpha1 when it lists workloads; absent otherwise (not an error).
+  std::optional<GroupVersion> workload;
 };
 
 inline constexpr char kDeviceGroup[] = "resource.k8s.io";
 
 // GET /apis, then GET /apis/<group>/<version> of each ElasticQuota group to confirm it serves
-// elasticquotas, and of resource.k8s.io for the DRA version (device_api). The ElasticQuota
-// version is v1alpha1 when served, else the group's preferred one. Logs
-// nothing (live mode runs it periodically and logs changes). Errors only for a failed or
-// malformed /apis.
+// elasticquotas (and, for scheduling.x-k8s.io/v1alpha1, podgroups), of resource.k8s.io for the DRA
+// version (device_api), and of scheduling.k8s.io/v1alpha1 when served, for workloads. The
+// ElasticQuota version is v1alpha1 when served, else the group's preferred one. Logs nothing (live
+// mode runs it periodically and logs changes). Errors only for a failed or malformed /apis.
 Status DiscoverApis(RestClient* client, DiscoveredApis* out);
 
 }  // namespace capext::kube

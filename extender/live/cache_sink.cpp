@@ -153,6 +153,14 @@ void Remove(ClusterState& state, const KubeObject& obj) {
 }  // namespace
 
 void CacheSink::Replace(const std::string& resource, std::vector<std::string> objects_json) {
+  if (GroupObjectSink::Handles(resource)) {
+    cache_->Write([&](ClusterState& state) {
+      groups_.Replace(state, resource, objects_json);
+      return 0;
+    });
+    metrics_->Count("capacity_extender_informer_lists_total", "resource", resource);
+    return;
+  }
   std::vector<KubeObject> objects;
   objects.reserve(objects_json.size());
   for (const auto& text : objects_json) {
@@ -251,6 +259,14 @@ void CacheSink::Replace(const std::string& resource, std::vector<std::string> ob
 
 void CacheSink::Apply(const std::string& resource, kube::WatchEventType type,
                       std::string_view object_json) {
+  if (GroupObjectSink::Handles(resource)) {
+    cache_->Write([&](ClusterState& state) {
+      groups_.Apply(state, resource, type, object_json);
+      return 0;
+    });
+    metrics_->Count("capacity_extender_informer_events_total", "resource", resource);
+    return;
+  }
   KubeObject obj;
   if (!Decode(resource, object_json, cache_->decode_options(), &obj)) return;
   cache_->Write([&](ClusterState& state) {

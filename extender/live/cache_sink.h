@@ -5,7 +5,8 @@
 // fail to decode are logged and skipped (they can never crash the cache). ElasticQuotas come from
 // one informer per API group (resource "elasticquotas" or "elasticquotas.<group>"): a Replace
 // removes only quotas of its own group, and a quota whose namespace and name are already taken
-// by a quota of the other group is reported and ignored (one quota per namespace).
+// by a quota of the other group is reported and ignored (one quota per namespace). PodGroups and
+// Workloads ("podgroups", "workloads") become PodGroupSpecs through a GroupObjectSink.
 // Thread-safety: any thread (the API client's thread, live mode's discovery); serialised by the
 // cache's lock.
 #pragma once
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "extender/kube/informer_sink.h"
+#include "extender/live/group_sink.h"
 #include "extender/metrics.h"
 #include "extender/quota_tree_log.h"
 #include "extender/scheduler_cache.h"
@@ -31,7 +33,8 @@ class CacheSink final : public kube::InformerSink {
  private:
   SchedulerCache* cache_;
   Metrics* metrics_;
-  QuotaTreeLog tree_log_;  // used under the cache's write lock
+  QuotaTreeLog tree_log_;   // used under the cache's write lock
+  GroupObjectSink groups_;  // PodGroups and Workloads; used under the cache's write lock
 };
 
 }  // namespace capext

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "extender/kube/informer_set.h"
+#include "extender/live/group_sink.h"
 #include "extender/log.h"
 
 namespace capext {
@@ -97,6 +98,32 @@ bool LiveInformers::ApplyDeviceApi(const kube::DiscoveredApis& apis) {
   return true;
 }
 
+void LiveInformers::ApplyGroupApis(const kube::DiscoveredApis& apis) {
+  const std::pair<const char*, const std::optional<kube::GroupVersion>*> wanted[] = {
+      {kPodGroupsResource, &apis.pod_group}, {kWorkloadsResource, &apis.workload}};
+  std::lock_guard lock(mutex_);
+  if (stopped_) return;
+  for (const auto& [resource, gv] : wanted) {
+    auto it = groups_.find(resource);
+    if (gv->has_value() && it == groups_.end()) {
+      kube::InformerOptions options = base_;
+      options.resource = resource;
+      options.path = (*gv)->ApiPath() + "/" + resource;
+      auto informer = std::make_unique<kube::Informer>(client_, options, sink_);
+      informer->Start();
+      Log(LogLevel::kInfo, "watching pod groups",
+          {{"api", (*gv)->ToString()}, {"resource", resource}});
+      groups_[resource] = std::move(informer);
+    } else if (!gv->has_value() && it != groups_.end()) {
+      Log(LogLevel::kWarn, "pod-group API no longer served: its objects are dropped",
+          {{"resource", resource}});
+      it->second->Stop();
+      groups_.erase(it);
+      sink_->Replace(resource, {});
+    }
+  }
+}
+
 void LiveInformers::Stop() {
   std::lock_guard lock(mutex_);
   stopped_ = true;
@@ -105,6 +132,8 @@ void LiveInformers::Stop() {
   for (auto& [group, quota] : quota_)
     quota.informer->Stop();
   for (auto& informer : device_)
+    informer->Stop();
+  for (auto& [resource, informer] : groups_)
     informer->Stop();
 }
 
@@ -116,6 +145,8 @@ CacheSyncReport LiveInformers::Report(std::chrono::steady_clock::time_point now)
   for (const auto& [group, quota] : quota_)
     report.resources.push_back(ToResourceSync(*quota.informer, quota.informer->Sync(now)));
   for (const auto& informer : device_)
+    report.resources.push_back(ToResourceSync(*informer, informer->Sync(now)));
+  for (const auto& [resource, informer] : groups_)
     report.resources.push_back(ToResourceSync(*informer, informer->Sync(now)));
   return report;
 }
@@ -130,6 +161,9 @@ std::vector<std::string> LiveInformers::UnsyncedResources() const {
     if (!quota.informer->HasSynced()) out.push_back(quota.informer->resource());
   }
   for (const auto& informer : device_) {
+    if (!informer->HasSynced()) out.push_back(informer->resource());
+  }
+  for (const auto& [resource, informer] : groups_) {
     if (!informer->HasSynced()) out.push_back(informer->resource());
   }
   return out;

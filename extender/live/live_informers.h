@@ -1,12 +1,14 @@
 // LiveInformers: the informers of live mode, and the cache's sync report over them. Pods, nodes,
 // PriorityClasses and PodDisruptionBudgets always; one ElasticQuota informer per served group,
 // started and stopped as discovery finds groups served or gone (ApplyQuotaGroups); the DRA
-// informers while resource.k8s.io is served, at the version discovery chose (ApplyDeviceApi). Each
-// informer's SyncState becomes one ResourceSync of Report() (cache_sync.h), so /readyz, /metrics
-// and the reclaim loop see every resource, ElasticQuota groups and DRA objects included.
-// Thread-safety: Start/ApplyQuotaGroups/ApplyDeviceApi/Stop from the controlling threads (main,
-// live mode's background thread), never concurrently with each other; Report, UnsyncedResources and
-// QuotaGroups from any thread.
+// informers while resource.k8s.io is served, at the version discovery chose (ApplyDeviceApi); one
+// informer each for coscheduling PodGroups and upstream Workloads while their API is served
+// (ApplyGroupApis; docs/workloads-live.md#where-group-objects-come-from). Each informer's
+// SyncState becomes one ResourceSync of Report() (cache_sync.h), so /readyz, /metrics and the
+// reclaim loop see every resource, ElasticQuota groups, DRA objects and pod-group APIs included.
+// Thread-safety: Start/ApplyQuotaGroups/ApplyDeviceApi/ApplyGroupApis/Stop from the controlling
+// threads (main, live mode's background thread), never concurrently with each other; Report,
+// UnsyncedResources and QuotaGroups from any thread.
 #pragma once
 
 #include <chrono>
@@ -45,6 +47,11 @@ class LiveInformers final : public CacheSyncSource {
   // read changes, and stops them (their objects emptied in the sink) when it is no longer served
   // (docs/devices.md#8-api-versions). Returns true when the set changed.
   bool ApplyDeviceApi(const kube::DiscoveredApis& apis);
+  // Starts the PodGroup and Workload informers whose API discovery now serves; stops one no
+  // longer served and drops its objects (an empty Replace into the sink). Unlike quotas, no
+  // second discovery is awaited: a group spec dropped for a moment makes its pods single pods
+  // for that moment, which admits nothing a quota forbids.
+  void ApplyGroupApis(const kube::DiscoveredApis& apis);
   // Stops every informer; the sink is not called afterwards. Idempotent.
   void Stop();
 
@@ -70,6 +77,7 @@ class LiveInformers final : public CacheSyncSource {
   std::map<std::string, QuotaInformer> quota_;  // by group
   std::vector<std::unique_ptr<kube::Informer>> device_;
   std::string device_api_;  // the resource.k8s.io version the DRA informers read ("" = none)
+  std::map<std::string, std::unique_ptr<kube::Informer>> groups_;  // pod-group APIs, by resource
   bool stopped_ = false;
 };
 

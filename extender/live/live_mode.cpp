@@ -17,6 +17,7 @@
 #include "extender/kube/rest_client.h"
 #include "extender/leadership/scheduler_lease_follower.h"
 #include "extender/live/cache_sink.h"
+#include "extender/live/group_sink.h"
 #include "extender/live/live_binder.h"
 #include "extender/live/live_informers.h"
 #include "extender/live/out_of_sync_log.h"
@@ -213,6 +214,7 @@ class LiveModeImpl final : public LiveMode {
     informers_->Start();
     ApplyQuotaGroups(apis);
     informers_->ApplyDeviceApi(apis);
+    ApplyGroupApis(apis);
     cache_->set_sync_source(informers_.get());
     last_discovery_ = std::chrono::steady_clock::now();
     background_ = std::jthread([this](std::stop_token stop) { Background(stop); });
@@ -250,6 +252,12 @@ class LiveModeImpl final : public LiveMode {
   std::unique_ptr<EventSink> MakeEventSink() override {
     return std::make_unique<LiveEventSink>(client_.get(), leadership_.get());
   }
+  kube::GateSupport ProbeSchedulingGates() override {
+    return kube::ProbeSchedulingGates(client_.get(), "default");
+  }
+  std::unique_ptr<kube::GateLifter> MakeGateLifter() override {
+    return std::make_unique<kube::GateLifter>(client_.get());
+  }
   std::unique_ptr<ReclaimRecorder> MakeReclaimRecorder() override {
     return std::make_unique<LiveReclaimRecorder>(client_.get(), leadership_.get());
   }
@@ -277,6 +285,11 @@ class LiveModeImpl final : public LiveMode {
     }
     warned_no_quota_api_ = none;
   }
+
+  // docs/workloads-live.md#where-group-objects-come-from: PodGroup and Workload informers
+  // while their API is served (LiveInformers::ApplyGroupApis). Main thread at Init, then the
+  // background thread.
+  void ApplyGroupApis(const kube::DiscoveredApis& apis) { informers_->ApplyGroupApis(apis); }
 
   // /filter decides once every informer listed once, and, under missingQuotaAPI: refuse, once an
   // ElasticQuota API is served
@@ -330,6 +343,7 @@ class LiveModeImpl final : public LiveMode {
         if (Status s = kube::DiscoverApis(client_.get(), &apis); s.ok()) {
           ApplyQuotaGroups(apis);
           informers_->ApplyDeviceApi(apis);
+          ApplyGroupApis(apis);
         } else {
           Log(LogLevel::kWarn, "API discovery failed; keeping the known groups",
               {{"error", s.message()}});

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "config/extender_config.h"
+#include "extender/kube/gate_writes.h"
 #include "extender/leadership/leadership.h"
 #include "extender/metrics.h"
 #include "extender/pod_binder.h"
@@ -43,6 +44,10 @@ class LiveMode {
   virtual std::unique_ptr<RequeueNudger> MakeNudger() = 0;
   // Writes the reclaim controller's Events (events.k8s.io/v1) to the API server.
   virtual std::unique_ptr<EventSink> MakeEventSink() = 0;
+  // Gate mode (docs/workloads-live.md): whether the API server keeps spec.schedulingGates (a
+  // dry-run create in namespace `default`), and the patcher that lifts our gate.
+  virtual kube::GateSupport ProbeSchedulingGates() = 0;
+  virtual std::unique_ptr<kube::GateLifter> MakeGateLifter() = 0;
   // Records reclaims on their pods (annotation scheduling.capacity-extender.io/reclaim).
   virtual std::unique_ptr<ReclaimRecorder> MakeReclaimRecorder() = 0;
   // Whether this replica acts. Valid until the LiveMode is destroyed.

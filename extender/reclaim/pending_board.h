@@ -26,6 +26,10 @@ struct PendingPodRecord {
   int64_t creation_ms = 0;  // 0 = unknown
   int64_t verdict_ms = 0;   // when the verdict was reached
   PodVerdict verdict;
+  // kGated only: the admission loop's reason ("QuotaExceeded", "QuotaNever", "GangWaiting",
+  // "FairShare", "NoPlacement", "OtherGates", or "NotActing" on a follower); the verdict's message
+  // names the blocking rule with numbers.
+  std::string gate;
 };
 
 struct ReclaimHistoryEntry {

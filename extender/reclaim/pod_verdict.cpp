@@ -39,6 +39,8 @@ const char* VerdictName(VerdictCode code) {
       return "ReclaimRefused";
     case VerdictCode::kReclaimBackoff:
       return "ReclaimBackoff";
+    case VerdictCode::kGated:
+      return "Gated";
   }
   return "Unknown";
 }
@@ -49,6 +51,7 @@ bool WritesEvent(VerdictCode code) {
 }
 
 const char* VerdictAction(VerdictCode code) {
+  if (code == VerdictCode::kGated) return "Admission";
   return code == VerdictCode::kQuotaExceeded ? "QuotaCheck" : "Reclaim";
 }
 

@@ -23,10 +23,13 @@ enum class VerdictCode {
   kReclaimRefused,     // evictions refused by a PodDisruptionBudget, or postponed by the
                        // eviction rate limit
   kReclaimBackoff,     // waiting after evictions that failed for another reason
+  kGated,              // gate mode: still carries our scheduling gate; the admission loop's
+           // verdict (docs/workloads-live.md#the-admission-loop, why a pod waits); it writes its
+           // own Events, so the reclaim controller never does
 };
 
 // "Fits", "AwaitingScheduler", "Unschedulable", "QuotaExceeded", "WaitingForReclaim",
-// "ReclaimRefused", "ReclaimBackoff".
+// "ReclaimRefused", "ReclaimBackoff", "Gated".
 const char* VerdictName(VerdictCode code);
 // True for the codes written as Warning Events (kube-scheduler cannot show them).
 bool WritesEvent(VerdictCode code);

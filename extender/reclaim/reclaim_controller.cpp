@@ -426,7 +426,7 @@ int ReclaimController::RunOnce() {
     for (const auto& uid : batch) {
       const NormalizedPod* pod = state.FindPod(uid);
       const ElasticQuota* quota = pod != nullptr ? state.QuotaFor(pod->ns) : nullptr;
-      if (quota == nullptr || pod->IsBound() || pod->IsTerminal() ||
+      if (quota == nullptr || pod->IsBound() || pod->IsTerminal() || pod->IsGated() ||
           state.FindReservation(uid) != nullptr) {
         continue;  // the journal's next entries say so too; LearnChanges forgets it then
       }

@@ -7,9 +7,11 @@
 
 namespace capext {
 
+// A gated pod is the admission loop's (docs/workloads-live.md#the-admission-loop, why a pod waits),
+// not kube-scheduler's: not pending here until its gates are gone.
 bool ReclaimController::IsPendingQuotaPod(const ClusterState& state, const NormalizedPod& pod) {
-  return !pod.IsBound() && !pod.IsTerminal() && state.QuotaFor(pod.ns) != nullptr &&
-         state.FindReservation(pod.store_key()) == nullptr;
+  return !pod.IsBound() && !pod.IsTerminal() && !pod.IsGated() &&
+         state.QuotaFor(pod.ns) != nullptr && state.FindReservation(pod.store_key()) == nullptr;
 }
 
 std::set<std::string> ReclaimController::PendingQuotaPodUids(const ClusterState& state) {

@@ -2,8 +2,10 @@
 // is about 2 MB, written in a few milliseconds.
 #include "extender/verbs/pending_view.h"
 
+#include <algorithm>
 #include <ctime>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -64,6 +66,10 @@ void WritePod(JsonOut& w, const PendingPodRecord& r, int64_t now_ms) {
   w.String(VerdictName(r.verdict.code));
   w.Key("message");
   w.Text(r.verdict.message);
+  if (r.verdict.code == VerdictCode::kGated) {
+    w.Key("gate");
+    w.Text(r.gate);
+  }
   TimeOrNull(w, "createdAt", r.creation_ms);
   w.Key("waitingSeconds");
   if (r.creation_ms == 0) {
@@ -107,8 +113,17 @@ std::string TimestampText(int64_t unix_ms) {
   return fmt::format("{}.{:03d}Z", stamp, unix_ms % 1000);
 }
 
-http::Response PendingView(const PendingBoard& board, bool ready, int64_t now_ms) {
-  const PendingBoard::Snapshot snapshot = board.Take();
+http::Response PendingView(const PendingBoard& board, bool ready, int64_t now_ms,
+                           const std::vector<PendingPodRecord>& gated) {
+  PendingBoard::Snapshot snapshot = board.Take();
+  if (!gated.empty()) {
+    snapshot.pending.insert(snapshot.pending.end(), gated.begin(), gated.end());
+    std::stable_sort(snapshot.pending.begin(), snapshot.pending.end(),
+                     [](const PendingPodRecord& a, const PendingPodRecord& b) {
+                       return std::tie(a.creation_ms, a.ns, a.name) <
+                              std::tie(b.creation_ms, b.ns, b.name);
+                     });
+  }
   std::map<std::string, int> by_reason;
   for (const auto& r : snapshot.pending)
     ++by_reason[VerdictName(r.verdict.code)];

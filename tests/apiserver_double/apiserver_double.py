@@ -51,9 +51,12 @@ Model (what tests can rely on):
 Usage:
   python3 apiserver_double.py --port 0 --port-file F [--tls-cert C --tls-key K [--client-ca CA]]
       [--token T] [--group scheduling.x-k8s.io|scheduling.sigs.k8s.io|both|none]
+      [--group-apis podgroups,workloads] [--drop-scheduling-gates]
       [--history N] [--initial-rv N] [--no-request-log] [--tcp-nodelay] [--verbose]
       [--bookmark-interval S] [--load F [--rv-bump N]] [--unready-ms N]
 Listens on 127.0.0.1 only. Writes the chosen port to F (atomically) once listening.
+With --drop-scheduling-gates, pod creates lose spec.schedulingGates (a 1.26 API server without the
+PodSchedulingReadiness feature gate). POST with ?dryRun=All validates and answers without storing.
 --port P with a fixed P (SO_REUSEADDR) lets a test kill one double and start another on the same
 port, as an API server restarted under its clients. With --load F the new double starts with
 the objects, resourceVersion, uids and ElasticQuota groups a POST /_double/save wrote to F, and
@@ -88,6 +91,11 @@ Control endpoints for tests (no authentication; JSON bodies; all answer JSON):
   POST /_double/install_group {"group":"scheduling.sigs.k8s.io"}   serve that ElasticQuota group
         from now on (as when its CRD is installed later); discovery lists it, its objects start empty.
         {"group":"resource.k8s.io","version":"v1"} serves DRA at that version from now on.
+  POST /_double/install_group {"group":"podgroups"}   serve coscheduling PodGroups
+      (scheduling.x-k8s.io/v1alpha1 podgroups; the group is listed even without ElasticQuotas)
+  POST /_double/install_group {"group":"workloads"}   serve upstream Workloads
+      (scheduling.k8s.io/v1alpha1 workloads, as Kubernetes 1.35 with GenericWorkload: the group
+      lists v1 (preferred) and v1alpha1)
   DRA (--dra-version v1|v1beta2|v1beta1, default none): resource.k8s.io at that one version, with
         resourceclaims (+ /status), resourceclaimtemplates and deviceclasses, stored as given (no
         validation, no defaulting, no allocation: tests write status.allocation themselves, as
@@ -194,6 +202,18 @@ def dra_resources(version):
     ]
 
 
+# Pod-group APIs the double serves on request (--group-apis, /_double/install_group).
+GROUP_API_RESOURCES = {
+    "podgroups": ("scheduling.x-k8s.io", "v1alpha1", "podgroups", "PodGroup"),
+    "workloads": ("scheduling.k8s.io", "v1alpha1", "workloads", "Workload"),
+}
+
+
+def group_api_resource(name):
+    group, version, plural, kind = GROUP_API_RESOURCES[name]
+    return Resource(group, version, plural, kind, True, False, None, has_generation=True)
+
+
 def make_resources(eq_groups, dra_version=None):
     pod_bookmark = {"spec": {"containers": None}, "status": {}}
     node_bookmark = {
@@ -264,7 +284,23 @@ CORE_V1_RESOURCES = [
 ]
 
 
-def group_resources(group, version):
+def group_resources(group, version, group_apis=(), eq_groups=None):
+    """APIResourceList entries: the pod-group APIs served in this group/version, then the
+    built-in or ElasticQuota resources (an ElasticQuota group only when it is one)."""
+    out = []
+    for name in group_apis:
+        g, v, plural, kind = GROUP_API_RESOURCES[name]
+        if (g, v) == (group, version):
+            out += [{"name": plural, "singularName": kind.lower(), "namespaced": True,
+                     "kind": kind, "verbs": ALL_VERBS},
+                    {"name": plural + "/status", "singularName": "", "namespaced": True,
+                     "kind": kind, "verbs": STATUS_VERBS}]
+    if version == "v1alpha1" and eq_groups is not None and group not in eq_groups:
+        return out
+    return out + group_resources_base(group, version)
+
+
+def group_resources_base(group, version):
     if group == "policy" and version == "v1":
         return [
             {"name": "poddisruptionbudgets", "singularName": "poddisruptionbudget",
@@ -687,6 +723,13 @@ class Api:
         self.eq_groups = groups.get(args.group, [g for g in args.group.split(",") if g])
         self.dra_version = None if args.dra_version in (None, "", "none") else args.dra_version
         self.resources = make_resources(self.eq_groups, self.dra_version)
+        self.group_apis = []
+        for name in [n for n in (getattr(args, "group_apis", "") or "").split(",") if n]:
+            if name not in GROUP_API_RESOURCES:
+                raise SystemExit("--group-apis: unknown " + name)
+            self.group_apis.append(name)
+            res = group_api_resource(name)
+            self.resources[(res.group, res.version, res.plural)] = res
         self.store = Store(self.resources, args.history, args.initial_rv)
         self.port = 0
         self.lock = threading.Lock()  # guards the test controls below
@@ -701,6 +744,7 @@ class Api:
         self.requests = []
         self.request_seq = 0
         self.request_log = not getattr(args, "no_request_log", False)
+        self.drop_scheduling_gates = getattr(args, "drop_scheduling_gates", False)
 
     # ----- controls -----
 
@@ -893,6 +937,14 @@ class Api:
 
     def install_group(self, group, version=None):
         s = self.store
+        if group in GROUP_API_RESOURCES:
+            with s.cond:
+                if group not in self.group_apis:
+                    self.group_apis.append(group)
+                    res = group_api_resource(group)
+                    self.resources[(res.group, res.version, res.plural)] = res
+                    s.objects[res] = {}
+                return {"groups": list(self.eq_groups), "groupApis": list(self.group_apis)}
         with s.cond:
             if group == DRA_GROUP:
                 if self.dra_version is None:
@@ -967,6 +1019,25 @@ class Api:
                 self.create_locked(res, ns if res.namespaced else None, item)
             return {"created": len(items), "first": first + 1, "last": s.rv}
 
+    def served_groups(self):
+        """(group, versions) as GET /apis lists them: the base groups, DRA's when served, then the
+        ElasticQuota groups; the pod-group APIs add their version to their group (or the group
+        itself)."""
+        served = [(g, list(v)) for g, v in BASE_GROUPS]
+        if self.dra_version:
+            served.append((DRA_GROUP, [self.dra_version]))
+        served += [(g, ["v1alpha1"]) for g in self.eq_groups]
+        for name in self.group_apis:
+            group, version, _, _ = GROUP_API_RESOURCES[name]
+            for g, versions in served:
+                if g == group:
+                    if version not in versions:
+                        versions.append(version)
+                    break
+            else:
+                served.append((group, [version]))
+        return served
+
     def find_by_plural(self, plural, group=None):
         for r in self.resources.values():
             if r.plural == plural and (group is None or r.group == group):
@@ -974,12 +1045,6 @@ class Api:
         raise bad_request("unknown resource " + plural)
 
     # ----- discovery -----
-
-    def extra_groups(self):
-        groups = [(g, ["v1alpha1"]) for g in self.eq_groups]
-        if self.dra_version:
-            groups.insert(0, (DRA_GROUP, [self.dra_version]))
-        return groups
 
     def discovery(self, path):
         if path == "/api":
@@ -990,18 +1055,19 @@ class Api:
                     "resources": CORE_V1_RESOURCES}
         if path == "/apis":
             groups = []
-            for name, versions in BASE_GROUPS + self.extra_groups():
+            for name, versions in self.served_groups():
                 vs = [{"groupVersion": name + "/" + v, "version": v} for v in versions]
                 groups.append({"name": name, "versions": vs, "preferredVersion": vs[0]})
             return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
         m = re.fullmatch(r"/apis/([^/]+)/([^/]+)", path)
         if m:
             group, version = m.groups()
-            served = dict(BASE_GROUPS + self.extra_groups())
+            served = dict(self.served_groups())
             if version in served.get(group, []):
                 return {"kind": "APIResourceList", "apiVersion": "v1",
                         "groupVersion": group + "/" + version,
-                        "resources": group_resources(group, version)}
+                        "resources": group_resources(group, version, self.group_apis,
+                                                     self.eq_groups)}
         return None
 
     # ----- reads -----
@@ -1122,11 +1188,11 @@ class Api:
 
     # ----- writes -----
 
-    def create(self, res, ns, body):
+    def create(self, res, ns, body, dry_run=False):
         with self.store.cond:
-            return self.create_locked(res, ns, body)
+            return self.create_locked(res, ns, body, dry_run)
 
-    def create_locked(self, res, ns, body):
+    def create_locked(self, res, ns, body, dry_run=False):
         s = self.store
         obj = copy.deepcopy(body)
         if not isinstance(obj, dict):
@@ -1176,11 +1242,16 @@ class Api:
             pcs = s.objects[self.resources[("scheduling.k8s.io", "v1", "priorityclasses")]]
             if "priority" not in spec:
                 spec["priority"] = pcs[pc_name].get("value", 0) if pc_name in pcs else 0
+            if self.drop_scheduling_gates:  # a 1.26 server without PodSchedulingReadiness
+                spec.pop("schedulingGates", None)
             obj.setdefault("status", {"phase": "Pending"})
         elif res.bookmark_body and "status" in res.bookmark_body:
             obj.setdefault("status", copy.deepcopy(res.bookmark_body["status"]))
         if res.plural == "events":
             validate_event_create(obj, meta.get("namespace"))
+        if dry_run:  # ?dryRun=All: validated and defaulted, never stored
+            obj["metadata"]["resourceVersion"] = ""
+            return wire_order(obj, res.builtin)
         return s.commit(res, key, meta.get("namespace"), "ADDED", obj, None)
 
     def update(self, res, ns, name, subresource, body):
@@ -1643,7 +1714,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 else:
                     self.send_json(200, api.list(res, ns, query))
             elif method == "POST":
-                self.send_json(201, api.create(res, ns, self.parse_json(body, res.kind)))
+                dry_run = query.get("dryRun", [""])[0] == "All"
+                self.send_json(201, api.create(res, ns, self.parse_json(body, res.kind), dry_run))
             else:
                 raise ApiError(405, status_body(405, "MethodNotAllowed",
                                                 "the server does not allow this method on the "
@@ -1798,6 +1870,8 @@ def main():
     parser.add_argument("--token")
     parser.add_argument("--group", default="scheduling.x-k8s.io")
     parser.add_argument("--dra-version", default="none")
+    parser.add_argument("--group-apis", default="")
+    parser.add_argument("--drop-scheduling-gates", action="store_true")
     parser.add_argument("--history", type=int, default=100000)
     parser.add_argument("--initial-rv", type=int, default=100)
     parser.add_argument("--no-request-log", action="store_true")

@@ -71,6 +71,35 @@ TEST_CASE("two 4-pod gangs with room for 6: one admitted whole, the other waits 
         "request 4 > max 6");
 }
 
+// docs/workloads.md#2-holds-quota-without-a-node, a gate removal in flight: the loop's held pods
+// still carry the gate.
+TEST_CASE("held pods whose gate removal is in flight are admitted: not a unit again, room taken",
+          "[workloads][admission]") {
+  ClusterState state;
+  state.UpsertNode(MakeNode("n1", 4000));
+  state.UpsertNode(MakeNode("n2", 4000));
+  state.UpsertQuota(MakeQuota("eq1", CpuList(6000), CpuList(6000)));
+  AddGang(&state, "a", 4, 100);
+  AddGang(&state, "b", 4, 200);
+  state.UpsertPod(Gated(MakePod("eq1", "single").Cpu(1000).Created(300)));
+  // The loop held a's four members and its patches are in flight: the pods are still gated.
+  for (int i = 0; i < 4; ++i)
+    state.Hold(Key("a-" + std::to_string(i)), 1000, 60'000);
+  const AdmissionRound round = PlanAdmissions(state, {}, 1500);
+  // a is not admitted again; b waits on the held room (4 + 4 > 6); the single fits (4 + 1 <= 6).
+  REQUIRE(round.admit.size() == 1);
+  CHECK(round.admit[0].pods == std::vector<std::string>{Key("single")});
+  CHECK(round.waiting.count(Key("a-0")) == 0);
+  CHECK(round.waiting.at(Key("b-0")).message ==
+        "gang eq1/b: 4 pods need cpu 4: ElasticQuota eq1/eq1 would exceed max: cpu used 4 + "
+        "request 4 > max 6");
+  const GroupView* a = state.FindGroup(testing::CoschedulingKey("eq1", "a"));
+  REQUIRE(a != nullptr);
+  CHECK(a->admitted == 4);
+  CHECK(a->gated == 0);
+  CHECK(a->need() == 0);
+}
+
 TEST_CASE("a gang needs placement as well as quota; each member takes its room",
           "[workloads][admission]") {
   ClusterState state;

@@ -172,12 +172,53 @@ TEST_CASE("a hold turns into a reservation and then usage, never both; a failed 
   state.UpsertPod(MakePod("eq1", "b").Cpu(1000).Phase(PodPhase::kFailed));
   CHECK(state.FindHold(b) == nullptr);
   CHECK(state.Used("eq1").Get("cpu") == 2000);
-  // Hold refuses gated, bound and unknown pods.
-  state.UpsertPod(Gated(MakePod("eq1", "g").Cpu(1000)));
+  // Hold refuses pods with another gate, bound and unknown pods.
+  Pod other_gate = MakePod("eq1", "g").Cpu(1000);
+  other_gate.other_gates = true;
+  state.UpsertPod(other_gate);
   state.Hold(StoreKeyOf(MakePod("eq1", "g")), 1, 100);
   state.Hold(a, 1, 100);
   state.Hold("nobody", 1, 100);
   CHECK(state.holds().empty());
+}
+
+// docs/workloads.md#2-holds-quota-without-a-node, a gate removal in flight.
+TEST_CASE("a pod still carrying our gate holds while its gate removal is in flight",
+          "[workloads][holds]") {
+  ClusterState state = StateWithQuota(4000);
+  const Pod gated = Gated(MakePod("eq1", "g").Cpu(3000));
+  const std::string key = StoreKeyOf(gated);
+  state.UpsertPod(gated);
+  CHECK(state.Used("eq1").Get("cpu") == 0);
+  state.Hold(key, 10, 1000);
+  REQUIRE(state.FindHold(key) != nullptr);
+  CHECK_FALSE(state.FindHold(key)->derived);
+  CHECK(state.Used("eq1").Get("cpu") == 3000);
+  // A watch event that still shows the gate (the pod's status changed) keeps the hold.
+  Pod again = gated;
+  again.labels["touched"] = "yes";
+  state.UpsertPod(again);
+  REQUIRE(state.FindHold(key) != nullptr);
+  CHECK(state.Used("eq1").Get("cpu") == 3000);
+  // Another pod sees the room taken: 3 + 2 > 4.
+  CHECK_FALSE(CheckQuota(state, state.Normalize(MakePod("eq1", "o").Cpu(2000))).ok());
+  // Another gate appearing ends it: the pod may not go.
+  Pod other = again;
+  other.other_gates = true;
+  state.UpsertPod(other);
+  CHECK(state.FindHold(key) == nullptr);
+  CHECK(state.Used("eq1").Get("cpu") == 0);
+  // Held again with our gate alone, then the patch lands (ungated, admitted-at): derived.
+  state.UpsertPod(gated);
+  state.Hold(key, 10, 1000);
+  state.UpsertPod(AdmittedAt(MakePod("eq1", "g").Cpu(3000), 12));
+  REQUIRE(state.FindHold(key) != nullptr);
+  CHECK(state.FindHold(key)->derived);
+  CHECK(state.Used("eq1").Get("cpu") == 3000);
+  // Our gate alone never derives a hold, even with admitted-at.
+  Pod stamped_gated = Gated(AdmittedAt(MakePod("eq1", "h").Cpu(1000), 12));
+  state.UpsertPod(stamped_gated);
+  CHECK(state.FindHold(StoreKeyOf(stamped_gated)) == nullptr);
 }
 
 TEST_CASE("a pod's own hold is not counted against itself", "[workloads][holds]") {

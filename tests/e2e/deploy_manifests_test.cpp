@@ -335,6 +335,32 @@ TEST_CASE("admission webhook reaches the sidecar's webhook listener", "[deploy]"
   }
 }
 
+TEST_CASE("pod-gating webhook: pod CREATE in labelled namespaces, to /mutate, gate mode",
+          "[deploy]") {
+  REQUIRE_RENDERED();
+  const Configs c = LoadConfigs(rendered);
+  const auto mwc = Find(rendered, "MutatingWebhookConfiguration", "capacity-extender");
+  REQUIRE(mwc);
+  REQUIRE((*mwc)["webhooks"].size() == 1);
+  const YAML::Node hook = (*mwc)["webhooks"][0];
+  CHECK(Str(hook["failurePolicy"]) == "Fail");
+  CHECK(Str(hook["sideEffects"]) == "None");
+  CHECK(Str(hook["namespaceSelector"]["matchLabels"]["capacity-extender.io/quota"]) == "true");
+  REQUIRE(hook["rules"].size() == 1);
+  CHECK(Str(hook["rules"][0]["resources"][0]) == "pods");
+  CHECK(Str(hook["rules"][0]["operations"][0]) == "CREATE");
+  CHECK(hook["rules"][0]["operations"].size() == 1);
+  CHECK(Str(hook["clientConfig"]["service"]["path"]) == "/mutate");
+  // The same Service (and so the same listener) as the validating webhook.
+  const auto vwc = Find(rendered, "ValidatingWebhookConfiguration", "capacity-extender");
+  REQUIRE(vwc);
+  CHECK(Str(hook["clientConfig"]["service"]["name"]) ==
+        Str((*vwc)["webhooks"][0]["clientConfig"]["service"]["name"]));
+  CHECK(Str(c.extender["admissionMode"]) == "gate");
+  // The gated scheduler is the one this Deployment runs.
+  CHECK(Str(c.extender["gateSchedulerNames"]) == Str(c.scheduler["profiles"][0]["schedulerName"]));
+}
+
 TEST_CASE("RBAC grants no wildcards and exactly the extender's verbs", "[deploy]") {
   REQUIRE_RENDERED();
   // (group, resource) -> verbs, over every rule of the extender's ClusterRole.
@@ -376,7 +402,10 @@ TEST_CASE("RBAC grants no wildcards and exactly the extender's verbs", "[deploy]
   }
   grant("", "pods/binding", {"create"});
   grant("", "pods/eviction", {"create"});
-  grant("", "pods", {"patch"});
+  // Requeue nudge and gate removal (patch); gate detection's dry-run create.
+  grant("", "pods", {"create", "patch"});
+  grant("scheduling.x-k8s.io", "podgroups", {"get", "list", "watch"});
+  grant("scheduling.k8s.io", "workloads", {"get", "list", "watch"});
   grant("events.k8s.io", "events", {"create", "patch"});  // Events on pending pods
   CHECK(granted == want);
 

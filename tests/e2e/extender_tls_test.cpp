@@ -247,7 +247,8 @@ TEST_CASE("admission webhook over HTTPS on its own port; /admit over plain HTTP 
   INFO(server.error());
   // The bundled example cluster: it already has eq1/eq1 and eq2/eq2.
   REQUIRE(server.Start({"--webhook-port", std::to_string(webhook_port), "--webhook-tls-cert",
-                        c.server_cert, "--webhook-tls-key", c.server_key, "--reclaim", "off"}));
+                        c.server_cert, "--webhook-tls-key", c.server_key, "--reclaim", "off",
+                        "--admission-mode", "gate"}));
   const auto listening = server.WaitForListening("webhook", 10000ms);
   INFO(server.error() << "\n" << server.Log());
   REQUIRE(listening.has_value());
@@ -291,6 +292,33 @@ TEST_CASE("admission webhook over HTTPS on its own port; /admit over plain HTTP 
     REQUIRE_FALSE(d.HasParseError());
     REQUIRE(d.IsObject());
     CHECK(d.HasMember("error"));
+  }
+  SECTION("/mutate gates a new pod of a quota namespace, passes others, 400s malformed reviews") {
+    auto pod_review = [](const std::string& ns) {
+      return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{)"
+             R"("uid":"u-)" +
+             ns + R"(","kind":{"group":"","version":"v1","kind":"Pod"},"namespace":")" + ns +
+             R"(","operation":"CREATE","object":{"metadata":{"name":"p"},"spec":{}}}})";
+    };
+    for (const std::string ns : {"eq1", "no-quota"}) {
+      const ClientResponse r =
+          Fetch(kHost, webhook_port, "POST", "/mutate", pod_review(ns), Tls(c));
+      INFO(ns << ": " << r.status << " " << r.body << " " << r.error);
+      REQUIRE(r.status == 200);
+      rapidjson::Document d;
+      d.Parse(r.body.c_str());
+      REQUIRE_FALSE(d.HasParseError());
+      CHECK(d["response"]["allowed"].GetBool());
+      CHECK(std::string(d["response"]["uid"].GetString()) == "u-" + ns);
+      CHECK(d["response"].HasMember("patch") == (ns == "eq1"));
+    }
+    const ClientResponse bad = Fetch(kHost, webhook_port, "POST", "/mutate",
+                                     R"({"apiVersion":"admission.k8s.io/v1"})", Tls(c));
+    INFO(bad.status << " " << bad.body);
+    CHECK(bad.status == 400);
+    CHECK(bad.body.find("AdmissionReview") != std::string::npos);
+    const ClientResponse plain = Fetch(kHost, server.port(), "POST", "/mutate", pod_review("eq1"));
+    CHECK(plain.status == 403);
   }
   SECTION("the extender verbs are not served on the webhook port") {
     const ClientResponse r = Fetch(kHost, webhook_port, "POST", "/filter", kFilterBody, Tls(c));

@@ -103,7 +103,9 @@ class ApiServerDouble {
   struct Options {
     std::string token = "test-token";  // empty: no authentication required
     std::string group = "scheduling.x-k8s.io";
-    std::string tls_cert;  // with tls_key: serve HTTPS
+    std::string group_apis;  // "podgroups", "workloads" or both, comma-separated ("" = neither)
+    bool drop_scheduling_gates = false;  // pod creates lose spec.schedulingGates (1.26 default)
+    std::string tls_cert;                // with tls_key: serve HTTPS
     std::string tls_key;
     std::string client_ca;
     std::string ca_for_clients;  // PEM file Config() puts into KubeConfig::ca_pem
@@ -261,6 +263,9 @@ class ApiServerDouble {
     if (!options_.token.empty()) args.insert(args.end(), {"--token", options_.token});
     if (!options_.dra_version.empty())
       args.insert(args.end(), {"--dra-version", options_.dra_version});
+    if (!options_.group_apis.empty())
+      args.insert(args.end(), {"--group-apis", options_.group_apis});
+    if (options_.drop_scheduling_gates) args.push_back("--drop-scheduling-gates");
     if (!options_.tls_cert.empty()) {
       args.insert(args.end(), {"--tls-cert", options_.tls_cert, "--tls-key", options_.tls_key});
     }

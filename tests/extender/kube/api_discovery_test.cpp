@@ -12,9 +12,10 @@ namespace {
 
 using testing::ApiServerDouble;
 
-DiscoveredApis Discover(const std::string& groups) {
+DiscoveredApis Discover(const std::string& groups, const std::string& group_apis = "") {
   ApiServerDouble::Options options;
   options.group = groups;
+  options.group_apis = group_apis;
   ApiServerDouble server(options);
   REQUIRE(server.started());
   std::unique_ptr<RestClient> client;
@@ -56,6 +57,25 @@ TEST_CASE("discovery: no ElasticQuota CRD installed", "[kube]") {
   DiscoveredApis apis = Discover("none");
   CHECK(!apis.elastic_quota);
   CHECK(!apis.groups.empty());
+}
+
+TEST_CASE("discovery: PodGroup and Workload APIs are found only when served", "[kube]") {
+  DiscoveredApis plain = Discover("scheduling.x-k8s.io");
+  CHECK(!plain.pod_group);
+  CHECK(!plain.workload);  // scheduling.k8s.io serves v1 only
+
+  DiscoveredApis both = Discover("scheduling.x-k8s.io", "podgroups,workloads");
+  REQUIRE(both.pod_group);
+  CHECK(both.pod_group->ToString() == "scheduling.x-k8s.io/v1alpha1");
+  REQUIRE(both.workload);
+  CHECK(both.workload->ToString() == "scheduling.k8s.io/v1alpha1");
+  CHECK(both.elastic_quota);
+
+  // The PodGroup CRD without the ElasticQuota CRD: groups are read, quotas are not served.
+  DiscoveredApis groups_only = Discover("none", "podgroups");
+  CHECK(groups_only.pod_group);
+  CHECK(!groups_only.elastic_quota);
+  CHECK(!groups_only.unusable.empty());
 }
 
 TEST_CASE("discovery: a failed /apis is an error", "[kube]") {

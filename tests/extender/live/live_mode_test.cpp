@@ -465,3 +465,57 @@ TEST_CASE("live quotas: missingQuotaAPI: allow places pods by node fit until a C
 
 }  // namespace
 }  // namespace capext
+
+namespace capext {
+namespace {
+
+int32_t GroupMinMember(SchedulerCache& cache, const GroupKey& key) {
+  return cache.Read([&](const ClusterState& s) {
+    const GroupView* g = s.FindGroup(key);
+    return g == nullptr || !g->has_object ? -1 : g->min_member;
+  });
+}
+
+TEST_CASE("live: PodGroup and Workload APIs served later are watched; their objects set minMember",
+          "[live]") {
+  LiveFixture f;
+  f.Start();
+  REQUIRE(f.WaitReady());
+  // Neither API at start; both installed later are picked up by the next discovery.
+  REQUIRE_FALSE(f.api.Control("install_group", R"({"group":"workloads"})").empty());
+  REQUIRE_FALSE(f.api.Control("install_group", R"({"group":"podgroups"})").empty());
+  f.Create("/apis/scheduling.k8s.io/v1alpha1/namespaces/ml/workloads",
+           R"({"apiVersion":"scheduling.k8s.io/v1alpha1","kind":"Workload","metadata":)"
+           R"({"name":"job","namespace":"ml"},"spec":{"podGroups":[{"name":"workers","policy":)"
+           R"({"gang":{"minCount":4}}},{"name":"driver","policy":{"basic":{}}}]}})");
+  f.Create("/apis/scheduling.x-k8s.io/v1alpha1/namespaces/ml/podgroups",
+           R"({"apiVersion":"scheduling.x-k8s.io/v1alpha1","kind":"PodGroup","metadata":)"
+           R"({"name":"train-a","namespace":"ml"},"spec":{"minMember":3,)"
+           R"("scheduleTimeoutSeconds":30}})");
+  const GroupKey workers{"scheduling.k8s.io", "ml", "job/workers"};
+  const GroupKey driver{"scheduling.k8s.io", "ml", "job/driver"};
+  const GroupKey train{"scheduling.x-k8s.io", "ml", "train-a"};
+  CHECK(Poll([&] { return GroupMinMember(f.cache, workers) == 4; }, 20s));
+  CHECK(Poll([&] { return GroupMinMember(f.cache, driver) == 0; }, 20s));
+  CHECK(Poll([&] { return GroupMinMember(f.cache, train) == 3; }, 20s));
+  CHECK(f.cache.Read([&](const ClusterState& s) {
+    return s.FindGroup(train)->schedule_timeout_ms;
+  }) == 30'000);
+  // A podGroups entry removed from the Workload drops its spec; the PodGroup's deletion too.
+  kube::RestResponse r = f.api.ControlClient()->Put(
+      "/apis/scheduling.k8s.io/v1alpha1/namespaces/ml/workloads/job",
+      R"({"apiVersion":"scheduling.k8s.io/v1alpha1","kind":"Workload","metadata":)"
+      R"({"name":"job","namespace":"ml"},"spec":{"podGroups":[{"name":"workers","policy":)"
+      R"({"gang":{"minCount":2}}}]}})");
+  INFO(r.status << " " << r.body);
+  REQUIRE(r.ok());
+  CHECK(Poll([&] { return GroupMinMember(f.cache, workers) == 2; }, 20s));
+  CHECK(Poll([&] { return GroupMinMember(f.cache, driver) == -1; }, 20s));
+  REQUIRE(f.api.ControlClient()
+              ->Delete("/apis/scheduling.x-k8s.io/v1alpha1/namespaces/ml/podgroups/train-a")
+              .ok());
+  CHECK(Poll([&] { return GroupMinMember(f.cache, train) == -1; }, 20s));
+}
+
+}  // namespace
+}  // namespace capext

@@ -14,29 +14,14 @@
 #include "core/placement.h"
 #include "extender/reclaim/reclaim_controller.h"
 #include "tests/extender/reclaim/reclaim_harness.h"
+#include "tests/support/switchable_leadership.h"
 
 namespace capext {
 namespace {
 
 using namespace reclaim_testing;  // NOLINT: the harness of this folder
 
-class SwitchableLeadership final : public Leadership {
- public:
-  explicit SwitchableLeadership(bool leads) : leads_(leads) {}
-  Clock::time_point ActsUntil() const override {
-    return leads_ ? Clock::time_point::max() : Clock::time_point::min();
-  }
-  LeadershipReport Report() const override {
-    LeadershipReport r;
-    r.mode = "test";
-    r.leads = leads_;
-    return r;
-  }
-  void Set(bool leads) { leads_ = leads; }
-
- private:
-  std::atomic<bool> leads_;
-};
+using testing::SwitchableLeadership;
 
 // Writes the record into the cache's pod, as the watch delivers the annotation.
 class CacheRecorder final : public ReclaimRecorder {

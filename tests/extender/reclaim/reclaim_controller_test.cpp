@@ -431,3 +431,28 @@ TEST_CASE(
 
 }  // namespace
 }  // namespace capext
+
+namespace capext {
+namespace {
+
+using namespace reclaim_testing;  // NOLINT: the harness of this folder
+
+// docs/workloads-live.md#the-admission-loop, why a pod waits: a gated pod is the admission loop's;
+// the reclaim controller neither plans nor lists it until its gate is lifted.
+TEST_CASE("reclaim: a gated pod is not planned until its gate is lifted", "[reclaim]") {
+  Harness h;
+  LoadSeed002(h);
+  Pod job2 = MakePod("eq2", "job-2").Uid("u-job-2").Cpu(5000).Created(kStartMs - 480'000);
+  job2.quota_gated = true;
+  h.Add(job2);
+  CHECK(h.controller->RunOnce() == 0);
+  CHECK(h.evictor.calls.empty());
+  CHECK_FALSE(h.Verdict("u-job-2").has_value());
+  job2.quota_gated = false;  // the admission loop lifted it
+  h.Add(job2);
+  CHECK(h.controller->RunOnce() == 1);
+  CHECK(h.evictor.calls == std::vector<std::string>{"eq1/job-b"});
+}
+
+}  // namespace
+}  // namespace capext

@@ -144,3 +144,38 @@ TEST_CASE("/pending: the last reclaims, newest first, within the history's capac
 
 }  // namespace
 }  // namespace capext
+
+namespace capext {
+namespace {
+
+// docs/workloads-live.md#the-admission-loop, why a pod waits: gate mode's gated pods among the
+// pending ones.
+TEST_CASE("/pending: gated pods listed with the pending ones, their gate reason and numbers",
+          "[pending]") {
+  PendingBoard board;
+  board.Set(Record("job-1", VerdictCode::kQuotaExceeded, kNow - 20'000));
+  PendingPodRecord gated = Record("b-0", VerdictCode::kGated, kNow - 30'000);
+  gated.gate = "QuotaExceeded";
+  gated.verdict.message =
+      "gang eq2/b: 4 pods need cpu 4: ElasticQuota eq2/eq2 would exceed max: cpu used 4 + "
+      "request 4 > max 6";
+  http::Response r = PendingView(board, true, kNow, {gated});
+  rapidjson::Document doc;
+  doc.Parse(r.body.c_str());
+  REQUIRE_FALSE(doc.HasParseError());
+  CHECK(doc["count"].GetInt() == 2);
+  CHECK(doc["byReason"]["Gated"].GetInt() == 1);
+  CHECK(doc["byReason"]["QuotaExceeded"].GetInt() == 1);
+  const auto& pods = doc["pending"].GetArray();
+  REQUIRE(pods.Size() == 2);
+  // Oldest first: the gated pod was created before job-1.
+  CHECK(Str(pods[0]["name"]) == "b-0");
+  CHECK(Str(pods[0]["reason"]) == "Gated");
+  CHECK(Str(pods[0]["gate"]) == "QuotaExceeded");
+  CHECK(Str(pods[0]["message"]) == gated.verdict.message);
+  CHECK(Str(pods[1]["name"]) == "job-1");
+  CHECK_FALSE(pods[1].HasMember("gate"));
+}
+
+}  // namespace
+}  // namespace capext

@@ -1,0 +1,235 @@
+#include "config/pod_mutation.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "config/json_fields.h"
+
+namespace capext {
+namespace {
+
+constexpr std::string_view kAdmissionApiVersion = "admission.k8s.io/v1";
+
+// A string member, or "" when absent or null; an error when present with another type.
+Status StringAt(const rapidjson::Value& object, std::string_view name, const std::string& path,
+                std::string* out) {
+  out->clear();
+  return json::ReadString(object, name, path, out);
+}
+
+// Standard base64 (RFC 4648 section 4) with padding: AdmissionResponse.patch is []byte.
+std::string Base64(std::string_view in) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((in.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    const uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
+    out += kAlphabet[v >> 18];
+    out += kAlphabet[(v >> 12) & 63];
+    out += kAlphabet[(v >> 6) & 63];
+    out += kAlphabet[v & 63];
+  }
+  if (i + 1 == in.size()) {
+    const uint32_t v = uint8_t(in[i]) << 16;
+    out += kAlphabet[v >> 18];
+    out += kAlphabet[(v >> 12) & 63];
+    out += "==";
+  } else if (i + 2 == in.size()) {
+    const uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
+    out += kAlphabet[v >> 18];
+    out += kAlphabet[(v >> 12) & 63];
+    out += kAlphabet[(v >> 6) & 63];
+    out += '=';
+  }
+  return out;
+}
+
+struct PodFacts {
+  std::string ns, name, generate_name, node_name, scheduler_name;
+  bool has_gates_field = false;  // spec.schedulingGates present and not null
+  bool has_our_gate = false;
+};
+
+// The fields of request.object the decision reads; errors name the field.
+Status ReadPod(const rapidjson::Value& object, PodFacts* pod) {
+  if (Status s = json::ExpectObject(object, "request.object"); !s.ok()) return s;
+  if (const rapidjson::Value* meta = json::Member(object, "metadata")) {
+    if (Status s = json::ExpectObject(*meta, "request.object.metadata"); !s.ok()) return s;
+    if (Status s = StringAt(*meta, "namespace", "request.object.metadata.namespace", &pod->ns);
+        !s.ok())
+      return s;
+    if (Status s = StringAt(*meta, "name", "request.object.metadata.name", &pod->name); !s.ok())
+      return s;
+    if (Status s = StringAt(*meta, "generateName", "request.object.metadata.generateName",
+                            &pod->generate_name);
+        !s.ok())
+      return s;
+  }
+  const rapidjson::Value* spec = json::Member(object, "spec");
+  if (spec == nullptr) return Status::Error("request.object.spec: missing");
+  if (Status s = json::ExpectObject(*spec, "request.object.spec"); !s.ok()) return s;
+  if (Status s = StringAt(*spec, "nodeName", "request.object.spec.nodeName", &pod->node_name);
+      !s.ok())
+    return s;
+  if (Status s = StringAt(*spec, "schedulerName", "request.object.spec.schedulerName",
+                          &pod->scheduler_name);
+      !s.ok())
+    return s;
+  if (const rapidjson::Value* gates = json::Member(*spec, "schedulingGates")) {
+    if (Status s = json::ExpectArray(*gates, "request.object.spec.schedulingGates"); !s.ok())
+      return s;
+    pod->has_gates_field = true;
+    rapidjson::SizeType i = 0;
+    for (const auto& gate : gates->GetArray()) {
+      const std::string path = fmt::format("request.object.spec.schedulingGates[{}]", i++);
+      if (Status s = json::ExpectObject(gate, path); !s.ok()) return s;
+      std::string name;
+      if (Status s = StringAt(gate, "name", path + ".name", &name); !s.ok()) return s;
+      if (name == kQuotaGate) pod->has_our_gate = true;
+    }
+  }
+  return Status::Ok();
+}
+
+std::string Patch(bool has_gates_field) {
+  // Appending keeps other gates and their order; a missing (or null) list is created whole.
+  return has_gates_field
+             ? fmt::format(
+                   R"([{{"op":"add","path":"/spec/schedulingGates/-","value":{{"name":"{}"}}}}])",
+                   kQuotaGate)
+             : fmt::format(
+                   R"([{{"op":"add","path":"/spec/schedulingGates","value":[{{"name":"{}"}}]}}])",
+                   kQuotaGate);
+}
+
+Status Decide(const rapidjson::Document& review, const PodMutationOptions& options,
+              PodMutationDecision* d) {
+  if (!review.IsObject()) return Status::Error("expected an AdmissionReview object");
+  std::string api_version, kind;
+  if (Status s = StringAt(review, "apiVersion", "apiVersion", &api_version); !s.ok()) return s;
+  if (Status s = StringAt(review, "kind", "kind", &kind); !s.ok()) return s;
+  if (api_version != kAdmissionApiVersion || kind != "AdmissionReview") {
+    return Status::Error(
+        fmt::format("expected apiVersion {} and kind AdmissionReview, got \"{}\" and \"{}\"",
+                    kAdmissionApiVersion, api_version, kind));
+  }
+  const rapidjson::Value* request = json::Member(review, "request");
+  if (request == nullptr) return Status::Error("request: missing");
+  if (Status s = json::ExpectObject(*request, "request"); !s.ok()) return s;
+  if (Status s = StringAt(*request, "uid", "request.uid", &d->uid); !s.ok()) return s;
+  if (d->uid.empty()) return Status::Error("request.uid: missing");
+  std::string operation, sub_resource, request_ns, resource_kind;
+  if (Status s = StringAt(*request, "operation", "request.operation", &operation); !s.ok())
+    return s;
+  if (Status s = StringAt(*request, "subResource", "request.subResource", &sub_resource); !s.ok())
+    return s;
+  if (Status s = StringAt(*request, "namespace", "request.namespace", &request_ns); !s.ok())
+    return s;
+  if (const rapidjson::Value* k = json::Member(*request, "kind")) {
+    if (Status s = json::ExpectObject(*k, "request.kind"); !s.ok()) return s;
+    if (Status s = StringAt(*k, "kind", "request.kind.kind", &resource_kind); !s.ok()) return s;
+  }
+  if (operation.empty()) return Status::Error("request.operation: missing");
+  if (operation != "CREATE" || resource_kind != "Pod" || !sub_resource.empty()) {
+    d->why_not = fmt::format("not a Pod CREATE ({} {}{})", operation,
+                             resource_kind.empty() ? "?" : resource_kind,
+                             sub_resource.empty() ? "" : "/" + sub_resource);
+    return Status::Ok();
+  }
+  const rapidjson::Value* object = json::Member(*request, "object");
+  if (object == nullptr) return Status::Error("request.object: missing");
+  PodFacts pod;
+  if (Status s = ReadPod(*object, &pod); !s.ok()) return s;
+  // On CREATE the object's namespace may be empty: the request's is the one the pod gets.
+  const std::string& ns = request_ns.empty() ? pod.ns : request_ns;
+  if (ns.empty()) return Status::Error("request.namespace: missing");
+  d->pod = ns + "/" + (pod.name.empty() ? pod.generate_name + "*" : pod.name);
+  const std::string scheduler =
+      pod.scheduler_name.empty() ? std::string("default-scheduler") : pod.scheduler_name;
+  if (!options.gating) {
+    d->why_not = "admission mode is filter";
+  } else if (!pod.node_name.empty()) {
+    d->why_not = "spec.nodeName is set";
+  } else if (std::find(options.scheduler_names.begin(), options.scheduler_names.end(), scheduler) ==
+             options.scheduler_names.end()) {
+    d->why_not = fmt::format("schedulerName {} is not gated", scheduler);
+  } else if (pod.has_our_gate) {
+    d->why_not = "already gated";
+  } else if (!options.governed || !options.governed(ns)) {
+    d->why_not = fmt::format("namespace {} has no ElasticQuota", ns);
+  } else {
+    d->gated = true;
+    d->patch = Patch(pod.has_gates_field);
+  }
+  return Status::Ok();
+}
+
+std::string WriteResponse(const PodMutationDecision& d) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+  w.StartObject();
+  w.Key("apiVersion");
+  w.String(kAdmissionApiVersion.data(),
+           static_cast<rapidjson::SizeType>(kAdmissionApiVersion.size()));
+  w.Key("kind");
+  w.String("AdmissionReview");
+  w.Key("response");
+  w.StartObject();
+  w.Key("uid");
+  w.String(d.uid);
+  w.Key("allowed");
+  w.Bool(true);
+  if (d.gated) {
+    w.Key("patchType");
+    w.String("JSONPatch");
+    w.Key("patch");
+    w.String(Base64(d.patch));
+  }
+  w.EndObject();
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+}  // namespace
+
+std::vector<std::string> SplitSchedulerNames(std::string_view text) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    std::string_view part = text.substr(0, comma);
+    while (!part.empty() && part.front() == ' ')
+      part.remove_prefix(1);
+    while (!part.empty() && part.back() == ' ')
+      part.remove_suffix(1);
+    if (!part.empty()) out.emplace_back(part);
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+Status ReviewPodMutation(std::string_view body, const PodMutationOptions& options,
+                         std::string* response_json, PodMutationDecision* decision) {
+  rapidjson::Document review;
+  // Iterative parsing: a body of nested brackets cannot exhaust the stack.
+  review.Parse<rapidjson::kParseIterativeFlag>(body.data(), body.size());
+  if (review.HasParseError()) {
+    return Status::Error(fmt::format("request body is not JSON: {} at offset {}",
+                                     rapidjson::GetParseError_En(review.GetParseError()),
+                                     review.GetErrorOffset()));
+  }
+  PodMutationDecision d;
+  if (Status s = Decide(review, options, &d); !s.ok()) return s;
+  *response_json = WriteResponse(d);
+  if (decision != nullptr) *decision = std::move(d);
+  return Status::Ok();
+}
+
+}  // namespace capext

@@ -1,0 +1,110 @@
+// AdmissionLoop: gate mode's actor (docs/workloads-live.md#the-admission-loop). On the replica
+// that acts (its Leadership; a follower only plans and publishes verdicts), it plans with core's
+// PlanAdmissions over the cache and, for each admitted unit in order: holds every member's quota
+// first (ClusterState::Hold), then lifts each member's gate (one JSON patch per pod: test the gate,
+// remove it, stamp admitted-at); a failed patch releases that pod's hold. Groups that timed out
+// have the members the plan names evicted (Eviction API) and their holds released; members without
+// a controller are reported once. Every gated pod's verdict is kept for /pending and, when an
+// EventSink is attached, written as an Event on the pod once per change of its reason (not per
+// round).
+//
+// Event-driven: a round runs when the cluster state changed since the last one (its change
+// journal's sequence moved) or when a second has passed with pods still gated, held or timing
+// (timeouts need the clock, not a change).
+//
+// Thread-safety: RunOnce from one thread (the loop's own, or a test); Gated() from any thread.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/admission_queue.h"
+#include "extender/leadership/leadership.h"
+#include "extender/metrics.h"
+#include "extender/reclaim/event_sink.h"
+#include "extender/reclaim/pending_board.h"
+#include "extender/reclaim/reclaim_controller.h"
+#include "extender/scheduler_cache.h"
+
+namespace capext {
+
+// Lifts our scheduling gate from an admitted pod (live: kube::GateLifter).
+struct GateOpenOutcome {
+  bool ok = false;
+  std::string error;  // why not, for the log
+};
+class GateOpener {
+ public:
+  virtual ~GateOpener() = default;
+  virtual GateOpenOutcome Open(const Pod& pod, int64_t admitted_ms) = 0;
+};
+
+struct AdmissionLoopOptions {
+  AdmissionOptions plan;
+  int64_t interval_ms = 200;      // how often the loop looks for changes
+  int64_t tick_ms = 1000;         // a round at least this often while anything is gated
+  int64_t hold_ttl_ms = 60'000;   // an explicit hold ends this long after admission unless
+                                  // the pod's admitted-at annotation took over
+  int max_events_per_round = 20;  // Event writes per round; the rest wait for the next
+  std::string reporting_instance = "capacity-extender";
+};
+
+class AdmissionLoop {
+ public:
+  AdmissionLoop(SchedulerCache* cache, Metrics* metrics, GateOpener* opener, Evictor* evictor,
+                AdmissionLoopOptions options);
+  ~AdmissionLoop();
+  void AttachEvents(EventSink* sink) { events_ = sink; }
+  // Acts only while `leadership` leads (without one: always); a follower plans and publishes
+  // its verdicts for /pending but writes nothing. REQUIRES: before Start().
+  void FollowLeadership(const Leadership* leadership) { leadership_ = leadership; }
+
+  // One round at the cache's clock. Returns the number of pods whose gate was lifted.
+  int RunOnce();
+  void Start();
+  void Stop();
+
+  // The gated pods' verdicts of the last round, for GET /pending and /ui: verdict kGated, `gate`
+  // the reason ("QuotaExceeded", "QuotaNever", "GangWaiting", "NoPlacement", "OtherGates",
+  // "FairShare"), the message /filter's words with the unit's prefix, verdict_ms when this message
+  // was first given. By creation time, then namespace/name.
+  std::vector<PendingPodRecord> Gated() const;
+
+ private:
+  bool Due(int64_t now_ms);
+  bool Acts() const;
+  void Admit(const AdmissionRound& round, int64_t now_ms, int* lifted);
+  void Expire(const AdmissionRound& round);
+  void Publish(const AdmissionRound& round, int64_t now_ms, bool acts);
+
+  SchedulerCache* cache_;
+  Metrics* metrics_;
+  GateOpener* opener_;
+  Evictor* evictor_;
+  EventSink* events_ = nullptr;
+  const Leadership* leadership_ = nullptr;
+  AdmissionLoopOptions options_;
+
+  uint64_t seen_sequence_ = 0;
+  int64_t last_round_ms_ = 0;
+  bool anything_waiting_ = true;
+  std::set<std::string> evicted_;               // pod uids evicted for a timeout (once each)
+  std::set<std::string> reported_timeouts_;     // "group@admitted_ms" reported once
+  std::map<std::string, std::string> evented_;  // pod key -> the message last written
+
+  mutable std::mutex mutex_;
+  std::map<std::string, PendingPodRecord> gated_;  // by store key; guarded by mutex_
+
+  std::mutex wake_mutex_;
+  std::condition_variable wake_;
+  std::jthread thread_;
+};
+
+}  // namespace capext

@@ -1,0 +1,31 @@
+#include "extender/serve_options.h"
+
+#include "extender/leadership/leadership.h"
+
+namespace capext {
+
+std::string EventReportingInstance(const std::string& controller) {
+  const std::string host = HostName();
+  if (host.empty()) return controller;
+  return (controller + "-" + host).substr(0, 128);
+}
+
+ServiceOptions ServiceOptionsFrom(const ExtenderConfig& config) {
+  ServiceOptions options;
+  options.reservation_ttl_ms = config.reservation_ttl.count();
+  options.ignore_not_ready = config.ignore_not_ready;
+  options.gang_schedule_timeout_ms = config.gang_schedule_timeout.count();
+  options.bind_deadline = config.bind_deadline;
+  options.max_binds_in_flight = static_cast<std::size_t>(config.max_binds_in_flight);
+  return options;
+}
+
+AdmissionLoopOptions AdmissionLoopOptionsFrom(const ExtenderConfig& config) {
+  AdmissionLoopOptions options;
+  options.plan.default_group_timeout_ms = config.gang_schedule_timeout.count();
+  options.hold_ttl_ms = config.reservation_ttl.count();
+  options.reporting_instance = EventReportingInstance("capacity-extender");
+  return options;
+}
+
+}  // namespace capext

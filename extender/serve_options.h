@@ -1,0 +1,28 @@
+// The options serve derives from the extender config for the verbs (ServiceOptions) and gate
+// mode's admission loop (AdmissionLoopOptions), in one place so a test can check every setting
+// reaches its component (the README and deploy/config/extender-config.yaml document each setting).
+// Thread-safety: pure functions.
+#pragma once
+
+#include <string>
+
+#include "config/extender_config.h"
+#include "extender/admission/admission_loop.h"
+#include "extender/verbs/extender_service.h"
+
+namespace capext {
+
+// reservationTTL, ignoreNotReady, bindDeadline, maxBindsInFlight, and gangScheduleTimeout (how
+// long filter mode's group holds last when the PodGroup sets no timeout).
+ServiceOptions ServiceOptionsFrom(const ExtenderConfig& config);
+
+// gangScheduleTimeout (a group's timeout when its PodGroup sets none: docs/workloads-live.md
+// "The admission loop", Timeouts) and reservationTTL (how long an in-flight gate removal's
+// explicit hold lasts unless the watch shows admitted-at first).
+AdmissionLoopOptions AdmissionLoopOptionsFrom(const ExtenderConfig& config);
+
+// reportingInstance of our Events: "<controller>-<hostname>" as client-go names it (the pod
+// name in a cluster), within the API server's 128 characters.
+std::string EventReportingInstance(const std::string& controller);
+
+}  // namespace capext
