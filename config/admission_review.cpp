@@ -11,6 +11,7 @@
 #include <rapidjson/writer.h>
 #include <yaml-cpp/yaml.h>
 
+#include "config/admission_review_envelope.h"
 #include "config/json_fields.h"
 #include "config/quota_hierarchy_check.h"
 #include "config/quota_object_check.h"
@@ -18,8 +19,6 @@
 
 namespace capext {
 namespace {
-
-constexpr std::string_view kAdmissionApiVersion = "admission.k8s.io/v1";
 
 std::string StringMember(const rapidjson::Value& object, std::string_view name) {
   const rapidjson::Value* v = object.IsObject() ? json::Member(object, name) : nullptr;
@@ -181,41 +180,26 @@ AdmissionDecision DecideElasticQuotaAdmission(std::string_view body,
 }
 
 std::string WriteAdmissionResponse(const AdmissionDecision& d) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
-  w.StartObject();
-  w.Key("apiVersion");
-  w.String(kAdmissionApiVersion.data(),
-           static_cast<rapidjson::SizeType>(kAdmissionApiVersion.size()));
-  w.Key("kind");
-  w.String("AdmissionReview");
-  w.Key("response");
-  w.StartObject();
-  w.Key("uid");
-  w.String(d.uid);
-  w.Key("allowed");
-  w.Bool(d.allowed);
-  if (!d.allowed) {
-    w.Key("status");
-    w.StartObject();
-    w.Key("code");
-    w.Int(d.code);
-    w.Key("reason");
-    w.String(d.code == 403 ? "Forbidden" : "BadRequest");
-    w.Key("message");
-    w.String(d.message);
-    w.EndObject();
-  }
-  if (!d.warnings.empty()) {
-    w.Key("warnings");
-    w.StartArray();
-    for (const auto& warning : d.warnings)
-      w.String(warning);
-    w.EndArray();
-  }
-  w.EndObject();
-  w.EndObject();
-  return std::string(buffer.GetString(), buffer.GetSize());
+  return WriteAdmissionReviewResponse(d.uid, d.allowed, [&](AdmissionResponseWriter& w) {
+    if (!d.allowed) {
+      w.Key("status");
+      w.StartObject();
+      w.Key("code");
+      w.Int(d.code);
+      w.Key("reason");
+      w.String(d.code == 403 ? "Forbidden" : "BadRequest");
+      w.Key("message");
+      w.String(d.message);
+      w.EndObject();
+    }
+    if (!d.warnings.empty()) {
+      w.Key("warnings");
+      w.StartArray();
+      for (const auto& warning : d.warnings)
+        w.String(warning);
+      w.EndArray();
+    }
+  });
 }
 
 Status ReviewElasticQuotaAdmission(std::string_view body, const AdmissionClusterView& cluster,

@@ -8,12 +8,11 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "config/admission_review_envelope.h"
 #include "config/json_fields.h"
 
 namespace capext {
 namespace {
-
-constexpr std::string_view kAdmissionApiVersion = "admission.k8s.io/v1";
 
 // A string member, or "" when absent or null; an error when present with another type.
 Status StringAt(const rapidjson::Value& object, std::string_view name, const std::string& path,
@@ -172,29 +171,13 @@ Status Decide(const rapidjson::Document& review, const PodMutationOptions& optio
 }
 
 std::string WriteResponse(const PodMutationDecision& d) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
-  w.StartObject();
-  w.Key("apiVersion");
-  w.String(kAdmissionApiVersion.data(),
-           static_cast<rapidjson::SizeType>(kAdmissionApiVersion.size()));
-  w.Key("kind");
-  w.String("AdmissionReview");
-  w.Key("response");
-  w.StartObject();
-  w.Key("uid");
-  w.String(d.uid);
-  w.Key("allowed");
-  w.Bool(true);
-  if (d.gated) {
+  return WriteAdmissionReviewResponse(d.uid, true, [&](AdmissionResponseWriter& w) {
+    if (!d.gated) return;
     w.Key("patchType");
     w.String("JSONPatch");
     w.Key("patch");
     w.String(Base64(d.patch));
-  }
-  w.EndObject();
-  w.EndObject();
-  return std::string(buffer.GetString(), buffer.GetSize());
+  });
 }
 
 }  // namespace
