@@ -68,12 +68,11 @@ struct Taken {
 class PlanSearch {
  public:
   PlanSearch(const ClusterState& state, const NormalizedPod& pod,
-             const MoreImportantFn& more_important, int64_t now_ms, const ReclaimPlanBudget& budget,
+             const MoreImportantFn& more_important, const ReclaimPlanBudget& budget,
              ReclaimPlan* plan)
       : state_(state),
         pod_(pod),
         more_important_(more_important),
-        now_ms_(now_ms),
         budget_(budget),
         plan_(*plan),
         context_(MakePreemptorContext(state, pod)),
@@ -420,7 +419,6 @@ class PlanSearch {
   const ClusterState& state_;
   const NormalizedPod& pod_;
   const MoreImportantFn& more_important_;
-  const int64_t now_ms_;
   const ReclaimPlanBudget& budget_;
   ReclaimPlan& plan_;
   PreemptorContext context_;
@@ -439,10 +437,10 @@ class PlanSearch {
 }  // namespace
 
 ReclaimPlan SearchReclaimPlan(const ClusterState& state, const NormalizedPod& pod,
-                              const MoreImportantFn& more_important, int64_t now_ms,
+                              const MoreImportantFn& more_important,
                               const ReclaimPlanBudget& budget) {
   ReclaimPlan plan;
-  PlanSearch search(state, pod, more_important, now_ms, budget, &plan);
+  PlanSearch search(state, pod, more_important, budget, &plan);
   search.Run();
   return plan;
 }

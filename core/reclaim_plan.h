@@ -73,9 +73,9 @@ struct ReclaimPlan {
 // gang has fewer pending members than its need (it waits for them, not for room).
 std::vector<const NormalizedPod*> PlanMembers(const ClusterState& state, const NormalizedPod& pod);
 
-// REQUIRES: `pod` outlives the plan. `now_ms` is the what-if placements' reservation time.
+// REQUIRES: `pod` outlives the plan.
 ReclaimPlan SearchReclaimPlan(const ClusterState& state, const NormalizedPod& pod,
-                              const MoreImportantFn& more_important, int64_t now_ms,
+                              const MoreImportantFn& more_important,
                               const ReclaimPlanBudget& budget = {});
 
 const char* ReclaimPlanOutcomeName(ReclaimPlanOutcome outcome);

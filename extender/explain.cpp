@@ -48,7 +48,7 @@ Explanation Explain(const ClusterState& state, const NormalizedPod& pod,
   ReclaimOptions options;
   options.include_pods_without_quota = true;
   e.reclaim = PlanReclaim(state, pod, order, options);
-  if (e.feasibility.feasible.empty()) e.plan = SearchReclaimPlan(state, pod, order, 0);
+  if (e.feasibility.feasible.empty()) e.plan = SearchReclaimPlan(state, pod, order);
   state.ForEachNomination([&](const Nomination& n) {
     if (n.ours) e.in_flight.emplace_back(n.uid, n.node);
   });

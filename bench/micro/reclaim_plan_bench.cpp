@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
     std::vector<double> wall;
     for (int i = 0; i < iterations + 2; ++i) {
       const Stopwatch w;
-      plan = SearchReclaimPlan(state, pod, order, 0);
+      plan = SearchReclaimPlan(state, pod, order);
       if (i >= 2) wall.push_back(w.WallMicros());
     }
     const Summary s = Summarize(wall);

@@ -42,7 +42,7 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
       return std::chrono::steady_clock::now() - search_start >
              std::chrono::milliseconds(options_.plan_time_cap_ms);
     };
-    const ReclaimPlan p = SearchReclaimPlan(state, pod, more_important_, now_ms, budget);
+    const ReclaimPlan p = SearchReclaimPlan(state, pod, more_important_, budget);
     out.outcome = p.outcome;
     out.steps = p.steps;
     out.reason = p.why.message();
