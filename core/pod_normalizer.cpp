@@ -11,7 +11,7 @@ NormalizedPod PodNormalizer::Normalize(Pod raw) const {
   if (pod.uid.empty()) pod.fallback_key_ = std::make_unique<std::string>(pod.Key());
   pod.quota_request_ = QuotaRequestOf(semantics_, pod);
   // docs/devices.md: the reference counts no claim; a pod naming none costs nothing here.
-  if (!pod.resource_claims.empty() && semantics_ == QuotaSemantics::kCapacityExtender) {
+  if (!pod.resource_claims.empty() && semantics_->ChargesDeviceClaims()) {
     auto demand = std::make_shared<DeviceDemand>(DeviceDemandOf(devices_, pod, pod.store_key()));
     pod.quota_request_.Add(demand->charge);
     pod.devices_ = std::move(demand);

@@ -1,14 +1,17 @@
-// The resource arithmetic of ElasticQuota decisions, in the two semantics of
-// docs/capacity-semantics.md#2-which-resources-a-quota-governs-two-semantics (chosen by name
-// through the `quotaSemantics` policy):
-//  - kCapacityExtender (default): a quota governs exactly the resources named in its min or max;
-//    missing from max = unbounded, missing from min = 0; `pods` counts pods; the aggregated-min
-//    check covers only resources that some quota names in min.
-//  - kSchedulerPlugins: the reference plugin's arithmetic bit for bit (cpu, memory,
-//    ephemeral-storage always compared; absent lists defaulted; scalars compared only for names
-//    in the left operand; `pods` never counted; unknown names ignored).
-// "x exceeds L" = any single compared dimension is strictly greater.
-// Thread-safety: pure functions.
+// QuotaSemantics: the handle on the quota-arithmetic plugin a profile chose
+// (core/quota_arithmetic.h, docs/architecture.md#extension-points), and the free functions every
+// decision calls, each asking that plugin. The two built-in plugins
+// (docs/capacity-semantics.md#2-which-resources-a-quota-governs-two-semantics), one file each:
+//  - capacity-extender (default, core/named_resources_arithmetic.cpp): a quota governs exactly the
+//    resources named in its min or max; missing from max = unbounded, missing from min = 0;
+//    `pods` counts pods; the aggregated-min check covers only resources that some quota names in
+//    min.
+//  - scheduler-plugins (core/reference_arithmetic.cpp): the reference plugin's arithmetic bit for
+//    bit (cpu, memory, ephemeral-storage always compared; absent lists defaulted; scalars compared
+//    only for names in the left operand; `pods` never counted; unknown names ignored).
+// They are chosen by name through the registry in policies/; the named constants below serve code
+// and tests that want one without a name.
+// Thread-safety: a handle is a pointer to an immutable plugin; the functions are pure.
 #pragma once
 
 #include <string>
@@ -17,18 +20,28 @@
 
 #include "core/elastic_quota.h"
 #include "core/pod.h"
+#include "core/quota_arithmetic.h"
 #include "core/resource_list.h"
 
 namespace capext {
 
-enum class QuotaSemantics { kCapacityExtender, kSchedulerPlugins };
+class QuotaSemantics {
+ public:
+  // The built-in plugins (defined beside each plugin; constant-initialised, usable at any time).
+  static const QuotaSemantics kCapacityExtender;
+  static const QuotaSemantics kSchedulerPlugins;
 
-// One dimension in which `used + add > limit`.
-struct Excess {
-  ResourceName resource;
-  int64_t used = 0;
-  int64_t add = 0;
-  int64_t limit = 0;
+  // The default plugin: capacity-extender.
+  QuotaSemantics() : QuotaSemantics(kCapacityExtender) {}
+  // REQUIRES: `arithmetic` lives for the program (plugins are static objects).
+  explicit constexpr QuotaSemantics(const QuotaArithmetic* arithmetic) : arithmetic_(arithmetic) {}
+
+  const QuotaArithmetic& arithmetic() const { return *arithmetic_; }
+  const QuotaArithmetic* operator->() const { return arithmetic_; }
+  bool operator==(const QuotaSemantics&) const = default;
+
+ private:
+  const QuotaArithmetic* arithmetic_;
 };
 
 // Renders "cpu used 9 + nominated 2 + request 3 > max 14; memory used ..." : `add` of each
@@ -41,43 +54,41 @@ std::string DescribeExcesses(const std::vector<Excess>& excesses, const Resource
 // kubernetes.io/-prefixed): the only non-native names the reference counts.
 bool IsScalarResourceName(std::string_view name);
 
-// What a pod adds to its quota's usage. kCapacityExtender: its request plus `pods: 1`, and when the
-// pod carries an accelerator model every extended resource is also counted under "<name>.<model>"
-// (docs/capacity-semantics.md#9-gpu-model-quotas-and-object-counts). kSchedulerPlugins: its request
-// restricted to the names the reference counts, without pods.
-ResourceList QuotaRequestOf(QuotaSemantics semantics, const Pod& pod);
+// What a pod adds to its quota's usage (QuotaArithmetic::QuotaRequestOf).
+inline ResourceList QuotaRequestOf(QuotaSemantics semantics, const Pod& pod) {
+  return semantics->QuotaRequestOf(pod);
+}
 
 // used + add against max (the max check, docs/capacity-semantics.md#31-the-max-check). Empty when
 // within max.
-std::vector<Excess> ExceedsMax(QuotaSemantics semantics, const ElasticQuota& quota,
-                               const ResourceList& used, const ResourceList& add);
+inline std::vector<Excess> ExceedsMax(QuotaSemantics semantics, const ElasticQuota& quota,
+                                      const ResourceList& used, const ResourceList& add) {
+  return semantics->ExceedsMax(quota, used, add);
+}
 
-// used + add against min ("moreThanMin" of victim selection). kSchedulerPlugins compares scalars
+// used + add against min ("moreThanMin" of victim selection). scheduler-plugins compares scalars
 // named in `add` only (usedOverMinWith), so "is borrowing" is IsBorrowing, not an empty `add`.
-std::vector<Excess> ExceedsMin(QuotaSemantics semantics, const ElasticQuota& quota,
-                               const ResourceList& used, const ResourceList& add);
+inline std::vector<Excess> ExceedsMin(QuotaSemantics semantics, const ElasticQuota& quota,
+                                      const ResourceList& used, const ResourceList& add) {
+  return semantics->ExceedsMin(quota, used, add);
+}
 
 // Renders "cpu request 11 > max 10; ..." for a request compared alone (no usage involved).
 std::string DescribeRequestExcesses(const std::vector<Excess>& excesses,
                                     std::string_view limit_word);
 
 // True when `quota` is using more than its min ("borrowing", docs/capacity-semantics.md#1-words).
-bool IsBorrowing(QuotaSemantics semantics, const ElasticQuota& quota, const ResourceList& used);
+inline bool IsBorrowing(QuotaSemantics semantics, const ElasticQuota& quota,
+                        const ResourceList& used) {
+  return semantics->IsBorrowing(quota, used);
+}
 
-// Which resources the quota governs (kCapacityExtender: names in min or max).
-bool Governs(QuotaSemantics semantics, const ElasticQuota& quota, ResourceName resource);
+// Which resources the quota governs (capacity-extender: names in min or max).
+inline bool Governs(QuotaSemantics semantics, const ElasticQuota& quota, ResourceName resource) {
+  return semantics->Governs(quota, resource);
+}
 
-// Cluster-wide sums over every quota for the aggregated-min check
-// (docs/capacity-semantics.md#32-the-sum-of-mins-check). `used` sums a resource only over quotas
-// that govern it (kCapacityExtender) or over all (kSchedulerPlugins); `min` is the sum of mins;
-// `checked` lists the resources the check compares for any pod (kCapacityExtender: those named in
-// some min).
-struct AggregateTotals {
-  ResourceList used;
-  ResourceList min;
-  std::vector<ResourceName> checked;  // in name order
-};
-
+// Builds the cluster-wide sums (AggregateTotals, core/quota_arithmetic.h) over the root quotas.
 class AggregateBuilder {
  public:
   explicit AggregateBuilder(QuotaSemantics semantics) : semantics_(semantics) {}
@@ -92,7 +103,7 @@ class AggregateBuilder {
 // Whether a change of `quota`'s usage of `resource` changes totals.used (AggregateBuilder's rule).
 inline bool CountsInTotals(QuotaSemantics semantics, const ElasticQuota& quota,
                            ResourceName resource) {
-  return semantics == QuotaSemantics::kSchedulerPlugins || Governs(semantics, quota, resource);
+  return semantics->CountsInTotals(quota, resource);
 }
 
 // Adds `delta` (a change of `quota`'s usage) to `totals.used` the way AggregateBuilder counts it.
@@ -101,7 +112,10 @@ void ApplyUsageDelta(QuotaSemantics semantics, const ElasticQuota& quota, const 
 
 // totals.used + add against totals.min, for a pod of `quota` (the sum-of-mins check). Empty when
 // within.
-std::vector<Excess> ExceedsAggregateMin(QuotaSemantics semantics, const ElasticQuota& quota,
-                                        const AggregateTotals& totals, const ResourceList& add);
+inline std::vector<Excess> ExceedsAggregateMin(QuotaSemantics semantics, const ElasticQuota& quota,
+                                               const AggregateTotals& totals,
+                                               const ResourceList& add) {
+  return semantics->ExceedsAggregateMin(quota, totals, add);
+}
 
 }  // namespace capext

@@ -49,6 +49,53 @@ const PolicyTable<QuotaSemantics>& QuotaSemanticsPolicies() {
   return table;
 }
 
+const PolicyTable<SimProfile>& SimProfilePolicies() {
+  static const PolicyTable<SimProfile> table(
+      "simulator policy",
+      {{"capacity", "the plan's quotas under capacity-extender semantics (this product)",
+        [] { return SimProfile{QuotaSemantics::kCapacityExtender}; }},
+       {"scheduler-plugins",
+        "the plan's quotas under the reference plugin's arithmetic (same victim selection)",
+        [] { return SimProfile{QuotaSemantics::kSchedulerPlugins}; }},
+       {"static",
+        "max = min for every quota: no borrowing, so only same-namespace lower-priority "
+        "preemption remains",
+        [] {
+          SimProfile p{QuotaSemantics::kCapacityExtender};
+          p.max_equals_min = true;
+          return p;
+        }},
+       {"none", "no quotas at all: FIFO by priority, plain lower-priority preemption",
+        [] {
+          SimProfile p{QuotaSemantics::kCapacityExtender};
+          p.quotas = false;
+          return p;
+        }},
+       {"fair",
+        "capacity with fair sharing by weight: quota pods arrive gated, the admission queue "
+        "admits borrowers in order of their share",
+        [] {
+          SimProfile p{QuotaSemantics::kCapacityExtender};
+          p.fair_sharing = true;
+          p.compared_by_default = false;
+          return p;
+        }}});
+  return table;
+}
+
+SimProfile SimProfileNamed(std::string_view name) {
+  const auto* entry = SimProfilePolicies().Find(name);
+  return (entry != nullptr ? entry : &SimProfilePolicies().default_entry())->make();
+}
+
+std::vector<std::string> DefaultComparedSimProfiles() {
+  std::vector<std::string> out;
+  for (const auto& e : SimProfilePolicies().entries()) {
+    if (e.make().compared_by_default) out.emplace_back(e.name);
+  }
+  return out;
+}
+
 std::string_view NodeScoringName(NodeScoring scoring) {
   for (const auto& e : NodeScoringPolicies().entries()) {
     if (e.make() == scoring) return e.name;

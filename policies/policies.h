@@ -2,7 +2,9 @@
 // `--help`, /quotas and capacity-sim.
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/node_score.h"
 #include "core/quota_semantics.h"
@@ -19,6 +21,28 @@ const PolicyTable<NodeScoring>& NodeScoringPolicies();
 // Which resources a quota governs and how
 // (docs/capacity-semantics.md#2-which-resources-a-quota-governs-two-semantics).
 const PolicyTable<QuotaSemantics>& QuotaSemanticsPolicies();
+
+// A capacity-sim policy (`run --policy`, `compare --policies`): a profile of the registry
+// (docs/architecture.md#registry-and-profiles). Every policy runs the same scheduler loop
+// (bench/sim/simulation.h: kube-scheduler's queue, filter, score, bind, plus the reclaim
+// controller, docs/capacity-semantics.md#8-the-reclaim-controller, and kube-scheduler's own
+// lower-priority preemption); a profile says which quota-arithmetic plugin reads the quotas and how
+// the quota plan becomes quotas.
+struct SimProfile {
+  QuotaSemantics semantics;     // the quota-arithmetic plugin
+  bool quotas = true;           // create the plan's ElasticQuotas at all
+  bool max_equals_min = false;  // replace every max by the min
+  // Gate every pod of a quota namespace; core's admission queue lifts the gates, borrowers in
+  // order of their share after admission (docs/fair-sharing.md).
+  bool fair_sharing = false;
+  bool compared_by_default = true;  // one of `compare`'s default --policies
+};
+const PolicyTable<SimProfile>& SimProfilePolicies();
+// The profile named `name`, or the default's when the table has no such name (callers validate
+// names first: capacity-sim's command line does).
+SimProfile SimProfileNamed(std::string_view name);
+// The names `compare` runs without --policies, in table order.
+std::vector<std::string> DefaultComparedSimProfiles();
 
 // The name of a value in its table (the default's name when the value is not listed).
 std::string_view NodeScoringName(NodeScoring scoring);

@@ -38,8 +38,8 @@ int RunCompareCommand(const std::vector<std::string>& args) {
     return 1;
   }
   // Every policy with every admission mode, policy-major (per-pod, then gang, per policy).
-  std::vector<std::pair<SimPolicy, SimAdmission>> runs;
-  for (SimPolicy p : config.policies) {
+  std::vector<std::pair<std::string, SimAdmission>> runs;
+  for (const std::string& p : config.policies) {
     for (SimAdmission a : config.admissions)
       runs.emplace_back(p, a);
   }

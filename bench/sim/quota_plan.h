@@ -14,7 +14,7 @@
 // plan's hierarchy gets the checks `capacity-extender validate` runs (quota_hierarchy_check.h):
 // a missing parent, a cycle or children's mins above their parent's min are errors; a child's
 // max above its parent's max is a warning (QuotaPlan::warnings). The policy decides how the plan
-// is enforced (sim_policy.h).
+// is enforced (the simulator profiles of policies/policies.h).
 // Thread-safety: value types and stateless functions.
 #pragma once
 

@@ -36,8 +36,7 @@ int RunRunCommand(const std::vector<std::string>& args) {
   }
   SimulationOptions options = config.sim;
   options.policy = config.policies.front();
-  ProgressBar bar("run " + std::string(SimPolicyName(options.policy)), 1,
-                  config.progress && ProgressBar("", 1).enabled());
+  ProgressBar bar("run " + options.policy, 1, config.progress && ProgressBar("", 1).enabled());
   options.progress = [&](int64_t done, int64_t total) { bar.Update(0, done, total); };
   SimulationResult result;
   Status run = RunSimulation(input, options, &result);

@@ -26,7 +26,20 @@ struct Flag {
   Only only = Only::kBoth;
 };
 
+// "a, b, c": names joined by commas (a flag's value).
+std::string CommaJoined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names)
+    out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
 const std::vector<Flag>& Flags() {
+  // The policies are the registry's simulator profiles (policies/policies.h).
+  static const std::string policy_help = SimProfilePolicies().NamesText();
+  static const std::string policies_help = "comma-separated policies of " +
+                                           SimProfilePolicies().NamesText() + " (default " +
+                                           CommaJoined(DefaultComparedSimProfiles()) + ")";
   static const std::vector<Flag> flags = {
       {"trace", "FILE", "Alibaba v2023 pod list CSV (openb_pod_list_*.csv) as the workload"},
       {"tenants", "RULE",
@@ -68,9 +81,8 @@ const std::vector<Flag>& Flags() {
        "quota plan YAML {tenant: {min: {...}, max: {...}, priority: N, parent: TENANT}}; "
        "default: the snapshot's ElasticQuotas, or for --synthetic min = 90%/K of the cluster, "
        "max = 2.5 x min"},
-      {"policy", "NAME", "capacity (default), scheduler-plugins, static or none", Only::kRun},
-      {"policies", "LIST",
-       "comma-separated policies (default capacity,scheduler-plugins,static,none)", Only::kCompare},
+      {"policy", "NAME", policy_help.c_str(), Only::kRun},
+      {"policies", "LIST", policies_help.c_str(), Only::kCompare},
       {"admission", "MODE",
        "pod groups: pod (each pod through /filter, as before groups; default) or gang (gate "
        "mode: the admission queue admits a group's minMember together)",
@@ -326,19 +338,19 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
   c.quotas = has("quotas") ? get("quotas") : "";
 
   std::string policy_list =
-      compare ? (has("policies") ? get("policies") : "capacity,scheduler-plugins,static,none")
-              : (has("policy") ? get("policy") : "capacity");
-  std::set<SimPolicy> seen;
+      compare ? (has("policies") ? get("policies") : CommaJoined(DefaultComparedSimProfiles()))
+              : (has("policy") ? get("policy")
+                               : std::string(SimProfilePolicies().default_entry().name));
+  std::set<std::string> seen;
   std::size_t start = 0;
   while (start <= policy_list.size()) {
     std::size_t comma = policy_list.find(',', start);
     std::string name =
         policy_list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    auto p = SimPolicyFromName(name);
-    if (!p)
-      return Status::Error("unknown policy '" + name +
-                           "' (capacity, scheduler-plugins, static, none)");
-    if (seen.insert(*p).second) c.policies.push_back(*p);
+    if (SimProfilePolicies().Find(name) == nullptr)
+      return Status::Error("unknown policy '" + name + "' (" + SimProfilePolicies().NamesText() +
+                           ")");
+    if (seen.insert(name).second) c.policies.push_back(name);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }

@@ -29,7 +29,7 @@ struct SimCliConfig {
   // Quotas.
   std::string quotas;
   // Policies (run: exactly one).
-  std::vector<SimPolicy> policies;
+  std::vector<std::string> policies;  // SimProfilePolicies() names
   // Admission of pod groups (run: exactly one; compare: each policy runs with each).
   std::vector<SimAdmission> admissions = {SimAdmission::kPod};
   SimulationOptions sim;

@@ -38,7 +38,7 @@ SimEngine::SimEngine(const SimulationInput& input, const SimulationOptions& opti
     : input_(input),
       options_(options),
       out_(out),
-      state_(options.cluster_quotas.value_or(SetupFor(options.policy).semantics)) {
+      state_(options.cluster_quotas.value_or(SimProfileNamed(options.policy).semantics)) {
   state_.SetDeviceClassMappings(options.device_class_mappings);
 }
 
@@ -56,7 +56,7 @@ Status SimEngine::Setup() {
   }
   scoring_ = scoring->make();
   more_important_ = VictimOrderPolicies().default_entry().make();
-  const SimPolicySetup setup = SetupFor(options_.policy);
+  const SimProfile setup = SimProfileNamed(options_.policy);
 
   // Cluster objects: priority classes first so priorities resolve, then nodes, quotas, PDBs,
   // DRA objects, and the snapshot's bound pods.
@@ -395,8 +395,7 @@ void SimEngine::Run() {
 }
 
 void SimEngine::Collect() {
-  out_->policy = std::string(SimPolicyName(options_.policy)) +
-                 (options_.admission == SimAdmission::kGang ? "+gang" : "");
+  out_->policy = options_.policy + (options_.admission == SimAdmission::kGang ? "+gang" : "");
   out_->admission = options_.admission == SimAdmission::kGang ? "gang" : "pod";
   out_->scoring = options_.scoring;
   out_->sampling = options_.sampling == NodeSampling::kAll ? "all" : "kube-scheduler";
@@ -406,7 +405,7 @@ void SimEngine::Collect() {
   out_->allocatable_gpu = out_->gpu_resource.empty()
                               ? 0
                               : nodes_->TotalAllocatable(ResourceName::Of(out_->gpu_resource));
-  const SimPolicySetup setup = SetupFor(options_.policy);
+  const SimProfile setup = SimProfileNamed(options_.policy);
   for (const auto& t : tenants_) {
     TenantPlanView v;
     v.name = t.name;

@@ -45,11 +45,11 @@
 #include "bench/sim/group_metrics.h"
 #include "bench/sim/quota_plan.h"
 #include "bench/sim/sim_metrics.h"
-#include "bench/sim/sim_policy.h"
 #include "bench/sim/workload.h"
 #include "config/snapshot.h"
 #include "core/cluster_state.h"
 #include "core/pod_group.h"
+#include "policies/policies.h"
 
 namespace capext {
 
@@ -86,7 +86,7 @@ struct SimulationInput {
 };
 
 struct SimulationOptions {
-  SimPolicy policy = SimPolicy::kCapacity;
+  std::string policy{SimProfilePolicies().default_entry().name};  // a SimProfilePolicies() name
   std::string scoring = "least-allocated";
   NodeSampling sampling = NodeSampling::kKubeScheduler;
   int percentage_of_nodes_to_score = 0;  // 0 = kube-scheduler's adaptive default

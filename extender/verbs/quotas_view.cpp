@@ -12,8 +12,8 @@
 namespace capext {
 namespace {
 
-// The resources a quota shows: those it governs (names in min or max), plus cpu/memory/
-// ephemeral-storage under the reference semantics, which always compares them.
+// The resources a quota shows: the names in its min or max, plus those the quota arithmetic
+// compares for every quota (cpu, memory and ephemeral-storage under scheduler-plugins).
 std::vector<ResourceName> ShownResources(QuotaSemantics semantics, const ElasticQuota& q) {
   std::vector<ResourceName> names;
   auto add = [&](ResourceName n) {
@@ -25,10 +25,8 @@ std::vector<ResourceName> ShownResources(QuotaSemantics semantics, const Elastic
   if (q.max)
     for (const auto& e : q.max->entries())
       add(e.first);
-  if (semantics == QuotaSemantics::kSchedulerPlugins) {
-    for (ResourceName n : {kCpuName, kMemoryName, kEphemeralStorageName})
-      add(n);
-  }
+  for (ResourceName n : semantics->AlwaysCompared())
+    add(n);
   std::sort(names.begin(), names.end());
   return names;
 }

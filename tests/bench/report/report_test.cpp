@@ -34,7 +34,7 @@ SimulationInput SmallSynthetic(uint64_t seed) {
   return in;
 }
 
-SimulationResult RunPolicy(const SimulationInput& in, SimPolicy policy) {
+SimulationResult RunPolicy(const SimulationInput& in, const std::string& policy) {
   SimulationOptions o;
   o.policy = policy;
   o.samples = 50;
@@ -71,19 +71,18 @@ void CheckSelfContained(const std::string& html) {
 
 TEST_CASE("a small run gives byte-identical reports twice", "[sim][report]") {
   const SimulationInput in = SmallSynthetic(5);
-  const SimulationResult a = RunPolicy(in, SimPolicy::kCapacity);
-  const SimulationResult b = RunPolicy(in, SimPolicy::kCapacity);
+  const SimulationResult a = RunPolicy(in, "capacity");
+  const SimulationResult b = RunPolicy(in, "capacity");
   CHECK(ReportJson(a, Context(in)) == ReportJson(b, Context(in)));
   CHECK(TimelineCsv(a) == TimelineCsv(b));
   CHECK(ReportHtml(a, Context(in)) == ReportHtml(b, Context(in)));
   const SimulationInput again = SmallSynthetic(5);  // regenerated input, same seed
-  CHECK(ReportJson(RunPolicy(again, SimPolicy::kCapacity), Context(again)) ==
-        ReportJson(a, Context(in)));
+  CHECK(ReportJson(RunPolicy(again, "capacity"), Context(again)) == ReportJson(a, Context(in)));
 }
 
 TEST_CASE("report.json has the documented members", "[sim][report]") {
   const SimulationInput in = SmallSynthetic(6);
-  const SimulationResult r = RunPolicy(in, SimPolicy::kCapacity);
+  const SimulationResult r = RunPolicy(in, "capacity");
   const std::string json = ReportJson(r, Context(in));
   rapidjson::Document doc;
   doc.Parse(json.c_str());
@@ -122,7 +121,7 @@ TEST_CASE("report.json has the documented members", "[sim][report]") {
 
 TEST_CASE("timeline.csv has a row per sample and tenant plus the cluster", "[sim][report]") {
   const SimulationInput in = SmallSynthetic(7);
-  const SimulationResult r = RunPolicy(in, SimPolicy::kCapacity);
+  const SimulationResult r = RunPolicy(in, "capacity");
   const std::string csv = TimelineCsv(r);
   std::istringstream lines(csv);
   std::string header;
@@ -144,7 +143,7 @@ TEST_CASE("timeline.csv has a row per sample and tenant plus the cluster", "[sim
 TEST_CASE("the HTML pages are self-contained and carry their charts", "[sim][report]") {
   const SimulationInput in = SmallSynthetic(8);
   std::vector<SimulationResult> results;
-  for (SimPolicy p : {SimPolicy::kCapacity, SimPolicy::kStatic})
+  for (std::string p : {"capacity", "static"})
     results.push_back(RunPolicy(in, p));
   const std::string report = ReportHtml(results[0], Context(in));
   CheckSelfContained(report);
@@ -189,7 +188,7 @@ SimulationInput SmallTree(uint64_t seed) {
 TEST_CASE("the quota tree: levels depth first, a parent's used is its subtree's at every sample",
           "[sim][report][hierarchy]") {
   const SimulationInput in = SmallTree(9);
-  const SimulationResult r = RunPolicy(in, SimPolicy::kCapacity);
+  const SimulationResult r = RunPolicy(in, "capacity");
   const PlanTreeView tree = BuildQuotaTree(r);
   REQUIRE(tree.nodes.size() == 5);
   CHECK(tree.levels == 3);
@@ -220,13 +219,13 @@ TEST_CASE("the quota tree: levels depth first, a parent's used is its subtree's 
   CHECK(org.peak > 0);
 
   // A flat plan has no tree.
-  CHECK(BuildQuotaTree(RunPolicy(SmallSynthetic(9), SimPolicy::kCapacity)).empty());
+  CHECK(BuildQuotaTree(RunPolicy(SmallSynthetic(9), "capacity")).empty());
 }
 
 TEST_CASE("report.json: per quota its parent and per level used, min and max; flat plans unchanged",
           "[sim][report][hierarchy]") {
   const SimulationInput in = SmallTree(10);
-  const SimulationResult r = RunPolicy(in, SimPolicy::kCapacity);
+  const SimulationResult r = RunPolicy(in, "capacity");
   rapidjson::Document doc;
   doc.Parse(ReportJson(r, Context(in)).c_str());
   REQUIRE_FALSE(doc.HasParseError());
@@ -271,7 +270,7 @@ TEST_CASE("report.json: per quota its parent and per level used, min and max; fl
 
   // A flat plan: no hierarchy member, no parent, anywhere.
   const SimulationInput flat_in = SmallSynthetic(10);
-  const std::string flat = ReportJson(RunPolicy(flat_in, SimPolicy::kCapacity), Context(flat_in));
+  const std::string flat = ReportJson(RunPolicy(flat_in, "capacity"), Context(flat_in));
   CHECK(flat.find("\"hierarchy\"") == std::string::npos);
   CHECK(flat.find("\"parent\"") == std::string::npos);
 }
@@ -279,7 +278,7 @@ TEST_CASE("report.json: per quota its parent and per level used, min and max; fl
 TEST_CASE("report.html shows used, min and max per level for a plan with parents",
           "[sim][report][hierarchy]") {
   const SimulationInput in = SmallTree(11);
-  const std::string html = ReportHtml(RunPolicy(in, SimPolicy::kCapacity), Context(in));
+  const std::string html = ReportHtml(RunPolicy(in, "capacity"), Context(in));
   CheckSelfContained(html);
   CHECK(html.find("Quota tree: used vs min vs max per level") != std::string::npos);
   CHECK(html.find("5 quotas on 3 levels") != std::string::npos);
@@ -292,7 +291,7 @@ TEST_CASE("report.html shows used, min and max per level for a plan with parents
   CHECK(html.find("tenant-1: cpu cores used vs min and max") != std::string::npos);
 
   const SimulationInput flat = SmallSynthetic(11);
-  CHECK(ReportHtml(RunPolicy(flat, SimPolicy::kCapacity), Context(flat)).find("Quota tree") ==
+  CHECK(ReportHtml(RunPolicy(flat, "capacity"), Context(flat)).find("Quota tree") ==
         std::string::npos);
 }
 

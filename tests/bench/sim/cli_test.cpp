@@ -34,7 +34,7 @@ TEST_CASE("run flags parse into options", "[sim][cli]") {
   CHECK(c.synthetic);
   CHECK(c.synthetic_options.pods == 500);
   CHECK(c.synthetic_options.seed == 9);
-  CHECK(c.policies == std::vector<SimPolicy>{SimPolicy::kStatic});
+  CHECK(c.policies == std::vector<std::string>{"static"});
   CHECK(c.sim.sampling == NodeSampling::kAll);
   CHECK(c.sim.resubmit_evicted);
   CHECK(c.sim.until_ms == 3'600'000);
@@ -74,7 +74,7 @@ TEST_CASE("a --config file supplies flags; the command line wins", "[sim][cli]")
   CHECK(c.synthetic_options.pods == 700);
   CHECK(c.synthetic_options.seed == 4);
   CHECK(c.out_dir == "from-file");
-  CHECK(c.policies == std::vector<SimPolicy>{SimPolicy::kStatic, SimPolicy::kNone});
+  CHECK(c.policies == std::vector<std::string>{"static", "none"});
   const std::string bad = dir.Write("bad.yaml", "pods: 7\nspeed: 11\n");
   SimCliConfig d;
   CHECK(Parse({"--config", bad}, &d, true).message() == bad + ": unknown flag 'speed'");

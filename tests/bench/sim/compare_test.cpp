@@ -15,8 +15,7 @@ namespace {
 
 std::vector<SimulationResult> RunAll(const SimulationInput& in) {
   std::vector<SimulationResult> out;
-  for (SimPolicy p :
-       {SimPolicy::kCapacity, SimPolicy::kSchedulerPlugins, SimPolicy::kStatic, SimPolicy::kNone}) {
+  for (std::string p : {"capacity", "scheduler-plugins", "static", "none"}) {
     SimulationOptions o;
     o.policy = p;
     SimulationResult r;

@@ -67,7 +67,7 @@ SimulationInput BorrowAndReclaimInput() {
   return in;
 }
 
-SimulationResult Run(const SimulationInput& in, SimPolicy policy, Events* events = nullptr,
+SimulationResult Run(const SimulationInput& in, const std::string& policy, Events* events = nullptr,
                      bool resubmit = false) {
   SimulationOptions o;
   o.policy = policy;
@@ -89,7 +89,7 @@ const TenantSummary& Tenant(const std::vector<TenantSummary>& s, const std::stri
 
 TEST_CASE("a tenant within its min reclaims from a borrower", "[sim][engine]") {
   Events events;
-  const SimulationResult r = Run(BorrowAndReclaimInput(), SimPolicy::kCapacity, &events);
+  const SimulationResult r = Run(BorrowAndReclaimInput(), "capacity", &events);
   INFO(fmt::format("{}", fmt::join(events.log, "\n")));
   // Least important first among a's pods: equal priority, so the latest started; all started
   // at 0, so the reprieve order decides. Whichever it is, exactly one a pod goes.
@@ -113,8 +113,7 @@ TEST_CASE("a tenant within its min reclaims from a borrower", "[sim][engine]") {
 
 TEST_CASE("an evicted pod is resubmitted only when asked", "[sim][engine]") {
   Events events;
-  const SimulationResult r =
-      Run(BorrowAndReclaimInput(), SimPolicy::kCapacity, &events, /*resubmit=*/true);
+  const SimulationResult r = Run(BorrowAndReclaimInput(), "capacity", &events, /*resubmit=*/true);
   const auto s = Summarize(r);
   CHECK(Tenant(s, "a").resubmitted == 1);
   CHECK(Tenant(s, "a").run == 4);
@@ -126,7 +125,7 @@ TEST_CASE("an evicted pod is resubmitted only when asked", "[sim][engine]") {
 
 TEST_CASE("static quotas never borrow", "[sim][engine]") {
   Events events;
-  const SimulationResult r = Run(BorrowAndReclaimInput(), SimPolicy::kStatic, &events);
+  const SimulationResult r = Run(BorrowAndReclaimInput(), "static", &events);
   const auto s = Summarize(r);
   CHECK(Tenant(s, "a").borrowed_core_hours == 0);
   CHECK(r.evictions == 0);
@@ -137,7 +136,7 @@ TEST_CASE("static quotas never borrow", "[sim][engine]") {
 
 TEST_CASE("no quotas: first come, first served, no preemption at equal priority", "[sim][engine]") {
   Events events;
-  const SimulationResult r = Run(BorrowAndReclaimInput(), SimPolicy::kNone, &events);
+  const SimulationResult r = Run(BorrowAndReclaimInput(), "none", &events);
   const auto s = Summarize(r);
   CHECK(r.evictions == 0);
   CHECK(Tenant(s, "b").wait.max_s == 90);  // until a's pods complete at 100
@@ -150,7 +149,7 @@ TEST_CASE("a higher-priority pod preempts a lower one without quotas", "[sim][en
   in.nodes = {CpuNode("n1", 4000)};
   in.workload.pods = {PodOf("low", "x", 0, 100, 4000, 0), PodOf("high", "x", 5, 10, 4000, 100)};
   Events events;
-  const SimulationResult r = Run(in, SimPolicy::kNone, &events);
+  const SimulationResult r = Run(in, "none", &events);
   CHECK(events.Has("5 evict low n1"));
   CHECK(events.Has("5 bind high n1"));
   CHECK(r.evictions == 1);
@@ -220,10 +219,10 @@ TEST_CASE("pods that can never run are rejected, by quota or by nodes", "[sim][e
   in.workload.pods.push_back(PodOf("a-huge", "a", 1, 10, 9000));  // above a's max of 8
   in.workload.pods.push_back(PodOf("c-huge", "c", 1, 10, 5000));  // no quota; above every node
   SortByArrival(&in.workload.pods);
-  const auto s = Summarize(Run(in, SimPolicy::kCapacity));
+  const auto s = Summarize(Run(in, "capacity"));
   CHECK(Tenant(s, "a").rejected_by_quota == 1);
   CHECK(Tenant(s, "c").rejected_by_nodes == 1);
-  const auto none = Summarize(Run(in, SimPolicy::kNone));
+  const auto none = Summarize(Run(in, "none"));
   CHECK(Tenant(none, "a").rejected_by_quota == 0);
   CHECK(Tenant(none, "a").rejected_by_nodes == 1);  // 9 cpu fits no 4-cpu node either
 }
@@ -231,8 +230,8 @@ TEST_CASE("pods that can never run are rejected, by quota or by nodes", "[sim][e
 // The reference: every pending pod retried at every event time, in kube-scheduler's queue order
 // (ClusterState::PendingPods), by the core's filter over every node and its choice of node, until
 // a pass binds nothing. No reclaim: the cases below have nothing to reclaim.
-std::vector<std::string> ReferenceLog(const SimulationInput& in, SimPolicy policy) {
-  const SimPolicySetup setup = SetupFor(policy);
+std::vector<std::string> ReferenceLog(const SimulationInput& in, const std::string& policy) {
+  const SimProfile setup = SimProfileNamed(policy);
   ClusterState state(setup.semantics);
   for (const auto& n : in.nodes)
     state.UpsertNode(n);
@@ -294,7 +293,7 @@ std::vector<std::string> ReferenceLog(const SimulationInput& in, SimPolicy polic
   return log;
 }
 
-std::vector<std::string> EngineLog(const SimulationInput& in, SimPolicy policy) {
+std::vector<std::string> EngineLog(const SimulationInput& in, const std::string& policy) {
   SimulationOptions o;
   o.policy = policy;
   o.sampling = NodeSampling::kAll;
@@ -331,8 +330,8 @@ TEST_CASE(
     for (auto& p : in.workload.pods)
       p.priority = 0;
     in.plan = SyntheticQuotaPlan({"tenant-0", "tenant-1", "tenant-2"}, in.nodes);
-    for (SimPolicy policy : {SimPolicy::kNone, SimPolicy::kStatic}) {
-      INFO("seed " << seed << " policy " << SimPolicyName(policy));
+    for (std::string policy : {"none", "static"}) {
+      INFO("seed " << seed << " policy " << policy);
       const auto reference = ReferenceLog(in, policy);
       const auto engine = EngineLog(in, policy);
       CHECK(reference.size() == engine.size());
@@ -358,7 +357,7 @@ TEST_CASE("stopping 1.2 early gives the same reclaims as running it on every poo
       cpu += n.allocatable.Get("cpu");
     in.workload = GenerateSyntheticWorkload(o, cpu);
     in.plan = SyntheticQuotaPlan({"tenant-0", "tenant-1", "tenant-2", "tenant-3"}, in.nodes);
-    for (SimPolicy policy : {SimPolicy::kCapacity, SimPolicy::kNone}) {
+    for (std::string policy : {"capacity", "none"}) {
       for (NodeSampling sampling : {NodeSampling::kKubeScheduler, NodeSampling::kAll}) {
         std::vector<std::string> logs[2];
         int64_t evictions = 0;
@@ -375,7 +374,7 @@ TEST_CASE("stopping 1.2 early gives the same reclaims as running it on every poo
           REQUIRE(RunSimulation(in, opts, &r).ok());
           evictions = r.evictions;
         }
-        INFO("seed " << seed << " policy " << SimPolicyName(policy));
+        INFO("seed " << seed << " policy " << policy);
         CHECK(evictions > 0);
         CHECK(logs[0] == logs[1]);
       }
