@@ -93,6 +93,10 @@ const std::vector<ConfigField>& Table() {
       {"quota-semantics", "quotaSemantics", "NAME", "Policies",
        "capacity-extender or scheduler-plugins (the reference plugin's arithmetic)",
        &EC::quota_semantics},
+      {"admission-rules", "admissionRules", "NAMES", "Policies",
+       "admission rules run after the built-in ones, '+'-separated, by their names in the "
+       "registry (none by default)",
+       &EC::admission_rules},
       {"victim-order", "victimOrder", "NAME", "Policies", "order in which victims are chosen",
        &EC::victim_order},
       {"scoring", "scoring", "NAME", "Policies", "least-allocated, most-allocated or none",

@@ -55,8 +55,9 @@ struct ExtenderConfig {
 
   // Policies (names from the policies/ tables; the defaults are their first entries).
   std::string quota_semantics{QuotaSemanticsPolicies().default_entry().name};  // quotaSemantics
-  std::string victim_order{VictimOrderPolicies().default_entry().name};        // victimOrder
-  std::string scoring{NodeScoringPolicies().default_entry().name};             // scoring
+  std::string admission_rules;  // admissionRules: extra admission rules, '+'-separated ("" = none)
+  std::string victim_order{VictimOrderPolicies().default_entry().name};  // victimOrder
+  std::string scoring{NodeScoringPolicies().default_entry().name};       // scoring
   std::string gpu_model_annotation;  // gpuModelAnnotation / --gpu-model-annotation ("" = off)
   // deviceClassMappings (config file only; docs/devices.md#4-the-quota-resource-of-a-deviceclass):
   // DeviceClass -> quota resource.

@@ -6,6 +6,7 @@
 
 #include "config/extender_config.h"
 #include "config/name_suggestion.h"
+#include "policies/admission_rules.h"
 #include "policies/policies.h"
 
 namespace capext {
@@ -46,6 +47,9 @@ bool ValidateExtenderConfig(const ExtenderConfig& c, std::vector<ConfigDiagnosti
 
   check.OneOf("quotaSemantics", c.quota_semantics, QuotaSemanticsPolicies().Names(),
               QuotaSemanticsPolicies().what());
+  QuotaSemantics with_rules;
+  if (Status s = WithAdmissionRules({}, c.admission_rules, &with_rules); !s.ok())
+    check.Fail("admissionRules", s.message());
   check.OneOf("victimOrder", c.victim_order, VictimOrderPolicies().Names(),
               VictimOrderPolicies().what());
   check.OneOf("scoring", c.scoring, NodeScoringPolicies().Names(), NodeScoringPolicies().what());

@@ -19,9 +19,15 @@
 #include <string>
 #include <vector>
 
+#include "core/declared_changes.h"
 #include "core/victim_selection.h"
 
 namespace capext {
+
+// What the choice among candidates reads besides victim selection
+// (docs/architecture.md#declared-changes-and-wake-rules): the PodDisruptionBudgets their victims
+// would violate.
+inline constexpr DeclaredChanges kCandidateOrderChanges = kChangesToPdbs;
 
 struct CandidateKey {
   int32_t distance = 0;  // the farthest victim's distance in the quota tree (nearest wins)

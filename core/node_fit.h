@@ -15,9 +15,14 @@
 #include <vector>
 
 #include "core/cluster_state.h"
+#include "core/declared_changes.h"
 #include "core/status.h"
 
 namespace capext {
+
+// What node fit reads (docs/architecture.md#declared-changes-and-wake-rules): a node's spec and
+// what holds room on it (kChangesOnOneNode when the verdict is about one node).
+inline constexpr DeclaredChanges kNodeFitChanges = kChangesOnAnyNode;
 
 bool ToleratesTaint(const Toleration& toleration, const Taint& taint);
 

@@ -68,18 +68,27 @@ AdmissionPath MakeAdmissionPath(const ClusterState& state, const NormalizedPod& 
   return path;
 }
 
-namespace {
-
-// "ElasticQuota team-a/team-a (parent of a2/a2)": the quota that blocks and its relation to the
-// pod's quota.
-std::string Blocking(const AdmissionPath& path, std::size_t level) {
+std::string BlockingQuota(const AdmissionPath& path, std::size_t level) {
   const ElasticQuota& q = *path.levels[level].quota;
   if (level == 0) return q.Key();
   return fmt::format("{} ({} of {})", q.Key(), level == 1 ? "parent" : "ancestor",
                      path.quota->Key());
 }
 
-}  // namespace
+std::string GroupSubject(const Demand& demand, const std::vector<Excess>& excesses) {
+  if (demand.group.empty()) return {};
+  ResourceList blocking;
+  for (const auto& e : excesses)
+    blocking.Set(e.resource, demand.request.Get(e.resource));
+  return reasons::GangNeeds(demand.group, demand.pods, blocking.ToString());
+}
+
+DeclaredChanges AdmissionChanges(QuotaSemantics semantics) {
+  DeclaredChanges out = QuotaMaxRule().Declared() | SumOfMinsRule().Declared();
+  for (const AdmissionRule* rule : semantics.extra_rules())
+    out |= rule->Declared();
+  return out;
+}
 
 AggregateTotals TotalsWithoutOwnHold(QuotaSemantics semantics, const AdmissionPath& path,
                                      const AggregateTotals& totals) {
@@ -92,89 +101,72 @@ AggregateTotals TotalsWithoutOwnHold(QuotaSemantics semantics, const AdmissionPa
 
 namespace {
 
-// "gang eq1/a: 4 pods need cpu 16: " for the resources that block (a group's subject), or ""
-// for a pod.
-std::string Subject(std::string_view group, int pods, const ResourceList& request,
-                    const std::vector<Excess>& excesses) {
-  if (group.empty()) return {};
-  ResourceList blocking;
-  for (const auto& e : excesses)
-    blocking.Set(e.resource, request.Get(e.resource));
-  return reasons::GangNeeds(group, pods, blocking.ToString());
-}
+// The state's usage, for the rules.
+class StateUsage final : public AdmissionUsage {
+ public:
+  explicit StateUsage(const ClusterState& state) : state_(state) {}
+  const ResourceList& UsedOf(int node) const override { return state_.ledger().NodeUsed(node); }
+  const AggregateTotals& Totals() const override { return state_.totals(); }
 
-// CheckQuotaPath for `request`; reasons name `pod_key` (a pod) or, when `group` is set, start
-// with the group's subject.
-Status CheckPath(const ClusterState& state, const ResourceList& request, const AdmissionPath& path,
-                 std::string_view pod_key, std::string_view group, int pods) {
+ private:
+  const ClusterState& state_;
+};
+
+// The rules of the state's profile for `demand` (core/admission_rule.h: built-in, then extra; the
+// first that does not pass decides).
+AdmissionVerdict DecidePath(const ClusterState& state, const AdmissionPath& path,
+                            const Demand& demand) {
   if (path.quota == nullptr) return {};
   const QuotaSemantics semantics = state.semantics();
-  // A request above the max of q or of an ancestor can never fit: the nearest such quota.
-  for (std::size_t i = 0; i < path.levels.size(); ++i) {
-    auto alone = ExceedsMax(semantics, *path.levels[i].quota, ResourceList{}, request);
-    if (!alone.empty()) {
-      const std::string details = DescribeRequestExcesses(alone, "max");
-      const std::string subject = Subject(group, pods, request, alone);
-      return Status::Unresolvable(
-          subject.empty() ? reasons::QuotaRequestAboveMax(pod_key, Blocking(path, i), details)
-                          : std::string(subject) +
-                                reasons::QuotaRequestAboveMaxRule(Blocking(path, i), details));
-    }
+  const StateUsage usage(state);
+  for (const AdmissionRule* rule : {&QuotaMaxRule(), &SumOfMinsRule()}) {
+    if (Status s = rule->Check(semantics, path, usage, demand); !s.ok()) return {s, rule};
   }
-  for (std::size_t i = 0; i < path.levels.size(); ++i) {
-    const auto& level = path.levels[i];
-    const ResourceList& node_used = state.ledger().NodeUsed(level.node);
-    auto over = path.own_hold.empty()
-                    ? ExceedsMax(semantics, *level.quota, node_used, path.InEq(level))
-                    : ExceedsMax(semantics, *level.quota, path.UsedWithoutOwnHold(node_used),
-                                 path.InEq(level));
-    if (!over.empty()) {
-      const std::string details = DescribeExcesses(over, request, "max");
-      const std::string subject = Subject(group, pods, request, over);
-      return Status::Unschedulable(
-          subject.empty()
-              ? reasons::QuotaMaxExceeded(pod_key, Blocking(path, i), details)
-              : std::string(subject) + reasons::QuotaMaxRule(Blocking(path, i), details));
-    }
-  }
-  auto over_min = path.own_hold.empty()
-                      ? ExceedsAggregateMin(semantics, *path.root, state.totals(), path.sums.all)
-                      : ExceedsAggregateMin(semantics, *path.root,
-                                            TotalsWithoutOwnHold(semantics, path, state.totals()),
-                                            path.sums.all);
-  if (!over_min.empty()) {
-    const std::string details = DescribeExcesses(over_min, request, "min");
-    const std::string subject = Subject(group, pods, request, over_min);
-    return Status::Unschedulable(subject.empty()
-                                     ? reasons::AggregateMinExceeded(pod_key, details)
-                                     : std::string(subject) + reasons::AggregateMinRule(details));
+  for (const AdmissionRule* rule : semantics.extra_rules()) {
+    if (Status s = rule->Check(semantics, path, usage, demand); !s.ok()) return {s, rule};
   }
   return {};
 }
 
+// docs/devices.md#7-bad-input-the-pod-waits-never-admitted-uncounted: devices that cannot be
+// counted hold the pod, never admit it uncounted (before any rule).
+Status DevicesCountable(const NormalizedPod& pod) {
+  if (pod.device_problem().empty()) return {};
+  return Status::Unschedulable(reasons::DevicesNotCountable(pod.Key(), pod.device_problem()));
+}
+
 }  // namespace
+
+AdmissionVerdict DecideAdmissionPath(const ClusterState& state, const NormalizedPod& pod,
+                                     const AdmissionPath& path) {
+  if (path.quota == nullptr) return {};
+  if (Status s = DevicesCountable(pod); !s.ok()) return {s, nullptr};
+  const std::string& key = pod.Key();
+  return DecidePath(state, path, Demand{pod.quota_request(), 1, key, {}});
+}
 
 Status CheckQuotaPath(const ClusterState& state, const NormalizedPod& pod,
                       const AdmissionPath& path) {
-  if (path.quota == nullptr) return {};
-  // docs/devices.md#7-bad-input-the-pod-waits-never-admitted-uncounted: devices that cannot be
-  // counted hold the pod, never admit it uncounted.
-  if (!pod.device_problem().empty())
-    return Status::Unschedulable(reasons::DevicesNotCountable(pod.Key(), pod.device_problem()));
-  return CheckPath(state, pod.quota_request(), path, pod.Key(), {}, 1);
+  return DecideAdmissionPath(state, pod, path).status;
 }
 
 Status CheckGroupRequest(const ClusterState& state, const NormalizedPod& pod,
                          const ResourceList& request, std::string_view group, int pods) {
   if (state.QuotaFor(pod.ns) == nullptr) return {};
-  if (!pod.device_problem().empty())
-    return Status::Unschedulable(reasons::DevicesNotCountable(pod.Key(), pod.device_problem()));
-  return CheckPath(state, request, MakeAdmissionPath(state, pod, &request), pod.Key(), group, pods);
+  if (Status s = DevicesCountable(pod); !s.ok()) return s;
+  const std::string& key = pod.Key();
+  return DecidePath(state, MakeAdmissionPath(state, pod, &request),
+                    Demand{request, pods, key, group})
+      .status;
+}
+
+AdmissionVerdict DecideAdmission(const ClusterState& state, const NormalizedPod& pod) {
+  if (state.QuotaFor(pod.ns) == nullptr) return {};
+  return DecideAdmissionPath(state, pod, MakeAdmissionPath(state, pod));
 }
 
 Status CheckQuota(const ClusterState& state, const NormalizedPod& pod) {
-  if (state.QuotaFor(pod.ns) == nullptr) return {};
-  return CheckQuotaPath(state, pod, MakeAdmissionPath(state, pod));
+  return DecideAdmission(state, pod).status;
 }
 
 }  // namespace capext

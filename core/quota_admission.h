@@ -12,52 +12,20 @@
 //   3. otherwise pass. A namespace without a quota always passes.
 // With no parents, q is a root and its own leaf, and this is exactly the flat check.
 // Reasons name every term: "cpu used 0 + nominated 2 + request 3 > max 4".
+// Steps 1 and 2 are the built-in admission rules (admission_rule.h: QuotaMaxRule, SumOfMinsRule);
+// a profile's extra rules run after them (QuotaSemantics::extra_rules).
 // Thread-safety: pure functions over a ClusterState the caller keeps still.
 #pragma once
 
+#include <type_traits>
 #include <vector>
 
+#include "core/admission_path.h"
+#include "core/admission_rule.h"
 #include "core/cluster_state.h"
 #include "core/status.h"
 
 namespace capext {
-
-// The nominated sums of the admission check for `pod`, each including the pod's own quota request.
-struct NominatedSums {
-  ResourceList in_eq;  // r at the pod's leaf (today's inEQ)
-  ResourceList all;
-};
-
-// What admission checks a pod against, computed once per pod: the levels from its quota up to
-// its root with their r_x, and the sums.
-struct AdmissionPath {
-  struct Level {
-    int node = -1;                        // a quota node of the tree
-    const ElasticQuota* quota = nullptr;  // its quota
-    // Index into `extra_in_eq` of r at this level, or -1 when it is sums.in_eq (the level's
-    // subtree holds only the pod's namespace).
-    int in_eq = -1;
-  };
-  const ElasticQuota* quota = nullptr;  // the pod's quota; nullptr: no quota, always admitted
-  int leaf = -1;                        // the pod's leaf in the tree
-  std::vector<Level> levels;            // q's node first, then each ancestor up to the root
-  const ElasticQuota* root = nullptr;   // the root quota over q (q itself when flat)
-  NominatedSums sums;
-  std::vector<ResourceList> extra_in_eq;
-  // The pod's own hold (docs/workloads.md#2-holds-quota-without-a-node), left out of used at every
-  // level and of the cluster-wide sums: an admitted pod is never counted against itself. Empty: no
-  // hold.
-  ResourceList own_hold;
-  // `used` with the own hold taken out (a copy only when there is one).
-  ResourceList UsedWithoutOwnHold(const ResourceList& used) const {
-    ResourceList out = used;
-    out.Subtract(own_hold);
-    return out;
-  }
-  const ResourceList& InEq(const Level& level) const {
-    return level.in_eq < 0 ? sums.in_eq : extra_in_eq[static_cast<std::size_t>(level.in_eq)];
-  }
-};
 
 // `request`: what to admit in the pod's place (a group's summed need), else the pod's own.
 AdmissionPath MakeAdmissionPath(const ClusterState& state, const NormalizedPod& pod,
@@ -75,12 +43,12 @@ Status CheckQuota(const ClusterState& state, const NormalizedPod& pod);
 AggregateTotals TotalsWithoutOwnHold(QuotaSemantics semantics, const AdmissionPath& path,
                                      const AggregateTotals& totals);
 
-// The admission check for a path, with the usage of each tree node from `used_of(node)` and the
-// cluster-wide sums `totals` (a what-if of victim selection passes its own).
+// The built-in rules' fast form (the same verdicts as QuotaMaxRule and SumOfMinsRule without the
+// reasons), with the usage of each tree node from `used_of(node)` and the cluster-wide sums
+// `totals` (a what-if of victim selection passes its own).
 template <typename UsedOf>
-bool QuotaPasses(QuotaSemantics semantics, const AdmissionPath& path, UsedOf&& used_of,
-                 const AggregateTotals& totals) {
-  if (path.quota == nullptr) return true;
+bool BuiltInRulesPass(QuotaSemantics semantics, const AdmissionPath& path, UsedOf&& used_of,
+                      const AggregateTotals& totals) {
   if (!path.own_hold.empty()) {
     for (const auto& level : path.levels) {
       if (!ExceedsMax(semantics, *level.quota, path.UsedWithoutOwnHold(used_of(level.node)),
@@ -98,6 +66,48 @@ bool QuotaPasses(QuotaSemantics semantics, const AdmissionPath& path, UsedOf&& u
   }
   return ExceedsAggregateMin(semantics, *path.root, totals, path.sums.all).empty();
 }
+
+// `used_of` and `totals` as the usage the rules read.
+template <typename Fn>
+class UsageOf final : public AdmissionUsage {
+ public:
+  UsageOf(Fn& used_of, const AggregateTotals& totals) : used_of_(used_of), totals_(totals) {}
+  const ResourceList& UsedOf(int node) const override { return used_of_(node); }
+  const AggregateTotals& Totals() const override { return totals_; }
+
+ private:
+  Fn& used_of_;
+  const AggregateTotals& totals_;
+};
+
+// The admission check for a path (every rule of the profile, without the reasons), with the usage
+// of each tree node from `used_of(node)` and the cluster-wide sums `totals`. The extra rules get
+// a demand without names whose request is r at the pod's quota (their verdicts read the path).
+template <typename UsedOf>
+bool QuotaPasses(QuotaSemantics semantics, const AdmissionPath& path, UsedOf&& used_of,
+                 const AggregateTotals& totals) {
+  if (path.quota == nullptr) return true;
+  if (!BuiltInRulesPass(semantics, path, used_of, totals)) return false;
+  if (!semantics.has_extra_rules()) return true;
+  const UsageOf<std::remove_reference_t<UsedOf>> usage(used_of, totals);
+  const Demand demand{path.sums.in_eq, 1, {}, {}};
+  for (const AdmissionRule* rule : semantics.extra_rules()) {
+    if (!rule->Check(semantics, path, usage, demand).ok()) return false;
+  }
+  return true;
+}
+
+// The verdict of admission and the rule that gave it: nullptr when it passed, or when it held the
+// pod before any rule (devices that cannot be counted).
+struct AdmissionVerdict {
+  Status status;
+  const AdmissionRule* blocking = nullptr;
+};
+// CheckQuotaPath with the rule that decided.
+AdmissionVerdict DecideAdmissionPath(const ClusterState& state, const NormalizedPod& pod,
+                                     const AdmissionPath& path);
+// CheckQuota with the rule that decided.
+AdmissionVerdict DecideAdmission(const ClusterState& state, const NormalizedPod& pod);
 
 // QuotaPasses with the reason: the first level or rule that fails.
 Status CheckQuotaPath(const ClusterState& state, const NormalizedPod& pod,

@@ -7,6 +7,8 @@
 
 namespace capext {
 
+const AdmissionRules QuotaSemantics::kNoRules;
+
 void AppendIfExceeds(ResourceName resource, int64_t used, int64_t add, int64_t limit,
                      std::vector<Excess>* out) {
   if (limit == std::numeric_limits<int64_t>::max()) return;

@@ -25,23 +25,41 @@
 
 namespace capext {
 
+class AdmissionRule;  // core/admission_rule.h
+// The admission rules a profile runs after the built-in ones (core/admission_rule.h), in order.
+using AdmissionRules = std::vector<const AdmissionRule*>;
+
 class QuotaSemantics {
  public:
   // The built-in plugins (defined beside each plugin; constant-initialised, usable at any time).
   static const QuotaSemantics kCapacityExtender;
   static const QuotaSemantics kSchedulerPlugins;
 
-  // The default plugin: capacity-extender.
+  // The default plugin: capacity-extender, no extra admission rule.
   QuotaSemantics() : QuotaSemantics(kCapacityExtender) {}
-  // REQUIRES: `arithmetic` lives for the program (plugins are static objects).
-  explicit constexpr QuotaSemantics(const QuotaArithmetic* arithmetic) : arithmetic_(arithmetic) {}
+  // REQUIRES: `arithmetic` and `extra_rules` (nullptr: none) live for the program (plugins are
+  // static objects; policies/ keeps the rule lists it makes).
+  explicit constexpr QuotaSemantics(const QuotaArithmetic* arithmetic,
+                                    const AdmissionRules* extra_rules = nullptr)
+      : arithmetic_(arithmetic), extra_rules_(extra_rules) {}
 
   const QuotaArithmetic& arithmetic() const { return *arithmetic_; }
   const QuotaArithmetic* operator->() const { return arithmetic_; }
+  // The admission rules run after the built-in ones.
+  const AdmissionRules& extra_rules() const {
+    return extra_rules_ != nullptr ? *extra_rules_ : kNoRules;
+  }
+  bool has_extra_rules() const { return extra_rules_ != nullptr && !extra_rules_->empty(); }
+  // The same arithmetic with `rules` as the extra admission rules (same REQUIRES).
+  QuotaSemantics WithExtraRules(const AdmissionRules* rules) const {
+    return QuotaSemantics(arithmetic_, rules);
+  }
   bool operator==(const QuotaSemantics&) const = default;
 
  private:
+  static const AdmissionRules kNoRules;
   const QuotaArithmetic* arithmetic_;
+  const AdmissionRules* extra_rules_;
 };
 
 // Renders "cpu used 9 + nominated 2 + request 3 > max 14; memory used ..." : `add` of each

@@ -22,9 +22,15 @@
 #include <string_view>
 #include <vector>
 
+#include "core/declared_changes.h"
 #include "core/quota_admission.h"
 
 namespace capext {
+
+// What the victim rule's verdicts read (docs/architecture.md#declared-changes-and-wake-rules):
+// which quotas borrow and by how much (the used and min of every quota namespace, up to the lowest
+// common ancestor), and the victim candidates on every node (bound, gone, their phase).
+inline constexpr DeclaredChanges kVictimRuleChanges = kChangesInAnyQuota | kChangesOnAnyNode;
 
 class VictimRule {
  public:

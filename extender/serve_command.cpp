@@ -21,6 +21,7 @@
 #include "extender/reclaim/reclaim_controller.h"
 #include "extender/routes.h"
 #include "extender/serve_options.h"
+#include "policies/admission_rules.h"
 #include "policies/policies.h"
 
 namespace capext {
@@ -96,7 +97,11 @@ int RunServeCommand(const std::vector<std::string>& args) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   // Names were validated with the config (the tables' entries).
-  const QuotaSemantics semantics = QuotaSemanticsPolicies().Find(config.quota_semantics)->make();
+  QuotaSemantics semantics = QuotaSemanticsPolicies().Find(config.quota_semantics)->make();
+  if (Status s = WithAdmissionRules(semantics, config.admission_rules, &semantics); !s.ok()) {
+    Log(LogLevel::kError, "bad admissionRules", {{"error", s.message()}});
+    return 1;
+  }
   DecodeOptions decode;
   decode.accelerator_model_annotation = config.gpu_model_annotation;
   SchedulerCache cache(semantics, decode);
@@ -232,6 +237,7 @@ int RunServeCommand(const std::vector<std::string>& args) {
   Log(LogLevel::kInfo, "serving",
       {{"mode", use_live ? "live" : "embedded"},
        {"quota_semantics", config.quota_semantics},
+       {"admission_rules", config.admission_rules},
        {"reclaim", config.reclaim},
        {"admission_mode", gating ? "gate" : "filter"},
        {"scoring", config.scoring},

@@ -1,5 +1,7 @@
 #include "policies/policies.h"
 
+#include "policies/admission_rules.h"
+
 namespace capext {
 namespace {
 
@@ -83,9 +85,28 @@ const PolicyTable<SimProfile>& SimProfilePolicies() {
   return table;
 }
 
+Status ResolveSimProfile(std::string_view name, SimProfile* out) {
+  const std::size_t plus = name.find('+');
+  const std::string_view base = name.substr(0, plus);
+  const auto* entry = SimProfilePolicies().Find(base);
+  if (entry == nullptr) {
+    return Status::Invalid("unknown policy '" + std::string(base) + "' (" +
+                           SimProfilePolicies().NamesText() + ")");
+  }
+  SimProfile profile = entry->make();
+  if (plus != std::string_view::npos) {
+    if (Status s = WithAdmissionRules(profile.semantics, name.substr(plus + 1), &profile.semantics);
+        !s.ok())
+      return s;
+  }
+  *out = profile;
+  return {};
+}
+
 SimProfile SimProfileNamed(std::string_view name) {
-  const auto* entry = SimProfilePolicies().Find(name);
-  return (entry != nullptr ? entry : &SimProfilePolicies().default_entry())->make();
+  SimProfile out;
+  if (!ResolveSimProfile(name, &out).ok()) out = SimProfilePolicies().default_entry().make();
+  return out;
 }
 
 std::vector<std::string> DefaultComparedSimProfiles() {
@@ -105,7 +126,7 @@ std::string_view NodeScoringName(NodeScoring scoring) {
 
 std::string_view QuotaSemanticsName(QuotaSemantics semantics) {
   for (const auto& e : QuotaSemanticsPolicies().entries()) {
-    if (e.make() == semantics) return e.name;
+    if (&e.make().arithmetic() == &semantics.arithmetic()) return e.name;
   }
   return QuotaSemanticsPolicies().default_entry().name;
 }

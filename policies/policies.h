@@ -8,6 +8,7 @@
 
 #include "core/node_score.h"
 #include "core/quota_semantics.h"
+#include "core/status.h"
 #include "core/victim_selection.h"
 #include "policies/policy_table.h"
 
@@ -38,7 +39,10 @@ struct SimProfile {
   bool compared_by_default = true;  // one of `compare`'s default --policies
 };
 const PolicyTable<SimProfile>& SimProfilePolicies();
-// The profile named `name`, or the default's when the table has no such name (callers validate
+// The profile `name` names: an entry of the table, optionally followed by extra admission rules
+// ("capacity+<rule>", policies/admission_rules.h). Invalid when the entry or a rule is unknown.
+Status ResolveSimProfile(std::string_view name, SimProfile* out);
+// ResolveSimProfile, or the default's profile when `name` does not resolve (callers validate
 // names first: capacity-sim's command line does).
 SimProfile SimProfileNamed(std::string_view name);
 // The names `compare` runs without --policies, in table order.

@@ -2,7 +2,8 @@
 // scoring, quota semantics), each as one table of name, help and factory. The tables are the
 // only place a policy's name is spelled: config validation, `--help`, /quotas and capacity-sim
 // all read them. The first entry is the default.
-// Thread-safety: the tables are immutable after static initialisation.
+// Thread-safety: the tables are immutable after static initialisation (entries are added only
+// then).
 #pragma once
 
 #include <string>
@@ -25,6 +26,9 @@ class PolicyTable {
  public:
   PolicyTable(std::string_view what, std::vector<PolicyEntry<T>> entries)
       : what_(what), entries_(std::move(entries)) {}
+
+  // Appends an entry (a registration during static initialisation, admission_rules.h).
+  void Add(PolicyEntry<T> entry) { entries_.push_back(entry); }
 
   // "victim order", "scoring", ...: what the table chooses, for messages.
   std::string_view what() const { return what_; }

@@ -16,7 +16,7 @@ struct Row {
   std::function<std::string(const TenantSummary&, const SimulationResult&)> cell;
 };
 
-std::string PolicyTable(const std::vector<SimulationResult>& results,
+std::string PolicyColumnsTable(const std::vector<SimulationResult>& results,
                         const std::vector<std::vector<TenantSummary>>& summaries,
                         std::size_t tenant, const std::vector<Row>& rows) {
   std::string out = "<table><tr><th class=\"l\">metric</th>";
@@ -99,7 +99,7 @@ std::string CompareHtml(const std::vector<SimulationResult>& results,
        }},
   };
   out += "<h2>All tenants</h2>";
-  out += PolicyTable(results, summaries, first.tenants.size(), rows);
+  out += PolicyColumnsTable(results, summaries, first.tenants.size(), rows);
 
   // Pod groups: per-pod against gang admission (only for workloads with groups).
   if (first.group_count > 0) {
@@ -136,7 +136,7 @@ std::string CompareHtml(const std::vector<SimulationResult>& results,
     out +=
         "<h2>Pod groups</h2><p>A group is partially running while 1 &le; running members "
         "&lt; minMember: its members hold capacity for a job that cannot work.</p>";
-    out += PolicyTable(results, summaries, first.tenants.size(), group_rows);
+    out += PolicyColumnsTable(results, summaries, first.tenants.size(), group_rows);
   }
 
   out += "<h2>Wait times</h2><div class=\"charts\">";
@@ -197,7 +197,7 @@ std::string CompareHtml(const std::vector<SimulationResult>& results,
                                      300, 640);
   for (std::size_t t = 0; t < first.tenants.size(); ++t) {
     out += "<h2>Tenant " + EscapeHtml(first.tenants[t].name) + "</h2>";
-    out += PolicyTable(results, summaries, t, rows);
+    out += PolicyColumnsTable(results, summaries, t, rows);
     for (const char* which : {"cpu", "gpu"}) {
       if (std::string(which) == "gpu" && first.gpu_resource.empty()) continue;
       const ChartAxes axes = SharedAxes(results, t, which);

@@ -36,7 +36,9 @@ std::string CommaJoined(const std::vector<std::string>& names) {
 
 const std::vector<Flag>& Flags() {
   // The policies are the registry's simulator profiles (policies/policies.h).
-  static const std::string policy_help = SimProfilePolicies().NamesText();
+  static const std::string policy_help =
+      SimProfilePolicies().NamesText() +
+      "; +RULE adds an admission rule of the registry (policies/admission_rules.h)";
   static const std::string policies_help = "comma-separated policies of " +
                                            SimProfilePolicies().NamesText() + " (default " +
                                            CommaJoined(DefaultComparedSimProfiles()) + ")";
@@ -347,9 +349,8 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
     std::size_t comma = policy_list.find(',', start);
     std::string name =
         policy_list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (SimProfilePolicies().Find(name) == nullptr)
-      return Status::Error("unknown policy '" + name + "' (" + SimProfilePolicies().NamesText() +
-                           ")");
+    // A profile of the registry, optionally with extra admission rules ("capacity+<rule>").
+    if (SimProfile profile; Status s = ResolveSimProfile(name, &profile); !s.ok()) return s;
     if (seen.insert(name).second) c.policies.push_back(name);
     if (comma == std::string::npos) break;
     start = comma + 1;

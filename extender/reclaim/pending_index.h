@@ -16,17 +16,21 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/declared_changes.h"
+
 namespace capext {
 
-// What wakes a pod besides a change of the pod itself (which always does). Flags of WakeRule::on.
+// What wakes a pod besides a change of the pod itself (which always does): flags of WakeRule::on,
+// the changes the plugins its verdict waits on declare (core/declared_changes.h).
 enum WakeOn : uint32_t {
-  kWakeOnQuota = 1u << 0,         // the usage, ElasticQuota or nominations of its namespace, or
-                                  // of any namespace of its quota tree (the caller's reach)
-  kWakeOnClusterQuota = 1u << 1,  // the same in any quota namespace (the sums of used and of
-                                  // min, which quotas borrow, the nominated sums)
-  kWakeOnAnyNode = 1u << 2,       // any node's spec, or anything holding room on it
-  kWakeOnWatchedNode = 1u << 3,   // the same on WakeRule::node only
-  kWakeOnPdbs = 1u << 4,          // any PodDisruptionBudget
+  kWakeOnQuota = kChangesInTree,             // the usage, ElasticQuota or nominations of its
+                                             // namespace, or of any namespace of its quota tree
+                                             // (the caller's reach)
+  kWakeOnClusterQuota = kChangesInAnyQuota,  // the same in any quota namespace (the sums of used
+                                             // and of min, which quotas borrow, the nominated sums)
+  kWakeOnAnyNode = kChangesOnAnyNode,        // any node's spec, or anything holding room on it
+  kWakeOnWatchedNode = kChangesOnOneNode,    // the same on WakeRule::node only
+  kWakeOnPdbs = kChangesToPdbs,              // any PodDisruptionBudget
 };
 
 struct WakeRule {

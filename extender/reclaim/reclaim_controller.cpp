@@ -106,7 +106,12 @@ ReclaimController::Plan ReclaimController::PlanFor(const NormalizedPod& pod,
     out.reason = plan.decision == ReclaimDecision::kEvict ? plan.explanation : plan.why.message();
     for (const NormalizedPod* v : plan.victims)
       out.victims.push_back(*v);  // pointers are only valid under the lock
-    if (plan.decision != ReclaimDecision::kFitsNow) out.quota = CheckQuota(state, pod);
+    out.admission = AdmissionChanges(state.semantics());
+    if (plan.decision != ReclaimDecision::kFitsNow) {
+      const AdmissionVerdict admission = DecideAdmission(state, pod);
+      out.quota = admission.status;
+      out.quota_rule = admission.blocking;
+    }
     if (plan.decision == ReclaimDecision::kFitsNow) {
       // The node its Fits verdict is watched on: while this one does not change, it still fits.
       const PodFilter filter(state, pod);
@@ -170,8 +175,7 @@ WakeRule ReclaimController::WakeRuleFor(const Plan& plan) {
   WakeRule rule;
   switch (plan.decision) {
     case ReclaimDecision::kFitsNow:
-      rule.on = kWakeOnQuota | kWakeOnClusterQuota;
-      rule.on |= plan.fit_node.empty() ? kWakeOnAnyNode : kWakeOnWatchedNode;
+      rule.on = plan.admission | (plan.fit_node.empty() ? kChangesOnAnyNode : kChangesOnOneNode);
       rule.node = plan.fit_node;
       break;
     case ReclaimDecision::kInFlight:
@@ -179,9 +183,10 @@ WakeRule ReclaimController::WakeRuleFor(const Plan& plan) {
     case ReclaimDecision::kNotEligible:
     case ReclaimDecision::kNoCandidate:
     case ReclaimDecision::kEvict:
-      rule.on = plan.quota.IsUnresolvable() ? kWakeOnQuota
-                                            : kWakeOnQuota | kWakeOnClusterQuota | kWakeOnAnyNode;
-      if (plan.decision == ReclaimDecision::kEvict) rule.on |= kWakeOnPdbs;
+      rule.on = plan.quota.IsUnresolvable() && plan.quota_rule != nullptr
+                    ? plan.quota_rule->Declared()
+                    : plan.admission | kVictimRuleChanges | kNodeFitChanges;
+      if (plan.decision == ReclaimDecision::kEvict) rule.on |= kCandidateOrderChanges;
       break;
   }
   return rule;

@@ -30,29 +30,30 @@
 // a PendingIndex (pending_index.h) keeps every pending quota pod with the rule below, set from
 // its last verdict, and queues the pods a change concerns. Its own changes (spec, status,
 // deletion, binding, a reservation, our nomination of it starting or ending) always wake a pod.
-// Beyond that, by verdict ("its tree": the used, spec and nominations of every quota of the root
-// quota tree holding its namespace, quota_tree_reach.h; with flat quotas, its own quota alone):
+// Beyond that, the rule is derived from what the plugins its verdict waits on declare
+// (docs/architecture.md#declared-changes-and-wake-rules, core/declared_changes.h; "its tree": the
+// used, spec and nominations of every quota of the root quota tree holding its namespace,
+// quota_tree_reach.h; with flat quotas, its own quota alone):
+//   Fits                     every admission rule of the profile (any could start refusing it:
+//                            AdmissionChanges), and the one node it fits on (node fit: a pod that
+//                            fits one unchanged node still fits); a timer for the next requeue
+//                            nudge while it carries the unschedulable condition.
+//   QuotaExceeded and        only what the rule that refused it declares (the built-in max rule:
+//     Unresolvable           its tree, since only a max on its path can change that).
+//   QuotaExceeded, other;    every admission rule of the profile, the victim rule
+//   Unschedulable;           (kVictimRuleChanges: who borrows, the candidates on every node) and
+//   a dry-run plan           node fit (any node); a dry-run plan also the choice among candidates
+//                            (kCandidateOrderChanges: PodDisruptionBudgets).
 //   AwaitingScheduler        nothing else: only kube-scheduler marking it unschedulable (its own
 //                            status) changes this.
-//   Fits                     its tree, any quota namespace (the sums of used and min, the
-//                            nominated sums), and one node it fits on (a pod that fits one
-//                            unchanged node still fits); a timer for the next requeue nudge while
-//                            it carries the unschedulable condition.
-//   QuotaExceeded, request   its tree only (only a max on its path can change that: its own
-//     alone above a max      quota's or an ancestor's; used and nominations come with the same
-//     on its path            subscription).
-//   QuotaExceeded, other;    its tree (the used and max of every level of its path), any quota
-//   Unschedulable;           namespace (the cluster-wide rule over the roots; victims come from
-//   a dry-run plan           quotas that borrow, which their used and min decide, up to the
-//                            lowest common ancestor), and any node (room, spec, a victim
-//                            candidate bound or gone, a node added); a dry-run plan also any
-//                            PodDisruptionBudget (they choose the victims).
 //   WaitingForReclaim        nothing else: our nomination of it ending (bound, expired) is a
 //                            change of its own.
 //   ReclaimRefused/Backoff   a timer at the end of its backoff (the verdict is fixed until then);
 //     after refusals
 //   ReclaimRefused by the    a timer at the next pass.
 //     eviction rate limit
+// With the built-in rules this is: Fits, its tree, any quota namespace and its node; refused
+// for good by a max, its tree; otherwise its tree, any quota namespace and any node.
 // Which changes reach whom:
 //   - a namespace's used or nominations, a quota's min or max: its whole root tree (an ancestor's
 //     used and max decide every descendant's pods; the exact reach would need each pod's blocking
@@ -95,6 +96,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/candidate_order.h"
+#include "core/node_fit.h"
 #include "core/quota_admission.h"
 #include "core/reclaim_planner.h"
 #include "core/victim_selection.h"
@@ -239,12 +242,14 @@ class ReclaimController {
     std::string node, reason;
     std::vector<NormalizedPod> victims;
     Status quota;
-    std::string fit_node;  // kFitsNow: the first node (by name) that takes it
+    const AdmissionRule* quota_rule = nullptr;  // the rule that refused it (quota not ok), or none
+    DeclaredChanges admission = 0;              // AdmissionChanges of the state's profile
+    std::string fit_node;                       // kFitsNow: the first node (by name) that takes it
   };
   Plan PlanFor(const NormalizedPod& pod, const std::vector<std::string>& excluded_nodes);
   // The verdict of a pod for which nothing is evicted now.
   PodVerdict NoEviction(const NormalizedPod& pod, const Plan& plan, bool dry_run) const;
-  // What wakes a pod whose last plan was `plan` (the table in the file comment).
+  // What wakes a pod whose last plan was `plan` (derived as the file comment says).
   static WakeRule WakeRuleFor(const Plan& plan);
   PodVerdict ReclaimFor(const NormalizedPod& pod, int64_t now_ms, bool* started, WakeRule* wake);
   // reclaim_controller_plan.cpp: for a pending member of a starting gang whose waiting members

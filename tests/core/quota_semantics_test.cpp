@@ -18,8 +18,8 @@ using testing::kGi;
 using testing::MakePod;
 using testing::MakeQuota;
 
-constexpr auto kExtender = QuotaSemantics::kCapacityExtender;
-constexpr auto kPlugins = QuotaSemantics::kSchedulerPlugins;
+const auto kExtender = QuotaSemantics::kCapacityExtender;
+const auto kPlugins = QuotaSemantics::kSchedulerPlugins;
 
 std::vector<std::string> Resources(const std::vector<Excess>& excesses) {
   std::vector<std::string> out;

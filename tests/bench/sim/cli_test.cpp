@@ -7,6 +7,7 @@
 
 #include "bench/sim/sim_cli.h"
 #include "bench/sim/sim_run_commands.h"
+#include "core/admission_rule.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_paths.h"
 
@@ -40,6 +41,21 @@ TEST_CASE("run flags parse into options", "[sim][cli]") {
   CHECK(c.sim.until_ms == 3'600'000);
   CHECK(c.out_dir == "o");
   CHECK(c.echo.front() == std::make_pair(std::string("synthetic"), std::string("true")));
+}
+
+TEST_CASE("--policy picks a profile plus admission rules from the registry", "[sim][cli]") {
+  // The test rule of tests/plugins/at_most_pods_rule.cpp, registered by its own file.
+  SimCliConfig c;
+  REQUIRE(
+      Parse({"--synthetic", "--policy", "capacity+test-at-most-2-pods", "--out", "o"}, &c).ok());
+  CHECK(c.policies == std::vector<std::string>{"capacity+test-at-most-2-pods"});
+  const SimProfile profile = SimProfileNamed(c.policies.front());
+  REQUIRE(profile.semantics.extra_rules().size() == 1);
+  CHECK(profile.semantics.extra_rules()[0]->name() == "test-at-most-2-pods");
+  CHECK(&profile.semantics.arithmetic() == &QuotaSemantics::kCapacityExtender.arithmetic());
+  SimCliConfig bad;
+  const Status unknown = Parse({"--synthetic", "--policy", "capacity+nope", "--out", "o"}, &bad);
+  CHECK(unknown.message().find("unknown admission rule \"nope\"") != std::string::npos);
 }
 
 TEST_CASE("flag errors are clear", "[sim][cli]") {

@@ -1,7 +1,8 @@
-// The reclaim controller's wake-up rules (extender/reclaim/reclaim_controller_index.cpp and the
-// table in reclaim_controller.h): after a pass, a pending pod is planned again only when a change
-// concerns it, and nothing is planned when nothing changed. Planning is counted with
-// ReclaimController::last_pass() (the pods planned in the last pass), never with timings.
+// The reclaim controller's wake-up rules (extender/reclaim/reclaim_controller_index.cpp, derived
+// from the plugins' declared changes as reclaim_controller.h says): after a pass, a pending pod is
+// planned again only when a change concerns it, and nothing is planned when nothing changed.
+// Planning is counted with ReclaimController::last_pass() (the pods planned in the last pass),
+// never with timings.
 #include <algorithm>
 #include <set>
 #include <string>
@@ -58,7 +59,7 @@ TEST_CASE("wake-up: every pod once, then nothing while nothing changes", "[recla
   CHECK(h.Verdict("u-small")->verdict.code == VerdictCode::kFits);
   CHECK(h.Verdict("u-wide")->verdict.code == VerdictCode::kQuotaExceeded);
   CHECK(h.Verdict("u-mid")->verdict.code == VerdictCode::kUnschedulable);
-  // The rules of the table in reclaim_controller.h.
+  // The rules derived from the built-in plugins' declarations (reclaim_controller.h).
   CHECK(h.controller->WakeRuleOf("u-huge")->on == kWakeOnQuota);
   const uint32_t blocked = kWakeOnQuota | kWakeOnClusterQuota | kWakeOnAnyNode;
   CHECK(h.controller->WakeRuleOf("u-big")->on == blocked);

@@ -103,8 +103,9 @@ class RecordingEventSink : public EventSink {
 
 // A cache, the fakes, a service (for Filter) and a controller over them.
 struct Harness {
-  explicit Harness(ReclaimControllerOptions options = {})
-      : cache(QuotaSemantics::kCapacityExtender, {}, [this] { return now.load(); }),
+  explicit Harness(ReclaimControllerOptions options = {},
+                   QuotaSemantics semantics = QuotaSemantics::kCapacityExtender)
+      : cache(semantics, {}, [this] { return now.load(); }),
         evictor(&cache),
         binder(&cache),
         service(&cache, &metrics, NodeScoring::kLeastAllocated, MoreImportantFn(MoreImportantPod),
