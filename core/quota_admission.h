@@ -69,9 +69,9 @@ bool BuiltInRulesPass(QuotaSemantics semantics, const AdmissionPath& path, UsedO
 
 // `used_of` and `totals` as the usage the rules read.
 template <typename Fn>
-class UsageOf final : public AdmissionUsage {
+class WhatIfUsage final : public AdmissionUsage {
  public:
-  UsageOf(Fn& used_of, const AggregateTotals& totals) : used_of_(used_of), totals_(totals) {}
+  WhatIfUsage(Fn& used_of, const AggregateTotals& totals) : used_of_(used_of), totals_(totals) {}
   const ResourceList& UsedOf(int node) const override { return used_of_(node); }
   const AggregateTotals& Totals() const override { return totals_; }
 
@@ -89,7 +89,7 @@ bool QuotaPasses(QuotaSemantics semantics, const AdmissionPath& path, UsedOf&& u
   if (path.quota == nullptr) return true;
   if (!BuiltInRulesPass(semantics, path, used_of, totals)) return false;
   if (!semantics.has_extra_rules()) return true;
-  const UsageOf<std::remove_reference_t<UsedOf>> usage(used_of, totals);
+  const WhatIfUsage<std::remove_reference_t<UsedOf>> usage(used_of, totals);
   const Demand demand{path.sums.in_eq, 1, {}, {}};
   for (const AdmissionRule* rule : semantics.extra_rules()) {
     if (!rule->Check(semantics, path, usage, demand).ok()) return false;

@@ -350,7 +350,8 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
     std::string name =
         policy_list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     // A profile of the registry, optionally with extra admission rules ("capacity+<rule>").
-    if (SimProfile profile; Status s = ResolveSimProfile(name, &profile); !s.ok()) return s;
+    SimProfile profile;
+    if (Status s = ResolveSimProfile(name, &profile); !s.ok()) return s;
     if (seen.insert(name).second) c.policies.push_back(name);
     if (comma == std::string::npos) break;
     start = comma + 1;
