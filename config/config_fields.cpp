@@ -135,6 +135,10 @@ const std::vector<ConfigField>& Table() {
        "comma-separated schedulerName values whose new pods /mutate gates (empty schedulerName = "
        "default-scheduler)",
        &EC::gate_scheduler_names},
+      {"fair-sharing", "fairSharing", "", "Pod groups and admission",
+       "gate mode: borrowing pods are admitted in order of their quota's share divided by its "
+       "weight, lowest first (annotation scheduling.capacity-extender.io/fair-share-weight)",
+       &EC::fair_sharing},
 
       {"status-updates", "statusUpdates", "", "Writing back",
        "patch ElasticQuota status.used (--status-updates=false to stop)", &EC::status_updates},

@@ -94,6 +94,10 @@ struct ExtenderConfig {
   // pods /mutate gates (an empty schedulerName is default-scheduler); pods of other schedulers
   // pass untouched.
   std::string gate_scheduler_names = "default-scheduler";
+  // fairSharing / --fair-sharing: gate mode's admission loop lifts the gates of borrowing pods in
+  // order of their quota's weighted share, lowest first
+  // (docs/fair-sharing.md#5-admission-order-gate-mode).
+  bool fair_sharing = false;
 
   // Writing back.
   bool status_updates = true;                               // statusUpdates
