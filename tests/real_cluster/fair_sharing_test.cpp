@@ -75,7 +75,7 @@ TEST_CASE("fair sharing: borrowers of weight 1 and 3 fill idle capacity 1:3", "[
     REQUIRE(cluster.CreateNamespace(ns).ok());
   REQUIRE(cluster.CreateFakeNodes(1, "10", "32Gi", "110", "n").ok());
   // The sum of all mins is the node's 10 cpu. lend guarantees 8 and runs nothing; fa and fb
-  // each run their min 1 and borrow the 8 idle cpu. fairShare (section 4): λ = 8 / (1 + 3) = 2,
+  // each run their min 1 and borrow the 8 idle cpu. fairShare (docs/fair-sharing.md#4-fairshare): λ = 8 / (1 + 3) = 2,
   // fa 2 and fb 6; the admission order reaches it (shares k/10 for fa, k/30 for fb).
   REQUIRE(cluster
               .Apply(R"(
