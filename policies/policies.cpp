@@ -75,10 +75,20 @@ const PolicyTable<SimProfile>& SimProfilePolicies() {
         }},
        {"fair",
         "capacity with fair sharing by weight: quota pods arrive gated, the admission queue "
-        "admits borrowers in order of their share",
+        "admits borrowers in order of their share, and reclaim also runs between borrowers",
         [] {
           SimProfile p{QuotaSemantics::kCapacityExtender};
           p.fair_sharing = true;
+          p.fair_reclaim = true;
+          p.compared_by_default = false;
+          return p;
+        }},
+       {"fair-filter",
+        "capacity in filter mode (no gate) with reclaim between borrowers alone: fairness acts "
+        "only by evicting from a borrower above its fair share",
+        [] {
+          SimProfile p{QuotaSemantics::kCapacityExtender};
+          p.fair_reclaim = true;
           p.compared_by_default = false;
           return p;
         }}});

@@ -36,6 +36,9 @@ struct SimProfile {
   // Gate every pod of a quota namespace; core's admission queue lifts the gates, borrowers in
   // order of their share after admission (docs/fair-sharing.md).
   bool fair_sharing = false;
+  // The reclaim controller also reclaims between borrowers, as serve does with fairSharing
+  // (docs/fair-sharing.md#6-reclaim-between-borrowers).
+  bool fair_reclaim = false;
   bool compared_by_default = true;  // one of `compare`'s default --policies
 };
 const PolicyTable<SimProfile>& SimProfilePolicies();

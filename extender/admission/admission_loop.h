@@ -8,6 +8,9 @@
 // EventSink is attached, written as an Event on the pod once per change of its reason (not per
 // round).
 //
+// Never on a cache out of sync (SchedulerCache::SyncReport): such a round plans, lifts, evicts
+// and publishes nothing, and the next interval asks again.
+//
 // Event-driven: a round runs when the cluster state changed since the last one (its change
 // journal's sequence moved) or when a second has passed with pods still gated, held or timing
 // (timeouts need the clock, not a change).
@@ -95,8 +98,9 @@ class AdmissionLoop {
   uint64_t seen_sequence_ = 0;
   int64_t last_round_ms_ = 0;
   bool anything_waiting_ = true;
-  std::set<std::string> evicted_;               // pod uids evicted for a timeout (once each)
-  std::set<std::string> reported_timeouts_;     // "group@admitted_ms" reported once
+  bool held_ = false;                        // the last round was held: the cache was out of sync
+  std::set<std::string> evicted_;            // pod uids evicted for a timeout (once each)
+  std::set<std::string> reported_timeouts_;  // "group@admitted_ms" reported once
   std::map<std::string, std::string> evented_;  // pod key -> the message last written
 
   mutable std::mutex mutex_;
