@@ -43,7 +43,8 @@ TEST_CASE("run flags parse into options", "[sim][cli]") {
   CHECK(c.echo.front() == std::make_pair(std::string("synthetic"), std::string("true")));
 }
 
-TEST_CASE("--policy picks a profile plus admission rules from the registry", "[sim][cli]") {
+TEST_CASE("a run policy is a registry profile plus admission rules (--policy capacity+RULE)",
+          "[sim][cli]") {
   // The test rule of tests/plugins/at_most_pods_rule.cpp, registered by its own file.
   SimCliConfig c;
   REQUIRE(
