@@ -79,6 +79,7 @@ int AdmissionLoop::RunOnce() {
     Admit(round, now_ms, &lifted);
     Expire(round);
   }
+  Reclaim(&round, now_ms, acts);
   Publish(round, now_ms, acts);
   anything_waiting_ = !round.waiting.empty() || !round.admit.empty() || !round.timed_out.empty() ||
                       cache_->Read([](const ClusterState& s) { return !s.holds().empty(); });
@@ -181,7 +182,8 @@ void AdmissionLoop::Publish(const AdmissionRound& round, int64_t now_ms, bool ac
       next.emplace(key, std::move(r));
     };
     for (const auto& [key, wait] : round.waiting)
-      add(key, ReasonName(wait.reason), wait.message);
+      add(key, in_flight_pods_.count(key) ? "ReclaimInFlight" : ReasonName(wait.reason),
+          wait.message);
     // A follower's pods the plan admits stay gated until the leader lifts their gates.
     if (!acts) {
       for (const AdmissionUnit& unit : round.admit) {
@@ -220,7 +222,7 @@ void AdmissionLoop::Publish(const AdmissionRound& round, int64_t now_ms, bool ac
     e.name = fmt::format("{}.{:x}", v.name, now_ms * 1'000'000 + written);
     e.pod_name = v.name;
     e.pod_uid = v.uid;
-    e.type = IsWarning(wait.reason) ? "Warning" : "Normal";
+    e.type = IsWarning(wait.reason) && in_flight_pods_.count(key) == 0 ? "Warning" : "Normal";
     e.reason = "Gated";
     e.action = "Admission";
     e.note = v.verdict.message.substr(0, 1024);
