@@ -15,6 +15,7 @@
 namespace capext {
 namespace {
 
+using testing::AdmittedAt;
 using testing::CpuList;
 using testing::Gated;
 using testing::MakeNode;
@@ -264,6 +265,23 @@ TEST_CASE("a gated gang within its min: the plan is its admission unit's, then t
   CHECK(after.admit[0].kind == AdmissionUnitKind::kGroup);
   CHECK(after.admit[0].nodes == std::vector<std::string>{"n1", "n2", "n3", "n4"});
   CHECK(after.waiting.count(state.FindPodByName("team-b", "b1-again")->store_key()) == 1);
+  // The gates lifted (admitted-at): each member is held and still nominated. At /filter its
+  // siblings count once, by their holds, not again by their nominations
+  // (docs/workloads.md#2-holds-quota-without-a-node): 9 + 3 <= max 16, and its own node fits.
+  for (int i = 0; i < 4; ++i) {
+    state.UpsertPod(AdmittedAt(
+        Member(MakePod("team-a", "w-" + std::to_string(i)).Cpu(3000).Created(10'000 + i), "train"),
+        70'000));
+  }
+  for (int i = 0; i < 4; ++i) {
+    const NormalizedPod& w = *state.FindPodByName("team-a", "w-" + std::to_string(i));
+    REQUIRE(state.FindHold(w.store_key()) != nullptr);
+    REQUIRE(state.FindOurNomination(w.store_key()) != nullptr);
+    const PodFilter filter(state, w);
+    INFO(filter.quota().message());
+    CHECK(filter.quota().ok());
+    CHECK(filter.CheckNode("n" + std::to_string(i + 1)).ok());
+  }
 }
 
 TEST_CASE("a gated gang with a member under another gate has no plan: its unit is short",
