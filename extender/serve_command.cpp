@@ -152,6 +152,8 @@ int RunServeCommand(const std::vector<std::string>& args) {
   reclaim_options.interval_ms = config.reclaim_interval.count();
   reclaim_options.max_pods_per_pass = static_cast<std::size_t>(config.reclaim_max_pods_per_pass);
   reclaim_options.nomination_ttl_ms = config.nomination_ttl.count();
+  reclaim_options.plan_max_steps = config.plan_max_steps;
+  reclaim_options.plan_time_cap_ms = config.plan_time_cap.count();
   reclaim_options.max_evictions_per_second = config.max_evictions_per_second;
   reclaim_options.max_evictions_per_namespace_per_minute =
       config.max_evictions_per_namespace_per_minute;
