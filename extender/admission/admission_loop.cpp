@@ -184,6 +184,13 @@ void AdmissionLoop::Publish(const AdmissionRound& round, int64_t now_ms, bool ac
     for (const auto& [key, wait] : round.waiting)
       add(key, in_flight_pods_.count(key) ? "ReclaimInFlight" : ReasonName(wait.reason),
           wait.message);
+    // A plan in flight shows its fields (docs/reclaim-plan.md#5-where-a-user-sees-it).
+    for (auto& [key, r] : next) {
+      auto member = in_flight_pods_.find(key);
+      if (member == in_flight_pods_.end()) continue;
+      if (auto plan = gang_plans_.find(member->second); plan != gang_plans_.end())
+        r.verdict.plan = plan->second.view;
+    }
     // A follower's pods the plan admits stay gated until the leader lifts their gates.
     if (!acts) {
       for (const AdmissionUnit& unit : round.admit) {

@@ -108,7 +108,8 @@ class AdmissionLoop {
   struct GangPlan {
     std::vector<std::string> members;
     std::vector<std::string> victims;  // "ns/name", eviction order
-    std::string summary;               // the plan as /pending shows it
+    std::string summary;               // the plan as the log and messages say it
+    PlanView view;                     // the plan as /pending and /ui show it
     int64_t started_ms = 0;
   };
 
@@ -128,7 +129,7 @@ class AdmissionLoop {
   std::map<std::string, std::string> evented_;  // pod key -> the message last written
   std::map<std::string, GangPlan> gang_plans_;  // by group Display(): plans in flight
   std::map<std::string, uint64_t> unplanned_;   // group -> journal sequence of its last no-plan
-  std::set<std::string> in_flight_pods_;        // store keys of members of plans in flight
+  std::map<std::string, std::string> in_flight_pods_;  // member store key -> its plan's group
 
   mutable std::mutex mutex_;
   std::map<std::string, PendingPodRecord> gated_;  // by store key; guarded by mutex_

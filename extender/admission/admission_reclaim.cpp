@@ -14,6 +14,7 @@
 #include "core/victim_unit.h"
 #include "extender/admission/admission_loop.h"
 #include "extender/log.h"
+#include "extender/reclaim/victim_event.h"
 
 namespace capext {
 namespace {
@@ -30,6 +31,7 @@ struct CopiedPlan {
   std::string where;                                           // "ns/w-0 -> n1, ..."
   std::vector<Pod> victims;                                    // eviction order
   std::string units;                                           // "single ns/b4, ..."
+  PlanView view;
   int cores = 0;
   int64_t steps = 0;
 };
@@ -75,7 +77,7 @@ void AdmissionLoop::FollowPlans(AdmissionRound* round) {
   }
   for (const auto& [id, plan] : gang_plans_) {
     for (const auto& key : plan.members) {
-      in_flight_pods_.insert(key);
+      in_flight_pods_[key] = id;
       auto it = round->waiting.find(key);
       if (it != round->waiting.end()) {
         it->second.message = InFlightMessage(id, plan.summary);
@@ -136,8 +138,12 @@ void AdmissionLoop::Reclaim(AdmissionRound* round, int64_t now_ms, bool acts) {
       out.steps = p.steps;
       out.reason = p.why.message();
       if (!p.found()) return out;
+      out.view.outcome = ReclaimPlanOutcomeName(p.outcome);
+      out.view.preemptor = id;
+      out.view.steps = p.steps;
       for (std::size_t i = 0; i < p.members.size(); ++i) {
         out.placement.emplace_back(p.members[i]->store_key(), p.nodes[i]);
+        out.view.members.emplace_back(p.members[i]->Key(), p.nodes[i]);
         out.where += fmt::format("{}{} -> {}", out.where.empty() ? "" : ", ", p.members[i]->Key(),
                                  p.nodes[i]);
       }
@@ -151,6 +157,7 @@ void AdmissionLoop::Reclaim(AdmissionRound* round, int64_t now_ms, bool acts) {
         out.cores += u.kind == VictimUnitKind::kCore ? 1 : 0;
         units.push_back(fmt::format("{} {}", VictimUnitKindName(u.kind), fmt::join(pods, "+")));
       }
+      out.view.units = units;
       out.units = fmt::format("{}", fmt::join(units, ", "));
       return out;
     });
@@ -194,6 +201,13 @@ void AdmissionLoop::Reclaim(AdmissionRound* round, int64_t now_ms, bool acts) {
       }
       metrics_->Count("capacity_extender_evictions_total", "namespace", victim.ns);
       evicted.push_back(victim.Key());
+      if (events_ != nullptr) {
+        const EventWriteResult r = events_->Create(MakeVictimEvent(victim, id, summary, now_ms,
+                                                                   static_cast<int>(evicted.size()),
+                                                                   options_.reporting_instance));
+        if (r.code != EventWriteCode::kOk)
+          Log(LogLevel::kWarn, "victim event failed", {{"pod", victim.Key()}, {"error", r.error}});
+      }
     }
     if (evicted.empty()) {
       // Nothing freed: the room is not the gang's. Planned again at the next change.
@@ -216,9 +230,11 @@ void AdmissionLoop::Reclaim(AdmissionRound* round, int64_t now_ms, bool acts) {
     in_flight.summary = summary;
     in_flight.victims = evicted;
     in_flight.started_ms = now_ms;
+    in_flight.view = plan.view;
+    in_flight.view.hold_expires_ms = expires;
     for (const auto& [member, node] : plan.placement) {
       in_flight.members.push_back(member);
-      in_flight_pods_.insert(member);
+      in_flight_pods_[member] = id;
       auto it = round->waiting.find(member);
       if (it != round->waiting.end()) {
         it->second.message = InFlightMessage(id, summary);

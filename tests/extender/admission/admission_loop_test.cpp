@@ -283,7 +283,24 @@ TEST_CASE("admission loop: a gated gang within its min gets a plan: held, evicte
     CHECK(r.verdict.message.find("team-a/train: reclaim in flight (plan for gang team-a/train: "
                                  "team-a/w-0 -> n1, team-a/w-1 -> n2") != std::string::npos);
   }
-  CHECK(h.sink.creates.front().type == "Normal");
+  // The plan's fields on /pending, and an Event on each victim naming the gang and the plan.
+  REQUIRE(gated.front().verdict.plan);
+  CHECK(gated.front().verdict.plan->outcome == "found");
+  CHECK(gated.front().verdict.plan->preemptor == "gang team-a/train");
+  CHECK(gated.front().verdict.plan->members.size() == 4);
+  CHECK(gated.front().verdict.plan->units.size() == 4);
+  CHECK(gated.front().verdict.plan->hold_expires_ms == kStartMs + 20'000);
+  std::vector<std::string> victims;
+  for (const auto& e : h.sink.creates) {
+    if (e.reason != "Reclaimed") continue;
+    victims.push_back(e.ns + "/" + e.pod_name);
+    CHECK(e.note.find("evicted by quota reclaim for gang team-a/train: plan for gang "
+                      "team-a/train: team-a/w-0 -> n1") != std::string::npos);
+  }
+  CHECK(victims == std::vector<std::string>{"team-b/b4", "team-b/b3", "team-b/b2", "team-b/b1"});
+  for (const auto& e : h.sink.creates) {
+    if (e.reason == "Gated") CHECK(e.type == "Normal");
+  }
   // In flight: not planned again while the victims leave.
   CHECK(h.loop->RunOnce() == 0);
   CHECK(h.evictor.calls.size() == 4);
