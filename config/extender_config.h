@@ -43,7 +43,8 @@ struct ExtenderConfig {
   std::chrono::milliseconds discovery_interval{30000};
   bool ignore_not_ready = false;  // ignoreNotReady / --ignore-not-ready
   // maxOutOfSync / --max-out-of-sync: /readyz is not ready while a watched resource has been out
-  // of sync with the API server for longer than this (architecture.md "Staying in sync").
+  // of sync with the API server for longer than this
+  // (docs/architecture.md#staying-in-sync-with-the-api-server).
   std::chrono::milliseconds max_out_of_sync{5000};
   // watchIdleTimeout / --watch-idle-timeout: a watch that delivers nothing for this long is
   // deemed stuck and resumed (each watch asks the server to end it after 2/3 to 8/9 of this).
@@ -62,7 +63,7 @@ struct ExtenderConfig {
   // DeviceClass -> quota resource.
   std::vector<DeviceClassMapping> device_class_mappings;
 
-  // Binding (architecture.md "How a /bind travels").
+  // Binding (docs/architecture.md#how-a-bind-travels).
   // bindDeadline / --bind-deadline: no Binding is sent later than this after its /bind arrived;
   // kube-scheduler's httpTimeout (5s in deploy/) minus a margin for the Binding's round trip.
   std::chrono::milliseconds bind_deadline{4000};

@@ -2,7 +2,7 @@
 // the in-memory state and completes inline; live mode POSTs pods/{name}/binding through the
 // Binding client and completes from that client's thread when the answer (or a timeout) arrives,
 // or at once when the bind's deadline passes before the POST could be sent. No thread is created
-// or blocked per binding (architecture.md "How a /bind travels").
+// or blocked per binding (docs/architecture.md#how-a-bind-travels).
 // Thread-safety: Bind is called from several threads at once.
 #pragma once
 

@@ -1,6 +1,6 @@
 // TimerThread: runs callbacks at given instants, on one thread of its own started with it. It
 // serves the joined /bind retries, each answered at its own deadline if the Binding it waits for
-// has not landed by then (architecture.md "How a /bind travels"); one thread for all of them, so
+// has not landed by then (docs/architecture.md#how-a-bind-travels); one thread for all of them, so
 // that no thread is created or blocked per bind.
 // Callbacks run one at a time, in order of their instants, without any lock of the TimerThread
 // held: a callback may call At and Cancel. Callbacks still pending when the TimerThread is

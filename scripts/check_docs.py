@@ -19,8 +19,9 @@
    `capacity-semantics.md section 5`), a bare `section 4` or `§4` (except for external standards
    named on the same line: "RFC 4648 section 4"), the old spec's numbers used as names in a
    comment ("runs 1.2 on every node", "1.1 step 2"; not "YAML 1.2", "TLS 1.2", "HTTP/1.1", nor a
-   value: "<= 0.1 s", "1.2 ms", "(0.1, 1]"), or
-   the old spec outside the repository (`shared/spec`).
+   value: "<= 0.1 s", "1.2 ms", "(0.1, 1]"), a heading by its quoted title
+   (`architecture.md "How a /bind travels"`, with a comma after the page or not), or the old
+   spec outside the repository (`shared/spec`).
 
 Prints each finding as file:line: what. Usage: check_docs.py [--expect FILE] [repository root]
 (default: the repository holding this script). With --expect, succeeds when the findings are
@@ -188,7 +189,7 @@ LOOSE = [
      "cites a section by number"),
     (re.compile(r"(?<![\w/])(?:§ ?\d|sections? \d)"), "cites a bare section"),
     (re.compile(r"shared/spec"), "cites the old spec outside the repository"),
-    (re.compile(r"\b(?:%s)\.md, \"" % "|".join(PAGES)),
+    (re.compile(r"\b(?:%s)\.md,? \"" % "|".join(PAGES)),
      "cites a heading by its quoted title"),
 ]
 

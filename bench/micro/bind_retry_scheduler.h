@@ -13,7 +13,7 @@
 // start, end and outcome on steady_clock, which the API-server double's request log and the
 // extender's bind log lines share (CLOCK_MONOTONIC), so CheckBindRun can pair each Binding POST
 // the double received with the /bind it served and the attempt that sent it, and check the
-// invariants of architecture.md "How a /bind travels".
+// invariants of docs/architecture.md#how-a-bind-travels.
 // Thread-safety: Run from one thread at a time.
 #pragma once
 
@@ -328,7 +328,7 @@ inline std::vector<BindOwner> ParseBindOwners(const std::string& extender_log) {
   return out;
 }
 
-// The invariants of a run (architecture.md "How a /bind travels"). Each Binding POST the API
+// The invariants of a run (docs/architecture.md#how-a-bind-travels). Each Binding POST the API
 // server received is paired with the extender's record of the /bind it served (the pod's POSTs
 // and its sent Bindings, both in order: a pod never has two Bindings in the air), and that /bind
 // with the scheduler's attempt (the pod's latest attempt started before the /bind's arrival,

@@ -1,5 +1,5 @@
-// The live binder: Bindings through the API server's Binding client (architecture.md "How a
-// /bind travels", step 3).
+// The live binder: Bindings through the API server's Binding client
+// (docs/architecture.md#how-a-bind-travels, step 3).
 #pragma once
 
 #include <atomic>
@@ -15,7 +15,7 @@ namespace capext {
 // Once written, a Binding waits this long for the API server's answer. Longer than
 // kube-scheduler's httpTimeout on purpose: a Binding cut short could still be made by the API
 // server after we answered the error, so we keep waiting and let a retry join the outcome
-// (architecture.md "How a /bind travels"). The API server's own request timeout is 60 s.
+// (docs/architecture.md#how-a-bind-travels). The API server's own request timeout is 60 s.
 inline constexpr std::chrono::milliseconds kBindingAnswerTimeout{30000};
 
 // Binds through `client` (the Binding client of its own): completes on that client's thread, no

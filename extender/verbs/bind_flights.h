@@ -1,6 +1,6 @@
 // BindFlights: the binds between their reservation and the end of their Binding POST ("flights",
 // at most one per pod), the retries waiting for a flight's outcome, and the pods whose last
-// Binding was sent and never answered (architecture.md "How a /bind travels", steps 2, 4 and 5).
+// Binding was sent and never answered (docs/architecture.md#how-a-bind-travels, steps 2, 4 and 5).
 //
 // A retry of a pod in flight joins the flight: it is answered when the flight lands (the caller
 // takes the waiters from Land) or, if that comes first, at its own deadline, when the deadline

@@ -1,5 +1,5 @@
 // POST /bind (docs/capacity-semantics.md#6-accounting-used-reservations-nominations,
-// architecture.md "How a /bind travels"): decode ExtenderBindingArgs; under one exclusive lock,
+// docs/architecture.md#how-a-bind-travels): decode ExtenderBindingArgs; under one exclusive lock,
 // look the pod up once and either answer at once (bound, refused, past the deadline, over
 // maxBindsInFlight), join the pod's flight in the air, or ask core's CheckBind (exactly /filter's
 // verdict for that node) and, when it passes, reserve the pod's request (which also releases our

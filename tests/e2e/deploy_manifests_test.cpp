@@ -194,7 +194,7 @@ TEST_CASE("deploy base renders with every expected kind", "[deploy]") {
 
 TEST_CASE("the extender's bind deadline leaves a margin under kube-scheduler's httpTimeout",
           "[deploy]") {
-  // architecture.md "How a /bind travels": a Binding sent at the deadline must still be answered
+  // docs/architecture.md#how-a-bind-travels: a Binding sent at the deadline must still be answered
   // before kube-scheduler gives up.
   REQUIRE_RENDERED();
   const Configs c = LoadConfigs(rendered);

@@ -6,7 +6,7 @@
 // nb-a, nb-b of eq1 and job-1 of eq2 running) is loaded before the extender starts, with
 // --max-out-of-sync 1s and --reclaim-interval 200ms.
 //
-// What is checked (architecture.md "Staying in sync with the API server",
+// What is checked (docs/architecture.md#staying-in-sync-with-the-api-server,
 // docs/capacity-semantics.md#12-deciding-on-a-cache-that-is-out-of-sync):
 //   1. while the double is down, /readyz answers 503 naming the resources out of sync, for how
 //      long and why; /pending says why reclaim is held; /metrics' gauges and the log agree; once

@@ -1,10 +1,11 @@
-// End to end, binds under a slow API server (issue 18 point 4; architecture.md "How a /bind
-// travels"): the real `capacity-extender serve --kubeconfig F` against the API-server TEST DOUBLE
-// answering every Binding 20 ms late, the first 16 of them 1.5 s late (every connection of the
-// Binding client stalls at once, longer than kube-scheduler's timeout), and 3,000 binds at once
-// from a simulated kube-scheduler (bench/micro/bind_retry_scheduler.h) that retries refused and
-// timed-out binds after its backoff, as kube-scheduler does. Timing is scaled down five times to
-// keep the test short: httpTimeout 1 s, bindDeadline 800 ms, backoff 200 ms doubling to 2 s.
+// End to end, binds under a slow API server (issue 18 point 4;
+// docs/architecture.md#how-a-bind-travels): the real `capacity-extender serve --kubeconfig F`
+// against the API-server TEST DOUBLE answering every Binding 20 ms late, the first 16 of them 1.5 s
+// late (every connection of the Binding client stalls at once, longer than kube-scheduler's
+// timeout), and 3,000 binds at once from a simulated kube-scheduler
+// (bench/micro/bind_retry_scheduler.h) that retries refused and timed-out binds after its backoff,
+// as kube-scheduler does. Timing is scaled down five times to keep the test short: httpTimeout 1 s,
+// bindDeadline 800 ms, backoff 200 ms doubling to 2 s.
 //
 // Checked from the double's request log, the extender's debug log (each sent Binding with its
 // bind's deadline) and the scheduler's own record of every attempt, all on CLOCK_MONOTONIC:

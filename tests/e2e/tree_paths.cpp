@@ -63,8 +63,8 @@ void CompareTreeAndUsage(PathContext& ctx, const QuotaTreeRecount& recount) {
   }
 }
 
-// Admission (docs/quota-hierarchy.md "Admission") on the recount: the code, and the end of the
-// reason: the blocking rule with its numbers ("" = admitted).
+// Admission (docs/quota-hierarchy.md#admission-filter-and-the-bind-check) on the recount: the code,
+// and the end of the reason: the blocking rule with its numbers ("" = admitted).
 std::pair<StatusCode, std::string> RecountAdmission(const PathContext& ctx,
                                                     const QuotaTreeRecount& recount) {
   const NormalizedPod& pod = *ctx.pod;
@@ -120,7 +120,7 @@ void CompareAdmission(PathContext& ctx, const QuotaTreeRecount& recount) {
   }
 }
 
-// How far a victim of `ns` is from the preemptor in the tree (docs/quota-hierarchy.md "Order"):
+// How far a victim of `ns` is from the preemptor in the tree (docs/quota-hierarchy.md#order):
 // 0 in its own namespace, j when they meet j levels above the preemptor's leaf, one more than
 // its root's level when they meet only at the virtual root.
 int RecountDistance(const QuotaTreeRecount& recount, const NormalizedPod& pod,
@@ -155,11 +155,12 @@ void CheckDistances(PathContext& ctx, const QuotaTreeRecount& recount, const Pre
   }
 }
 
-// The victims of one candidate node against the LCA rule (docs/quota-hierarchy.md "Reclaim and
-// preemption"), on the state before any removal. Condition (2) is re-checked after each removal
-// in an order this check does not know; but the last victim taken from a subtree y was taken
-// while y was borrowing with every other victim of y already gone (and perhaps more, later put
-// back), so some victim u of y must leave y borrowing at used(y) minus the other victims of y.
+// The victims of one candidate node against the LCA rule
+// (docs/quota-hierarchy.md#reclaim-and-preemption), on the state before any removal. Condition (2)
+// is re-checked after each removal in an order this check does not know; but the last victim taken
+// from a subtree y was taken while y was borrowing with every other victim of y already gone (and
+// perhaps more, later put back), so some victim u of y must leave y borrowing at used(y) minus the
+// other victims of y.
 void CheckVictims(PathContext& ctx, const QuotaTreeRecount& recount, const NodeVictims& c) {
   const NormalizedPod& pod = *ctx.pod;
   const QuotaSemantics semantics = ctx.base.semantics();
@@ -228,7 +229,7 @@ void CheckVictims(PathContext& ctx, const QuotaTreeRecount& recount, const NodeV
 }
 
 // Whether a pod on the preemptor's nominated node that is already terminating would be one of
-// its victims (docs/quota-hierarchy.md "Reclaim and preemption", before any removal): then the
+// its victims (docs/quota-hierarchy.md#reclaim-and-preemption, before any removal): then the
 // preemptor waits for it instead of preempting more (the reference's PodEligibleToPreemptOthers;
 // within the preemptor's own namespace, by priority alone, as the reference has it).
 bool RecountWouldBeVictim(const PathContext& ctx, const QuotaTreeRecount& recount,

@@ -1,4 +1,4 @@
-// /bind between its reservation and its Binding's end (architecture.md "How a /bind travels"):
+// /bind between its reservation and its Binding's end (docs/architecture.md#how-a-bind-travels):
 // a retry of a pod in flight joins the flight and gets its outcome (success on the same node, a
 // refusal naming the node otherwise, its own bind when the Binding was never made, an error at
 // its own deadline); the bound on binds in flight answers at once and reserves nothing; a bind
