@@ -16,8 +16,9 @@ std::vector<const NormalizedPod*> GroupNeedMembers(const ClusterState& state,
   *need = 0;
   if (pod.group.empty() || pod.IsBound() || pod.IsTerminal()) return {};
   // A pod under our gate alone waits in gate mode's queue: its unit is the oldest members under
-  // our gate alone, as the admission queue takes them (docs/workloads.md#3-gate-mode-the-admission-
-  // queue), for the plan the admission loop asks (docs/reclaim-plan.md#1-what-a-plan-is-for).
+  // our gate alone, as the admission queue takes them
+  // (docs/workloads.md#3-gate-mode-the-admission-queue), for the plan the admission loop asks
+  // (docs/reclaim-plan.md#1-what-a-plan-is-for).
   const bool gated = pod.IsGated();
   if (pod.other_gates) return {};
   const GroupView* group = state.GroupOf(pod);

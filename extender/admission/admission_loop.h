@@ -51,8 +51,9 @@ class GateOpener {
   virtual GateOpenOutcome Open(const Pod& pod, int64_t admitted_ms) = 0;
 };
 
-// Gate mode's reclaim for gated gangs (docs/reclaim-plan.md#gate-mode-the-admission-loop-plans-
-// for-a-gated-gang). Without `more_important` (or with mode kOff) gated gangs get no reclaim.
+// Gate mode's reclaim for gated gangs
+// (docs/reclaim-plan.md#gate-mode-the-admission-loop-plans-for-a-gated-gang). Without
+// `more_important` (or with mode kOff) gated gangs get no reclaim.
 struct GateReclaimOptions {
   ReclaimMode mode = ReclaimMode::kOn;
   MoreImportantFn more_important;

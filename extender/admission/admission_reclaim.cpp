@@ -1,11 +1,12 @@
-// Gate mode's reclaim for gated gangs (docs/reclaim-plan.md#gate-mode-the-admission-loop-plans-for-
-// a-gated-gang): after a round of the admission queue, each gang whose unit waits on the quota or
-// the nodes gets one plan across nodes (core/reclaim_plan.h's SearchReclaimPlan, the search every
-// caller shares). A plan with victims is held first (each member nominated on its planned node for
-// nominationTTL), then its victims are evicted in order; the gates stay on until a later round of
-// the queue admits the unit, once the room is free. A gang with a member nominated has a plan in
-// flight and is not planned again; a hold that ends with no member admitted expired: logged,
-// counted, its victims wasted.
+// Gate mode's reclaim for gated gangs
+// (docs/reclaim-plan.md#gate-mode-the-admission-loop-plans-for-a-gated-gang): after a round of
+// the admission queue, each gang whose unit waits on the quota or the nodes gets one plan across
+// nodes (core/reclaim_plan.h's SearchReclaimPlan, the search every caller shares). A plan with
+// victims is held first (each member nominated on its planned node for nominationTTL), then its
+// victims are evicted in order; the gates stay on until a later round of the queue admits the
+// unit, once the room is free. A gang with a member nominated has a plan in flight and is not
+// planned again; a hold that ends with no member admitted expired: logged, counted, its victims
+// wasted.
 #include <chrono>
 
 #include <fmt/format.h>

@@ -41,8 +41,8 @@ const char* VerdictAction(VerdictCode code);
 enum class ReclaimState { kNone, kInFlight, kRefused, kBackoff };
 const char* ReclaimStateName(ReclaimState state);  // none, in-flight, refused, backoff
 
-// A reclaim plan across nodes as /pending and /ui show it (docs/reclaim-plan.md#5-where-a-user-
-// sees-it).
+// A reclaim plan across nodes as /pending and /ui show it
+// (docs/reclaim-plan.md#5-where-a-user-sees-it).
 struct PlanView {
   std::string outcome;    // found, no-victims, no-placement, budget-exhausted (approximate)
   std::string preemptor;  // "gang ns/group" or "pod ns/name": whom the room is for
