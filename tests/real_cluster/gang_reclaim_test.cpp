@@ -269,6 +269,23 @@ spec:
   CHECK(reclaims == 1);
   CHECK(MetricValue(Fetch("127.0.0.1", extender.port(), "GET", "/metrics").body,
                     "capacity_extender_evictions_total") == 4);
+  // Each victim has an Event naming the gang it made room for.
+  CHECK(Eventually(
+      [&] {
+        const kube::RestResponse events =
+            cluster.api().Get("/apis/events.k8s.io/v1/namespaces/team-b/events");
+        if (!events.ok()) return false;
+        int found = 0;
+        for (const auto& name : originals) {
+          const std::string regarding = R"("name":")" + name + R"(")";
+          found += events.body.find(regarding) != std::string::npos ? 1 : 0;
+        }
+        return found == 4 &&
+               events.body.find("evicted by quota reclaim for gang team-a/train") !=
+                   std::string::npos &&
+               events.body.find(R"("reason":"Reclaimed")") != std::string::npos;
+      },
+      10s));
 
   // The window: the ReplicaSet keeps re-creating; nothing is evicted a second time.
   const auto window_end = Clock::now() + kNoLoopWindow;
