@@ -142,6 +142,14 @@ const std::vector<ConfigField>& Table() {
        "comma-separated schedulerName values whose new pods /mutate gates (empty schedulerName = "
        "default-scheduler)",
        &EC::gate_scheduler_names},
+      {"fair-sharing", "fairSharing", "", "Pod groups and admission",
+       "gate mode: borrowing pods are admitted in order of their quota's share divided by its "
+       "weight, lowest first (annotation scheduling.capacity-extender.io/fair-share-weight)",
+       &EC::fair_sharing},
+      {"fair-share-min-run-time", "fairShareMinRunTime", "DURATION", "Pod groups and admission",
+       "with fair sharing, reclaim between borrowers never evicts a pod that started less than "
+       "this long ago",
+       &EC::fair_share_min_run_time},
 
       {"status-updates", "statusUpdates", "", "Writing back",
        "patch ElasticQuota status.used (--status-updates=false to stop)", &EC::status_updates},

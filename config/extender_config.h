@@ -100,6 +100,14 @@ struct ExtenderConfig {
   // pods /mutate gates (an empty schedulerName is default-scheduler); pods of other schedulers
   // pass untouched.
   std::string gate_scheduler_names = "default-scheduler";
+  // fairSharing / --fair-sharing: gate mode's admission loop lifts the gates of borrowing pods in
+  // order of their quota's weighted share, lowest first
+  // (docs/fair-sharing.md#5-admission-order-gate-mode).
+  bool fair_sharing = false;
+  // fairShareMinRunTime / --fair-share-min-run-time: with fairSharing, the reclaim controller may
+  // also evict a borrower's pod for a borrower below its fair share, never one that started less
+  // than this long ago (docs/fair-sharing.md#6-reclaim-between-borrowers).
+  std::chrono::milliseconds fair_share_min_run_time{300000};
 
   // Writing back.
   bool status_updates = true;                               // statusUpdates

@@ -69,11 +69,12 @@ class PlanSearch {
  public:
   PlanSearch(const ClusterState& state, const NormalizedPod& pod,
              const MoreImportantFn& more_important, const ReclaimPlanBudget& budget,
-             ReclaimPlan* plan)
+             const FairReclaimOptions& fair, ReclaimPlan* plan)
       : state_(state),
         pod_(pod),
         more_important_(more_important),
         budget_(budget),
+        fair_options_(fair),
         plan_(*plan),
         context_(MakePreemptorContext(state, pod)),
         what_if_(state) {}
@@ -95,6 +96,7 @@ class PlanSearch {
         request_.Add(m->quota_request());
     }
     path_ = MakeAdmissionPath(state_, pod_, plan_.members.size() > 1 ? &request_ : nullptr);
+    if (fair_options_.enabled) fair_.emplace(state_, pod_, request_, fair_options_);
     placement_.emplace(&what_if_, plan_.members);
     std::vector<Candidate> units;
     if (!Gather(&units)) return Exhausted();
@@ -120,6 +122,11 @@ class PlanSearch {
     }
     std::vector<Taken> victims = PutBack();
     if (exhausted_) return Exhausted();
+    if (Status fair = CheckFairGivers(victims); !fair.ok()) {
+      plan_.outcome = ReclaimPlanOutcome::kNoVictims;
+      plan_.why = fair;
+      return;
+    }
     plan_.outcome = ReclaimPlanOutcome::kFound;
     plan_.why = Status::Ok();
     for (const int node : placement_->nodes())
@@ -161,9 +168,10 @@ class PlanSearch {
   // borrowing (then none of them can go: removals only lower usage).
   struct NamespaceInfo {
     VictimRule::Scope scope;
-    bool may = false;   // MayGiveVictims on the state
-    bool done = false;  // its side stopped borrowing during step 2
-    int64_t left = 0;   // its units not tried yet
+    FairVictimEligibility::Scope fair;  // any: its pods go by fairness (the rule refused them)
+    bool may = false;                   // MayGiveVictims on the state
+    bool done = false;                  // its side stopped borrowing during step 2
+    int64_t left = 0;                   // its units not tried yet
   };
 
   NamespaceInfo& InfoOf(const std::string& ns) {
@@ -171,6 +179,16 @@ class PlanSearch {
     if (it == namespaces_.end()) {
       NamespaceInfo info;
       info.scope = context_.rule->ScopeOf(ns);
+      if (!info.scope.any && fair_) {
+        info.fair = fair_->ScopeOf(ns);
+        if (info.fair.any) {
+          // Condition 3 of reclaim between borrowers is the rule's condition 2: the same re-check.
+          info.scope.any = info.scope.recheck = true;
+          info.scope.leaf = info.fair.leaf;
+          info.scope.top = info.fair.giver;
+          info.scope.distance = info.fair.distance;
+        }
+      }
       info.may = context_.rule->MayGiveVictims(info.scope);
       it = namespaces_.emplace(ns, info).first;
     }
@@ -254,13 +272,15 @@ class PlanSearch {
     *side_done = false;
     const QuotaTree& tree = state_.ledger().tree();
     for (const NormalizedPod* y : unit.pods) {
-      const VictimRule::Scope& scope = ScopeOf(y->ns);
+      const NamespaceInfo& info = InfoOf(y->ns);
+      const VictimRule::Scope& scope = info.scope;
       if (!scope.any || (scope.lower_priority_only && y->priority >= pod_.priority)) return false;
       if (scope.recheck && !context_.rule->SideBorrowing(
                                scope, [&](int n) -> const ResourceList& { return UsedOf(n); })) {
         *side_done = y == unit.pods.front();
         return false;
       }
+      if (info.fair.any && !fair_->MayTake(info.fair, *y, UsedOf(info.fair.giver))) return false;
       // The last pod's own usage is never asked (a single pod's unit: no delta at all).
       if (y == unit.pods.back() || state_.QuotaFor(y->ns) == nullptr) continue;
       for (int n = tree.LeafOf(y->ns); n >= 0; n = tree.parent(n)) {
@@ -416,10 +436,35 @@ class PlanSearch {
     return victims;
   }
 
+  // Reclaim between borrowers: the final plan's victims from each giver by fairness pass
+  // FairReclaimAllowed together (docs/fair-sharing.md#6-reclaim-between-borrowers).
+  Status CheckFairGivers(const std::vector<Taken>& victims) {
+    if (!fair_) return Status::Ok();
+    std::vector<std::pair<const FairVictimEligibility::Scope*, std::vector<const NormalizedPod*>>>
+        givers;
+    for (const Taken& t : victims) {
+      for (const NormalizedPod* y : t.pods) {
+        const FairVictimEligibility::Scope& scope = InfoOf(y->ns).fair;
+        if (!scope.any || HeldWithoutNode(state_, *y)) continue;
+        auto it = std::find_if(givers.begin(), givers.end(),
+                               [&](const auto& g) { return g.first->giver == scope.giver; });
+        if (it == givers.end()) it = givers.insert(givers.end(), {&scope, {}});
+        it->second.push_back(y);
+      }
+    }
+    for (const auto& [scope, pods] : givers) {
+      const FairReclaimVerdict verdict = fair_->Check(*scope, pods);
+      if (!verdict.allowed) return Status::Unschedulable("reclaim by fair share: " + verdict.why);
+    }
+    return Status::Ok();
+  }
+
   const ClusterState& state_;
   const NormalizedPod& pod_;
   const MoreImportantFn& more_important_;
   const ReclaimPlanBudget& budget_;
+  FairReclaimOptions fair_options_;
+  std::optional<FairVictimEligibility> fair_;
   ReclaimPlan& plan_;
   PreemptorContext context_;
   PlanWhatIf what_if_;
@@ -438,9 +483,9 @@ class PlanSearch {
 
 ReclaimPlan SearchReclaimPlan(const ClusterState& state, const NormalizedPod& pod,
                               const MoreImportantFn& more_important,
-                              const ReclaimPlanBudget& budget) {
+                              const ReclaimPlanBudget& budget, const FairReclaimOptions& fair) {
   ReclaimPlan plan;
-  PlanSearch search(state, pod, more_important, budget, &plan);
+  PlanSearch search(state, pod, more_important, budget, fair, &plan);
   search.Run();
   return plan;
 }

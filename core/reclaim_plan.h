@@ -9,6 +9,9 @@
 //   3. the plan holds when the pod's quota admits the placement (with the nominated terms) and
 //      first fit (PlaceTogether's rule, group_placement.h; plan_placement.h on the what-if)
 //      places every waiting member; else no plan;
+//   2b. with fair sharing on (`fair`), a namespace the victim rule refuses because the pod's side
+//      would borrow may still give victims by fairness (core/fair_victim_eligibility.h), each
+//      checked as it is removed; the final plan is checked per giver with FairReclaimAllowed;
 //   4. put-back: the removed units, PDB-violating ones first, most important first, each kept
 //      back when the plan still holds; repeated over the victims until none can be dropped, so
 //      the plan is minimal.
@@ -26,6 +29,7 @@
 #include <vector>
 
 #include "core/cluster_state.h"
+#include "core/fair_victim_eligibility.h"
 #include "core/status.h"
 #include "core/victim_selection.h"
 #include "core/victim_unit.h"
@@ -76,7 +80,8 @@ std::vector<const NormalizedPod*> PlanMembers(const ClusterState& state, const N
 // REQUIRES: `pod` outlives the plan.
 ReclaimPlan SearchReclaimPlan(const ClusterState& state, const NormalizedPod& pod,
                               const MoreImportantFn& more_important,
-                              const ReclaimPlanBudget& budget = {});
+                              const ReclaimPlanBudget& budget = {},
+                              const FairReclaimOptions& fair = {});
 
 const char* ReclaimPlanOutcomeName(ReclaimPlanOutcome outcome);
 

@@ -160,6 +160,8 @@ int RunServeCommand(const std::vector<std::string>& args) {
   reclaim_options.requeue_nudge = config.requeue_nudge;
   reclaim_options.requeue_nudge_interval_ms = config.requeue_nudge_interval.count();
   reclaim_options.require_unschedulable_condition = use_live;
+  reclaim_options.fair_sharing = config.fair_sharing;
+  reclaim_options.fair_share_min_run_time_ms = config.fair_share_min_run_time.count();
   EventRecorder events(EventOptions(config));  // outlives the controller's threads
   ReclaimController reclaim(&cache, &metrics, service.more_important(), evictor.get(), nudger.get(),
                             reclaim_options);

@@ -23,6 +23,7 @@ ServiceOptions ServiceOptionsFrom(const ExtenderConfig& config) {
 AdmissionLoopOptions AdmissionLoopOptionsFrom(const ExtenderConfig& config) {
   AdmissionLoopOptions options;
   options.plan.default_group_timeout_ms = config.gang_schedule_timeout.count();
+  options.plan.fair_sharing = config.fair_sharing;
   options.hold_ttl_ms = config.reservation_ttl.count();
   options.reclaim.nomination_ttl_ms = config.nomination_ttl.count();
   options.reporting_instance = EventReportingInstance("capacity-extender");

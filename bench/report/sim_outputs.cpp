@@ -31,14 +31,14 @@ std::string OneLineSummary(const SimulationResult& r) {
   }
   return fmt::format(
              "{}: {} submitted, {} run, {} pending, {} rejected ({} by quota, {} by nodes), {} "
-             "evictions, "
+             "evictions ({} by fairness), "
              "wait p50 {:.0f} s / p95 {:.0f} s / p99 {:.0f} s, borrowed {:.1f} core-hours; {} "
              "decisions in {:.2f} s "
              "({:.0f}/s; {:.2f} s CPU, {:.0f}/CPU-s)",
              r.policy, total.submitted, total.run, total.pending, total.rejected,
-             total.rejected_by_quota, total.rejected_by_nodes, r.evictions, total.wait.p50_s,
-             total.wait.p95_s, total.wait.p99_s, total.borrowed_core_hours, r.decisions,
-             r.engine_seconds,
+             total.rejected_by_quota, total.rejected_by_nodes, r.evictions, r.fair_evictions,
+             total.wait.p50_s, total.wait.p95_s, total.wait.p99_s, total.borrowed_core_hours,
+             r.decisions, r.engine_seconds,
              r.engine_seconds > 0 ? static_cast<double>(r.decisions) / r.engine_seconds : 0.0,
              r.engine_cpu_seconds,
              r.engine_cpu_seconds > 0 ? static_cast<double>(r.decisions) / r.engine_cpu_seconds

@@ -19,11 +19,12 @@ std::string ReportHtml(const SimulationResult& r, const ReportContext& context) 
   out += fmt::format(
       "<p>{} nodes ({} cpu cores, {} GPUs). {} pods submitted: {} ran, {} still pending at the "
       "end, {} rejected "
-      "({} by quota, {} by nodes). {} evictions. Simulated time: {}.</p>",
+      "({} by quota, {} by nodes). {} evictions ({} by fairness). Simulated time: {}.</p>",
       r.nodes, FormatNumber(static_cast<double>(r.allocatable_cpu) / 1000.0),
       FormatNumber(static_cast<double>(r.allocatable_gpu) / static_cast<double>(r.gpu_scale)),
       total.submitted, total.run, total.pending, total.rejected, total.rejected_by_quota,
-      total.rejected_by_nodes, r.evictions, Duration(static_cast<double>(r.end_ms) / 1000.0));
+      total.rejected_by_nodes, r.evictions, r.fair_evictions,
+      Duration(static_cast<double>(r.end_ms) / 1000.0));
 
   out += "<h2>Tenants</h2><table><tr><th class=\"l\">tenant</th><th>min cpu</th><th>max cpu</th>";
   if (!r.gpu_resource.empty()) out += "<th>min gpu</th><th>max gpu</th>";

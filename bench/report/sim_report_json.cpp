@@ -212,6 +212,7 @@ void Engine(Writer& w, const SimulationResult& r) {
   Int(w, "reclaim_candidates", r.reclaim_candidates);
   Int(w, "reclaims", r.reclaims);
   Int(w, "evictions", r.evictions);
+  Int(w, "fair_evictions", r.fair_evictions);
   Num(w, "end_seconds", static_cast<double>(r.end_ms) / 1000.0);
   w.EndObject();
 }

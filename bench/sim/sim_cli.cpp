@@ -336,8 +336,8 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
         policy_list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     auto p = SimPolicyFromName(name);
     if (!p)
-      return Status::Error("unknown policy '" + name +
-                           "' (capacity, scheduler-plugins, static, none)");
+      return Status::Error(
+          fmt::format("unknown policy '{}' ({})", name, fmt::join(SimPolicyNames(), ", ")));
     if (seen.insert(*p).second) c.policies.push_back(*p);
     if (comma == std::string::npos) break;
     start = comma + 1;

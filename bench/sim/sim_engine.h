@@ -104,6 +104,8 @@ class SimEngine {
   void Schedule();
   void TryFirst(int b);
   void FillScratch(int b, uint32_t id);
+  // Reclaim between borrowers for the pod in scratch_ (fair policies); true when it evicted.
+  bool TryFairReclaim(int b);
   int FindNode(int b);
   bool FitsNow(int b, int n);
   int BestOf(int b, const std::vector<int>& feasible);

@@ -7,11 +7,10 @@ struct Named {
   SimPolicy policy;
   std::string_view name;
 };
-constexpr Named kPolicies[] = {{SimPolicy::kCapacity, "capacity"},
-                               {SimPolicy::kSchedulerPlugins, "scheduler-plugins"},
-                               {SimPolicy::kStatic, "static"},
-                               {SimPolicy::kNone, "none"},
-                               {SimPolicy::kFair, "fair"}};
+constexpr Named kPolicies[] = {
+    {SimPolicy::kCapacity, "capacity"}, {SimPolicy::kSchedulerPlugins, "scheduler-plugins"},
+    {SimPolicy::kStatic, "static"},     {SimPolicy::kNone, "none"},
+    {SimPolicy::kFair, "fair"},         {SimPolicy::kFairFilter, "fair-filter"}};
 
 }  // namespace
 
@@ -47,7 +46,9 @@ SimPolicySetup SetupFor(SimPolicy policy) {
     case SimPolicy::kNone:
       return {QuotaSemantics::kCapacityExtender, false, false};
     case SimPolicy::kFair:
-      return {QuotaSemantics::kCapacityExtender, true, false, true};
+      return {QuotaSemantics::kCapacityExtender, true, false, true, true};
+    case SimPolicy::kFairFilter:
+      return {QuotaSemantics::kCapacityExtender, true, false, false, true};
   }
   return {};
 }

@@ -11,7 +11,11 @@
 //  - none:              no quotas at all: FIFO by priority, plain lower-priority preemption;
 //  - fair:              capacity, with fair sharing by weight (docs/fair-sharing.md): every pod
 //                       of a quota namespace arrives gated and core's admission queue lifts the
-//                       gates, borrowers in order of their share after admission.
+//                       gates, borrowers in order of their share after admission; the reclaim
+//                       controller also reclaims between borrowers (as serve with fairSharing);
+//  - fair-filter:       capacity in filter mode (no gate) with reclaim between borrowers alone:
+//                       fairness acts only by evicting from a borrower above its fair share
+//                       (docs/fair-sharing.md#6-reclaim-between-borrowers).
 // Thread-safety: value types and pure functions.
 #pragma once
 
@@ -24,7 +28,7 @@
 
 namespace capext {
 
-enum class SimPolicy { kCapacity, kSchedulerPlugins, kStatic, kNone, kFair };
+enum class SimPolicy { kCapacity, kSchedulerPlugins, kStatic, kNone, kFair, kFairFilter };
 
 std::optional<SimPolicy> SimPolicyFromName(std::string_view name);
 std::string_view SimPolicyName(SimPolicy policy);
@@ -35,6 +39,7 @@ struct SimPolicySetup {
   bool quotas = true;           // create the plan's ElasticQuotas at all
   bool max_equals_min = false;  // replace every max by the min
   bool fair_sharing = false;    // gate every quota pod; the admission queue orders by share
+  bool fair_reclaim = false;    // the reclaim controller reclaims between borrowers
 };
 
 SimPolicySetup SetupFor(SimPolicy policy);

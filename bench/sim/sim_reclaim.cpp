@@ -3,10 +3,50 @@
 // preemption, the same victim selection for pods without a quota), played on the simulator's state.
 // The search is the core's (SearchCandidates: victim selection per node, the candidate order to
 // choose, over a pool taken from a rotating offset: under kube-scheduler sampling at most
-// DefaultPreemption's number of nodes, otherwise all); the engine executes the plan.
+// DefaultPreemption's number of nodes, otherwise all); the engine executes the plan. With the
+// fair policies a pod whose quota would borrow is first planned as serve's controller does with
+// fairSharing: the reclaim plan search with reclaim between borrowers
+// (docs/fair-sharing.md#how-the-reclaim-search-uses-it); its victims count as fair evictions.
+// The simulator keeps ungated pending pods out of the ClusterState, so a quota's demand there
+// counts its running pods and the pod being planned, not the rest of its queue: the fair values
+// are lower than serve's, and condition 4 (taker's share after <= giver's after) does the rest.
 #include "bench/sim/sim_engine.h"
 
+#include "core/fair_victim_eligibility.h"
+#include "core/reclaim_plan.h"
+
 namespace capext {
+
+bool SimEngine::TryFairReclaim(int b) {
+  if (!SetupFor(options_.policy).fair_reclaim || !WouldBorrow(state_, *scratch_)) return false;
+  const std::string uid = scratch_->store_key();
+  const bool added = state_.FindPod(uid) == nullptr;
+  if (added) state_.UpsertPod(*scratch_);  // waiting: part of its quota's demand
+  const NormalizedPod& pod = *state_.FindPod(uid);
+  const ReclaimPlan plan =
+      SearchReclaimPlan(state_, pod, more_important_, {},
+                        FairReclaimOptions{true, now_, options_.fair_share_min_run_time_ms});
+  if (!plan.found() || plan.units.empty() || plan.nodes.empty()) {
+    if (added) state_.DeletePod(uid);
+    return false;
+  }
+  std::vector<std::string> victims;
+  for (const NormalizedPod* v : plan.Victims())
+    victims.push_back(v->store_key());
+  const std::string node = plan.nodes.front();
+  const int tenant = buckets_[b].tenant;
+  for (const auto& v : victims) {
+    Evict(v, tenant);
+    ++out_->fair_evictions;
+  }
+  const int64_t expires = now_ + options_.nomination_ttl_ms;
+  state_.Nominate(uid, node, expires);
+  nominations_[uid] = OurNomination{nodes_->IndexOf(node), expires};
+  expiries_.insert(expires);
+  ++out_->reclaims;
+  ++epoch_;
+  return true;
+}
 
 bool SimEngine::TryReclaim(int b, uint32_t id) {
   PendingQueue::Bucket& qb = queue_.bucket(b);
@@ -25,6 +65,10 @@ bool SimEngine::TryReclaim(int b, uint32_t id) {
   if (nominations_.count(scratch_->store_key()) != 0) return fail();  // a reclaim is in flight
   ++out_->reclaim_attempts;
   const BucketInfo& info = buckets_[b];
+  if (TryFairReclaim(b)) {
+    qb.reclaim_retry_after_ms = INT64_MIN;
+    return true;
+  }
   CandidateSearchOptions search;
   search.start = preempt_offset_;
   search.max_pool = num_candidates_;

@@ -97,6 +97,8 @@ struct SimulationOptions {
   int64_t group_timeout_ms = 120'000;  // gangScheduleTimeout
   int64_t nomination_ttl_ms = 120'000;
   int64_t reclaim_interval_ms = 10'000;
+  // fairShareMinRunTime of reclaim between borrowers (policies fair and fair-filter).
+  int64_t fair_share_min_run_time_ms = 300'000;
   std::optional<int64_t> until_ms;  // stop at this time (default: when no event is left)
   int samples = 400;                // timeline points across the expected span
   std::optional<int64_t> sample_interval_ms;
@@ -154,6 +156,7 @@ struct SimulationResult {
   int64_t failed_attempts = 0;
   int64_t reclaims = 0;  // reclaim plans executed
   int64_t evictions = 0;
+  int64_t fair_evictions = 0;  // of those, by reclaim between borrowers (fair policies)
   int64_t reclaim_attempts = 0;
   int64_t reclaim_nodes_examined = 0;  // nodes handed to SelectVictimsOnNode
   int64_t reclaim_candidates = 0;      // of those, nodes where it found victims

@@ -55,7 +55,7 @@ bool AdmissionLoop::Due(int64_t now_ms) {
     const ChangeJournal* journal = state.change_journal();
     return journal == nullptr ? 0 : journal->last_sequence();
   });
-  const bool changed = sequence != seen_sequence_ || sequence == 0;
+  const bool changed = sequence != seen_sequence_ || sequence == 0 || held_;
   const bool tick = anything_waiting_ && now_ms - last_round_ms_ >= options_.tick_ms;
   if (!changed && !tick) return false;
   seen_sequence_ = sequence;
@@ -68,6 +68,19 @@ bool AdmissionLoop::Acts() const {
 }
 
 int AdmissionLoop::RunOnce() {
+  // Never on a cache out of sync (docs/workloads-live.md#the-admission-loop): before the first
+  // lists, a namespace whose ElasticQuota is not listed yet looks quota-free and every gated pod
+  // of it would be admitted at once. Checked every interval until the cache follows again.
+  if (const std::string hold = cache_->SyncReport().Hold(); !hold.empty()) {
+    if (!held_) {
+      Log(LogLevel::kInfo, "admission held: no gate is lifted", {{"reason", hold}});
+      metrics_->Count("capacity_extender_admission_held_rounds_total");
+    }
+    held_ = true;
+    return 0;
+  }
+  if (held_) Log(LogLevel::kInfo, "admission resumed: the cache is in sync", {});
+  held_ = false;
   const int64_t now_ms = cache_->NowMs();
   AdmissionRound round = cache_->Read(
       [&](const ClusterState& state) { return PlanAdmissions(state, options_.plan, now_ms); });

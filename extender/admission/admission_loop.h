@@ -13,6 +13,9 @@
 // admission_reclaim.cpp): its members are nominated on their planned nodes, the victims evicted,
 // and the gates lifted by a later round once the room is free.
 //
+// Never on a cache out of sync (SchedulerCache::SyncReport): such a round plans, lifts, evicts
+// and publishes nothing, and the next interval asks again.
+//
 // Event-driven: a round runs when the cluster state changed since the last one (its change
 // journal's sequence moved) or when a second has passed with pods still gated, held or timing
 // (timeouts need the clock, not a change).
@@ -125,8 +128,9 @@ class AdmissionLoop {
   uint64_t seen_sequence_ = 0;
   int64_t last_round_ms_ = 0;
   bool anything_waiting_ = true;
-  std::set<std::string> evicted_;               // pod uids evicted for a timeout (once each)
-  std::set<std::string> reported_timeouts_;     // "group@admitted_ms" reported once
+  bool held_ = false;                        // the last round was held: the cache was out of sync
+  std::set<std::string> evicted_;            // pod uids evicted for a timeout (once each)
+  std::set<std::string> reported_timeouts_;  // "group@admitted_ms" reported once
   std::map<std::string, std::string> evented_;  // pod key -> the message last written
   std::map<std::string, GangPlan> gang_plans_;  // by group Display(): plans in flight
   std::map<std::string, uint64_t> unplanned_;   // group -> journal sequence of its last no-plan

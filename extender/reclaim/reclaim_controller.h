@@ -173,6 +173,12 @@ struct ReclaimControllerOptions {
   // wall-clock cap on one search. Either running out: no plan, approximate.
   int64_t plan_max_steps = 250'000;
   int64_t plan_time_cap_ms = 200;
+  // Reclaim between borrowers (config fairSharing, fairShareMinRunTime;
+  // docs/fair-sharing.md#how-the-reclaim-search-uses-it): a pending pod whose quota would borrow
+  // is planned by SearchReclaimPlan with fairness, falling back to the one-node path without a
+  // plan.
+  bool fair_sharing = false;
+  int64_t fair_share_min_run_time_ms = 300'000;
 };
 
 class ReclaimController {
@@ -249,7 +255,8 @@ class ReclaimController {
   PodVerdict ReclaimFor(const NormalizedPod& pod, int64_t now_ms, bool* started, WakeRule* wake);
   // reclaim_controller_plan.cpp: for a pending member of a starting gang whose waiting members
   // are several, one plan across nodes for all of them (docs/reclaim-plan.md): evicts its
-  // victims, nominates every member on its planned node, and returns the verdict; nullopt for
+  // victims, nominates every member on its planned node, and returns the verdict. With fair
+  // sharing, a single pod whose quota would borrow too, when the plan takes victims. nullopt for
   // any other pod (the one-node path of ReclaimFor).
   std::optional<PodVerdict> ReclaimForGang(const NormalizedPod& pod, int64_t now_ms, bool* started,
                                            WakeRule* wake);

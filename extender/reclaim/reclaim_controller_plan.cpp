@@ -19,6 +19,7 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
                                                             WakeRule* wake) {
   struct Copied {
     bool gang = false, in_flight = false;
+    bool single = false;  // a single borrower's plan (fair sharing), not a gang's
     ReclaimPlanOutcome outcome = ReclaimPlanOutcome::kNoVictims;
     std::string reason, units;
     std::vector<std::pair<NormalizedPod, std::string>> placement;  // member, node
@@ -31,8 +32,14 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
   const Copied plan = cache_->Read([&](const ClusterState& state) {
     Copied out;
     const std::vector<const NormalizedPod*> members = PlanMembers(state, pod);
-    if (members.size() <= 1) return out;
+    // A single borrower with fair sharing: a plan only when it takes victims (below), and one in
+    // flight is the one-node path's to report.
+    const bool fair_single = members.size() == 1 && options_.fair_sharing &&
+                             WouldBorrow(state, pod) &&
+                             state.FindOurNomination(pod.store_key()) == nullptr;
+    if (members.size() <= 1 && !fair_single) return out;
     out.gang = true;
+    out.single = fair_single;
     for (const NormalizedPod* m : members) {
       if (state.FindOurNomination(m->store_key()) != nullptr) out.in_flight = true;
     }
@@ -43,7 +50,13 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
       return std::chrono::steady_clock::now() - search_start >
              std::chrono::milliseconds(options_.plan_time_cap_ms);
     };
-    const ReclaimPlan p = SearchReclaimPlan(state, pod, more_important_, budget);
+    const ReclaimPlan p =
+        SearchReclaimPlan(state, pod, more_important_, budget,
+                          {options_.fair_sharing, now_ms, options_.fair_share_min_run_time_ms});
+    if (fair_single && (!p.found() || p.units.empty())) {
+      out.gang = false;  // nothing to take by fairness: the one-node path decides
+      return out;
+    }
     out.outcome = p.outcome;
     out.steps = p.steps;
     out.reason = p.why.message();
@@ -250,8 +263,9 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
   v.reclaim_started_ms = now_ms;
   v.plan = plan.view;
   v.plan->hold_expires_ms = expires;
-  v.message = fmt::format("{} (plan for its gang: {})",
-                          verdicts::WaitingForReclaim(pod.Key(), evicted_keys, v.node), where);
+  v.message = fmt::format("{} (plan for {}: {})",
+                          verdicts::WaitingForReclaim(pod.Key(), evicted_keys, v.node),
+                          plan.single ? "fair share" : "its gang", where);
   return v;
 }
 

@@ -1249,3 +1249,58 @@ TEST_CASE("live DRA: a victim's devices are freed for a reclaim (v1 and v1beta1)
   INFO(admitted.body);
   CHECK_FALSE(NodeNamesOf(ParseBody(admitted)).empty());
 }
+
+TEST_CASE("live: fairSharing reclaims between borrowers by weight, once, and not without it",
+          "[e2e][live][fair]") {
+  // docs/fair-sharing.md#6-reclaim-between-borrowers, on the API-server double: n1 of 10 cpu,
+  // the sum of all mins. lend (min 8) idle; fb (min 1, weight 3) runs 9 pods, borrowing all 8;
+  // fa (min 1, weight 1) runs 1 and has one more marked unschedulable. fairShare: fa demands 1,
+  // fb gets the other 7; fa's share 0 < its fair value 0.1. Taking one of fb's pods: fa's share
+  // after 1/10 = 0.1 <= fb's after 7/30 = 0.233.
+  auto quota = [](const std::string& ns, const std::string& min, const std::string& weight) {
+    return R"({"apiVersion":"scheduling.x-k8s.io/v1alpha1","kind":"ElasticQuota","metadata":{"name":")" +
+           ns + R"(","namespace":")" + ns +
+           R"(","annotations":{"scheduling.capacity-extender.io/fair-share-weight":")" + weight +
+           R"("}},"spec":{"min":{"cpu":")" + min + R"("},"max":{"cpu":"10"}}})";
+  };
+  for (const bool fair : {false, true}) {
+    INFO("fairSharing " << fair);
+    LiveCluster cluster;
+    cluster.Create("/api/v1/nodes", NodeJson("n1", "10"));
+    cluster.Create(std::string(kEqPath) + "lend/elasticquotas", quota("lend", "8", "1"));
+    cluster.Create(std::string(kEqPath) + "fa/elasticquotas", quota("fa", "1", "1"));
+    cluster.Create(std::string(kEqPath) + "fb/elasticquotas", quota("fb", "1", "3"));
+    cluster.CreatePod(Pod("fa", "fa-0", "1", "n1"));
+    for (int i = 0; i < 9; ++i) {
+      cluster.CreatePod(Pod("fb", "fb-" + std::to_string(i), "1", "n1",
+                            "2026-01-01T00:00:0" + std::to_string(i) + "Z"));
+    }
+    std::vector<std::string> args;
+    if (fair) args = {"--fair-sharing", "--fair-share-min-run-time", "1m"};
+    cluster.StartExtender(args);
+    cluster.WaitReady();
+    const int64_t since = cluster.LastSeq();
+    PodSpec waiting = Pod("fa", "fa-1", "1", "");
+    waiting.unschedulable = true;
+    cluster.CreatePod(waiting);
+    const bool evicted =
+        Poll([&] { return !cluster.Matching("POST", "/eviction", since).empty(); }, 3s);
+    INFO(cluster.extender().Log());
+    CHECK(evicted == fair);
+    if (!fair) {
+      // Without fairness a borrower takes nothing from another borrower: fa-1 waits.
+      const std::string pending = cluster.Get("/pending").body;
+      CHECK(Contains(pending, "fa-1"));
+      continue;
+    }
+    std::this_thread::sleep_for(1000ms);  // five more reclaim rounds: no second eviction
+    const auto evictions = cluster.Matching("POST", "/eviction", since);
+    REQUIRE(evictions.size() == 1);
+    // fb's most recently started pod.
+    CHECK(evictions[0].path == "/api/v1/namespaces/fb/pods/fb-8/eviction");
+    // The reclaim controller's fair plan (a single pod: one plan, as for a gang's members).
+    CHECK(Contains(cluster.extender().Log(),
+                   "plan=\"plan for fa/fa-1: fa/fa-1 -> n1; victims: single fb/fb-8"));
+    CHECK(Contains(cluster.Get("/pending").body, "evicted fb/fb-8 on node n1"));
+  }
+}

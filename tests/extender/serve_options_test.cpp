@@ -31,5 +31,12 @@ TEST_CASE("gangScheduleTimeout and reservationTTL reach the verbs and the admiss
   CHECK(ExtenderConfig{}.gang_schedule_timeout != config.gang_schedule_timeout);
 }
 
+TEST_CASE("fairSharing reaches the admission loop's plan, off by default", "[serve_options]") {
+  CHECK_FALSE(AdmissionLoopOptionsFrom(ExtenderConfig{}).plan.fair_sharing);
+  ExtenderConfig config;
+  config.fair_sharing = true;
+  CHECK(AdmissionLoopOptionsFrom(config).plan.fair_sharing);
+}
+
 }  // namespace
 }  // namespace capext

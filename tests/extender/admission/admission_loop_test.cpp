@@ -144,6 +144,33 @@ TEST_CASE("admission loop: a gang is admitted whole, the other waits with its nu
   CHECK(h.loop->Gated().size() == 4);
 }
 
+// The first lists under way: the ElasticQuota list has not arrived.
+class QuotasNotListed final : public CacheSyncSource {
+ public:
+  CacheSyncReport Report(std::chrono::steady_clock::time_point now) const override {
+    CacheSyncReport report;
+    report.now = now;
+    report.max_out_of_sync = std::chrono::seconds(5);
+    report.resources.push_back({"elasticquotas", false, false, now, "first list under way"});
+    return report;
+  }
+};
+
+TEST_CASE("admission loop: nothing is admitted while the cache is out of sync",
+          "[admission_loop]") {
+  LoopHarness h;
+  h.TwoGangs();
+  QuotasNotListed source;
+  h.cache.set_sync_source(&source);
+  CHECK(h.loop->RunOnce() == 0);
+  CHECK(h.opener.calls.empty());
+  CHECK(h.Used() == 0);
+  CHECK(h.sink.creates.empty());
+  h.cache.set_sync_source(nullptr);  // in sync: the next round admits, as without the wait
+  CHECK(h.loop->RunOnce() == 4);
+  CHECK(h.opener.calls == std::vector<std::string>{"a-0", "a-1", "a-2", "a-3"});
+}
+
 TEST_CASE("admission loop: a failed patch releases that pod's hold; it is admitted again later",
           "[admission_loop]") {
   LoopHarness h;
