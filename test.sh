@@ -63,7 +63,7 @@ if ! $quick; then
   cmake --build build-asan -j2
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp" \
-    ctest --test-dir build-asan --output-on-failure -j2 --timeout 600
+    ctest --test-dir build-asan --output-on-failure -j2 --timeout 600 -LE long-window
 
   stage "TSan build and concurrency tests"
   cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCE_SANITIZE=thread \

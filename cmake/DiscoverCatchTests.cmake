@@ -6,7 +6,10 @@
 # nothing fail.
 #
 # Inputs: TEST_EXECUTABLE, TEST_PREFIX, CTEST_FILE, TEST_TIMEOUT, and optionally
-# TEST_PROPERTIES (more CTest properties for every case, as a list: NAME VALUE NAME VALUE ...).
+# TEST_PROPERTIES (more CTest properties for every case, as a list: NAME VALUE NAME VALUE ...),
+# and LONG_TAG, LONG_TIMEOUT, LONG_LABELS (labels separated by ','): the cases carrying the Catch
+# tag LONG_TAG get that timeout and those labels instead (test.sh selects them by label).
+cmake_policy(SET CMP0057 NEW)  # if(IN_LIST) in script mode
 execute_process(COMMAND "${TEST_EXECUTABLE}" --list-test-names-only
                 OUTPUT_VARIABLE listing RESULT_VARIABLE result)
 # Catch2 v2 exits with the number of tests listed; anything not a number is a crash.
@@ -14,6 +17,17 @@ if(NOT result MATCHES "^[0-9]+$")
   message(FATAL_ERROR "cannot list the tests of ${TEST_EXECUTABLE}: exit ${result}")
 endif()
 string(REPLACE ";" "\\;" listing "${listing}")
+set(long_names "")
+if(LONG_TAG)
+  execute_process(COMMAND "${TEST_EXECUTABLE}" --list-test-names-only "${LONG_TAG}"
+                  OUTPUT_VARIABLE long_listing RESULT_VARIABLE long_result)
+  if(NOT long_result MATCHES "^[0-9]+$")
+    message(FATAL_ERROR "cannot list the ${LONG_TAG} tests of ${TEST_EXECUTABLE}")
+  endif()
+  string(REPLACE ";" "\\;" long_listing "${long_listing}")
+  string(REPLACE "\n" ";" long_names "${long_listing}")
+  string(REPLACE "," ";" long_labels "${LONG_LABELS}")
+endif()
 set(more_properties "")
 foreach(item IN LISTS TEST_PROPERTIES)
   string(APPEND more_properties " [==[${item}]==]")
@@ -33,5 +47,10 @@ foreach(name IN LISTS lines)
     "add_test([==[${TEST_PREFIX}${name}]==] [==[${TEST_EXECUTABLE}]==] [==[${spec}]==] --warn NoTests)\n"
     "set_tests_properties([==[${TEST_PREFIX}${name}]==] PROPERTIES TIMEOUT ${TEST_TIMEOUT}"
     "${more_properties})\n")
+  if(name IN_LIST long_names)
+    string(APPEND content
+      "set_tests_properties([==[${TEST_PREFIX}${name}]==] PROPERTIES TIMEOUT ${LONG_TIMEOUT}"
+      " LABELS [==[${long_labels}]==])\n")
+  endif()
 endforeach()
 file(WRITE "${CTEST_FILE}" "${content}")

@@ -119,6 +119,13 @@ const std::vector<ConfigField>& Table() {
        "pending pods planned per pass at most (those whose verdict may have changed); the rest "
        "wait for the next pass, longest waiting first",
        &EC::reclaim_max_pods_per_pass},
+      {"plan-max-steps", "planMaxSteps", "N", "Reservations and reclaim",
+       "a reclaim plan across nodes (a gang's) searches at most this many steps (nodes, units and "
+       "members looked at); past it: no plan, approximate",
+       &EC::plan_max_steps},
+      {"plan-time-cap", "planTimeCap", "DURATION", "Reservations and reclaim",
+       "wall-clock cap on one reclaim plan's search; past it: no plan, approximate",
+       &EC::plan_time_cap},
       {"max-evictions-per-second", "maxEvictionsPerSecond", "RATE", "Reservations and reclaim",
        "cluster-wide eviction rate limit", &EC::max_evictions_per_second},
       {"max-evictions-per-namespace-per-minute", "maxEvictionsPerNamespacePerMinute", "N",

@@ -82,6 +82,11 @@ struct ExtenderConfig {
   // reclaimMaxPodsPerPass / --reclaim-max-pods-per-pass: pods the reclaim loop plans per pass at
   // most (those whose verdict may have changed); the rest wait for the next pass.
   int reclaim_max_pods_per_pass = 500;
+  // A plan across nodes (docs/reclaim-plan.md#the-budget): planMaxSteps / --plan-max-steps, its
+  // budget of steps; planTimeCap / --plan-time-cap, the wall-clock cap on one search. Either
+  // running out: no plan, approximate.
+  int plan_max_steps = 250'000;
+  std::chrono::milliseconds plan_time_cap{200};
 
   // Pod groups and admission (docs/workloads.md).
   // admissionMode / --admission-mode: "filter" (the binary's default: /filter decides, safe

@@ -111,6 +111,10 @@ bool ValidateExtenderConfig(const ExtenderConfig& c, std::vector<ConfigDiagnosti
     check.Fail("reclaimMaxPodsPerPass", fmt::format("{} is below 1 (reclaim: off stops planning)",
                                                     c.reclaim_max_pods_per_pass));
   }
+  if (c.plan_max_steps < 1) {
+    check.Fail("planMaxSteps", fmt::format("{} is below 1", c.plan_max_steps));
+  }
+  check.Positive("planTimeCap", c.plan_time_cap);
   check.Positive("statusUpdateInterval", c.status_update_interval);
   check.Positive("requeueNudgeInterval", c.requeue_nudge_interval);
   check.Positive("eventRefreshInterval", c.event_refresh_interval);

@@ -8,17 +8,25 @@ CandidateKey KeyOf(const NodeVictims& c) {
   CandidateKey k;
   k.distance = c.distance;
   k.pdb_violations = c.pdb_violations;
-  k.victims = c.victims.size();
+  k.victims = c.victims.size() + c.released.size();
   k.node = c.node;
-  for (const NormalizedPod* v : c.victims) {
-    k.highest_priority = std::max(k.highest_priority, v->priority);
-    k.priority_sum += static_cast<int64_t>(v->priority) + (int64_t{1} << 31);
-  }
-  for (const NormalizedPod* v : c.victims) {
-    if (v->priority == k.highest_priority) {
-      k.earliest_start_of_highest = std::min(k.earliest_start_of_highest, EffectiveStartMs(*v));
-    }
-  }
+  // A core's released holds count as the victims they would be, bound at their admission time.
+  auto count = [&](const NormalizedPod& v) {
+    k.highest_priority = std::max(k.highest_priority, v.priority);
+    k.priority_sum += static_cast<int64_t>(v.priority) + (int64_t{1} << 31);
+  };
+  auto start = [&](const NormalizedPod& v, int64_t start_ms) {
+    if (v.priority == k.highest_priority)
+      k.earliest_start_of_highest = std::min(k.earliest_start_of_highest, start_ms);
+  };
+  for (const NormalizedPod* v : c.victims)
+    count(*v);
+  for (const auto& r : c.released)
+    count(*r.pod);
+  for (const NormalizedPod* v : c.victims)
+    start(*v, EffectiveStartMs(*v));
+  for (const auto& r : c.released)
+    start(*r.pod, r.start_ms);
   return k;
 }
 

@@ -14,7 +14,13 @@ namespace capext {
 std::vector<const NormalizedPod*> GroupNeedMembers(const ClusterState& state,
                                                    const NormalizedPod& pod, int32_t* need) {
   *need = 0;
-  if (pod.group.empty() || pod.IsBound() || pod.IsTerminal() || pod.IsGated()) return {};
+  if (pod.group.empty() || pod.IsBound() || pod.IsTerminal()) return {};
+  // A pod under our gate alone waits in gate mode's queue: its unit is the oldest members under
+  // our gate alone, as the admission queue takes them
+  // (docs/workloads.md#3-gate-mode-the-admission-queue), for the plan the admission loop asks
+  // (docs/reclaim-plan.md#1-what-a-plan-is-for).
+  const bool gated = pod.IsGated();
+  if (pod.other_gates) return {};
   const GroupView* group = state.GroupOf(pod);
   if (group == nullptr || !group->starting() || group->need() == 0) return {};
   const std::string& self = pod.store_key();
@@ -26,7 +32,9 @@ std::vector<const NormalizedPod*> GroupNeedMembers(const ClusterState& state,
   std::vector<const NormalizedPod*> unit{&pod};
   for (const auto& m : group->members) {
     if (static_cast<int32_t>(unit.size()) == *need) break;
-    if (m.state == MemberState::kPending && m.pod->store_key() != self) unit.push_back(m.pod);
+    const bool waits = gated ? m.state == MemberState::kGated && !m.pod->other_gates
+                             : m.state == MemberState::kPending;
+    if (waits && m.pod->store_key() != self) unit.push_back(m.pod);
   }
   return unit;
 }

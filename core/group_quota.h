@@ -30,7 +30,8 @@ GroupQuotaCheck CheckGroupQuota(const ClusterState& state, const NormalizedPod& 
 
 // The members the rule admits together with `pod` (the pod first, then the oldest other pending
 // members), when the rule applies; fewer than the need when too few are pending; empty when the
-// rule does not apply.
+// rule does not apply. For a pod under our gate alone (gate mode), the others are the oldest
+// members under our gate alone: the admission queue's group unit.
 std::vector<const NormalizedPod*> GroupNeedMembers(const ClusterState& state,
                                                    const NormalizedPod& pod, int32_t* need);
 

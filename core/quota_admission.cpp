@@ -42,6 +42,9 @@ AdmissionPath MakeAdmissionPath(const ClusterState& state, const NormalizedPod& 
   const bool group_request = request != nullptr && !pod.group.empty();
   state.ForEachNomination([&](const Nomination& n) {
     if (n.uid == self) return;
+    // A held pod is in used already: its nomination holds its node, not its quota again
+    // (docs/workloads.md#2-holds-quota-without-a-node, "held, reserved or bound: never two").
+    if (state.FindHold(n.uid) != nullptr) return;
     if (group_request && n.ns == pod.ns) {
       const NormalizedPod* member = state.FindPod(n.uid);
       if (member != nullptr && member->group == pod.group) return;

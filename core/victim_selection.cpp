@@ -330,7 +330,11 @@ NodeVictims SelectVictimUnits(const ClusterState& state, const PreemptorContext&
     if (!kept[i]) continue;
     const std::size_t first = result.victims.size();
     for (const NormalizedPod* y : taken_units[i]) {
-      if (!HeldWithoutNode(state, *y)) result.victims.push_back(y);
+      if (!HeldWithoutNode(state, *y)) {
+        result.victims.push_back(y);
+      } else if (const QuotaHold* hold = state.FindHold(y->store_key())) {
+        result.released.push_back({y, hold->held_ms});
+      }
     }
     std::stable_sort(
         result.victims.begin() + static_cast<std::ptrdiff_t>(first), result.victims.end(),

@@ -27,6 +27,14 @@ struct NodeVictims {
   std::string node;
   bool candidate = false;
   std::vector<const NormalizedPod*> victims;  // most important first
+  // The admitted members (held, no node) of the cores taken: not victims (their holds end with
+  // the core), but the candidate order counts them as the victims they would be bound
+  // (docs/capacity-semantics.md#5-choosing-among-candidate-nodes), started at their admission.
+  struct Released {
+    const NormalizedPod* pod = nullptr;
+    int64_t start_ms = 0;  // the hold's admission time
+  };
+  std::vector<Released> released;
   int32_t pdb_violations = 0;
   int32_t distance = 0;  // the farthest victim's distance in the quota tree (victim_rule.h)
   Status why_not;        // why the node is not a candidate (unresolvable: no victim can help)

@@ -157,6 +157,8 @@ int RunServeCommand(const std::vector<std::string>& args) {
   reclaim_options.interval_ms = config.reclaim_interval.count();
   reclaim_options.max_pods_per_pass = static_cast<std::size_t>(config.reclaim_max_pods_per_pass);
   reclaim_options.nomination_ttl_ms = config.nomination_ttl.count();
+  reclaim_options.plan_max_steps = config.plan_max_steps;
+  reclaim_options.plan_time_cap_ms = config.plan_time_cap.count();
   reclaim_options.max_evictions_per_second = config.max_evictions_per_second;
   reclaim_options.max_evictions_per_namespace_per_minute =
       config.max_evictions_per_namespace_per_minute;
@@ -203,8 +205,15 @@ int RunServeCommand(const std::vector<std::string>& args) {
   std::function<std::vector<PendingPodRecord>()> gated;
   if (gating && live) {
     gate_opener = std::make_unique<ApiGateOpener>(live->MakeGateLifter(), leadership);
+    AdmissionLoopOptions admission_options = AdmissionLoopOptionsFrom(config);
+    // Gated gangs get reclaim from the admission loop, under the reclaim controller's mode and
+    // hold (docs/reclaim-plan.md#gate-mode-the-admission-loop-plans-for-a-gated-gang).
+    admission_options.reclaim.mode = reclaim_options.mode;
+    admission_options.reclaim.more_important = service.more_important();
+    admission_options.reclaim.plan_max_steps = reclaim_options.plan_max_steps;
+    admission_options.reclaim.plan_time_cap_ms = reclaim_options.plan_time_cap_ms;
     admission = std::make_unique<AdmissionLoop>(&cache, &metrics, gate_opener.get(), evictor.get(),
-                                                AdmissionLoopOptionsFrom(config));
+                                                admission_options);
     admission->FollowLeadership(leadership);
     if (event_sink) admission->AttachEvents(event_sink.get());
     gated = [loop = admission.get()] { return loop->Gated(); };

@@ -25,6 +25,7 @@ AdmissionLoopOptions AdmissionLoopOptionsFrom(const ExtenderConfig& config) {
   options.plan.default_group_timeout_ms = config.gang_schedule_timeout.count();
   options.plan.fair_sharing = config.fair_sharing;
   options.hold_ttl_ms = config.reservation_ttl.count();
+  options.reclaim.nomination_ttl_ms = config.nomination_ttl.count();
   options.reporting_instance = EventReportingInstance("capacity-extender");
   return options;
 }

@@ -92,6 +92,7 @@ int AdmissionLoop::RunOnce() {
     Admit(round, now_ms, &lifted);
     Expire(round);
   }
+  Reclaim(&round, now_ms, acts);
   Publish(round, now_ms, acts);
   anything_waiting_ = !round.waiting.empty() || !round.admit.empty() || !round.timed_out.empty() ||
                       cache_->Read([](const ClusterState& s) { return !s.holds().empty(); });
@@ -194,7 +195,15 @@ void AdmissionLoop::Publish(const AdmissionRound& round, int64_t now_ms, bool ac
       next.emplace(key, std::move(r));
     };
     for (const auto& [key, wait] : round.waiting)
-      add(key, ReasonName(wait.reason), wait.message);
+      add(key, in_flight_pods_.count(key) ? "ReclaimInFlight" : ReasonName(wait.reason),
+          wait.message);
+    // A plan in flight shows its fields (docs/reclaim-plan.md#5-where-a-user-sees-it).
+    for (auto& [key, r] : next) {
+      auto member = in_flight_pods_.find(key);
+      if (member == in_flight_pods_.end()) continue;
+      if (auto plan = gang_plans_.find(member->second); plan != gang_plans_.end())
+        r.verdict.plan = plan->second.view;
+    }
     // A follower's pods the plan admits stay gated until the leader lifts their gates.
     if (!acts) {
       for (const AdmissionUnit& unit : round.admit) {
@@ -233,7 +242,7 @@ void AdmissionLoop::Publish(const AdmissionRound& round, int64_t now_ms, bool ac
     e.name = fmt::format("{}.{:x}", v.name, now_ms * 1'000'000 + written);
     e.pod_name = v.name;
     e.pod_uid = v.uid;
-    e.type = IsWarning(wait.reason) ? "Warning" : "Normal";
+    e.type = IsWarning(wait.reason) && in_flight_pods_.count(key) == 0 ? "Warning" : "Normal";
     e.reason = "Gated";
     e.action = "Admission";
     e.note = v.verdict.message.substr(0, 1024);

@@ -8,6 +8,11 @@
 // EventSink is attached, written as an Event on the pod once per change of its reason (not per
 // round).
 //
+// A gated gang whose unit waits on the quota or the nodes gets a reclaim plan across nodes
+// (docs/reclaim-plan.md#gate-mode-the-admission-loop-plans-for-a-gated-gang,
+// admission_reclaim.cpp): its members are nominated on their planned nodes, the victims evicted,
+// and the gates lifted by a later round once the room is free.
+//
 // Never on a cache out of sync (SchedulerCache::SyncReport): such a round plans, lifts, evicts
 // and publishes nothing, and the next interval asks again.
 //
@@ -49,6 +54,17 @@ class GateOpener {
   virtual GateOpenOutcome Open(const Pod& pod, int64_t admitted_ms) = 0;
 };
 
+// Gate mode's reclaim for gated gangs
+// (docs/reclaim-plan.md#gate-mode-the-admission-loop-plans-for-a-gated-gang). Without
+// `more_important` (or with mode kOff) gated gangs get no reclaim.
+struct GateReclaimOptions {
+  ReclaimMode mode = ReclaimMode::kOn;
+  MoreImportantFn more_important;
+  int64_t nomination_ttl_ms = 120'000;  // config nominationTTL: how long the freed room is held
+  int64_t plan_max_steps = 250'000;     // the plan's budget of steps
+  int64_t plan_time_cap_ms = 200;       // the wall-clock cap on one search
+};
+
 struct AdmissionLoopOptions {
   AdmissionOptions plan;
   int64_t interval_ms = 200;      // how often the loop looks for changes
@@ -57,6 +73,7 @@ struct AdmissionLoopOptions {
                                   // the pod's admitted-at annotation took over
   int max_events_per_round = 20;  // Event writes per round; the rest wait for the next
   std::string reporting_instance = "capacity-extender";
+  GateReclaimOptions reclaim;
 };
 
 class AdmissionLoop {
@@ -86,6 +103,19 @@ class AdmissionLoop {
   void Admit(const AdmissionRound& round, int64_t now_ms, int* lifted);
   void Expire(const AdmissionRound& round);
   void Publish(const AdmissionRound& round, int64_t now_ms, bool acts);
+  // admission_reclaim.cpp: plans for the gated gangs `round` leaves waiting on the quota or the
+  // nodes, and follows the plans in flight (their members' messages on /pending).
+  void Reclaim(AdmissionRound* round, int64_t now_ms, bool acts);
+  void FollowPlans(AdmissionRound* round);
+
+  // A gated gang's plan in flight: its members (store keys) and the victims it evicted.
+  struct GangPlan {
+    std::vector<std::string> members;
+    std::vector<std::string> victims;  // "ns/name", eviction order
+    std::string summary;               // the plan as the log and messages say it
+    PlanView view;                     // the plan as /pending and /ui show it
+    int64_t started_ms = 0;
+  };
 
   SchedulerCache* cache_;
   Metrics* metrics_;
@@ -102,6 +132,9 @@ class AdmissionLoop {
   std::set<std::string> evicted_;            // pod uids evicted for a timeout (once each)
   std::set<std::string> reported_timeouts_;  // "group@admitted_ms" reported once
   std::map<std::string, std::string> evented_;  // pod key -> the message last written
+  std::map<std::string, GangPlan> gang_plans_;  // by group Display(): plans in flight
+  std::map<std::string, uint64_t> unplanned_;   // group -> journal sequence of its last no-plan
+  std::map<std::string, std::string> in_flight_pods_;  // member store key -> its plan's group
 
   mutable std::mutex mutex_;
   std::map<std::string, PendingPodRecord> gated_;  // by store key; guarded by mutex_

@@ -61,6 +61,7 @@ struct EventFlushStats {
 class EventRecorder {
  public:
   explicit EventRecorder(EventRecorderOptions options);
+  const EventRecorderOptions& options() const { return options_; }
 
   // The pod's verdict now is a Warning Event (`reason`, `action`, `note`). A (reason, note) the
   // pod has no series for starts one, created by the next Flush; one it had becomes current

@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace capext {
@@ -39,6 +41,17 @@ const char* VerdictAction(VerdictCode code);
 enum class ReclaimState { kNone, kInFlight, kRefused, kBackoff };
 const char* ReclaimStateName(ReclaimState state);  // none, in-flight, refused, backoff
 
+// A reclaim plan across nodes as /pending and /ui show it
+// (docs/reclaim-plan.md#5-where-a-user-sees-it).
+struct PlanView {
+  std::string outcome;    // found, no-victims, no-placement, budget-exhausted (approximate)
+  std::string preemptor;  // "gang ns/group" or "pod ns/name": whom the room is for
+  std::vector<std::pair<std::string, std::string>> members;  // "ns/name", planned node
+  std::vector<std::string> units;  // victims per unit, eviction order: "single ns/b4", ...
+  int64_t steps = 0;
+  int64_t hold_expires_ms = 0;  // in flight: when the hold (nominationTTL) ends; 0 otherwise
+};
+
 struct PodVerdict {
   VerdictCode code = VerdictCode::kFits;
   std::string message;  // set for every code (Fits: verdicts::kFits)
@@ -47,6 +60,7 @@ struct PodVerdict {
   std::vector<std::string> victims;  // "ns/name", most important first
   int64_t retry_at_ms = 0;           // backoff: when the next attempt may start
   int64_t reclaim_started_ms = 0;    // in-flight
+  std::optional<PlanView> plan;      // a plan across nodes was asked for this pod
 };
 
 // One eviction the API server did not carry out.

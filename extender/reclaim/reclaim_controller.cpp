@@ -332,6 +332,9 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
         break;
       }
       metrics_->Count("capacity_extender_evictions_total", "namespace", v.ns);
+      QueueVictimEvent(v, "pod " + pod.Key(),
+                       fmt::format("victims on {}: {} ({})", plan.node, names, plan.reason),
+                       now_ms);
       evicted.push_back(v.store_key());
       evicted_keys.push_back(v.Key());
     }

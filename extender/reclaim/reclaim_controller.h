@@ -294,6 +294,9 @@ class ReclaimController {
   void Rederive(const ClusterState& state);
   // Tracks the pod when it is a pending quota pod (true: the caller wakes it), else forgets it.
   bool Refresh(const ClusterState& state, const std::string& uid);
+  // Queues the Event on an evicted victim (written by FlushEvents, when Events are on).
+  void QueueVictimEvent(const Pod& victim, const std::string& preemptor, const std::string& plan,
+                        int64_t now_ms);
   // Forgets a pod no longer pending: its index entry, backoff, nudge time, record and Events.
   void Forget(const std::string& uid);
   // Not bound, not terminal, not reserved, and its namespace has a quota.
@@ -321,6 +324,9 @@ class ReclaimController {
 
   mutable std::mutex mutex_;                          // guards in_flight_ for InFlight()
   std::map<std::string, InFlightReclaim> in_flight_;  // by pod uid
+  // Events on evicted victims (victim_event.h), written by FlushEvents; guarded by mutex_.
+  std::vector<EventObject> victim_events_;
+  int victim_event_sequence_ = 0;  // guarded by mutex_
   EvictionBudget budget_;
   std::map<std::string, int64_t> last_nudge_ms_;
   std::set<std::string> dry_run_logged_;

@@ -26,6 +26,7 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
     std::vector<NormalizedPod> victims;                            // eviction order
     int cores = 0;
     int64_t steps = 0;
+    PlanView view;
   };
   const auto search_start = std::chrono::steady_clock::now();
   const Copied plan = cache_->Read([&](const ClusterState& state) {
@@ -59,9 +60,14 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
     out.outcome = p.outcome;
     out.steps = p.steps;
     out.reason = p.why.message();
+    out.view.outcome = ReclaimPlanOutcomeName(p.outcome);
+    out.view.preemptor = "pod " + pod.Key();
+    out.view.steps = p.steps;
     if (!p.found()) return out;
-    for (std::size_t i = 0; i < p.members.size(); ++i)
+    for (std::size_t i = 0; i < p.members.size(); ++i) {
       out.placement.emplace_back(*p.members[i], p.nodes[i]);
+      out.view.members.emplace_back(p.members[i]->Key(), p.nodes[i]);
+    }
     std::vector<std::string> units;
     for (const PlannedUnit& u : p.units) {
       std::vector<std::string> pods;
@@ -73,6 +79,7 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
       units.push_back(fmt::format("{} {}", VictimUnitKindName(u.kind), fmt::join(pods, "+")));
     }
     out.units = fmt::format("{}", fmt::join(units, ", "));
+    out.view.units = units;
     return out;
   });
   if (!plan.gang) return std::nullopt;
@@ -94,6 +101,7 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
     wake->on = kWakeOnQuota | kWakeOnClusterQuota | kWakeOnAnyNode;
     v.code = VerdictCode::kUnschedulable;
     v.message = verdicts::NoReclaimPossible(plan.reason);
+    v.plan = plan.view;
     return v;
   }
   if (plan.victims.empty()) {
@@ -186,6 +194,7 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
       break;
     }
     metrics_->Count("capacity_extender_evictions_total", "namespace", victim.ns);
+    QueueVictimEvent(victim, "pod " + pod.Key(), reason, now_ms);
     evicted.push_back(victim.store_key());
     evicted_keys.push_back(victim.Key());
   }
@@ -252,6 +261,8 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
   v.node = plan.placement.front().second;
   v.victims = evicted_keys;
   v.reclaim_started_ms = now_ms;
+  v.plan = plan.view;
+  v.plan->hold_expires_ms = expires;
   v.message = fmt::format("{} (plan for {}: {})",
                           verdicts::WaitingForReclaim(pod.Key(), evicted_keys, v.node),
                           plan.single ? "fair share" : "its gang", where);

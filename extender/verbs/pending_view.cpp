@@ -50,6 +50,31 @@ void WriteReclaimState(JsonOut& w, const PodVerdict& v, int64_t now_ms) {
   w.EndObject();
 }
 
+void WritePlan(JsonOut& w, const PlanView& p) {
+  w.Key("plan");
+  w.StartObject();
+  w.Key("outcome");
+  w.Text(p.outcome);
+  w.Key("for");
+  w.Text(p.preemptor);
+  w.Key("members");
+  w.StartArray();
+  for (const auto& [pod, node] : p.members) {
+    w.StartObject();
+    w.Key("pod");
+    w.Text(pod);
+    w.Key("node");
+    w.Text(node);
+    w.EndObject();
+  }
+  w.EndArray();
+  Names(w, "victims", p.units);
+  w.Key("steps");
+  w.Int64(p.steps);
+  TimeOrNull(w, "holdExpiresAt", p.hold_expires_ms);
+  w.EndObject();
+}
+
 void WritePod(JsonOut& w, const PendingPodRecord& r, int64_t now_ms) {
   w.StartObject();
   w.Key("namespace");
@@ -79,6 +104,7 @@ void WritePod(JsonOut& w, const PendingPodRecord& r, int64_t now_ms) {
   }
   TimeOrNull(w, "verdictAt", r.verdict_ms);
   WriteReclaimState(w, r.verdict, now_ms);
+  if (r.verdict.plan) WritePlan(w, *r.verdict.plan);
   w.EndObject();
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/admission_queue.h"
 #include "core/placement.h"
 #include "tests/support/builders.h"
 #include "tests/support/workload_pods.h"
@@ -14,7 +15,9 @@
 namespace capext {
 namespace {
 
+using testing::AdmittedAt;
 using testing::CpuList;
+using testing::Gated;
 using testing::MakeNode;
 using testing::MakePdb;
 using testing::MakePod;
@@ -225,6 +228,73 @@ TEST_CASE("the budget and the stop callback end the search: no plan, approximate
   const ReclaimPlan stopped = Plan(state, "team-a", "w-0", stop);
   CHECK(stopped.approximate());
   CHECK(stopped.steps == 4);
+}
+
+// docs/reclaim-plan.md#3-the-freed-room-is-held, gate mode: the gang waits under our gate; the
+// admission loop asks the plan for its unit (the oldest members under our gate alone), holds the
+// room with nominations, evicts, and the admission queue lifts the gates once the room is free.
+TEST_CASE("a gated gang within its min: the plan is its admission unit's, then the queue admits it",
+          "[reclaim-plan]") {
+  ClusterState state = FullNodes(3000);
+  for (int i = 0; i < 4; ++i) {
+    state.UpsertPod(Gated(Member(
+        MakePod("team-a", "w-" + std::to_string(i)).Cpu(3000).Created(10'000 + i), "train")));
+  }
+  // Waiting: the quota (sum of mins: 16 + 12 > 12) and the nodes stand in its way.
+  const AdmissionRound before = PlanAdmissions(state, {}, 50'000);
+  CHECK(before.admit.empty());
+  const ReclaimPlan plan = Plan(state, "team-a", "w-0");
+  INFO(plan.why.message());
+  REQUIRE(plan.found());
+  CHECK(Names(plan.members) == std::vector<std::string>{"w-0", "w-1", "w-2", "w-3"});
+  CHECK(plan.nodes == std::vector<std::string>{"n1", "n2", "n3", "n4"});
+  CHECK(Names(plan.Victims()) == std::vector<std::string>{"b4", "b3", "b2", "b1"});
+
+  std::vector<std::pair<std::string, std::string>> holds;
+  for (std::size_t i = 0; i < plan.members.size(); ++i)
+    holds.emplace_back(plan.members[i]->store_key(), plan.nodes[i]);
+  for (const auto& [key, node] : holds)
+    state.Nominate(key, node, 1'000'000);
+  // While the victims are still there, nothing is admitted; a re-created borrower waits too.
+  CHECK(PlanAdmissions(state, {}, 50'000).admit.empty());
+  for (const NormalizedPod* v : plan.Victims())
+    state.DeletePod(std::string(v->store_key()));
+  state.UpsertPod(Gated(MakePod("team-b", "b1-again").Cpu(4000).Created(60'000)));
+  const AdmissionRound after = PlanAdmissions(state, {}, 70'000);
+  REQUIRE(after.admit.size() == 1);
+  CHECK(after.admit[0].kind == AdmissionUnitKind::kGroup);
+  CHECK(after.admit[0].nodes == std::vector<std::string>{"n1", "n2", "n3", "n4"});
+  CHECK(after.waiting.count(state.FindPodByName("team-b", "b1-again")->store_key()) == 1);
+  // The gates lifted (admitted-at): each member is held and still nominated. At /filter its
+  // siblings count once, by their holds, not again by their nominations
+  // (docs/workloads.md#2-holds-quota-without-a-node): 9 + 3 <= max 16, and its own node fits.
+  for (int i = 0; i < 4; ++i) {
+    state.UpsertPod(AdmittedAt(
+        Member(MakePod("team-a", "w-" + std::to_string(i)).Cpu(3000).Created(10'000 + i), "train"),
+        70'000));
+  }
+  for (int i = 0; i < 4; ++i) {
+    const NormalizedPod& w = *state.FindPodByName("team-a", "w-" + std::to_string(i));
+    REQUIRE(state.FindHold(w.store_key()) != nullptr);
+    REQUIRE(state.FindOurNomination(w.store_key()) != nullptr);
+    const PodFilter filter(state, w);
+    INFO(filter.quota().message());
+    CHECK(filter.quota().ok());
+    CHECK(filter.CheckNode("n" + std::to_string(i + 1)).ok());
+  }
+}
+
+TEST_CASE("a gated gang with a member under another gate has no plan: its unit is short",
+          "[reclaim-plan]") {
+  ClusterState state = FullNodes(3000);
+  for (int i = 0; i < 4; ++i) {
+    Pod pod = Gated(
+        Member(MakePod("team-a", "w-" + std::to_string(i)).Cpu(3000).Created(10'000 + i), "train"));
+    pod.other_gates = i == 3;
+    state.UpsertPod(pod);
+  }
+  CHECK(PlanMembers(state, *state.FindPodByName("team-a", "w-0")).empty());
+  CHECK_FALSE(Plan(state, "team-a", "w-0").found());
 }
 
 }  // namespace

@@ -43,12 +43,16 @@ class RecordingOpener final : public GateOpener {
 };
 
 struct LoopHarness {
-  LoopHarness()
+  explicit LoopHarness(bool reclaim = false)
       : cache(QuotaSemantics::kCapacityExtender, {}, [this] { return now.load(); }),
         evictor(&cache) {
     cache.set_ready(true);
     AdmissionLoopOptions options;
     options.plan.default_group_timeout_ms = 30'000;
+    if (reclaim) {
+      options.reclaim.more_important = MoreImportantPod;
+      options.reclaim.nomination_ttl_ms = 20'000;
+    }
     loop = std::make_unique<AdmissionLoop>(&cache, &metrics, &opener, &evictor, options);
     loop->AttachEvents(&sink);
   }
@@ -258,6 +262,120 @@ TEST_CASE("admission loop: a follower evicts no timed-out gang", "[admission_loo
   h.loop->RunOnce();
   CHECK(h.evictor.calls.empty());
   CHECK(h.Used() == 2000);
+}
+
+// docs/reclaim-plan.md#gate-mode-the-admission-loop-plans-for-a-gated-gang: team-a {min 12,
+// max 16}, team-b {min `b_min`, max 16}; n1..n4 of 4 cpu, each full with a team-b borrower
+// b1..b4 (started 1..4 s); gang team-a/train of four gated 3-cpu pods.
+void GatedGangOnFullNodes(LoopHarness* h, int64_t a_min = 12000) {
+  h->Write([&](ClusterState& s) {
+    s.UpsertQuota(MakeQuota("team-a", CpuList(a_min), CpuList(16000)));
+    s.UpsertQuota(MakeQuota("team-b", CpuList(0), CpuList(16000)));
+    for (int i = 1; i <= 4; ++i) {
+      const std::string n = "n" + std::to_string(i), b = "b" + std::to_string(i);
+      s.UpsertNode(MakeNode(n, 4000));
+      s.UpsertPod(MakePod("team-b", b).Uid("u-" + b).Cpu(4000).BoundTo(n).Started(i * 1000));
+    }
+    s.UpsertPodGroup(PodGroupOf("team-a", "train", 4));
+    for (int i = 0; i < 4; ++i) {
+      const std::string w = "w-" + std::to_string(i);
+      s.UpsertPod(Gated(Member(
+          MakePod("team-a", w).Uid("u-" + w).Cpu(3000).Created(kStartMs - 10'000 + i), "train")));
+    }
+  });
+}
+
+TEST_CASE("admission loop: a gated gang within its min gets a plan: held, evicted, then admitted",
+          "[admission_loop]") {
+  LoopHarness h(/*reclaim=*/true);
+  h.evictor.delete_victims = false;  // the victims leave later, as the watch shows them gone
+  GatedGangOnFullNodes(&h);
+  CHECK(h.loop->RunOnce() == 0);
+  // The plan's victims, least important first; the room held before the first eviction.
+  CHECK(h.evictor.calls ==
+        std::vector<std::string>{"team-b/b4", "team-b/b3", "team-b/b2", "team-b/b1"});
+  h.cache.Read([](const ClusterState& s) {
+    for (int i = 0; i < 4; ++i) {
+      const Nomination* n = s.FindOurNomination("u-w-" + std::to_string(i));
+      REQUIRE(n != nullptr);
+      CHECK(n->node == "n" + std::to_string(i + 1));
+      CHECK(n->expires_ms == kStartMs + 20'000);
+    }
+    return 0;
+  });
+  const std::vector<PendingPodRecord> gated = h.loop->Gated();
+  REQUIRE(gated.size() == 4);
+  for (const auto& r : gated) {
+    CHECK(r.gate == "ReclaimInFlight");
+    CHECK(r.verdict.message.find("team-a/train: reclaim in flight (plan for gang team-a/train: "
+                                 "team-a/w-0 -> n1, team-a/w-1 -> n2") != std::string::npos);
+  }
+  // The plan's fields on /pending, and an Event on each victim naming the gang and the plan.
+  REQUIRE(gated.front().verdict.plan);
+  CHECK(gated.front().verdict.plan->outcome == "found");
+  CHECK(gated.front().verdict.plan->preemptor == "gang team-a/train");
+  CHECK(gated.front().verdict.plan->members.size() == 4);
+  CHECK(gated.front().verdict.plan->units.size() == 4);
+  CHECK(gated.front().verdict.plan->hold_expires_ms == kStartMs + 20'000);
+  std::vector<std::string> victims;
+  for (const auto& e : h.sink.creates) {
+    if (e.reason != "Reclaimed") continue;
+    victims.push_back(e.ns + "/" + e.pod_name);
+    CHECK(e.note.find("evicted by quota reclaim for gang team-a/train: plan for gang "
+                      "team-a/train: team-a/w-0 -> n1") != std::string::npos);
+  }
+  CHECK(victims == std::vector<std::string>{"team-b/b4", "team-b/b3", "team-b/b2", "team-b/b1"});
+  for (const auto& e : h.sink.creates) {
+    if (e.reason == "Gated") CHECK(e.type == "Normal");
+  }
+  // In flight: not planned again while the victims leave.
+  CHECK(h.loop->RunOnce() == 0);
+  CHECK(h.evictor.calls.size() == 4);
+  // The victims are gone; team-b's controller re-creates one, gated again by /mutate.
+  h.Write([](ClusterState& s) {
+    for (int i = 1; i <= 4; ++i)
+      s.DeletePod("u-b" + std::to_string(i));
+    s.UpsertPod(Gated(MakePod("team-b", "b1-r").Uid("u-b1-r").Cpu(4000).Created(kStartMs)));
+  });
+  CHECK(h.loop->RunOnce() == 4);
+  CHECK(h.opener.calls == std::vector<std::string>{"w-0", "w-1", "w-2", "w-3"});
+  // The re-created borrower waits (team-a's held 12 fill the sum of mins), nothing evicted again.
+  for (int round = 0; round < 3; ++round)
+    CHECK(h.loop->RunOnce() == 0);
+  CHECK(h.evictor.calls.size() == 4);
+  const std::vector<PendingPodRecord> after = h.loop->Gated();
+  REQUIRE(after.size() == 1);
+  CHECK(after[0].name == "b1-r");
+  CHECK(after[0].gate == "QuotaExceeded");
+  const std::string metrics = h.metrics.Render();
+  CHECK(metrics.find("capacity_extender_reclaims_started_total 1") != std::string::npos);
+  CHECK(metrics.find("capacity_extender_reclaim_plan_victims_total 4") != std::string::npos);
+}
+
+TEST_CASE("admission loop: a gated gang's hold that expires is counted and planned afresh",
+          "[admission_loop]") {
+  LoopHarness h(/*reclaim=*/true);
+  h.evictor.delete_victims = false;
+  GatedGangOnFullNodes(&h);
+  h.loop->RunOnce();
+  REQUIRE(h.evictor.calls.size() == 4);
+  h.now += 20'000;  // nominationTTL: the victims never left
+  h.Write([&](ClusterState& s) { s.Expire(h.now.load()); });
+  h.loop->RunOnce();
+  const std::string metrics = h.metrics.Render();
+  CHECK(metrics.find("capacity_extender_reclaims_expired_total 1") != std::string::npos);
+  CHECK(metrics.find("capacity_extender_reclaim_wasted_evictions_total 4") != std::string::npos);
+  CHECK(h.evictor.calls.size() == 8);  // planned afresh in the same round
+}
+
+TEST_CASE("admission loop: a gated gang that would borrow gets no reclaim", "[admission_loop]") {
+  LoopHarness h(/*reclaim=*/true);
+  GatedGangOnFullNodes(&h, /*a_min=*/0);
+  CHECK(h.loop->RunOnce() == 0);
+  h.loop->RunOnce();
+  CHECK(h.evictor.calls.empty());
+  for (const auto& r : h.loop->Gated())
+    CHECK(r.gate == "QuotaExceeded");
 }
 
 }  // namespace

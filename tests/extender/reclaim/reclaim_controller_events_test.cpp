@@ -92,9 +92,13 @@ TEST_CASE("verdicts: a reclaim in flight is WaitingForReclaim, judged the same o
         "reclaim for pod eq2/job-2 in progress: evicted eq1/job-b on node n2; the room there is "
         "held for this pod until it binds");
   h.controller->FlushEvents();
-  REQUIRE(h.sink.creates.size() == 1);
+  // The pod's verdict, then the Event on the victim naming the pod it made room for.
+  REQUIRE(h.sink.creates.size() == 2);
   CHECK(h.sink.creates[0].reason == "WaitingForReclaim");
   CHECK(h.sink.creates[0].action == "Reclaim");
+  CHECK(h.sink.creates[1].reason == "Reclaimed");
+  CHECK(h.sink.creates[1].pod_name == "job-b");
+  CHECK(h.sink.creates[1].note.find("for pod eq2/job-2") != std::string::npos);
 
   // The next passes find the nomination in force: the same verdict, nothing new written.
   for (int i = 0; i < 5; ++i) {
@@ -102,7 +106,7 @@ TEST_CASE("verdicts: a reclaim in flight is WaitingForReclaim, judged the same o
     h.controller->RunOnce();
     h.controller->FlushEvents();
   }
-  CHECK(h.sink.creates.size() == 1);
+  CHECK(h.sink.creates.size() == 2);
   auto again = h.Verdict("u-job-2");
   REQUIRE(again);
   CHECK(again->verdict.message == job2->verdict.message);
@@ -117,15 +121,15 @@ TEST_CASE("verdicts: series keep counting without planning; bound pods get nothi
   AddBig(h);
   h.controller->RunOnce();
   h.controller->FlushEvents();
-  REQUIRE(h.sink.creates.size() == 2);
+  REQUIRE(h.sink.creates.size() == 3);  // two verdicts and the victim's Reclaimed, once
   // No RunOnce for a minute (an event-driven loop with nothing changing): refreshes only.
   for (int i = 1; i <= 6; ++i) {
     h.now += 10'000;
     h.controller->FlushEvents();
   }
-  CHECK(h.sink.creates.size() == 2);
+  CHECK(h.sink.creates.size() == 3);
   for (const auto& [name, stored] : h.sink.stored)
-    CHECK(stored.count == 7);
+    CHECK(stored.count == (stored.event.reason == "Reclaimed" ? 1 : 7));
 
   // big is bound (someone raised the max): forgotten at the next flush, even before a RunOnce.
   const int64_t patches = static_cast<int64_t>(h.sink.patches.size());

@@ -133,7 +133,8 @@ TEST_CASE("replicas: a follower plans but writes nothing; once it acts it record
   CHECK(RecordOf(r.h, "u-job-2") == "n2@t1");
   REQUIRE(r.h.OurNomination("u-job-2") != nullptr);
   r.h.controller->FlushEvents();
-  CHECK(r.h.sink.creates.size() == 1);  // WaitingForReclaim, written by the actor
+  // WaitingForReclaim and the victim's Reclaimed, written by the actor.
+  CHECK(r.h.sink.creates.size() == 2);
 }
 
 TEST_CASE(

@@ -98,6 +98,41 @@ TEST_CASE("a gang's plan: the 4 borrowers evicted once, every member held on its
   CHECK(h.evictor.calls.size() == 4);
 }
 
+TEST_CASE("a gang's plan: an Event on each victim names the pod and the plan; /pending shows it",
+          "[reclaim][reclaim-plan]") {
+  Harness h;
+  h.RecordEvents();
+  LoadFullNodes(h);
+  CHECK(h.controller->RunOnce() == 1);
+  h.controller->FlushEvents();
+  std::vector<std::string> victims;
+  for (const auto& e : h.sink.creates) {
+    if (e.reason != "Reclaimed") continue;
+    victims.push_back(e.ns + "/" + e.pod_name);
+    CHECK(e.type == "Normal");
+    CHECK(e.note.find("evicted by quota reclaim for pod team-a/w-0: plan for team-a/w-0: "
+                      "team-a/w-0 -> n1, team-a/w-1 -> n2") != std::string::npos);
+  }
+  CHECK(victims == std::vector<std::string>{"team-b/b4", "team-b/b3", "team-b/b2", "team-b/b1"});
+  // Written once: the next flush writes none again.
+  const std::size_t written = h.sink.creates.size();
+  h.controller->FlushEvents();
+  for (std::size_t i = written; i < h.sink.creates.size(); ++i)
+    CHECK(h.sink.creates[i].reason != "Reclaimed");
+  // The asking member's verdict carries the plan's fields.
+  const auto verdict = h.Verdict("u-w-0");
+  REQUIRE(verdict);
+  REQUIRE(verdict->verdict.plan);
+  const PlanView& plan = *verdict->verdict.plan;
+  CHECK(plan.outcome == "found");
+  CHECK(plan.preemptor == "pod team-a/w-0");
+  REQUIRE(plan.members.size() == 4);
+  CHECK(plan.members[3] == std::pair<std::string, std::string>{"team-a/w-3", "n4"});
+  CHECK(plan.units == std::vector<std::string>{"single team-b/b4", "single team-b/b3",
+                                               "single team-b/b2", "single team-b/b1"});
+  CHECK(plan.hold_expires_ms == kStartMs + ReclaimControllerOptions{}.nomination_ttl_ms);
+}
+
 TEST_CASE("a gang without a plan says why, with the count placed", "[reclaim][reclaim-plan]") {
   Harness h;
   LoadFullNodes(h);

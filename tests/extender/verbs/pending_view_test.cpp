@@ -177,5 +177,39 @@ TEST_CASE("/pending: gated pods listed with the pending ones, their gate reason 
   CHECK_FALSE(pods[1].HasMember("gate"));
 }
 
+TEST_CASE("/pending: a plan across nodes with its outcome, members, nodes, victims and hold",
+          "[pending]") {
+  PendingBoard board;
+  PendingPodRecord waiting = Record("w-0", VerdictCode::kGated, kNow - 30'000);
+  waiting.gate = "ReclaimInFlight";
+  PlanView plan;
+  plan.outcome = "found";
+  plan.preemptor = "gang team-a/train";
+  plan.members = {{"team-a/w-0", "n1"}, {"team-a/w-1", "n2"}};
+  plan.units = {"single team-b/b2", "single team-b/b1"};
+  plan.steps = 12;
+  plan.hold_expires_ms = kNow + 120'000;
+  waiting.verdict.plan = plan;
+  board.Set(Record("job-1", VerdictCode::kQuotaExceeded, kNow - 20'000));
+  http::Response r = PendingView(board, true, kNow, {waiting});
+  rapidjson::Document doc;
+  doc.Parse(r.body.c_str());
+  REQUIRE_FALSE(doc.HasParseError());
+  const auto& pods = doc["pending"].GetArray();
+  REQUIRE(pods.Size() == 2);
+  REQUIRE(pods[0].HasMember("plan"));
+  const auto& p = pods[0]["plan"];
+  CHECK(Str(p["outcome"]) == "found");
+  CHECK(Str(p["for"]) == "gang team-a/train");
+  REQUIRE(p["members"].Size() == 2);
+  CHECK(Str(p["members"][1]["pod"]) == "team-a/w-1");
+  CHECK(Str(p["members"][1]["node"]) == "n2");
+  REQUIRE(p["victims"].Size() == 2);
+  CHECK(Str(p["victims"][0]) == "single team-b/b2");
+  CHECK(p["steps"].GetInt() == 12);
+  CHECK(Str(p["holdExpiresAt"]) == TimestampText(kNow + 120'000));
+  CHECK_FALSE(pods[1].HasMember("plan"));
+}
+
 }  // namespace
 }  // namespace capext
