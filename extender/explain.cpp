@@ -33,10 +33,11 @@ struct Explanation {
     ShareKey share_after;  // with the pod's request added
   };
   std::vector<FairLevel> fair;
+  bool fair_sharing = false;  // the plan may take victims by reclaim between borrowers
 };
 
 Explanation Explain(const ClusterState& state, const NormalizedPod& pod,
-                    const MoreImportantFn& order) {
+                    const MoreImportantFn& order, const FairReclaimOptions& fair) {
   Explanation e;
   e.quota = state.QuotaFor(pod.ns);
   e.used = state.Used(pod.ns);
@@ -48,7 +49,9 @@ Explanation Explain(const ClusterState& state, const NormalizedPod& pod,
   ReclaimOptions options;
   options.include_pods_without_quota = true;
   e.reclaim = PlanReclaim(state, pod, order, options);
-  if (e.feasibility.feasible.empty()) e.plan = SearchReclaimPlan(state, pod, order);
+  // The reclaim controller's search, with its fairness options (extender/serve_options.h).
+  e.fair_sharing = fair.enabled;
+  if (e.feasibility.feasible.empty()) e.plan = SearchReclaimPlan(state, pod, order, {}, fair);
   state.ForEachNomination([&](const Nomination& n) {
     if (n.ours) e.in_flight.emplace_back(n.uid, n.node);
   });
@@ -104,8 +107,8 @@ void WriteResources(W& w, const char* key, const ResourceList& list) {
 }  // namespace
 
 std::string ExplainPodJson(const ClusterState& state, const NormalizedPod& pod,
-                           const MoreImportantFn& order) {
-  Explanation e = Explain(state, pod, order);
+                           const MoreImportantFn& order, const FairReclaimOptions& fair) {
+  Explanation e = Explain(state, pod, order, fair);
   rapidjson::StringBuffer buffer;
   rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
   w.StartObject();
@@ -231,6 +234,8 @@ std::string ExplainPodJson(const ClusterState& state, const NormalizedPod& pod,
     // docs/reclaim-plan.md#5-where-a-user-sees-it
     w.Key("plan");
     w.StartObject();
+    w.Key("fairSharing");
+    w.Bool(e.fair_sharing);
     w.Key("outcome");
     w.String(ReclaimPlanOutcomeName(e.plan->outcome));
     w.Key("approximate");
@@ -285,8 +290,8 @@ std::string ExplainPodJson(const ClusterState& state, const NormalizedPod& pod,
 }
 
 std::string ExplainPodText(const ClusterState& state, const NormalizedPod& pod,
-                           const MoreImportantFn& order) {
-  Explanation e = Explain(state, pod, order);
+                           const MoreImportantFn& order, const FairReclaimOptions& fair) {
+  Explanation e = Explain(state, pod, order, fair);
   std::string out = fmt::format("pod {} (priority {}) requests {}\n", pod.Key(), pod.priority,
                                 e.request.ToString());
   if (e.quota == nullptr) {
@@ -326,7 +331,8 @@ std::string ExplainPodText(const ClusterState& state, const NormalizedPod& pod,
     out += fmt::format("  victims found at: {}\n", e.reclaim.level);
   if (e.plan) {
     out +=
-        fmt::format("plan across nodes: {} ({} steps): {}\n",
+        fmt::format("plan across nodes{}: {} ({} steps): {}\n",
+                    e.fair_sharing ? " (fair sharing: reclaim between borrowers)" : "",
                     ReclaimPlanOutcomeName(e.plan->outcome), e.plan->steps, DescribePlan(*e.plan));
   }
   return out;

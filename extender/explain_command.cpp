@@ -3,16 +3,21 @@
 #include <iostream>
 #include <optional>
 
+#include "config/duration_text.h"
+#include "config/extender_config.h"
 #include "config/snapshot.h"
 #include "extender/commands.h"
 #include "extender/embedded/cluster_source.h"
 #include "extender/explain.h"
+#include "extender/serve_options.h"
 #include "policies/policies.h"
 
 namespace capext {
 
 int RunExplainCommand(const std::vector<std::string>& args) {
   std::string snapshot, pod_file, pod_key, output = "text", semantics_name = "capacity-extender";
+  std::string min_run_time;
+  ExtenderConfig config;  // only fairSharing and fairShareMinRunTime are read, as serve reads them
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](std::string* out) {
@@ -24,10 +29,14 @@ int RunExplainCommand(const std::vector<std::string>& args) {
     if (a == "--help" || a == "-h") {
       std::cout
           << "usage: capacity-extender explain [--snapshot FILE] [--quota-semantics NAME] "
-             "[-o text|json] (NAMESPACE/NAME | -f POD.yaml)\n\n"
+             "[--fair-sharing] [--fair-share-min-run-time DURATION] [-o text|json]\n"
+             "       (NAMESPACE/NAME | -f POD.yaml)\n\n"
              "Prints, for one pod, the quota arithmetic of its ElasticQuota (used, reserved,\n"
              "request, nominated sums, min, max, cluster totals), why each node fits or not,\n"
-             "and what the reclaim controller would evict. Without --snapshot the bundled\n"
+             "and what the reclaim controller would evict. Fair sharing's arithmetic is shown\n"
+             "at every level; with --fair-sharing (serve's fairSharing) the plan across nodes\n"
+             "also reclaims between borrowers, sparing pods that started less than\n"
+             "--fair-share-min-run-time ago (default 5m). Without --snapshot the bundled\n"
              "example cluster is used.\n";
       return 0;
     } else if (a == "--snapshot") {
@@ -38,6 +47,12 @@ int RunExplainCommand(const std::vector<std::string>& args) {
       ok = value(&output);
     } else if (a == "--quota-semantics") {
       ok = value(&semantics_name);
+    } else if (a == "--fair-sharing") {
+      config.fair_sharing = true;
+    } else if (a == "--fair-share-min-run-time") {
+      std::string error;
+      ok = value(&min_run_time) &&
+           ParseDuration(min_run_time, &config.fair_share_min_run_time, &error);
     } else if (!a.empty() && a[0] != '-' && pod_key.empty()) {
       pod_key = a;
     } else {
@@ -87,9 +102,11 @@ int RunExplainCommand(const std::vector<std::string>& args) {
     pod = *found;
   }
   const MoreImportantFn order = VictimOrderPolicies().default_entry().make();
+  FairReclaimOptions fair = FairReclaimOptionsFrom(config);
+  fair.now_ms = cache.NowMs();
   std::cout << cache.Read([&](const ClusterState& state) {
-    return output == "json" ? ExplainPodJson(state, *pod, order)
-                            : ExplainPodText(state, *pod, order);
+    return output == "json" ? ExplainPodJson(state, *pod, order, fair)
+                            : ExplainPodText(state, *pod, order, fair);
   });
   return 0;
 }

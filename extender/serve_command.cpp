@@ -165,8 +165,9 @@ int RunServeCommand(const std::vector<std::string>& args) {
   reclaim_options.requeue_nudge = config.requeue_nudge;
   reclaim_options.requeue_nudge_interval_ms = config.requeue_nudge_interval.count();
   reclaim_options.require_unschedulable_condition = use_live;
-  reclaim_options.fair_sharing = config.fair_sharing;
-  reclaim_options.fair_share_min_run_time_ms = config.fair_share_min_run_time.count();
+  const FairReclaimOptions fair_reclaim = FairReclaimOptionsFrom(config);
+  reclaim_options.fair_sharing = fair_reclaim.enabled;
+  reclaim_options.fair_share_min_run_time_ms = fair_reclaim.min_run_time_ms;
   EventRecorder events(EventOptions(config));  // outlives the controller's threads
   ReclaimController reclaim(&cache, &metrics, service.more_important(), evictor.get(), nudger.get(),
                             reclaim_options);

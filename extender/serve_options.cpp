@@ -10,6 +10,13 @@ std::string EventReportingInstance(const std::string& controller) {
   return (controller + "-" + host).substr(0, 128);
 }
 
+FairReclaimOptions FairReclaimOptionsFrom(const ExtenderConfig& config) {
+  FairReclaimOptions options;
+  options.enabled = config.fair_sharing;
+  options.min_run_time_ms = config.fair_share_min_run_time.count();
+  return options;
+}
+
 ServiceOptions ServiceOptionsFrom(const ExtenderConfig& config) {
   ServiceOptions options;
   options.reservation_ttl_ms = config.reservation_ttl.count();
@@ -17,6 +24,7 @@ ServiceOptions ServiceOptionsFrom(const ExtenderConfig& config) {
   options.gang_schedule_timeout_ms = config.gang_schedule_timeout.count();
   options.bind_deadline = config.bind_deadline;
   options.max_binds_in_flight = static_cast<std::size_t>(config.max_binds_in_flight);
+  options.fair_reclaim = FairReclaimOptionsFrom(config);
   return options;
 }
 

@@ -7,13 +7,21 @@
 #include <string>
 
 #include "config/extender_config.h"
+#include "core/fair_victim_eligibility.h"
 #include "extender/admission/admission_loop.h"
 #include "extender/verbs/extender_service.h"
 
 namespace capext {
 
+// fairSharing and fairShareMinRunTime as the reclaim plan search takes them
+// (docs/fair-sharing.md#6-reclaim-between-borrowers): the one place they are built, for the
+// reclaim controller, POST /explain and `capacity-extender explain`, so that explain shows the plan
+// the controller would make. now_ms is 0: each caller sets its decision's clock.
+FairReclaimOptions FairReclaimOptionsFrom(const ExtenderConfig& config);
+
 // reservationTTL, ignoreNotReady, bindDeadline, maxBindsInFlight, and gangScheduleTimeout (how
-// long filter mode's group holds last when the PodGroup sets no timeout).
+// long filter mode's group holds last when the PodGroup sets no timeout), and the fair reclaim
+// options for /explain.
 ServiceOptions ServiceOptionsFrom(const ExtenderConfig& config);
 
 // gangScheduleTimeout (a group's timeout when its PodGroup sets none: docs/workloads-live.md

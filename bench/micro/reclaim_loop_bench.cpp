@@ -10,7 +10,12 @@
 //       running quota pod replaced by a pending one (the sum of used moves twice), one node's
 //       allocatable, a resync of every pending pod; each is followed by passes until nothing is
 //       queued: pods planned, passes, CPU, requeue nudges.
-// Target: (b), its passes and events flushes together, at most 2% of one core. Usage: kUsage.
+// Each runs twice (--fair-sharing both, the default): as configured by default, then with
+// fairSharing on (issue 22: every pending pod borrows, so the controller plans each by the
+// cross-node search with reclaim between borrowers, which computes every quota's fairness;
+// report keys "fair.*").
+// Target: (b), its passes and events flushes together, at most 2% of one core, in both runs.
+// Usage: kUsage.
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -28,7 +33,7 @@ namespace {
 
 constexpr char kUsage[] =
     "bench_reclaim_loop_bench [--nodes N] [--pods-per-node N] [--pending N] [--rest-passes N]\n"
-    "  [--max-pods-per-pass N] [--quick] [--json FILE]";
+    "  [--max-pods-per-pass N] [--fair-sharing both|on|off] [--quick] [--json FILE]";
 
 class NullEvictor final : public Evictor {
  public:
@@ -101,20 +106,19 @@ struct Drain {
 };
 
 }  // namespace
-}  // namespace capext::bench
 
-int main(int argc, char** argv) {
-  using namespace capext;
-  using namespace capext::bench;
-  Args args = Args::Parse(argc, argv, kUsage);
-  ConfigureLog("logfmt", "error");
+// One run of the scenario, with fair sharing on or off (reclaim between borrowers: every pending
+// pod borrows, so each is planned by the cross-node search with fairness, which computes the
+// shares); report keys and printed lines start with `prefix`.
+void RunScenario(const Args& args, bool fair, Report& report) {
+  const std::string prefix = fair ? "fair." : "";
+  const char* label = fair ? "[fairSharing] " : "";
   ClusterShape shape;
   shape.nodes = static_cast<int>(args.Int("--nodes", args.quick ? 1000 : 5000));
   shape.pods_per_node = static_cast<int>(args.Int("--pods-per-node", 20));
   const int pending = static_cast<int>(args.Int("--pending", args.quick ? 4000 : 20'000));
   const int rest_passes = static_cast<int>(args.Int("--rest-passes", args.quick ? 5 : 10));
   const auto budget = static_cast<std::size_t>(args.Int("--max-pods-per-pass", 500));
-  Report report("reclaim_loop_bench");
 
   int64_t now_ms = 1'800'000'000'000;
   const int64_t created_ms = now_ms - 3'600'000;  // the pending pods', an hour ago
@@ -136,8 +140,8 @@ int main(int argc, char** argv) {
       state.UpsertPod(PendingPod(i, shape.quotas, created_ms + i));
     return 0;
   });
-  std::printf("cluster: %d nodes, %d running pods, %d quotas, %d pending quota pods\n", shape.nodes,
-              shape.nodes * shape.pods_per_node, shape.quotas, pending);
+  std::printf("%scluster: %d nodes, %d running pods, %d quotas, %d pending quota pods\n", label,
+              shape.nodes, shape.nodes * shape.pods_per_node, shape.quotas, pending);
 
   Metrics metrics;
   NullEvictor evictor;
@@ -147,6 +151,7 @@ int main(int argc, char** argv) {
   event_options.refresh_interval_ms = 30'000;
   EventRecorder recorder(event_options);
   ReclaimControllerOptions options;
+  if constexpr (requires { options.fair_sharing; }) options.fair_sharing = fair;
   SetBudget(options, budget);
   ReclaimController controller(&cache, &metrics, MoreImportantFn(MoreImportantPod), &evictor,
                                &nudger, options);
@@ -171,18 +176,18 @@ int main(int argc, char** argv) {
 
   // (a) First passes.
   const Drain first = drain();
-  std::printf("first: %zu pods planned in %zu passes, %.1f ms CPU (%.1f us per pod)\n",
+  std::printf("%sfirst: %zu pods planned in %zu passes, %.1f ms CPU (%.1f us per pod)\n", label,
               first.planned, first.passes, first.cpu_us / 1000,
               first.cpu_us / static_cast<double>(std::max<std::size_t>(first.planned, 1)));
-  report.Number("first.passes", static_cast<double>(first.passes));
-  report.Number("first.planned", static_cast<double>(first.planned));
-  report.Number("first.cpu_ms", first.cpu_us / 1000);
-  report.Number("first.cpu_us_per_pod",
+  report.Number(prefix + "first.passes", static_cast<double>(first.passes));
+  report.Number(prefix + "first.planned", static_cast<double>(first.planned));
+  report.Number(prefix + "first.cpu_ms", first.cpu_us / 1000);
+  report.Number(prefix + "first.cpu_us_per_pod",
                 first.cpu_us / static_cast<double>(std::max<std::size_t>(first.planned, 1)));
   {
     Stopwatch watch;
     controller.FlushEvents();
-    report.Number("first.flush_cpu_ms", watch.CpuMicros() / 1000);
+    report.Number(prefix + "first.flush_cpu_ms", watch.CpuMicros() / 1000);
   }
 
   // (b) At rest.
@@ -207,17 +212,17 @@ int main(int argc, char** argv) {
   const double loop_share = rest_mean / (1000.0 * static_cast<double>(options.interval_ms));
   const double events_share = flush_mean * (1000.0 / options.event_flush_interval_ms) / 1e6;
   std::printf(
-      "rest: pass %.1f us CPU (p99 %.1f), %zu pods planned in %d passes; events flush %.1f "
+      "%srest: pass %.1f us CPU (p99 %.1f), %zu pods planned in %d passes; events flush %.1f "
       "us\n",
-      rest_mean, rest_summary.p99, rest_planned, rest_passes, flush_mean);
-  report.Number("rest.pass_cpu_us_mean", rest_mean);
-  report.Latency("rest.pass_cpu", rest_summary);
-  report.Number("rest.planned_per_pass",
+      label, rest_mean, rest_summary.p99, rest_planned, rest_passes, flush_mean);
+  report.Number(prefix + "rest.pass_cpu_us_mean", rest_mean);
+  report.Latency(prefix + "rest.pass_cpu", rest_summary);
+  report.Number(prefix + "rest.planned_per_pass",
                 static_cast<double>(rest_planned) / static_cast<double>(rest_passes));
-  report.Number("rest.flush_cpu_us_mean", flush_mean);
-  report.Latency("rest.flush_cpu", flush_summary);
-  report.Number("rest.loop_core_percent", 100 * loop_share);
-  report.Number("rest.events_core_percent", 100 * events_share);
+  report.Number(prefix + "rest.flush_cpu_us_mean", flush_mean);
+  report.Latency(prefix + "rest.flush_cpu", flush_summary);
+  report.Number(prefix + "rest.loop_core_percent", 100 * loop_share);
+  report.Number(prefix + "rest.events_core_percent", 100 * events_share);
 
   // (c) One change at a time, then passes until nothing is queued. `then`, when given, runs
   // after the first pass: what kube-scheduler does meanwhile.
@@ -243,9 +248,9 @@ int main(int argc, char** argv) {
       d.passes += rest.passes;
       d.planned += rest.planned;
     }
-    std::printf("change %-22s %6zu pods planned in %3zu passes, %9.1f ms CPU, %d nudges\n", name,
-                d.planned, d.passes, d.cpu_us / 1000, nudger.calls - nudges_before);
-    const std::string key = std::string("change.") + name;
+    std::printf("%schange %-22s %6zu pods planned in %3zu passes, %9.1f ms CPU, %d nudges\n", label,
+                name, d.planned, d.passes, d.cpu_us / 1000, nudger.calls - nudges_before);
+    const std::string key = prefix + "change." + name;
     report.Number(key + ".planned", static_cast<double>(d.planned));
     report.Number(key + ".passes", static_cast<double>(d.passes));
     report.Number(key + ".cpu_ms", d.cpu_us / 1000);
@@ -285,12 +290,25 @@ int main(int argc, char** argv) {
       s.UpsertPod(PendingPod(i, shape.quotas, created_ms + i, i == 7 ? 2000 : 1000));
   });
 
-  report.Number("nodes", shape.nodes);
-  report.Number("pending", pending);
-  report.Number("max_pods_per_pass", static_cast<double>(budget));
+  report.Number(prefix + "nodes", shape.nodes);
+  report.Number(prefix + "pending", pending);
+  report.Number(prefix + "max_pods_per_pass", static_cast<double>(budget));
   // The reclaim machinery at rest: the loop's passes and the events thread's flushes.
-  report.Target("rest.loop_and_events_core_percent", 100 * (loop_share + events_share), "<=", 2,
-                "%");
+  report.Target(prefix + "rest.loop_and_events_core_percent", 100 * (loop_share + events_share),
+                "<=", 2, "%");
+}
+
+}  // namespace capext::bench
+
+int main(int argc, char** argv) {
+  using namespace capext;
+  using namespace capext::bench;
+  Args args = Args::Parse(argc, argv, kUsage);
+  ConfigureLog("logfmt", "error");
+  Report report("reclaim_loop_bench");
+  const std::string fair = args.Str("--fair-sharing", "both");
+  if (fair != "on") RunScenario(args, false, report);
+  if (fair != "off") RunScenario(args, true, report);
   report.Write(args.Str("--json", ""));
   return 0;
 }

@@ -10,11 +10,13 @@ http::Response ExtenderService::Explain(std::string& body) {
   Pod pod;
   if (s.ok()) s = DecodePod(doc, cache_->decode_options(), &pod);
   if (!s.ok()) return BadRequest("explain", s);
+  FairReclaimOptions fair = options_.fair_reclaim;
+  fair.now_ms = cache_->NowMs();
   std::string json = cache_->Read([&](const ClusterState& state) {
     // The cache's copy when it knows the pod (bound or not), else the request's, normalised.
     if (const NormalizedPod* known = state.FindPod(StoreKeyOf(pod)))
-      return ExplainPodJson(state, *known, more_important_);
-    return ExplainPodJson(state, state.Normalize(pod), more_important_);
+      return ExplainPodJson(state, *known, more_important_, fair);
+    return ExplainPodJson(state, state.Normalize(pod), more_important_, fair);
   });
   return {200, "application/json", std::move(json), {}};
 }

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "core/fair_victim_eligibility.h"
 #include "core/node_score.h"
 #include "core/victim_selection.h"
 #include "extender/http/message.h"
@@ -34,6 +35,9 @@ struct ServiceOptions {
   std::chrono::milliseconds bind_deadline{4000};
   // Binds reserved and waiting for their Binding's end, at most (maxBindsInFlight).
   std::size_t max_binds_in_flight = 2048;
+  // fairSharing, fairShareMinRunTime: /explain's plan searches as the reclaim controller does
+  // (FairReclaimOptionsFrom in extender/serve_options.h; now_ms is set per request).
+  FairReclaimOptions fair_reclaim;
 };
 
 class ExtenderService {
