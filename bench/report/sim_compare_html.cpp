@@ -17,8 +17,8 @@ struct Row {
 };
 
 std::string PolicyColumnsTable(const std::vector<SimulationResult>& results,
-                        const std::vector<std::vector<TenantSummary>>& summaries,
-                        std::size_t tenant, const std::vector<Row>& rows) {
+                               const std::vector<std::vector<TenantSummary>>& summaries,
+                               std::size_t tenant, const std::vector<Row>& rows) {
   std::string out = "<table><tr><th class=\"l\">metric</th>";
   for (const auto& r : results)
     out += "<th>" + EscapeHtml(r.policy) + "</th>";

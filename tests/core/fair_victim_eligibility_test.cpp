@@ -28,8 +28,9 @@ ElasticQuota Weighted(ElasticQuota q, int64_t weight_milli) {
   return q;
 }
 
-// docs/fair-sharing.md#6-reclaim-between-borrowers's example: L min 30 idle, A..D min 1 with weights 1:1:2:4 on a
-// 34-cpu node; D borrows 26 (started at `d_started`), C 4; A, B, C, D have pods pending.
+// docs/fair-sharing.md#6-reclaim-between-borrowers's example: L min 30 idle, A..D min 1 with
+// weights 1:1:2:4 on a 34-cpu node; D borrows 26 (started at `d_started`), C 4; A, B, C, D have
+// pods pending.
 ClusterState Worked(int a_running = 1, int64_t d_started = 0) {
   ClusterState state;
   state.UpsertNode(MakeNode("n1", 34000));

@@ -153,7 +153,8 @@ TEST_CASE("router: GET /ui is one read-only page with no external assets", "[ui]
   CHECK(html.find("getJson(\"quotas\")") != std::string::npos);
   CHECK(html.find("getJson(\"pending\")") != std::string::npos);
   CHECK(html.find("rel=\"icon\" href=\"data:,\"") != std::string::npos);  // no favicon request
-  // Fair sharing's numbers of /quotas (docs/fair-sharing.md#8-where-a-user-sees-it) are shown per quota.
+  // Fair sharing's numbers of /quotas (docs/fair-sharing.md#8-where-a-user-sees-it) are shown per
+  // quota.
   for (const char* field : {"q.weight", "q.share", "q.fairShare", "q.weightProblem"})
     CHECK(html.find(field) != std::string::npos);
   CHECK(routes.Call("GET", "/scheduler/ui", "/scheduler").body == html);

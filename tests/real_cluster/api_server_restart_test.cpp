@@ -19,6 +19,7 @@
 #include <string>
 #include <thread>
 
+#include "tests/real_cluster/cluster_polling.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
 #include "tests/support/real_control_plane.h"
@@ -45,13 +46,6 @@ bool Within(std::chrono::milliseconds timeout, F condition) {
 }
 
 // The last `lines` lines of `text`, for failure messages.
-std::string Tail(const std::string& text, int lines = 40) {
-  std::size_t pos = text.size();
-  for (int i = 0; i <= lines && pos != std::string::npos && pos > 0; ++i)
-    pos = text.rfind('\n', pos - 1);
-  return pos == std::string::npos ? text : text.substr(pos + 1);
-}
-
 std::string Pod(const std::string& name) {
   return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
          R"(","namespace":"eq1"},"spec":{"nodeName":"node-0","terminationGracePeriodSeconds":0,)"

@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "tests/real_cluster/cluster_polling.h"
 #include "tests/real_cluster/cluster_scenario.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
@@ -23,13 +24,6 @@ namespace {
 using namespace std::chrono_literals;
 
 // The last `lines` lines of `text`, for failure messages.
-std::string Tail(const std::string& text, int lines = 40) {
-  std::size_t pos = text.size();
-  for (int i = 0; i <= lines && pos != std::string::npos && pos > 0; ++i)
-    pos = text.rfind('\n', pos - 1);
-  return pos == std::string::npos ? text : text.substr(pos + 1);
-}
-
 bool WaitReady(const ExtenderProcess& extender, std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/pod.h"
+#include "tests/real_cluster/cluster_polling.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
 #include "tests/support/real_control_plane.h"
@@ -21,22 +22,6 @@ namespace capext::test {
 namespace {
 
 using namespace std::chrono_literals;
-
-std::string Tail(const std::string& text, int lines = 40) {
-  std::size_t pos = text.size();
-  for (int i = 0; i <= lines && pos != std::string::npos && pos > 0; ++i)
-    pos = text.rfind('\n', pos - 1);
-  return pos == std::string::npos ? text : text.substr(pos + 1);
-}
-
-bool Eventually(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(200ms);
-  }
-  return done();
-}
 
 // A pod of 1 cpu carrying our gate, as /mutate would add it (the webhook is tested in e2e).
 std::string GatedPod(const std::string& ns, const std::string& name) {
@@ -75,8 +60,9 @@ TEST_CASE("fair sharing: borrowers of weight 1 and 3 fill idle capacity 1:3", "[
     REQUIRE(cluster.CreateNamespace(ns).ok());
   REQUIRE(cluster.CreateFakeNodes(1, "10", "32Gi", "110", "n").ok());
   // The sum of all mins is the node's 10 cpu. lend guarantees 8 and runs nothing; fa and fb
-  // each run their min 1 and borrow the 8 idle cpu. fairShare (docs/fair-sharing.md#4-fairshare): λ = 8 / (1 + 3) = 2,
-  // fa 2 and fb 6; the admission order reaches it (shares k/10 for fa, k/30 for fb).
+  // each run their min 1 and borrow the 8 idle cpu. fairShare
+  // (docs/fair-sharing.md#4-fairshare): λ = 8 / (1 + 3) = 2, fa 2 and fb 6; the admission order
+  // reaches it (shares k/10 for fa, k/30 for fb).
   REQUIRE(cluster
               .Apply(R"(
 apiVersion: scheduling.x-k8s.io/v1alpha1

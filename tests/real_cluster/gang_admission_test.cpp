@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/pod.h"
+#include "tests/real_cluster/cluster_polling.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
 #include "tests/support/real_control_plane.h"
@@ -30,22 +31,6 @@ namespace capext::test {
 namespace {
 
 using namespace std::chrono_literals;
-
-std::string Tail(const std::string& text, int lines = 40) {
-  std::size_t pos = text.size();
-  for (int i = 0; i <= lines && pos != std::string::npos && pos > 0; ++i)
-    pos = text.rfind('\n', pos - 1);
-  return pos == std::string::npos ? text : text.substr(pos + 1);
-}
-
-bool Eventually(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(200ms);
-  }
-  return done();
-}
 
 // A gated pod (our gate, as /mutate adds it) of 1 cpu pinned to `node`; `group` and `min_member`
 // make it a member of a coscheduling group sized by the pod annotation.

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/pod.h"
+#include "tests/real_cluster/cluster_polling.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
 #include "tests/support/real_control_plane.h"
@@ -39,22 +40,6 @@ using Clock = std::chrono::system_clock;
 constexpr auto kNoLoopWindow = 5min;
 // Issue 21: "bound within 5 s of its pods being admitted".
 constexpr auto kBindAfterAdmission = 5s;
-
-std::string Tail(const std::string& text, int lines = 60) {
-  std::size_t pos = text.size();
-  for (int i = 0; i <= lines && pos != std::string::npos && pos > 0; ++i)
-    pos = text.rfind('\n', pos - 1);
-  return pos == std::string::npos ? text : text.substr(pos + 1);
-}
-
-bool Eventually(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(200ms);
-  }
-  return done();
-}
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch())

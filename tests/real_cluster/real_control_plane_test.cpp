@@ -9,21 +9,13 @@
 #include <string>
 #include <thread>
 
+#include "tests/real_cluster/cluster_polling.h"
 #include "tests/support/real_control_plane.h"
 
 namespace capext::test {
 namespace {
 
 using namespace std::chrono_literals;
-
-bool Eventually(const std::function<bool()>& condition, std::chrono::seconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(200ms);
-  }
-  return true;
-}
 
 std::string Pod(const std::string& name) {
   return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +

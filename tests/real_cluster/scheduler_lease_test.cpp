@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "extender/leadership/leadership.h"
+#include "tests/real_cluster/cluster_polling.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
 #include "tests/support/real_control_plane.h"
@@ -31,15 +32,6 @@ namespace capext::test {
 namespace {
 
 using namespace std::chrono_literals;
-
-bool Eventually(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(100ms);
-  }
-  return true;
-}
 
 // The `leader` object of /readyz's body, as text fields; leads is "true" or "false".
 struct Leader {
@@ -64,14 +56,6 @@ Leader LeaderOf(const ExtenderProcess& extender) {
 
 bool Has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
-}
-
-// The last `lines` lines of `text`.
-std::string Tail(const std::string& text, int lines = 30) {
-  std::size_t pos = text.size();
-  for (int i = 0; i <= lines && pos != std::string::npos && pos > 0; ++i)
-    pos = text.rfind('\n', pos - 1);
-  return pos == std::string::npos ? text : text.substr(pos + 1);
 }
 
 // Prints the logs, as they are when a REQUIRE fails (INFO would capture them too early).
