@@ -89,14 +89,10 @@ TEST_CASE("gate mode: gangs admitted whole, never 3 + 3; an elastic job's surplu
   ControlPlaneOptions plane_options;
   plane_options.feature_gates = "PodSchedulingReadiness=true";
   RealControlPlane cluster(plane_options);
-  Status started = cluster.Start();
+  std::string kubeconfig;
+  Status started = cluster.StartForExtender(&kubeconfig);
   INFO(started.message());
   REQUIRE(started.ok());
-  Status rbac = cluster.InstallExtenderRbac();
-  INFO(rbac.message());
-  REQUIRE(rbac.ok());
-  std::string kubeconfig;
-  REQUIRE(cluster.WriteExtenderKubeconfig(&kubeconfig).ok());
   // `default` gets its ServiceAccount (no controller-manager here): the gate probe's dry-run
   // pod is created there.
   for (const char* ns : {"default", "ga", "el", "rq"})

@@ -120,12 +120,10 @@ TEST_CASE("gate mode: a gang within its min takes 4 borrowers on 4 nodes, and no
   ControlPlaneOptions plane_options;
   plane_options.feature_gates = "PodSchedulingReadiness=true";
   RealControlPlane cluster(plane_options);
-  Status started = cluster.Start();
+  std::string kubeconfig;
+  Status started = cluster.StartForExtender(&kubeconfig);
   INFO(started.message());
   REQUIRE(started.ok());
-  REQUIRE(cluster.InstallExtenderRbac().ok());
-  std::string kubeconfig;
-  REQUIRE(cluster.WriteExtenderKubeconfig(&kubeconfig).ok());
   for (const char* ns : {"default", "team-a", "team-b"})
     REQUIRE(cluster.CreateNamespace(ns).ok());
   REQUIRE(cluster.CreateFakeNodes(4, "4", "16Gi", "110", "n").ok());  // n0..n3, 16 cpu
