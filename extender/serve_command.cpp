@@ -213,9 +213,14 @@ int RunServeCommand(const std::vector<std::string>& args) {
     admission_options.reclaim.more_important = service.more_important();
     admission_options.reclaim.plan_max_steps = reclaim_options.plan_max_steps;
     admission_options.reclaim.plan_time_cap_ms = reclaim_options.plan_time_cap_ms;
+    admission_options.reclaim.refusal_backoff_ms = reclaim_options.refusal_backoff_ms;
+    admission_options.reclaim.max_refusal_backoff_ms = reclaim_options.max_refusal_backoff_ms;
     admission = std::make_unique<AdmissionLoop>(&cache, &metrics, gate_opener.get(), evictor.get(),
                                                 admission_options);
     admission->FollowLeadership(leadership);
+    // Its reclaims evict within the reclaim controller's limits, and their victims' Events are
+    // written by the controller's events thread (docs/reclaim-plan.md, gate mode, step 2).
+    admission->ReclaimThrough(reclaim.evictions());
     if (event_sink) admission->AttachEvents(event_sink.get());
     gated = [loop = admission.get()] { return loop->Gated(); };
   }

@@ -10,8 +10,9 @@
 //
 // A gated gang whose unit waits on the quota or the nodes gets a reclaim plan across nodes
 // (docs/reclaim-plan.md#gate-mode-the-admission-loop-plans-for-a-gated-gang,
-// admission_reclaim.cpp): its members are nominated on their planned nodes, the victims evicted,
-// and the gates lifted by a later round once the room is free.
+// admission_reclaim.cpp): its members are nominated on their planned nodes, the victims evicted
+// through the reclaim controller's ReclaimEvictions (its rate limits, lease check and victim
+// Events), and the gates lifted by a later round once the room is free.
 //
 // Never on a cache out of sync (SchedulerCache::SyncReport): such a round plans, lifts, evicts
 // and publishes nothing, and the next interval asks again.
@@ -56,13 +57,17 @@ class GateOpener {
 
 // Gate mode's reclaim for gated gangs
 // (docs/reclaim-plan.md#gate-mode-the-admission-loop-plans-for-a-gated-gang). Without
-// `more_important` (or with mode kOff) gated gangs get no reclaim.
+// `more_important` (or with mode kOff, or without ReclaimThrough) gated gangs get no reclaim.
 struct GateReclaimOptions {
   ReclaimMode mode = ReclaimMode::kOn;
   MoreImportantFn more_important;
   int64_t nomination_ttl_ms = 120'000;  // config nominationTTL: how long the freed room is held
   int64_t plan_max_steps = 250'000;     // the plan's budget of steps
   int64_t plan_time_cap_ms = 200;       // the wall-clock cap on one search
+  // After a refused eviction the gang is not planned again for this long, doubling per
+  // consecutive refusal up to the max (a longer Retry-After wins): the reclaim controller's.
+  int64_t refusal_backoff_ms = 5'000;
+  int64_t max_refusal_backoff_ms = 300'000;
 };
 
 struct AdmissionLoopOptions {
@@ -85,6 +90,10 @@ class AdmissionLoop {
   // Acts only while `leadership` leads (without one: always); a follower plans and publishes
   // its verdicts for /pending but writes nothing. REQUIRES: before Start().
   void FollowLeadership(const Leadership* leadership) { leadership_ = leadership; }
+  // Gated gangs' reclaims evict through `evictions` (the reclaim controller's: one set of rate
+  // limits, one writer of victim Events). Without it, gated gangs get no reclaim. REQUIRES:
+  // before Start(); it outlives the loop.
+  void ReclaimThrough(ReclaimEvictions* evictions) { evictions_ = evictions; }
 
   // One round at the cache's clock. Returns the number of pods whose gate was lifted.
   int RunOnce();
@@ -122,6 +131,7 @@ class AdmissionLoop {
   GateOpener* opener_;
   Evictor* evictor_;
   EventSink* events_ = nullptr;
+  ReclaimEvictions* evictions_ = nullptr;
   const Leadership* leadership_ = nullptr;
   AdmissionLoopOptions options_;
 
@@ -135,6 +145,13 @@ class AdmissionLoop {
   std::map<std::string, GangPlan> gang_plans_;  // by group Display(): plans in flight
   std::map<std::string, uint64_t> unplanned_;   // group -> journal sequence of its last no-plan
   std::map<std::string, std::string> in_flight_pods_;  // member store key -> its plan's group
+  // A gang whose plan had an eviction refused: not planned again before until_ms.
+  struct RefusalBackoff {
+    int64_t until_ms = 0;
+    int64_t backoff_ms = 0;  // the last wait; the next one doubles it
+    std::string message;     // what its waiting members say meanwhile
+  };
+  std::map<std::string, RefusalBackoff> backoff_;  // by group Display()
 
   mutable std::mutex mutex_;
   std::map<std::string, PendingPodRecord> gated_;  // by store key; guarded by mutex_

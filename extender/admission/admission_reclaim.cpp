@@ -6,16 +6,17 @@
 // victims are evicted in order; the gates stay on until a later round of the queue admits the
 // unit, once the room is free. A gang with a member nominated has a plan in flight and is not
 // planned again; a hold that ends with no member admitted expired: logged, counted, its victims
-// wasted.
+// wasted. The evictions are the reclaim controller's (ReclaimEvictions): its rate limits, shared
+// by both loops, its lease check before each eviction, and its events thread for the victims'
+// Events; a refusal backs the gang off as the controller backs a pod off.
 #include <chrono>
 
 #include <fmt/format.h>
 
 #include "core/reclaim_plan.h"
-#include "core/victim_unit.h"
 #include "extender/admission/admission_loop.h"
 #include "extender/log.h"
-#include "extender/reclaim/victim_event.h"
+#include "extender/reclaim/plan_copy.h"
 
 namespace capext {
 namespace {
@@ -23,19 +24,6 @@ namespace {
 bool WaitsForRoom(AdmissionWaitReason r) {
   return r == AdmissionWaitReason::kQuotaExceeded || r == AdmissionWaitReason::kNoPlacement;
 }
-
-// One search's result, copied out of the cache's lock (the plan's pointers live under it).
-struct CopiedPlan {
-  ReclaimPlanOutcome outcome = ReclaimPlanOutcome::kNoVictims;
-  std::string reason;
-  std::vector<std::pair<std::string, std::string>> placement;  // member store key, node
-  std::string where;                                           // "ns/w-0 -> n1, ..."
-  std::vector<Pod> victims;                                    // eviction order
-  std::string units;                                           // "single ns/b4, ..."
-  PlanView view;
-  int cores = 0;
-  int64_t steps = 0;
-};
 
 std::string InFlightMessage(const std::string& group, const std::string& summary) {
   return fmt::format("{}: reclaim in flight ({}); the gate is lifted once the room is free", group,
@@ -90,22 +78,27 @@ void AdmissionLoop::FollowPlans(AdmissionRound* round) {
 void AdmissionLoop::Reclaim(AdmissionRound* round, int64_t now_ms, bool acts) {
   FollowPlans(round);
   const GateReclaimOptions& options = options_.reclaim;
-  if (options.mode == ReclaimMode::kOff || !options.more_important) return;
+  if (options.mode == ReclaimMode::kOff || !options.more_important || evictions_ == nullptr) return;
   // The gangs waiting for room, each asked by its unit's first pod (the oldest member under our
-  // gate alone), not in flight, and not planned in vain since the cluster last changed.
+  // gate alone), not in flight, not backing off after a refusal, and not planned in vain since
+  // the cluster last changed.
   uint64_t sequence = 0;
   std::vector<std::pair<std::string, std::string>> asking;  // group, store key
   cache_->Read([&](const ClusterState& state) {
     const ChangeJournal* journal = state.change_journal();
     sequence = journal == nullptr ? 0 : journal->last_sequence();
     std::set<std::string> seen;
-    for (const auto& [key, wait] : round->waiting) {
+    for (auto& [key, wait] : round->waiting) {
       if (!WaitsForRoom(wait.reason) || in_flight_pods_.count(key) != 0) continue;
       const NormalizedPod* pod = state.FindPod(key);
       if (pod == nullptr || pod->group.empty()) continue;
       const GroupView* group = state.GroupOf(*pod);
       if (group == nullptr || !group->starting() || group->need() == 0) continue;
       const std::string id = group->key.Display();
+      if (auto b = backoff_.find(id); b != backoff_.end() && now_ms < b->second.until_ms) {
+        wait.message = b->second.message;  // every waiting member says why, each round
+        continue;
+      }
       if (!seen.insert(id).second || gang_plans_.count(id) != 0) continue;
       // Without a change journal (sequence 0) every round counts as a change.
       if (auto memo = unplanned_.find(id);
@@ -122,125 +115,117 @@ void AdmissionLoop::Reclaim(AdmissionRound* round, int64_t now_ms, bool acts) {
     }
     return 0;
   });
+  auto say = [&](const PlanCopy& plan, const std::string& message) {
+    for (const auto& [member, node] : plan.placement) {
+      auto it = round->waiting.find(member.store_key());
+      if (it != round->waiting.end()) it->second.message = message;
+    }
+  };
   for (const auto& [id, key] : asking) {
     const auto search_start = std::chrono::steady_clock::now();
-    const CopiedPlan plan = cache_->Read([&](const ClusterState& state) {
-      CopiedPlan out;
+    const PlanCopy plan = cache_->Read([&](const ClusterState& state) {
       const NormalizedPod* pod = state.FindPod(key);
-      if (pod == nullptr) return out;
+      if (pod == nullptr) return PlanCopy{};
       ReclaimPlanBudget budget;
       budget.max_steps = options.plan_max_steps;
       budget.should_stop = [&] {
         return std::chrono::steady_clock::now() - search_start >
                std::chrono::milliseconds(options.plan_time_cap_ms);
       };
-      const ReclaimPlan p = SearchReclaimPlan(state, *pod, options.more_important, budget);
-      out.outcome = p.outcome;
-      out.steps = p.steps;
-      out.reason = p.why.message();
-      if (!p.found()) return out;
-      out.view.outcome = ReclaimPlanOutcomeName(p.outcome);
-      out.view.preemptor = id;
-      out.view.steps = p.steps;
-      for (std::size_t i = 0; i < p.members.size(); ++i) {
-        out.placement.emplace_back(p.members[i]->store_key(), p.nodes[i]);
-        out.view.members.emplace_back(p.members[i]->Key(), p.nodes[i]);
-        out.where += fmt::format("{}{} -> {}", out.where.empty() ? "" : ", ", p.members[i]->Key(),
-                                 p.nodes[i]);
-      }
-      std::vector<std::string> units;
-      for (const PlannedUnit& u : p.units) {
-        std::vector<std::string> pods;
-        for (const NormalizedPod* v : u.victims) {
-          out.victims.push_back(*v);
-          pods.push_back(v->Key());
-        }
-        out.cores += u.kind == VictimUnitKind::kCore ? 1 : 0;
-        units.push_back(fmt::format("{} {}", VictimUnitKindName(u.kind), fmt::join(pods, "+")));
-      }
-      out.view.units = units;
-      out.units = fmt::format("{}", fmt::join(units, ", "));
-      return out;
+      return CopyPlan(SearchReclaimPlan(state, *pod, options.more_important, budget), id);
     });
     metrics_->Observe(
         "capacity_extender_reclaim_plan_search_seconds",
         std::chrono::duration<double>(std::chrono::steady_clock::now() - search_start).count());
-    if (plan.outcome != ReclaimPlanOutcome::kFound || plan.victims.empty()) {
+    if (!plan.found() || plan.victims.empty()) {
       // No plan, or the pods fit as things are (the queue admits them when it can): planned
       // again once the cluster changed.
-      if (plan.outcome != ReclaimPlanOutcome::kFound)
+      if (!plan.found())
         metrics_->Count("capacity_extender_reclaim_plans_total", "outcome",
                         ReclaimPlanOutcomeName(plan.outcome));
       unplanned_[id] = sequence;
       continue;
     }
-    const std::string summary = fmt::format("plan for {}: {}; victims: {} ({} steps)", id,
-                                            plan.where, plan.units, plan.steps);
+    const std::string summary = plan.Summary();
     if (options.mode == ReclaimMode::kDryRun || !acts) {
       if (options.mode == ReclaimMode::kDryRun)
         Log(LogLevel::kInfo, "reclaim dry-run: would evict", {{"group", id}, {"plan", summary}});
       unplanned_[id] = sequence;
       continue;
     }
+    // The whole plan within the eviction rate limits the reclaim controller shares, or nothing:
+    // planned again next round (the limits refill with time), nothing held meanwhile.
+    std::vector<std::string> namespaces;
+    for (const NormalizedPod& victim : plan.victims)
+      namespaces.push_back(victim.ns);
+    if (!evictions_->TakeTokens(namespaces, now_ms)) {
+      metrics_->CountDecision("reclaim", "rate-limited");
+      Log(LogLevel::kWarn, "reclaim postponed: eviction rate limit reached",
+          {{"group", id}, {"plan", summary}});
+      say(plan, fmt::format("{}: reclaim postponed by the eviction rate limit ({} per second "
+                            "cluster-wide, {} per namespace per minute) for {} victims; planned "
+                            "again at the next round",
+                            id, evictions_->per_second(), evictions_->per_namespace_per_minute(),
+                            plan.victims.size()));
+      unplanned_.erase(id);
+      continue;
+    }
     // Held before the first eviction: no round, /filter or re-created victim sees the room free.
     const int64_t expires = now_ms + options.nomination_ttl_ms;
     cache_->Write([&](ClusterState& state) {
       for (const auto& [member, node] : plan.placement)
-        state.Nominate(member, node, expires);
+        state.Nominate(member.store_key(), node, expires);
       return 0;
     });
-    std::vector<std::string> evicted;
-    for (const Pod& victim : plan.victims) {
-      const EvictOutcome outcome =
-          Acts() ? evictor_->Evict(victim, fmt::format("reclaim for {}", id)) : EvictOutcome{};
-      if (!outcome.ok) {
-        if (!outcome.not_sent && Acts())
-          metrics_->Count("capacity_extender_evictions_refused_total", "namespace", victim.ns);
-        Log(LogLevel::kWarn, "reclaim cut short",
-            {{"group", id}, {"victim", victim.Key()}, {"error", outcome.error}});
-        break;
-      }
-      metrics_->Count("capacity_extender_evictions_total", "namespace", victim.ns);
-      evicted.push_back(victim.Key());
-      if (events_ != nullptr) {
-        const EventWriteResult r = events_->Create(MakeVictimEvent(victim, id, summary, now_ms,
-                                                                   static_cast<int>(evicted.size()),
-                                                                   options_.reporting_instance));
-        if (r.code != EventWriteCode::kOk)
-          Log(LogLevel::kWarn, "victim event failed", {{"pod", victim.Key()}, {"error", r.error}});
-      }
+    const EvictionRun run = evictions_->EvictInOrder(plan.VictimPointers(), id, summary, now_ms);
+    if (run.stop && !run.stopped_acting) {
+      // Refused (a PDB, a server error): not planned again before the backoff ends, however the
+      // cluster changes; a longer Retry-After wins.
+      RefusalBackoff& b = backoff_[id];
+      b.backoff_ms = b.backoff_ms == 0 ? options.refusal_backoff_ms
+                                       : std::min(b.backoff_ms * 2, options.max_refusal_backoff_ms);
+      const int64_t wait = std::max(b.backoff_ms, int64_t{run.stop->retry_after_seconds} * 1000);
+      b.until_ms = now_ms + wait;
+      b.message = fmt::format(
+          "{}: reclaim refused ({} not evicted: {}); {} evicted; planned "
+          "again in {} ms",
+          id, plan.victims[run.evicted].Key(), run.stop->error, run.evicted, wait);
+      Log(LogLevel::kWarn, "reclaim backs off: an eviction was refused",
+          {{"group", id}, {"retry_in_ms", std::to_string(wait)}});
+    } else if (run.evicted == plan.victims.size()) {
+      backoff_.erase(id);
     }
-    if (evicted.empty()) {
-      // Nothing freed: the room is not the gang's. Planned again at the next change.
+    if (run.evicted == 0) {
+      // Nothing freed: the room is not the gang's. Planned again after the backoff (a refusal)
+      // or at the next change (this replica stopped acting).
       cache_->Write([&](ClusterState& state) {
         for (const auto& [member, node] : plan.placement)
-          state.ReleaseNomination(member);
+          state.ReleaseNomination(member.store_key());
         return 0;
       });
-      unplanned_[id] = sequence;
+      if (auto b = backoff_.find(id); b != backoff_.end() && run.stop && !run.stopped_acting) {
+        say(plan, b->second.message);
+        unplanned_.erase(id);
+      } else {
+        unplanned_[id] = sequence;
+      }
       continue;
     }
-    metrics_->Count("capacity_extender_reclaims_started_total");
-    metrics_->Count("capacity_extender_reclaim_plans_total", "outcome", "found");
-    metrics_->Count("capacity_extender_reclaim_plan_victims_total", "", "",
-                    static_cast<double>(evicted.size()));
-    metrics_->Count("capacity_extender_reclaim_units_broken_total", "", "",
-                    static_cast<double>(plan.cores));
+    CountPlanStarted(metrics_, run.evicted, plan.cores);
     Log(LogLevel::kInfo, "reclaim started", {{"group", id}, {"plan", summary}});
     GangPlan& in_flight = gang_plans_[id];
     in_flight.summary = summary;
-    in_flight.victims = evicted;
+    in_flight.victims.clear();
+    for (std::size_t i = 0; i < run.evicted; ++i)
+      in_flight.victims.push_back(plan.victims[i].Key());
     in_flight.started_ms = now_ms;
     in_flight.view = plan.view;
     in_flight.view.hold_expires_ms = expires;
     for (const auto& [member, node] : plan.placement) {
-      in_flight.members.push_back(member);
-      in_flight_pods_[member] = id;
-      auto it = round->waiting.find(member);
-      if (it != round->waiting.end()) {
-        it->second.message = InFlightMessage(id, summary);
-      }
+      in_flight.members.push_back(member.store_key());
+      in_flight_pods_[member.store_key()] = id;
     }
+    say(plan, InFlightMessage(id, summary));
     unplanned_.erase(id);
   }
 }

@@ -25,11 +25,11 @@ ReclaimController::ReclaimController(SchedulerCache* cache, Metrics* metrics,
     : cache_(cache),
       metrics_(metrics),
       more_important_(std::move(more_important)),
-      evictor_(evictor),
       nudger_(nudger),
       options_(options),
       board_(options.reclaim_history),
-      budget_(options.max_evictions_per_second, options.max_evictions_per_namespace_per_minute) {
+      evictions_(evictor, metrics, options.max_evictions_per_second,
+                 options.max_evictions_per_namespace_per_minute) {
   metrics_->DeclareHistogram("capacity_extender_reclaim_pending_to_bound_seconds",
                              "Time from the start of a reclaim to the pod's binding.");
   metrics_->DeclareHistogram("capacity_extender_reclaim_plan_search_seconds",
@@ -264,8 +264,9 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
       }
       return NoEviction(pod, plan, true);
     }
+    if (!Acts()) return FollowerVerdict(pod, wake);  // stopped acting during this pass
     // All victims of a plan or none: tokens are only taken when the whole plan fits the budget.
-    if (!budget_.HasRoomFor(victim_namespaces, now_ms)) {
+    if (!evictions_.TakeTokens(victim_namespaces, now_ms)) {
       drop_record();
       Log(LogLevel::kWarn, "reclaim postponed: eviction rate limit reached",
           {{"pod", pod.Key()}, {"victims", names}});
@@ -277,15 +278,16 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
       v.reclaim = ReclaimState::kRefused;
       v.node = plan.node;
       v.victims = victim_keys;
-      v.message = verdicts::RateLimited(pod.Key(), victim_keys, plan.node, budget_.per_second(),
-                                        budget_.per_namespace_per_minute());
+      v.message = verdicts::RateLimited(pod.Key(), victim_keys, plan.node, evictions_.per_second(),
+                                        evictions_.per_namespace_per_minute());
       return v;
     }
-    if (!Acts()) return FollowerVerdict(pod, wake);  // stopped acting during this pass
     // Recorded on the pod before the first eviction, so that a replica taking over knows.
     if (records_ != nullptr) {
       std::optional<std::string> record = records_->Record(pod, plan.node);
       if (!record) {
+        for (const auto& ns : victim_namespaces)
+          evictions_.GiveBack(ns, now_ms);
         refusals.push_back({victim_keys.front(), plan.node,
                             "not evicted: the reclaim could not be recorded on the pod"});
         all_by_pdb = false;
@@ -294,8 +296,6 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
       recorded = true;
       seen_records_[pod_uid] = *record;  // ours: never adopted
     }
-    for (const auto& ns : victim_namespaces)
-      budget_.Take(ns, now_ms);
     Log(LogLevel::kInfo, "reclaim started",
         {{"pod", pod.Key()}, {"node", plan.node}, {"victims", names}, {"reason", plan.reason}});
     // The room is held for the pod before the first eviction frees any of it: a pod that
@@ -305,42 +305,26 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
       state.Nominate(pod_uid, plan.node, now_ms + options_.nomination_ttl_ms);
       return 0;
     });
-    std::optional<EvictOutcome> refusal;
-    std::vector<std::string> evicted, evicted_keys;
-    bool stopped_acting = false;
     // Least important first (the plan lists them most important first): a reclaim cut short
     // by a refusal, a lost lease or a server gone has taken only the cheapest victims.
-    for (auto it = plan.victims.rbegin(); it != plan.victims.rend(); ++it) {
-      const auto& v = *it;
-      // Checked before every eviction: a replica that lost the lease stops at once.
-      EvictOutcome outcome =
-          Acts() ? evictor_->Evict(v, fmt::format("reclaim for {}", pod.Key())) : EvictOutcome{};
-      if (!outcome.ok && (outcome.not_sent || !Acts())) {
-        stopped_acting = true;
-        Log(LogLevel::kWarn, "reclaim cut short: this replica stopped acting",
-            {{"pod", pod.Key()}, {"node", plan.node}, {"victim", v.Key()}});
-        break;
-      }
-      if (!outcome.ok) {
-        Log(LogLevel::kWarn, "eviction refused",
-            {{"victim", v.Key()},
-             {"pdb", outcome.refused_by_pdb ? "true" : "false"},
-             {"error", outcome.error}});
-        metrics_->Count("capacity_extender_evictions_refused_total", "namespace", v.ns);
-        refusals.push_back({v.Key(), plan.node, outcome.error});
-        refusal = std::move(outcome);
-        break;
-      }
-      metrics_->Count("capacity_extender_evictions_total", "namespace", v.ns);
-      QueueVictimEvent(v, "pod " + pod.Key(),
-                       fmt::format("victims on {}: {} ({})", plan.node, names, plan.reason),
-                       now_ms);
+    std::vector<const Pod*> order;
+    for (auto it = plan.victims.rbegin(); it != plan.victims.rend(); ++it)
+      order.push_back(&*it);
+    const EvictionRun run = evictions_.EvictInOrder(
+        order, "pod " + pod.Key(),
+        fmt::format("victims on {}: {} ({})", plan.node, names, plan.reason), now_ms);
+    std::vector<std::string> evicted, evicted_keys;
+    for (std::size_t i = 0; i < run.evicted; ++i) {
+      const NormalizedPod& v = plan.victims[plan.victims.size() - 1 - i];
       evicted.push_back(v.store_key());
       evicted_keys.push_back(v.Key());
     }
-    // The victims not evicted (the refused one and those after it) give their tokens back.
-    for (std::size_t i = 0; i + evicted.size() < plan.victims.size(); ++i)
-      budget_.GiveBack(plan.victims[i].ns, now_ms);
+    const bool stopped_acting = run.stopped_acting;
+    std::optional<EvictOutcome> refusal;
+    if (run.stop && !run.stopped_acting) {
+      refusals.push_back({order[run.evicted]->Key(), plan.node, run.stop->error});
+      refusal = run.stop;
+    }
     // Nothing evicted: the record stays for the next actor, which holds the room until the
     // nomination expires (docs/architecture.md#two-replicas-one-actor).
     if (stopped_acting && evicted.empty()) return FollowerVerdict(pod, wake);

@@ -7,10 +7,10 @@
 // kube-scheduler once the victims are gone. It also nudges pods that kube-scheduler marked
 // unschedulable but that fit now (a quota raised, usage dropped: kubernetes#127290), never a pod
 // that still cannot fit.
-// Safety: a global evictions-per-second budget and a per-namespace per-minute budget; never a
-// second reclaim for a pod in flight; a dry-run mode that only logs the plan. A pass does
-// nothing at all (no plan, eviction, expiry or nudge) while the cache is out of sync
-// (SchedulerCache::SyncReport,
+// Safety: a global evictions-per-second budget and a per-namespace per-minute budget, shared with
+// gate mode's admission loop (ReclaimEvictions, reclaim_evictions.h); never a second reclaim for a
+// pod in flight; a dry-run mode that only logs the plan. A pass does nothing at all (no plan,
+// eviction, expiry or nudge) while the cache is out of sync (SchedulerCache::SyncReport,
 // docs/capacity-semantics.md#12-deciding-on-a-cache-that-is-out-of-sync): it says why on the board
 // (/pending), in capacity_extender_reclaim_held and in the log.
 //
@@ -104,27 +104,12 @@
 #include "extender/leadership/leadership.h"
 #include "extender/metrics.h"
 #include "extender/reclaim/event_recorder.h"
-#include "extender/reclaim/eviction_budget.h"
 #include "extender/reclaim/pending_board.h"
 #include "extender/reclaim/pending_index.h"
+#include "extender/reclaim/reclaim_evictions.h"
 #include "extender/scheduler_cache.h"
 
 namespace capext {
-
-struct EvictOutcome {
-  bool ok = false;
-  bool refused_by_pdb = false;  // 429: try another candidate, or later
-  std::string error;
-  int retry_after_seconds = 0;  // the API server's Retry-After for a refusal, when it gave one
-  bool not_sent = false;        // this replica stopped acting before the request could go out
-};
-
-// Removes one victim. Embedded: deletes it from the cache. Live: POSTs pods/{name}/eviction.
-class Evictor {
- public:
-  virtual ~Evictor() = default;
-  virtual EvictOutcome Evict(const Pod& victim, const std::string& reason) = 0;
-};
 
 // Makes kube-scheduler retry a pending pod (live: a no-op annotation update).
 class RequeueNudger {
@@ -212,6 +197,9 @@ class ReclaimController {
 
   // Pods whose reclaim is in flight: pod key -> node (for /explain and logs).
   std::map<std::string, std::string> InFlight() const;
+  // Where every reclaim evicts, with the controller's limits (reclaim_evictions.h): gate mode's
+  // admission loop evicts through it too. Its victim Events are written by FlushEvents.
+  ReclaimEvictions* evictions() { return &evictions_; }
   const PendingBoard& board() const { return board_; }
 
   // What the last RunOnce did. Read from the thread that calls RunOnce (tests, benchmarks).
@@ -294,9 +282,6 @@ class ReclaimController {
   void Rederive(const ClusterState& state);
   // Tracks the pod when it is a pending quota pod (true: the caller wakes it), else forgets it.
   bool Refresh(const ClusterState& state, const std::string& uid);
-  // Queues the Event on an evicted victim (written by FlushEvents, when Events are on).
-  void QueueVictimEvent(const Pod& victim, const std::string& preemptor, const std::string& plan,
-                        int64_t now_ms);
   // Forgets a pod no longer pending: its index entry, backoff, nudge time, record and Events.
   void Forget(const std::string& uid);
   // Not bound, not terminal, not reserved, and its namespace has a quota.
@@ -306,7 +291,6 @@ class ReclaimController {
   SchedulerCache* cache_;
   Metrics* metrics_;
   MoreImportantFn more_important_;
-  Evictor* evictor_;
   RequeueNudger* nudger_;
   ReclaimControllerOptions options_;
   EventRecorder* recorder_ = nullptr;
@@ -324,10 +308,7 @@ class ReclaimController {
 
   mutable std::mutex mutex_;                          // guards in_flight_ for InFlight()
   std::map<std::string, InFlightReclaim> in_flight_;  // by pod uid
-  // Events on evicted victims (victim_event.h), written by FlushEvents; guarded by mutex_.
-  std::vector<EventObject> victim_events_;
-  int victim_event_sequence_ = 0;  // guarded by mutex_
-  EvictionBudget budget_;
+  ReclaimEvictions evictions_;                        // the rate limits, the victims' Events
   std::map<std::string, int64_t> last_nudge_ms_;
   std::set<std::string> dry_run_logged_;
   std::map<std::string, RefusalBackoff> refused_;  // by pod uid: every candidate was refused

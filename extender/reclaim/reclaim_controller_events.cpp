@@ -5,12 +5,12 @@
 
 #include "extender/log.h"
 #include "extender/reclaim/reclaim_controller.h"
-#include "extender/reclaim/victim_event.h"
 
 namespace capext {
 void ReclaimController::RecordEvents(EventRecorder* recorder, EventSink* sink) {
   recorder_ = recorder;
   sink_ = sink;
+  evictions_.QueueVictimEvents(recorder->options().reporting_instance);
 }
 
 void ReclaimController::Publish(const NormalizedPod& pod, const std::string& quota,
@@ -47,15 +47,6 @@ void ReclaimController::PublishLocked(const NormalizedPod& pod, const std::strin
   board_.Set(std::move(record));
 }
 
-void ReclaimController::QueueVictimEvent(const Pod& victim, const std::string& preemptor,
-                                         const std::string& plan, int64_t now_ms) {
-  if (recorder_ == nullptr || sink_ == nullptr) return;
-  std::lock_guard lock(mutex_);
-  victim_events_.push_back(MakeVictimEvent(victim, preemptor, plan, now_ms,
-                                           victim_event_sequence_++ % 1000,
-                                           recorder_->options().reporting_instance));
-}
-
 EventFlushStats ReclaimController::FlushEvents() {
   if (recorder_ == nullptr || sink_ == nullptr) return {};
   // A pod bound or gone since it was last planned gets nothing more written about it (and
@@ -90,13 +81,10 @@ EventFlushStats ReclaimController::FlushEvents() {
   // Only the actor writes Events; a follower keeps them due (the new actor writes them).
   if (!Acts()) return {};
   EventFlushStats stats = recorder_->Flush(cache_->NowMs(), *sink_);
-  // The victims' Events (victim_event.h): written once each, not rate-limited (a reclaim's
-  // evictions are, by the eviction budget).
-  std::vector<EventObject> victims;
-  {
-    std::lock_guard lock(mutex_);
-    victims.swap(victim_events_);
-  }
+  // The victims' Events (victim_event.h), of every reclaim, gate mode's included
+  // (reclaim_evictions.h): written once each, not rate-limited (a reclaim's evictions are, by the
+  // eviction budget).
+  const std::vector<EventObject> victims = evictions_.TakeVictimEvents();
   for (const EventObject& e : victims) {
     const EventWriteResult r = sink_->Create(e);
     if (r.code == EventWriteCode::kOk) {

@@ -16,6 +16,7 @@ std::string ReclaimRecordNode(std::string_view record) {
 
 void ReclaimController::FollowLeadership(const Leadership* leadership) {
   leadership_ = leadership;
+  evictions_.FollowLeadership(leadership);
 }
 
 void ReclaimController::RecordReclaimsWith(ReclaimRecorder* recorder) {

@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "core/reclaim_plan.h"
-#include "core/victim_unit.h"
 #include "extender/log.h"
+#include "extender/reclaim/plan_copy.h"
 #include "extender/reclaim/reclaim_controller.h"
 
 namespace capext {
@@ -20,16 +20,10 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
   struct Copied {
     bool gang = false, in_flight = false;
     bool single = false;  // a single borrower's plan (fair sharing), not a gang's
-    ReclaimPlanOutcome outcome = ReclaimPlanOutcome::kNoVictims;
-    std::string reason, units;
-    std::vector<std::pair<NormalizedPod, std::string>> placement;  // member, node
-    std::vector<NormalizedPod> victims;                            // eviction order
-    int cores = 0;
-    int64_t steps = 0;
-    PlanView view;
+    PlanCopy plan;
   };
   const auto search_start = std::chrono::steady_clock::now();
-  const Copied plan = cache_->Read([&](const ClusterState& state) {
+  const Copied copied = cache_->Read([&](const ClusterState& state) {
     Copied out;
     const std::vector<const NormalizedPod*> members = PlanMembers(state, pod);
     // A single borrower with fair sharing: a plan only when it takes victims (below), and one in
@@ -57,37 +51,19 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
       out.gang = false;  // nothing to take by fairness: the one-node path decides
       return out;
     }
-    out.outcome = p.outcome;
-    out.steps = p.steps;
-    out.reason = p.why.message();
-    out.view.outcome = ReclaimPlanOutcomeName(p.outcome);
-    out.view.preemptor = "pod " + pod.Key();
-    out.view.steps = p.steps;
-    if (!p.found()) return out;
-    for (std::size_t i = 0; i < p.members.size(); ++i) {
-      out.placement.emplace_back(*p.members[i], p.nodes[i]);
-      out.view.members.emplace_back(p.members[i]->Key(), p.nodes[i]);
-    }
-    std::vector<std::string> units;
-    for (const PlannedUnit& u : p.units) {
-      std::vector<std::string> pods;
-      for (const NormalizedPod* v : u.victims) {
-        out.victims.push_back(*v);  // pointers are only valid under the lock
-        pods.push_back(v->Key());
-      }
-      out.cores += u.kind == VictimUnitKind::kCore ? 1 : 0;
-      units.push_back(fmt::format("{} {}", VictimUnitKindName(u.kind), fmt::join(pods, "+")));
-    }
-    out.units = fmt::format("{}", fmt::join(units, ", "));
-    out.view.units = units;
+    // A gang's plan is for the gang, whichever member asked
+    // (docs/reclaim-plan.md#5-where-a-user-sees-it): its Events and /pending name the group.
+    const GroupView* group = fair_single ? nullptr : state.GroupOf(pod);
+    out.plan = CopyPlan(p, group != nullptr ? group->key.Display() : "pod " + pod.Key());
     return out;
   });
-  if (!plan.gang) return std::nullopt;
+  if (!copied.gang) return std::nullopt;
+  const PlanCopy& plan = copied.plan;
   const double search_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - search_start).count();
   *wake = WakeRule{};
   PodVerdict v;
-  if (plan.in_flight) {
+  if (copied.in_flight) {
     // Every member of a plan is nominated: its own nomination ending wakes it.
     v.code = VerdictCode::kWaitingForReclaim;
     v.reclaim = ReclaimState::kInFlight;
@@ -95,7 +71,7 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
     return v;
   }
   metrics_->Observe("capacity_extender_reclaim_plan_search_seconds", search_seconds);
-  if (plan.outcome != ReclaimPlanOutcome::kFound) {
+  if (!plan.found()) {
     metrics_->Count("capacity_extender_reclaim_plans_total", "outcome",
                     ReclaimPlanOutcomeName(plan.outcome));
     wake->on = kWakeOnQuota | kWakeOnClusterQuota | kWakeOnAnyNode;
@@ -115,13 +91,9 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
     victim_keys.push_back(victim.Key());
     victim_namespaces.push_back(victim.ns);
   }
-  std::string where;
-  for (const auto& [member, node] : plan.placement) {
-    where += fmt::format("{}{} -> {}", where.empty() ? "" : ", ", member.Key(), node);
+  for (const auto& [member, node] : plan.placement)
     nodes.push_back(node);
-  }
-  const std::string reason = fmt::format("plan for {}: {}; victims: {} ({} steps)", pod.Key(),
-                                         where, plan.units, plan.steps);
+  const std::string reason = plan.Summary();
   if (options_.mode == ReclaimMode::kDryRun) {
     if (dry_run_logged_.insert(reason).second) {
       Log(LogLevel::kInfo, "reclaim dry-run: would evict", {{"pod", pod.Key()}, {"plan", reason}});
@@ -132,22 +104,23 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
     v.message = verdicts::DryRun(reason);
     return v;
   }
+  if (!Acts()) {
+    v.code = VerdictCode::kUnschedulable;
+    v.message = verdicts::NotActing(reason);
+    wake->on = kWakeOnQuota | kWakeOnClusterQuota | kWakeOnAnyNode;
+    return v;
+  }
   // All victims of a plan or none: tokens are only taken when the whole plan fits the budget.
-  if (!budget_.HasRoomFor(victim_namespaces, now_ms)) {
+  if (!evictions_.TakeTokens(victim_namespaces, now_ms)) {
     metrics_->CountDecision("reclaim", "rate-limited");
     wake->at_ms = now_ms + 1;
     v.code = VerdictCode::kReclaimRefused;
     v.reclaim = ReclaimState::kRefused;
     v.node = nodes.front();
     v.victims = victim_keys;
-    v.message = verdicts::RateLimited(pod.Key(), victim_keys, nodes.front(), budget_.per_second(),
-                                      budget_.per_namespace_per_minute());
-    return v;
-  }
-  if (!Acts()) {
-    v.code = VerdictCode::kUnschedulable;
-    v.message = verdicts::NotActing(reason);
-    wake->on = kWakeOnQuota | kWakeOnClusterQuota | kWakeOnAnyNode;
+    v.message =
+        verdicts::RateLimited(pod.Key(), victim_keys, nodes.front(), evictions_.per_second(),
+                              evictions_.per_namespace_per_minute());
     return v;
   }
   // Recorded on every member before the first eviction: a replica taking over holds each room.
@@ -161,6 +134,8 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
       std::optional<std::string> record = records_->Record(member, node);
       if (!record) {
         clear_records();
+        for (const auto& ns : victim_namespaces)
+          evictions_.GiveBack(ns, now_ms);
         wake->at_ms = now_ms + options_.refusal_backoff_ms;
         v.code = VerdictCode::kReclaimBackoff;
         v.reclaim = ReclaimState::kBackoff;
@@ -174,38 +149,27 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
       seen_records_[member.store_key()] = *record;  // ours: never adopted
     }
   }
-  for (const auto& ns : victim_namespaces)
-    budget_.Take(ns, now_ms);
   Log(LogLevel::kInfo, "reclaim started", {{"pod", pod.Key()}, {"plan", reason}});
+  const EvictionRun run =
+      evictions_.EvictInOrder(plan.VictimPointers(), plan.preemptor, reason, now_ms);
   std::vector<std::string> evicted, evicted_keys;
-  std::vector<RefusedEviction> refusals;
-  bool all_by_pdb = true;
-  for (const auto& victim : plan.victims) {
-    EvictOutcome outcome =
-        Acts() ? evictor_->Evict(victim, fmt::format("reclaim for {}", pod.Key())) : EvictOutcome{};
-    if (!outcome.ok) {
-      if (!outcome.not_sent && Acts()) {
-        metrics_->Count("capacity_extender_evictions_refused_total", "namespace", victim.ns);
-        refusals.push_back({victim.Key(), victim.node_name, outcome.error});
-        all_by_pdb = outcome.refused_by_pdb;
-      }
-      Log(LogLevel::kWarn, "reclaim cut short",
-          {{"pod", pod.Key()}, {"victim", victim.Key()}, {"error", outcome.error}});
-      break;
-    }
-    metrics_->Count("capacity_extender_evictions_total", "namespace", victim.ns);
-    QueueVictimEvent(victim, "pod " + pod.Key(), reason, now_ms);
-    evicted.push_back(victim.store_key());
-    evicted_keys.push_back(victim.Key());
+  for (std::size_t i = 0; i < run.evicted; ++i) {
+    evicted.push_back(plan.victims[i].store_key());
+    evicted_keys.push_back(plan.victims[i].Key());
   }
-  for (std::size_t i = evicted.size(); i < plan.victims.size(); ++i)
-    budget_.GiveBack(plan.victims[i].ns, now_ms);
+  std::vector<RefusedEviction> refusals;
+  if (run.stop && !run.stopped_acting) {
+    const NormalizedPod& refused = plan.victims[run.evicted];
+    refusals.push_back({refused.Key(), refused.node_name, run.stop->error});
+  }
+  const bool all_by_pdb = run.stop && run.stop->refused_by_pdb;
   if (evicted.empty()) {
     clear_records();
     RefusalBackoff& b = refused_[pod.store_key()];
     b.backoff_ms = b.backoff_ms == 0 ? options_.refusal_backoff_ms
                                      : std::min(b.backoff_ms * 2, options_.max_refusal_backoff_ms);
-    b.until_ms = now_ms + b.backoff_ms;
+    const int64_t retry_after_ms = run.stop ? int64_t{run.stop->retry_after_seconds} * 1000 : 0;
+    b.until_ms = now_ms + std::max(b.backoff_ms, retry_after_ms);
     wake->at_ms = b.until_ms;
     b.verdict = PodVerdict{};
     b.verdict.code = all_by_pdb && !refusals.empty() ? VerdictCode::kReclaimRefused
@@ -227,12 +191,7 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
     }
     return 0;
   });
-  metrics_->Count("capacity_extender_reclaims_started_total");
-  metrics_->Count("capacity_extender_reclaim_plans_total", "outcome", "found");
-  metrics_->Count("capacity_extender_reclaim_plan_victims_total", "", "",
-                  static_cast<double>(evicted.size()));
-  metrics_->Count("capacity_extender_reclaim_units_broken_total", "", "",
-                  static_cast<double>(plan.cores));
+  CountPlanStarted(metrics_, evicted.size(), plan.cores);
   {
     std::lock_guard lock(mutex_);
     for (const auto& [member, node] : plan.placement) {
@@ -265,7 +224,7 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
   v.plan->hold_expires_ms = expires;
   v.message = fmt::format("{} (plan for {}: {})",
                           verdicts::WaitingForReclaim(pod.Key(), evicted_keys, v.node),
-                          plan.single ? "fair share" : "its gang", where);
+                          copied.single ? "fair share" : "its gang", plan.where);
   return v;
 }
 

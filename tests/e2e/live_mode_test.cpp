@@ -1300,7 +1300,7 @@ TEST_CASE("live: fairSharing reclaims between borrowers by weight, once, and not
     CHECK(evictions[0].path == "/api/v1/namespaces/fb/pods/fb-8/eviction");
     // The reclaim controller's fair plan (a single pod: one plan, as for a gang's members).
     CHECK(Contains(cluster.extender().Log(),
-                   "plan=\"plan for fa/fa-1: fa/fa-1 -> n1; victims: single fb/fb-8"));
+                   "plan=\"plan for pod fa/fa-1: fa/fa-1 -> n1; victims: single fb/fb-8"));
     CHECK(Contains(cluster.Get("/pending").body, "evicted fb/fb-8 on node n1"));
   }
 }

@@ -43,10 +43,12 @@ class RecordingOpener final : public GateOpener {
 };
 
 struct LoopHarness {
-  explicit LoopHarness(bool reclaim = false)
+  explicit LoopHarness(bool reclaim = false, double evictions_per_second = 100)
       : cache(QuotaSemantics::kCapacityExtender, {}, [this] { return now.load(); }),
-        evictor(&cache) {
+        evictor(&cache),
+        evictions(&evictor, &metrics, evictions_per_second, 1000) {
     cache.set_ready(true);
+    evictions.QueueVictimEvents("capacity-extender");
     AdmissionLoopOptions options;
     options.plan.default_group_timeout_ms = 30'000;
     if (reclaim) {
@@ -55,6 +57,7 @@ struct LoopHarness {
     }
     loop = std::make_unique<AdmissionLoop>(&cache, &metrics, &opener, &evictor, options);
     loop->AttachEvents(&sink);
+    loop->ReclaimThrough(&evictions);
   }
   void Write(const std::function<void(ClusterState&)>& f) {
     cache.Write([&](ClusterState& s) {
@@ -92,6 +95,7 @@ struct LoopHarness {
   Metrics metrics;
   SchedulerCache cache;
   FakeEvictor evictor;
+  ReclaimEvictions evictions;  // the reclaim controller's, in serve
   RecordingOpener opener;
   RecordingEventSink sink;
   std::unique_ptr<AdmissionLoop> loop;
@@ -317,9 +321,13 @@ TEST_CASE("admission loop: a gated gang within its min gets a plan: held, evicte
   CHECK(gated.front().verdict.plan->members.size() == 4);
   CHECK(gated.front().verdict.plan->units.size() == 4);
   CHECK(gated.front().verdict.plan->hold_expires_ms == kStartMs + 20'000);
+  // The victims' Events wait for the reclaim controller's events thread; none is written by the
+  // admission loop itself.
   std::vector<std::string> victims;
-  for (const auto& e : h.sink.creates) {
-    if (e.reason != "Reclaimed") continue;
+  for (const auto& e : h.sink.creates)
+    CHECK(e.reason != "Reclaimed");
+  for (const auto& e : h.evictions.TakeVictimEvents()) {
+    CHECK(e.reason == "Reclaimed");
     victims.push_back(e.ns + "/" + e.pod_name);
     CHECK(e.note.find("evicted by quota reclaim for gang team-a/train: plan for gang "
                       "team-a/train: team-a/w-0 -> n1") != std::string::npos);
@@ -366,6 +374,92 @@ TEST_CASE("admission loop: a gated gang's hold that expires is counted and plann
   CHECK(metrics.find("capacity_extender_reclaims_expired_total 1") != std::string::npos);
   CHECK(metrics.find("capacity_extender_reclaim_wasted_evictions_total 4") != std::string::npos);
   CHECK(h.evictor.calls.size() == 8);  // planned afresh in the same round
+}
+
+// docs/reclaim-plan.md#gate-mode-the-admission-loop-plans-for-a-gated-gang, step 2: one eviction
+// rate limit for every reclaim. The reclaim controller (here: its tokens taken directly) has used
+// 4 of the 5 evictions of this second: the gang's plan of 4 waits, holding and evicting nothing,
+// and says so; the next second it goes whole.
+TEST_CASE("admission loop: a gated gang's plan waits for the eviction rate limit it shares",
+          "[admission_loop]") {
+  LoopHarness h(/*reclaim=*/true, /*evictions_per_second=*/5);
+  h.evictor.delete_victims = false;
+  GatedGangOnFullNodes(&h);
+  REQUIRE(h.evictions.TakeTokens({"x", "x", "x", "x"}, kStartMs));
+  CHECK(h.loop->RunOnce() == 0);
+  CHECK(h.evictor.calls.empty());
+  h.cache.Read([](const ClusterState& s) {
+    CHECK(s.FindOurNomination("u-w-0") == nullptr);  // nothing held for a plan not acted on
+    return 0;
+  });
+  for (const auto& r : h.loop->Gated()) {
+    CHECK(r.verdict.message.find("gang team-a/train: reclaim postponed by the eviction rate limit "
+                                 "(5 per second cluster-wide, 1000 per namespace per minute) for "
+                                 "4 victims") != std::string::npos);
+  }
+  CHECK(h.metrics.Render().find("outcome=\"rate-limited\"") != std::string::npos);
+  // Within the same second, still nothing; once the window has passed, the whole plan.
+  h.now += 500;
+  h.loop->RunOnce();
+  CHECK(h.evictor.calls.empty());
+  h.now += 600;
+  h.loop->RunOnce();
+  CHECK(h.evictor.calls ==
+        std::vector<std::string>{"team-b/b4", "team-b/b3", "team-b/b2", "team-b/b1"});
+  // The controller's next plan finds the second's evictions taken.
+  CHECK_FALSE(h.evictions.TakeTokens({"x", "x"}, h.now.load()));
+}
+
+// A refused eviction (a PDB's 429 with Retry-After) backs the gang off as the controller backs a
+// pod off: the nominations go, nothing is planned again before the Retry-After, whatever changes,
+// and the refused victim is tried again only after it.
+TEST_CASE("admission loop: a gated gang whose eviction is refused backs off", "[admission_loop]") {
+  LoopHarness h(/*reclaim=*/true);
+  h.evictor.delete_victims = false;
+  h.evictor.refuse = {"team-b/b4"};
+  h.evictor.retry_after_seconds = 30;
+  GatedGangOnFullNodes(&h);
+  CHECK(h.loop->RunOnce() == 0);
+  CHECK(h.evictor.calls == std::vector<std::string>{"team-b/b4"});
+  h.cache.Read([](const ClusterState& s) {
+    for (int i = 0; i < 4; ++i)
+      CHECK(s.FindOurNomination("u-w-" + std::to_string(i)) == nullptr);
+    return 0;
+  });
+  for (const auto& r : h.loop->Gated()) {
+    CHECK(r.verdict.message.find("gang team-a/train: reclaim refused (team-b/b4 not evicted: "
+                                 "Cannot evict pod: PDB); 0 evicted; planned again in 30000 ms") !=
+          std::string::npos);
+  }
+  // A change and the clock: no new plan within the Retry-After.
+  h.Write([](ClusterState& s) { s.UpsertNode(MakeNode("n9", 1000)); });
+  h.now += 29'000;
+  h.loop->RunOnce();
+  CHECK(h.evictor.calls.size() == 1);
+  // After it, planned again: b4 may go now.
+  h.evictor.refuse.clear();
+  h.now += 1'000;
+  h.loop->RunOnce();
+  CHECK(h.evictor.calls ==
+        std::vector<std::string>{"team-b/b4", "team-b/b4", "team-b/b3", "team-b/b2", "team-b/b1"});
+  const std::string metrics = h.metrics.Render();
+  CHECK(metrics.find("capacity_extender_evictions_refused_total{namespace=\"team-b\"} 1") !=
+        std::string::npos);
+  CHECK(metrics.find("capacity_extender_reclaims_started_total 1") != std::string::npos);
+}
+
+// Only the actor evicts: a replica that loses the lease mid-plan stops before the next eviction.
+TEST_CASE("admission loop: a gated gang's plan stops at once when the lease is lost",
+          "[admission_loop]") {
+  LoopHarness h(/*reclaim=*/true);
+  h.evictor.delete_victims = false;
+  SwitchableLeadership leadership(true);
+  h.evictions.FollowLeadership(&leadership);
+  h.loop->FollowLeadership(&leadership);
+  h.evictor.on_evict = [&] { leadership.Set(false); };  // lost during the first eviction
+  GatedGangOnFullNodes(&h);
+  h.loop->RunOnce();
+  CHECK(h.evictor.calls == std::vector<std::string>{"team-b/b4"});
 }
 
 TEST_CASE("admission loop: a gated gang that would borrow gets no reclaim", "[admission_loop]") {

@@ -98,7 +98,7 @@ TEST_CASE("a gang's plan: the 4 borrowers evicted once, every member held on its
   CHECK(h.evictor.calls.size() == 4);
 }
 
-TEST_CASE("a gang's plan: an Event on each victim names the pod and the plan; /pending shows it",
+TEST_CASE("a gang's plan: an Event on each victim names the gang and the plan; /pending shows it",
           "[reclaim][reclaim-plan]") {
   Harness h;
   h.RecordEvents();
@@ -110,7 +110,9 @@ TEST_CASE("a gang's plan: an Event on each victim names the pod and the plan; /p
     if (e.reason != "Reclaimed") continue;
     victims.push_back(e.ns + "/" + e.pod_name);
     CHECK(e.type == "Normal");
-    CHECK(e.note.find("evicted by quota reclaim for pod team-a/w-0: plan for team-a/w-0: "
+    // The plan is the gang's, though one member asked
+    // (docs/reclaim-plan.md#5-where-a-user-sees-it).
+    CHECK(e.note.find("evicted by quota reclaim for gang team-a/train: plan for gang team-a/train: "
                       "team-a/w-0 -> n1, team-a/w-1 -> n2") != std::string::npos);
   }
   CHECK(victims == std::vector<std::string>{"team-b/b4", "team-b/b3", "team-b/b2", "team-b/b1"});
@@ -125,7 +127,7 @@ TEST_CASE("a gang's plan: an Event on each victim names the pod and the plan; /p
   REQUIRE(verdict->verdict.plan);
   const PlanView& plan = *verdict->verdict.plan;
   CHECK(plan.outcome == "found");
-  CHECK(plan.preemptor == "pod team-a/w-0");
+  CHECK(plan.preemptor == "gang team-a/train");
   REQUIRE(plan.members.size() == 4);
   CHECK(plan.members[3] == std::pair<std::string, std::string>{"team-a/w-3", "n4"});
   CHECK(plan.units == std::vector<std::string>{"single team-b/b4", "single team-b/b3",

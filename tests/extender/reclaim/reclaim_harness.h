@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -36,6 +37,7 @@ class FakeEvictor final : public Evictor {
   explicit FakeEvictor(SchedulerCache* cache) : cache_(cache) {}
   EvictOutcome Evict(const Pod& victim, const std::string& /*reason*/) override {
     calls.push_back(victim.Key());
+    if (on_evict) on_evict();
     if (refuse.count(victim.Key()) != 0) {
       return {false, true, "Cannot evict pod: PDB", retry_after_seconds};
     }
@@ -53,6 +55,7 @@ class FakeEvictor final : public Evictor {
   std::set<std::string> fail;    // "ns/name" answered with a server error
   int retry_after_seconds = 0;   // the Retry-After of those refusals
   bool delete_victims = true;
+  std::function<void()> on_evict;  // called on each eviction, before its answer
 
  private:
   SchedulerCache* cache_;
