@@ -518,6 +518,16 @@ def conflict_modified(res, name):
 
 
 QUALIFIED_NAME_RE = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+DNS_SUBDOMAIN_RE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+
+
+def is_qualified_name(value):
+    """apimachinery's IsQualifiedName: an optional DNS-subdomain prefix (<= 253) and "/", then a
+    name of at most 63 characters (e.g. "kubernetes.io/kubelet", "default-scheduler")."""
+    prefix, slash, name = value.rpartition("/")
+    if slash and (not prefix or len(prefix) > 253 or not DNS_SUBDOMAIN_RE.fullmatch(prefix)):
+        return False
+    return 0 < len(name) <= 63 and QUALIFIED_NAME_RE.fullmatch(name) is not None
 MICROTIME_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})")
 EVENT_IMMUTABLE = ("regarding", "related", "reason", "note", "type", "eventTime", "action",
                    "reportingController", "reportingInstance")
@@ -560,7 +570,7 @@ def validate_event_create(event, ns):
     rc = event.get("reportingController") or ""
     if not rc:
         causes.append(("reportingController", "FieldValueRequired", "Required value"))
-    elif len(rc) > 63 or not QUALIFIED_NAME_RE.fullmatch(rc):
+    elif not is_qualified_name(rc):
         causes.append(("reportingController", "FieldValueInvalid",
                        'Invalid value: "%s": must be a qualified name' % rc))
     for field in ("reportingInstance", "action", "reason"):
