@@ -77,6 +77,12 @@ bool ParseDurationMs(const std::string& text, int64_t* out_ms);
 struct ScenarioReport {
   int passed = 0;
   int failed = 0;
+  // Of the whole run (SimulationResult): every eviction, and gate mode's plans for gated gangs,
+  // their victims and the victims of plans whose hold ended with no member admitted.
+  int64_t evictions = 0;
+  int64_t gang_plans = 0;
+  int64_t gang_plan_victims = 0;
+  int64_t wasted_evictions = 0;
 };
 
 // Called after each event has settled, with the event's index and the state (property tests).

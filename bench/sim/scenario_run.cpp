@@ -266,6 +266,10 @@ ScenarioReport RunScenario(const Scenario& scenario, std::ostream& out,
     out << fmt::format("FAIL {}: {}\n", scenario.name, s.message());
     ++report.failed;
   }
+  report.evictions = result.evictions;
+  report.gang_plans = result.gang_plans;
+  report.gang_plan_victims = result.gang_plan_victims;
+  report.wasted_evictions = result.wasted_evictions;
   return report;
 }
 

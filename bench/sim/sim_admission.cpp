@@ -107,6 +107,7 @@ void SimEngine::AdmissionPass() {
       }
     }
   }
+  if (reclaim_) GateReclaimPass(round);
   ++epoch_;
   admission_epoch_ = epoch_;
 }

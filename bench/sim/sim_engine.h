@@ -26,6 +26,7 @@
 #include "bench/sim/pending_queue.h"
 #include "bench/sim/sim_metrics.h"
 #include "bench/sim/simulation.h"
+#include "core/admission_queue.h"
 #include "core/candidate_search.h"
 #include "core/cluster_state.h"
 #include "core/placement_search.h"
@@ -161,6 +162,14 @@ class SimEngine {
   void HoldGroupNeed(uint32_t id, const std::vector<std::string>& members);
   // Controllers re-create the script pods evicted since the last call.
   void RecreateEvicted();
+
+  // sim_gate_reclaim.cpp: gate mode's reclaim for gated gangs, as serve's admission loop.
+  void GateReclaimPass(const AdmissionRound& round);
+  struct GangPlanInFlight {
+    std::vector<std::string> members;  // store keys, nominated on their planned nodes
+    int64_t victims = 0;
+  };
+  std::map<std::string, GangPlanInFlight> gang_plans_;  // by group Display()
 
   const SimulationInput& input_;
   SimulationOptions options_;

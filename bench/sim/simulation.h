@@ -157,6 +157,11 @@ struct SimulationResult {
   int64_t reclaims = 0;  // reclaim plans executed
   int64_t evictions = 0;
   int64_t fair_evictions = 0;  // of those, by reclaim between borrowers (fair policies)
+  // Gang admission: plans across nodes for gated gangs (sim_gate_reclaim.cpp), their victims,
+  // and the victims of those whose hold ended with no member admitted (wasted evictions).
+  int64_t gang_plans = 0;
+  int64_t gang_plan_victims = 0;
+  int64_t wasted_evictions = 0;
   int64_t reclaim_attempts = 0;
   int64_t reclaim_nodes_examined = 0;  // nodes handed to SelectVictimsOnNode
   int64_t reclaim_candidates = 0;      // of those, nodes where it found victims

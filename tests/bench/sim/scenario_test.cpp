@@ -2,6 +2,7 @@
 // of `capacity-sim scenario`, and determinism (the same file twice gives byte-identical output).
 #include "bench/sim/scenario.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -405,6 +406,42 @@ TEST_CASE("capacity-sim scenario --quota-semantics: for files that do not name t
     CHECK(RunCommand(bad, &output) == 2);
     CHECK(output.empty());
   }
+}
+
+}  // namespace
+}  // namespace capext
+
+namespace capext {
+namespace {
+
+// Issue 21's "No loops" in the simulator, gate mode
+// (docs/reclaim-plan.md#4-why-the-rules-cannot-cycle): the worked example with controllers
+// re-creating every victim, 10 simulated minutes. One plan, one eviction round (its 4 victims are
+// every eviction of the run), nothing wasted (the plan's pods bind), and no gang is ever below its
+// minMember once it started.
+TEST_CASE("gate mode: a gated gang's plan, re-created victims, 10 minutes: one eviction round",
+          "[scenario][groups][reclaim-plan]") {
+  const Scenario scenario =
+      MustLoad(capext::test::SourcePath("tests/scenarios/groups/gang-reclaim-no-loop-gate.yaml"));
+  REQUIRE(scenario.recreate_evicted);
+  std::vector<std::string> broken;
+  std::ostringstream out;
+  const ScenarioReport report =
+      RunScenario(scenario, out, [&](std::size_t event, const ClusterState& state) {
+        state.ForEachGroup([&](const GroupView& g) {
+          if (g.IsGang() && g.bound > 0 && g.bound < g.min_member)
+            broken.push_back(fmt::format("event {}: {} has {} of {} bound", event, g.key.Display(),
+                                         g.bound, g.min_member));
+        });
+      });
+  INFO(out.str());
+  CHECK(report.failed == 0);
+  CHECK(report.passed == 3);
+  CHECK(report.gang_plans == 1);
+  CHECK(report.gang_plan_victims == 4);
+  CHECK(report.evictions == 4);  // the plan's victims, and nothing after them
+  CHECK(report.wasted_evictions == 0);
+  CHECK(broken.empty());
 }
 
 }  // namespace
