@@ -4,10 +4,10 @@
 // (tests/apiserver_double/apiserver_double.py). No kube-scheduler: the gang's pods reach it only
 // when their gates are lifted, which is where this test stops.
 //
-// The cluster of the worked example (docs/reclaim-plan.md, "Worked example: a 4-pod gang on 4
-// full nodes"): team-a {min cpu 12, max 16}, team-b {min 0, max 16}; n1..n4 of 4 cpu, each full
-// with a team-b borrower b1..b4 (4 cpu, started in that order); gang team-a/train of four gated
-// 3-cpu pods (minMember 4 by annotation).
+// The cluster of the worked example
+// (docs/reclaim-plan.md#worked-example-a-4-pod-gang-on-4-full-nodes): team-a {min cpu 12, max 16},
+// team-b {min 0, max 16}; n1..n4 of 4 cpu, each full with a team-b borrower b1..b4 (4 cpu, started
+// in that order); gang team-a/train of four gated 3-cpu pods (minMember 4 by annotation).
 //   1. the plan evicts exactly b4, b3, b2, b1 (least important first), each once, each with a
 //      Reclaimed Event naming the gang; the gates are lifted; nothing is evicted again;
 //   2. with the double refusing b3's eviction once (429 with Retry-After) in the middle of the
