@@ -11,8 +11,8 @@
 //   product-gate          gate mode: not built yet (the workloads issue). Listed so that it takes
 //                         its place in the rotation and the report once the product has it.
 //   product-filter-hold   capacity-extender --reserve-at filter, filter alone: /filter holds
-//                         the quota and kube-scheduler binds (docs/capacity-semantics.md "Or at
-//                         /filter"); one extender call per pod;
+//                         the quota and kube-scheduler binds; one extender call per pod
+//                         (docs/capacity-semantics.md#6-accounting-used-reservations-nominations);
 // Measurements of changes not built yet, run only when named in --configs (issue 24 asks what
 // they would save before they are built):
 //   go-noop-json-watch    go-noop that also watches every pod in JSON, as capacity-extender

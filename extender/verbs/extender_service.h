@@ -28,8 +28,8 @@ namespace capext {
 struct ServiceOptions {
   int64_t reservation_ttl_ms = 60'000;
   // reserveAt: filter — /filter holds a passing pod's quota (without a node) for
-  // reservation_ttl_ms, instead of /bind reserving it (docs/capacity-semantics.md "Or at
-  // /filter").
+  // reservation_ttl_ms, instead of /bind reserving it
+  // (docs/capacity-semantics.md#6-accounting-used-reservations-nominations, "Or at /filter").
   bool reserve_at_filter = false;
   bool ignore_not_ready = false;
   // How long filter mode's group holds last when the PodGroup sets no timeout (config
