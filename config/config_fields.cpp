@@ -105,8 +105,13 @@ const std::vector<ConfigField>& Table() {
        "pod annotation naming the GPU model: quota nvidia.com/gpu per model (empty = off)",
        &EC::gpu_model_annotation},
 
+      {"reserve-at", "reserveAt", "VERB", "Reservations and reclaim",
+       "bind (a pod's quota is reserved by /bind) or filter (held when /filter passes it, for "
+       "a scheduler that binds itself)",
+       &EC::reserve_at},
       {"reservation-ttl", "reservationTTL", "DURATION", "Reservations and reclaim",
-       "a bind's quota reservation expires if the watch never shows the pod bound",
+       "a bind's quota reservation (or /filter's hold) expires if the watch never shows the pod "
+       "bound",
        &EC::reservation_ttl},
       {"nomination-ttl", "nominationTTL", "DURATION", "Reservations and reclaim",
        "reclaim holds a pending pod's request on its node and quota this long",

@@ -72,6 +72,10 @@ struct ExtenderConfig {
   int bind_connections = 16;       // bindConnections / --bind-connections
 
   // Accounting and reclaim.
+  // reserveAt / --reserve-at: "bind" (/bind reserves the pod's quota) or "filter" (/filter holds
+  // it when the pod passes, for a kube-scheduler that binds itself;
+  // docs/capacity-semantics.md#6-accounting-used-reservations-nominations, "Or at /filter").
+  std::string reserve_at = "bind";
   std::chrono::milliseconds reservation_ttl{60000};  // reservationTTL / --reservation-ttl
   std::chrono::milliseconds nomination_ttl{120000};  // nominationTTL / --nomination-ttl
   std::string reclaim = "on";                        // reclaim / --reclaim (on|dry-run|off)

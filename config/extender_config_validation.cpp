@@ -55,6 +55,7 @@ bool ValidateExtenderConfig(const ExtenderConfig& c, std::vector<ConfigDiagnosti
   check.OneOf("scoring", c.scoring, NodeScoringPolicies().Names(), NodeScoringPolicies().what());
   check.OneOf("reclaim", c.reclaim, {"on", "dry-run", "off"}, "reclaim mode");
   check.OneOf("admissionMode", c.admission_mode, {"filter", "gate"}, "admission mode");
+  check.OneOf("reserveAt", c.reserve_at, {"bind", "filter"}, "reserveAt verb");
   check.OneOf("missingQuotaAPI", c.missing_quota_api, {"refuse", "allow"}, "missingQuotaAPI mode");
   check.OneOf("logFormat", c.log_format, {"logfmt", "json"}, "log format");
   check.OneOf("logLevel", c.log_level, {"debug", "info", "warn", "error"}, "log level");

@@ -20,6 +20,7 @@ FairReclaimOptions FairReclaimOptionsFrom(const ExtenderConfig& config) {
 ServiceOptions ServiceOptionsFrom(const ExtenderConfig& config) {
   ServiceOptions options;
   options.reservation_ttl_ms = config.reservation_ttl.count();
+  options.reserve_at_filter = config.reserve_at == "filter";
   options.ignore_not_ready = config.ignore_not_ready;
   options.gang_schedule_timeout_ms = config.gang_schedule_timeout.count();
   options.bind_deadline = config.bind_deadline;

@@ -9,7 +9,9 @@
 //    is admitted, and no quota is near a limit.
 //  * Pods p-00000 ... spread over the namespaces in turn: one container requesting and limited
 //    to 100m CPU and 128Mi, labelled, schedulerName default-scheduler; admission adds the
-//    service-account token volume and the default tolerations, as in any cluster.
+//    service-account token volume and the default tolerations, as in any cluster. For gate
+//    mode they also carry our scheduling gate (the control plane then runs with the feature
+//    gate PodSchedulingReadiness, for every configuration alike).
 // Thread-safety: one thread at a time (the control plane's).
 #pragma once
 
@@ -23,6 +25,7 @@
 #include <fmt/format.h>
 
 #include "bench/micro/bench_support.h"
+#include "core/pod.h"
 #include "core/status.h"
 #include "tests/support/real_control_plane.h"
 
@@ -55,23 +58,28 @@ inline std::string ThroughputQuotaJson(const ThroughputShape& shape, int k) {
       ThroughputNamespace(k), cpu, memory);
 }
 
-inline std::string ThroughputPodJson(const ThroughputShape& shape, int index) {
+// `gated`: the pod carries our scheduling gate, as /mutate creates it in gate mode.
+inline std::string ThroughputPodJson(const ThroughputShape& shape, int index, bool gated = false) {
   const std::string ns = ThroughputNamespace(index % shape.namespaces);
   const std::string cpu = fmt::format("{}m", shape.pod_cpu_milli);
   const std::string memory = fmt::format("{}Mi", shape.pod_memory_mi);
   return fmt::format(
       R"({{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"p-{0:05}","namespace":"{1}",)"
       R"("labels":{{"app":"throughput","job-name":"tp-job-{2:03}","team":"{1}"}}}},)"
-      R"("spec":{{"schedulerName":"default-scheduler","terminationGracePeriodSeconds":0,)"
+      R"("spec":{{"schedulerName":"default-scheduler","terminationGracePeriodSeconds":0,{5})"
       R"("containers":[{{"name":"main","image":"registry.k8s.io/pause:3.9",)"
       R"("resources":{{"requests":{{"cpu":"{3}","memory":"{4}"}},)"
       R"("limits":{{"cpu":"{3}","memory":"{4}"}}}}}}]}}}})",
-      index, ns, index / 50, cpu, memory);
+      index, ns, index / 50, cpu, memory,
+      gated ? fmt::format(R"("schedulingGates":[{{"name":"{}"}}],)", kQuotaGate) : "");
 }
 
 // Namespaces, their quotas and the nodes. Needs the ElasticQuota CRD (InstallExtenderRbac).
 inline Status SetUpThroughputCluster(test::RealControlPlane& cluster,
                                      const ThroughputShape& shape) {
+  // `default` with its ServiceAccount (no controller-manager here): gate mode's probe of
+  // spec.schedulingGates creates a dry-run pod there.
+  if (Status s = cluster.CreateNamespace("default"); !s.ok()) return s;
   for (int k = 0; k < shape.namespaces; ++k) {
     const std::string ns = ThroughputNamespace(k);
     if (Status s = cluster.CreateNamespace(ns); !s.ok()) return s;
@@ -97,13 +105,14 @@ inline Status SetUpThroughputCluster(test::RealControlPlane& cluster,
   return cluster.CreateFakeNodes(nodes);
 }
 
-inline Status CreateThroughputPods(test::RealControlPlane& cluster, const ThroughputShape& shape) {
+inline Status CreateThroughputPods(test::RealControlPlane& cluster, const ThroughputShape& shape,
+                                   bool gated = false) {
   std::vector<test::RealControlPlane::ApiRequest> creates;
   creates.reserve(static_cast<std::size_t>(shape.pods));
   for (int i = 0; i < shape.pods; ++i) {
     creates.push_back({"POST",
                        "/api/v1/namespaces/" + ThroughputNamespace(i % shape.namespaces) + "/pods",
-                       ThroughputPodJson(shape, i), "application/json"});
+                       ThroughputPodJson(shape, i, gated), "application/json"});
   }
   return cluster.SendAll(creates);
 }

@@ -8,14 +8,17 @@
 //   product-full          capacity-extender with every verb: filter, prioritize, preempt, bind;
 //   product-scoring-none  capacity-extender --scoring none: filter, preempt, bind (deploy/'s
 //                         advice: drop prioritizeVerb with scoring none);
-//   product-gate          gate mode: not built yet (the workloads issue). Listed so that it takes
-//                         its place in the rotation and the report once the product has it.
+//   product-gate          gate mode (docs/workloads.md#3-gate-mode-the-admission-queue): the pods
+//                         are created carrying our scheduling gate, as /mutate would create them,
+//                         kube-scheduler has no extender entry, and the product (admissionMode
+//                         gate) lifts the gates. Its process starts in the window, with
+//                         kube-scheduler: otherwise it would lift every gate before the window
+//                         opens. Its start (the first lists) is counted, in time and CPU.
+//   product-filter-hold   capacity-extender --reserve-at filter, filter alone: /filter holds
+//                         the quota and kube-scheduler binds; one extender call per pod
+//                         (docs/capacity-semantics.md#6-accounting-used-reservations-nominations);
 // Measurements of changes not built yet, run only when named in --configs (issue 24 asks what
 // they would save before they are built):
-//   product-filter-only   capacity-extender with filter alone, kube-scheduler binding: the
-//                         saving of reserving quota at /filter instead of /bind. Here quota is
-//                         not reserved at all, which only this benchmark's quotas (they admit
-//                         every pod) make harmless: an upper bound of that design's pods/s;
 //   go-noop-json-watch    go-noop that also watches every pod in JSON, as capacity-extender
 //                         does, discarding the events;
 //   go-noop-protobuf-watch  the same watch in protobuf, as kube-scheduler's: against the JSON
@@ -39,6 +42,7 @@ struct ThroughputConfiguration {
   bool prioritize = false;  // filter is always configured when there is an extender
   bool preempt = false;
   bool bind = true;
+  bool gated = false;  // pods carry our gate; the extender is no extender entry of kube-scheduler
   std::vector<std::string> product_flags{};  // besides deploy/'s config file
   std::string go_watch{};                    // the Go extender's pod watch: "", json, protobuf
   bool on_request = false;                   // runs only when named in --configs
@@ -62,18 +66,18 @@ inline std::vector<ThroughputConfiguration> ThroughputConfigurations() {
        .kind = K::kProduct,
        .preempt = true,
        .product_flags = {"--scoring", "none"}},
-      // Gate mode (the workloads issue): the product lifts a scheduling gate instead of being
-      // called by kube-scheduler. Fill in its flags and verbs (probably none) and clear
-      // `unavailable`; issue 24's target is gate mode / no extender >= 0.9.
       {.name = "product-gate",
-       .title = "product, gate mode",
+       .title = "product, gate mode: kube-scheduler alone, the product lifts gates",
        .kind = K::kProduct,
-       .unavailable = "gate mode is not built yet (the workloads issue)"},
-      {.name = "product-filter-only",
-       .title = "product: filter only, kube-scheduler binds (quota not reserved)",
+       .gated = true,
+       // kube-scheduler runs here without leader election: deploy/'s follow-scheduler would
+       // find no Lease and never lift a gate.
+       .product_flags = {"--admission-mode", "gate", "--leader-election", "off"}},
+      {.name = "product-filter-hold",
+       .title = "product --reserve-at filter: filter, kube-scheduler binds",
        .kind = K::kProduct,
        .bind = false,
-       .on_request = true},
+       .product_flags = {"--reserve-at", "filter"}},
       {.name = "go-noop-json-watch",
        .title = "do-nothing Go extender + a JSON pod watch",
        .kind = K::kGoNoop,

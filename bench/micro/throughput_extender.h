@@ -32,7 +32,7 @@ namespace capext::bench {
 inline Status DeploySchedulerOptions(const ThroughputConfiguration& configuration,
                                      const std::string& extender_url, test::SchedulerOptions* out) {
   test::SchedulerOptions options;
-  if (configuration.kind == ExtenderKind::kNone) {
+  if (configuration.kind == ExtenderKind::kNone || configuration.gated) {
     *out = options;  // no extender entry at all
     return {};
   }
@@ -69,6 +69,17 @@ class ThroughputExtender {
   Status Start(const ThroughputConfiguration& configuration, test::RealControlPlane& cluster,
                const std::string& product, const std::string& go_noop, const std::string& work_dir,
                const std::string& log_path) {
+    if (Status s = Launch(configuration, cluster, product, go_noop, work_dir, log_path); !s.ok())
+      return s;
+    return AwaitReady(configuration);
+  }
+
+  // Start's two halves. Launch spawns the process and must run on the thread that outlives it
+  // (the child is killed when the thread that spawned it ends: PR_SET_PDEATHSIG); AwaitReady
+  // only waits (for capacity-extender: its listening line, then /readyz), from any thread.
+  Status Launch(const ThroughputConfiguration& configuration, test::RealControlPlane& cluster,
+                const std::string& product, const std::string& go_noop, const std::string& work_dir,
+                const std::string& log_path) {
     port_ = 0;
     if (configuration.kind == ExtenderKind::kNone) return {};
     if (configuration.kind == ExtenderKind::kProduct) {
@@ -89,6 +100,13 @@ class ThroughputExtender {
       argv.insert(argv.end(), configuration.product_flags.begin(),
                   configuration.product_flags.end());
       if (!process_.Start(argv, log_path)) return Status::Unavailable("cannot start " + product);
+      return {};
+    }
+    return StartGoNoop(configuration, cluster, go_noop, work_dir, log_path);
+  }
+
+  Status AwaitReady(const ThroughputConfiguration& configuration) {
+    if (configuration.kind == ExtenderKind::kProduct) {
       auto line = process_.WaitForLogLine("extender listening", std::chrono::seconds(60));
       const std::size_t at = line ? line->find("127.0.0.1:") : std::string::npos;
       if (at == std::string::npos)
@@ -99,9 +117,15 @@ class ThroughputExtender {
                                    std::chrono::seconds(120), std::chrono::milliseconds(50));
       if (!ready || !process_.Running())
         return Status::Unavailable("capacity-extender not ready:\n" + Tail());
-      return {};
     }
-    // The Go extender, with the same ServiceAccount's token.
+    return {};
+  }
+
+ private:
+  // The Go extender, with the same ServiceAccount's token; ready when this returns.
+  Status StartGoNoop(const ThroughputConfiguration& configuration, test::RealControlPlane& cluster,
+                     const std::string& go_noop, const std::string& work_dir,
+                     const std::string& log_path) {
     if (go_noop.empty() || access(go_noop.c_str(), X_OK) != 0) {
       return Status::Unavailable("no do-nothing Go extender at '" + go_noop +
                                  "' (bench.sh builds it with Debian's golang-go)");
@@ -133,6 +157,7 @@ class ThroughputExtender {
     return {};
   }
 
+ public:
   // The text of GET `path`; 0 when it cannot be fetched.
   int Get(const std::string& path, std::string* body = nullptr) {
     if (port_ == 0) return 0;

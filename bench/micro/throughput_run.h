@@ -114,17 +114,24 @@ inline ThroughputRun RunThroughputOnce(test::RealControlPlane& cluster,
   const std::string prefix =
       options.work_dir + "/rep" + std::to_string(repetition) + "-" + configuration.name;
 
-  if (Status s = CreateThroughputPods(cluster, shape); !s.ok()) {
+  if (Status s = CreateThroughputPods(cluster, shape, configuration.gated); !s.ok()) {
     run.error = "creating the pods: " + s.message().substr(0, 2000);
     return run;
   }
   ThroughputExtender extender;
-  if (Status s = extender.Start(configuration, cluster, options.product_binary,
-                                options.go_noop_binary, options.work_dir, prefix + ".extender.log");
-      !s.ok()) {
-    run.error = s.message();
-    (void)DeleteThroughputPods(cluster, shape);
-    return run;
+  auto launch_extender = [&] {
+    return extender.Launch(configuration, cluster, options.product_binary, options.go_noop_binary,
+                           options.work_dir, prefix + ".extender.log");
+  };
+  // Gate mode's extender starts in the window (throughput_configurations.h).
+  if (!configuration.gated) {
+    Status s = launch_extender();
+    if (s.ok()) s = extender.AwaitReady(configuration);
+    if (!s.ok()) {
+      run.error = s.message();
+      (void)DeleteThroughputPods(cluster, shape);
+      return run;
+    }
   }
   test::SchedulerOptions scheduler;
   if (Status s = DeploySchedulerOptions(configuration, extender.url(), &scheduler); !s.ok()) {
@@ -149,7 +156,19 @@ inline ThroughputRun RunThroughputOnce(test::RealControlPlane& cluster,
   const double machine_busy = MachineBusyMs();
   const Clock::time_point start = Clock::now();
 
-  if (Status s = cluster.StartScheduler(scheduler); !s.ok()) {
+  // Gate mode: the extender and kube-scheduler start together (both spawned from this thread,
+  // which outlives them; the extender's readiness awaited beside kube-scheduler's start).
+  Status gate_started;
+  std::thread gate_starter;
+  if (configuration.gated) {
+    gate_started = launch_extender();
+    if (gate_started.ok())
+      gate_starter = std::thread([&] { gate_started = extender.AwaitReady(configuration); });
+  }
+  Status scheduler_started = cluster.StartScheduler(scheduler);
+  if (gate_starter.joinable()) gate_starter.join();
+  if (!gate_started.ok() && scheduler_started.ok()) scheduler_started = gate_started;
+  if (Status s = scheduler_started; !s.ok()) {
     run.error = s.message().substr(0, 4000);
     extender.Stop();
     (void)cluster.StopScheduler();

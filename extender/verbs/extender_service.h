@@ -27,6 +27,10 @@ namespace capext {
 
 struct ServiceOptions {
   int64_t reservation_ttl_ms = 60'000;
+  // reserveAt: filter — /filter holds a passing pod's quota (without a node) for
+  // reservation_ttl_ms, instead of /bind reserving it
+  // (docs/capacity-semantics.md#6-accounting-used-reservations-nominations, "Or at /filter").
+  bool reserve_at_filter = false;
   bool ignore_not_ready = false;
   // How long filter mode's group holds last when the PodGroup sets no timeout (config
   // gangScheduleTimeout; docs/workloads.md#4-filter-mode).
@@ -66,6 +70,11 @@ class ExtenderService {
   void LearnPod(const Pod& pod);
   // Filter mode: holds the need of the pod's starting group once one of its members passed.
   void HoldGroupNeed(const Pod& pod);
+  // reserveAt: filter. Holds the passing pod's quota under the write lock after checking its
+  // admission again there; the refusal when another pod took the room in between.
+  Status HoldPassingPod(const Pod& pod);
+  // reserveAt: filter. Ends the pod's own hold from an earlier attempt (it did not pass now).
+  void ReleasePodHold(const Pod& pod);
   // What CheckAndReserve decided about one /bind.
   struct BindStep {
     enum Kind { kAnswer, kJoined, kReserved } kind = kAnswer;

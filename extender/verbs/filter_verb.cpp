@@ -10,6 +10,10 @@
 // (docs/workloads.md#4-filter-mode); when it passes on some node, the need's members are held
 // (quota only, no node) under the write lock, after the rule is checked again there (two groups
 // passing at once under the read lock cannot both hold).
+//
+// With reserveAt: filter, a single pod of a quota namespace that passes holds its own quota the
+// same way (docs/capacity-semantics.md#6-accounting-used-reservations-nominations, "Or at
+// /filter"); one that does not pass this time ends the hold of its earlier attempt.
 #include "core/placement.h"
 #include "extender/log.h"
 #include "extender/verbs/extender_service.h"
@@ -43,8 +47,16 @@ http::Response ExtenderService::Filter(std::string& body) {
 
   FilterVerdicts verdicts(args.node_names.size());
   bool hold_group = false;
-  const Status quota = cache_->Read([&](const ClusterState& state) {
+  bool holds_itself = false;  // reserveAt: filter, a single pod of a quota namespace
+  bool had_hold = false;      // ... holding from an earlier attempt
+  Status quota = cache_->Read([&](const ClusterState& state) {
     const DecisionPod pod(state, args.pod);
+    if (options_.reserve_at_filter && state.GroupOf(*pod) == nullptr &&
+        state.QuotaFor(pod->ns) != nullptr) {
+      holds_itself = true;
+      const QuotaHold* held = state.ledger().FindHold(pod->store_key());
+      had_hold = held != nullptr && !held->derived;
+    }
     const PodFilter filter(state, *pod);
     if (!filter.quota().ok()) return filter.quota();
     hold_group = !filter.group_hold().empty();
@@ -56,6 +68,10 @@ http::Response ExtenderService::Filter(std::string& body) {
     }
     return Status();
   });
+  if (quota.ok() && holds_itself && verdicts.passed() > 0)
+    quota = HoldPassingPod(args.pod);
+  else if (holds_itself && had_hold)
+    ReleasePodHold(args.pod);
   if (!quota.ok()) verdicts.FailAll(quota);
   if (quota.ok() && hold_group && verdicts.passed() > 0) HoldGroupNeed(args.pod);
 
@@ -86,6 +102,30 @@ void ExtenderService::HoldGroupNeed(const Pod& raw) {
                                 : options_.gang_schedule_timeout_ms;
     for (const auto& key : filter.group_hold())
       state.Hold(key, now, now + timeout);
+  });
+}
+
+Status ExtenderService::HoldPassingPod(const Pod& raw) {
+  const int64_t now = cache_->NowMs();
+  return cache_->Write([&](ClusterState& state) {
+    const NormalizedPod* pod = state.FindPod(StoreKeyOf(raw));
+    if (pod == nullptr || pod->IsBound()) return Status();  // bound meanwhile: usage counts it
+    // Checked again under the exclusive lock: another pod may have taken the room since the
+    // shared-lock pass. The pod's own hold (a renewal) is not counted against it.
+    Status again = PodFilter(state, *pod).quota();
+    if (!again.ok()) {
+      state.ReleaseHold(pod->store_key());
+      return again;
+    }
+    state.Hold(pod->store_key(), now, now + options_.reservation_ttl_ms);
+    return Status();
+  });
+}
+
+void ExtenderService::ReleasePodHold(const Pod& raw) {
+  cache_->Write([&](ClusterState& state) {
+    const QuotaHold* held = state.ledger().FindHold(StoreKeyOf(raw));
+    if (held != nullptr && !held->derived) state.ReleaseHold(StoreKeyOf(raw));
   });
 }
 

@@ -31,6 +31,13 @@ TEST_CASE("gangScheduleTimeout and reservationTTL reach the verbs and the admiss
   CHECK(ExtenderConfig{}.gang_schedule_timeout != config.gang_schedule_timeout);
 }
 
+TEST_CASE("reserveAt filter reaches /filter, bind by default", "[serve_options]") {
+  CHECK_FALSE(ServiceOptionsFrom(ExtenderConfig{}).reserve_at_filter);
+  ExtenderConfig config;
+  config.reserve_at = "filter";
+  CHECK(ServiceOptionsFrom(config).reserve_at_filter);
+}
+
 TEST_CASE("fairSharing reaches the admission loop's plan, off by default", "[serve_options]") {
   CHECK_FALSE(AdmissionLoopOptionsFrom(ExtenderConfig{}).plan.fair_sharing);
   ExtenderConfig config;
