@@ -286,8 +286,10 @@ AdmissionRound PlanAdmissions(const ClusterState& state, const AdmissionOptions&
   std::vector<AdmissionUnit> units;
   CollectUnits(state, &units, &round.waiting);
   if (units.empty()) return round;
-  // Each unit that goes is applied to the what-if before the next is considered.
-  ClusterState what_if(state);
+  // Each unit that goes is applied to the what-if before the next is considered. Nothing in a
+  // round searches over every node (a gang's placement goes node by node), so the what-if goes
+  // without the dense mirror.
+  ClusterState what_if(state, ClusterState::WithoutDenseNodes{});
   if (options.fair_sharing) {
     PlanFairly(&what_if, &units, options, now_ms, &round);
     return round;

@@ -10,7 +10,12 @@ namespace capext {
 
 ClusterState::ClusterState(QuotaSemantics semantics) : store_(semantics), ledger_(semantics) {}
 
-ClusterState::ClusterState(const ClusterState& other) : ClusterState(other.semantics()) {
+ClusterState::ClusterState(const ClusterState& other) : ClusterState(other, WithoutDenseNodes{}) {
+  if (other.dense_nodes() != nullptr) EnableDenseNodes(other.dense_nodes()->dims());
+}
+
+ClusterState::ClusterState(const ClusterState& other, WithoutDenseNodes)
+    : ClusterState(other.semantics()) {
   for (const auto& [name, pc] : other.priority_classes())
     UpsertPriorityClass(pc);
   // The DRA objects before the pods that name them.
@@ -62,7 +67,6 @@ ClusterState::ClusterState(const ClusterState& other) : ClusterState(other.seman
       RefreshGroup(key);
     }
   }
-  if (other.dense_nodes() != nullptr) EnableDenseNodes(other.dense_nodes()->dims());
   version_ = other.version_;
 }
 

@@ -36,16 +36,16 @@ FairVictimEligibility::FairVictimEligibility(const ClusterState& state, const No
     any |= borrows[i] != 0;
   }
   if (!any) return;
-  model_ = std::make_unique<FairShareModel>(state);
-  fairness_ = ComputeFairness(state, *model_);
+  fair_ = options_.cache != nullptr ? options_.cache->Get(state)
+                                    : std::make_shared<const FairnessSnapshot>(state);
   for (std::size_t i = 0; i < path_.size(); ++i)  // condition 2
     eligible_taker_[i] =
-        borrows[i] && fairness_[static_cast<std::size_t>(path_[i])].BelowFairShare();
+        borrows[i] && fair_->fairness[static_cast<std::size_t>(path_[i])].BelowFairShare();
 }
 
 FairVictimEligibility::Scope FairVictimEligibility::ScopeOf(std::string_view ns) const {
   Scope scope;
-  if (model_ == nullptr || ns == pod_.ns || state_.QuotaFor(ns) == nullptr) return scope;
+  if (fair_ == nullptr || ns == pod_.ns || state_.QuotaFor(ns) == nullptr) return scope;
   const QuotaTree& tree = state_.ledger().tree();
   const int leaf = tree.LeafOf(ns);
   const int lca = tree.Lca(path_.front(), leaf);
@@ -71,9 +71,9 @@ bool FairVictimEligibility::MayTake(const Scope& scope, const NormalizedPod& vic
   if (options_.now_ms - EffectiveStartMs(victim) < options_.min_run_time_ms) return false;
   ResourceList after = giver_used;
   after.Subtract(victim.quota_request());
-  const ShareKey giver_before = model_->ShareOf(scope.giver, giver_used);
-  const ShareKey giver_after = model_->ShareOf(scope.giver, after);
-  const ShareKey taker_after = model_->ShareWith(state_, scope.taker, request_);
+  const ShareKey giver_before = fair_->model.ShareOf(scope.giver, giver_used);
+  const ShareKey giver_after = fair_->model.ShareOf(scope.giver, after);
+  const ShareKey taker_after = fair_->model.ShareWith(state_, scope.taker, request_);
   return giver_after < giver_before && taker_after <= giver_after;
 }
 
@@ -89,7 +89,8 @@ FairReclaimVerdict FairVictimEligibility::Check(
     c.giver_removed.Add(v->quota_request());
     c.victim_started_ms = std::max(c.victim_started_ms, EffectiveStartMs(*v));
   }
-  return FairReclaimAllowed(state_, *model_, fairness_[static_cast<std::size_t>(scope.taker)], c);
+  return FairReclaimAllowed(state_, fair_->model,
+                            fair_->fairness[static_cast<std::size_t>(scope.taker)], c);
 }
 
 }  // namespace capext

@@ -24,6 +24,7 @@
 
 #include "core/cluster_state.h"
 #include "core/fair_share.h"
+#include "core/fairness_snapshot.h"
 #include "core/resource_list.h"
 
 namespace capext {
@@ -33,6 +34,10 @@ struct FairReclaimOptions {
   bool enabled = false;
   int64_t now_ms = 0;
   int64_t min_run_time_ms = 300'000;
+  // Where the fairness of every quota is taken from: the caller's cache, shared by the searches
+  // of one pass over one state (core/fairness_snapshot.h); null: computed for this search alone.
+  // Either way the numbers are those of the state as it is.
+  FairnessCache* cache = nullptr;
 };
 
 // Condition 1 for some level of the pod's path: admitting its request would take a node of its
@@ -75,9 +80,10 @@ class FairVictimEligibility {
   ResourceList request_;
   FairReclaimOptions options_;
   std::vector<int> path_;  // the pod's leaf ... its root
-  std::unique_ptr<FairShareModel> model_;
-  std::vector<NodeFairness> fairness_;  // by tree node; computed once, when a level borrows
-  std::vector<char> eligible_taker_;    // per path_ entry: Q' would borrow and is below its share
+  // Every quota's fairness on the state, taken (from options.cache when given) only when a level
+  // borrows; null otherwise.
+  std::shared_ptr<const FairnessSnapshot> fair_;
+  std::vector<char> eligible_taker_;  // per path_ entry: Q' would borrow and is below its share
 };
 
 }  // namespace capext

@@ -97,6 +97,7 @@
 #include <vector>
 
 #include "core/candidate_order.h"
+#include "core/fairness_snapshot.h"
 #include "core/node_fit.h"
 #include "core/quota_admission.h"
 #include "core/reclaim_planner.h"
@@ -327,6 +328,9 @@ class ReclaimController {
   const ChangeJournal* journal_seen_ = nullptr;  // the journal `cursor_` belongs to
   uint64_t cursor_ = 0;
   PassStats last_pass_;
+  // The RunOnce thread's: every quota's fairness for the cache's state at its current version,
+  // shared by the fair plans of a pass (docs/fair-sharing.md#how-the-reclaim-search-uses-it).
+  FairnessCache fairness_cache_;
   std::optional<int64_t> held_since_ms_;  // RunOnce's thread: holding since (cache out of sync)
   // The events thread's own place in the journal.
   const ChangeJournal* events_journal_seen_ = nullptr;

@@ -440,6 +440,21 @@ TEST_CASE("a copy of the state has its own nodes and pods", "[cluster_state]") {
   CHECK(state.FindPodByName("ns", "a") == nullptr);
 }
 
+TEST_CASE("a copy without the dense mirror: the same state, no mirror", "[cluster_state]") {
+  ClusterState state;
+  state.EnableDenseNodes({});
+  state.UpsertNode(MakeNode("n1", 4000));
+  state.UpsertPod(MakePod("ns", "a").Cpu(1000).BoundTo("n1"));
+  const ClusterState full(state);
+  const ClusterState lean(state, ClusterState::WithoutDenseNodes{});
+  CHECK(full.dense_nodes() != nullptr);
+  CHECK(lean.dense_nodes() == nullptr);
+  CHECK(lean.version() == state.version());
+  CHECK(lean.FindNodeRecord("n1")->fit.free_cpu == 3000);
+  REQUIRE(lean.UsageOf("n1").pods.size() == 1);
+  CHECK(lean.UsageOf("n1").pods[0] == lean.FindPodByName("ns", "a"));
+}
+
 TEST_CASE("pods by name: the latest upserted pod of a name, until it goes", "[cluster_state]") {
   ClusterState state;
   // A pod re-created under the same name gets a new uid; both exist for a while.

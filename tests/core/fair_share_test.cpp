@@ -283,6 +283,67 @@ TEST_CASE("gate mode: a large unit of the lowest share is the barrier; smaller o
         std::map<std::string, int>{{"c", 1}});
 }
 
+// docs/fair-sharing.md#10-on-the-alibaba-trace's state at t = 940,320 s (fair): the sum of all
+// mins is 512 cpu / 52 GPUs; be uses 56 cpu of its min 80 and its 8 GPUs, ls 336 cpu of its 300
+// and 25 GPUs of its 30, guaranteed 18 cpu of 32 and 2 GPUs of 4, burstable its min 100 cpu and
+// 9 GPUs of 10: 510 cpu used. A be pod (7 cpu, 1 GPU) borrows a GPU, not cpu.
+TEST_CASE("DRF on the Alibaba state: a GPU borrower below its cpu min goes before a cpu borrower",
+          "[fair][admission]") {
+  ClusterState state;
+  Node node = MakeNode("n1", 2'000'000);
+  node.allocatable.Set("nvidia.com/gpu", 100);
+  state.UpsertNode(node);
+  auto quota = [&](const std::string& ns, int64_t cpu, int64_t gpu) {
+    state.UpsertQuota(
+        MakeQuota(ns, ResourceList{{"cpu", cpu * 1000}, {"nvidia.com/gpu", gpu}},
+                  ResourceList{{"cpu", 4 * cpu * 1000}, {"nvidia.com/gpu", 2 * gpu}}));
+  };
+  quota("ls", 300, 30);
+  quota("guaranteed", 32, 4);
+  quota("burstable", 100, 10);
+  quota("be", 80, 8);
+  auto run = [&](const std::string& ns, const std::string& name, int64_t cpu, int64_t gpu) {
+    state.UpsertPod(MakePod(ns, name)
+                        .Cpu(cpu * 1000)
+                        .Request("nvidia.com/gpu", gpu)
+                        .BoundTo("n1")
+                        .Started(0)
+                        .Created(0));
+  };
+  run("ls", "ls-run", 336, 25);
+  run("guaranteed", "g-run", 18, 2);
+  run("burstable", "b-run", 100, 9);
+  run("be", "be-run", 56, 8);
+  state.UpsertPod(
+      Gated(MakePod("be", "be-wait").Cpu(7000).Request("nvidia.com/gpu", 1).Created(5)));
+  state.UpsertPod(Gated(MakePod("ls", "ls-wait").Cpu(1000).Created(1)));
+  const FairShareModel model(state);
+  const auto all = ComputeFairness(state, model);
+  const NodeFairness& be = Of(state, all, "be");
+  const NodeFairness& ls = Of(state, all, "ls");
+  CHECK(ls.pool.Get("cpu") == 512000);
+  CHECK(ls.pool.Get("nvidia.com/gpu") == 52);
+  CHECK(ls.share.value == Approx(36.0 / 512));  // cpu dominates: 36 of 512
+  CHECK(ls.dominant == "cpu");
+  CHECK(be.share.value == 0);  // within its min in both
+  const int be_leaf = state.ledger().tree().LeafOf("be");
+  const ResourceList be_unit{{"cpu", 7000}, {"nvidia.com/gpu", 1}};
+  CHECK(model.ShareWith(state, be_leaf, be_unit).value == Approx(1.0 / 52));  // the GPU
+  CHECK(model.DominantResource(be_leaf, ResourceList{{"cpu", 63000}, {"nvidia.com/gpu", 9}}) ==
+        "nvidia.com/gpu");
+  // Gate mode: be's unit has the lowest share after, but the cpu sum of mins is full (510 + 7 >
+  // 512): it is the barrier, and ls's 1-cpu unit, which would fit, waits behind it.
+  AdmissionOptions fair;
+  fair.fair_sharing = true;
+  const AdmissionRound round = PlanAdmissions(state, fair, 1000);
+  CHECK(round.admit.empty());
+  CHECK(round.waiting.at(StoreKeyOf(MakePod("ls", "ls-wait"))).message ==
+        "waiting for fair share: ls/ls's share 0.072 > be/be's 0.019");
+  // First come, first served takes the 1 cpu left for ls.
+  CHECK(AdmittedPerNamespace(PlanAdmissions(state, {}, 1000), state) ==
+        std::map<std::string, int>{{"ls", 1}});
+}
+
 TEST_CASE("reclaim between borrowers: the worked example's first move, and the refusals",
           "[fair][reclaim]") {
   ClusterState state;

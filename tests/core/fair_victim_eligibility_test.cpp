@@ -138,6 +138,40 @@ std::string ReplicaOf(const NormalizedPod& pod) {
   return pod.name.substr(0, pod.name.find('~'));
 }
 
+TEST_CASE("the fairness cache: one snapshot per version of one state, equal to a fresh one",
+          "[fair][reclaim-plan]") {
+  ClusterState state = Worked();
+  FairnessCache cache;
+  const auto first = cache.Get(state);
+  CHECK(cache.Get(state) == first);  // nothing changed: the same snapshot
+  CHECK(cache.computed() == 1);
+  // The plan of the worked example, asked twice with the cache: one computation.
+  const FairReclaimOptions options{true, kNow, 300'000, &cache};
+  const NormalizedPod& a = *state.FindPodByName("a", "a-pending-0");
+  CHECK(Victims(SearchReclaimPlan(state, a, MoreImportantPod, {}, options)) ==
+        std::vector<std::string>{"d/d-run-26"});
+  CHECK(Victims(SearchReclaimPlan(state, a, MoreImportantPod, {}, options)) ==
+        std::vector<std::string>{"d/d-run-26"});
+  CHECK(cache.computed() == 1);
+  // A change (D's victim gone, A's pod on the node): a new snapshot, as computed afresh.
+  state.DeletePod(state.FindPodByName("d", "d-run-26")->store_key());
+  const auto second = cache.Get(state);
+  CHECK(second != first);
+  CHECK(cache.computed() == 2);
+  const FairnessSnapshot fresh(state);
+  REQUIRE(second->fairness.size() == fresh.fairness.size());
+  for (std::size_t i = 0; i < fresh.fairness.size(); ++i) {
+    CHECK(second->fairness[i].share == fresh.fairness[i].share);
+    CHECK(second->fairness[i].fair_value == fresh.fairness[i].fair_value);
+    CHECK(second->fairness[i].demand == fresh.fairness[i].demand);
+  }
+  // Another state object at the same version is another state.
+  const ClusterState copy(state);
+  CHECK(copy.version() == state.version());
+  CHECK(cache.Get(copy) != second);
+  CHECK(cache.computed() == 3);
+}
+
 TEST_CASE(
     "property: with controller re-creation, a pod is evicted at most once per change of "
     "demand over 10 simulated minutes",
@@ -163,6 +197,7 @@ TEST_CASE(
     }
     sim.state.UpsertNode(MakeNode("n1", mins));
     std::map<std::string, int> evicted_this_epoch;  // by replica, since the last demand change
+    FairnessCache cache;  // shared by the whole run, as the reclaim controller's
     for (int64_t now = 0; now <= kEnd; now += kTick) {
       // A change of demand now and then: new replicas of a borrower or of the lender, or a
       // finished pod.
@@ -196,6 +231,12 @@ TEST_CASE(
         if (pod == nullptr || pod->IsBound()) continue;
         const ReclaimPlan plan = SearchReclaimPlan(sim.state, *pod, MoreImportantPod, {},
                                                    FairReclaimOptions{true, now, kMinRun});
+        // The pass's shared fairness (core/fairness_snapshot.h) decides exactly as a fresh one.
+        const ReclaimPlan shared = SearchReclaimPlan(
+            sim.state, *pod, MoreImportantPod, {}, FairReclaimOptions{true, now, kMinRun, &cache});
+        CHECK(shared.outcome == plan.outcome);
+        CHECK(shared.nodes == plan.nodes);
+        CHECK(Victims(shared) == Victims(plan));
         if (!plan.found()) continue;
         const bool by_fairness = !Plan(sim.state, pod->ns, pod->name, false).found();
         struct Victim {
