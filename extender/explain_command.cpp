@@ -11,6 +11,7 @@
 #include "extender/explain.h"
 #include "extender/serve_options.h"
 #include "policies/policies.h"
+#include "policies/victim_orders.h"
 
 namespace capext {
 
@@ -101,7 +102,7 @@ int RunExplainCommand(const std::vector<std::string>& args) {
     }
     pod = *found;
   }
-  const MoreImportantFn order = VictimOrderPolicies().default_entry().make();
+  const VictimOrder& order = *VictimOrderPolicies().default_entry().make();
   FairReclaimOptions fair = FairReclaimOptionsFrom(config);
   fair.now_ms = cache.NowMs();
   std::cout << cache.Read([&](const ClusterState& state) {

@@ -90,7 +90,7 @@ void AdmissionLoop::FollowPlans(AdmissionRound* round) {
 void AdmissionLoop::Reclaim(AdmissionRound* round, int64_t now_ms, bool acts) {
   FollowPlans(round);
   const GateReclaimOptions& options = options_.reclaim;
-  if (options.mode == ReclaimMode::kOff || !options.more_important) return;
+  if (options.mode == ReclaimMode::kOff || !options.victim_order) return;
   // The gangs waiting for room, each asked by its unit's first pod (the oldest member under our
   // gate alone), not in flight, and not planned in vain since the cluster last changed.
   uint64_t sequence = 0;
@@ -134,7 +134,7 @@ void AdmissionLoop::Reclaim(AdmissionRound* round, int64_t now_ms, bool acts) {
         return std::chrono::steady_clock::now() - search_start >
                std::chrono::milliseconds(options.plan_time_cap_ms);
       };
-      const ReclaimPlan p = SearchReclaimPlan(state, *pod, options.more_important, budget);
+      const ReclaimPlan p = SearchReclaimPlan(state, *pod, *options.victim_order, budget);
       out.outcome = p.outcome;
       out.steps = p.steps;
       out.reason = p.why.message();

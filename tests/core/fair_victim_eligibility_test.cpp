@@ -63,7 +63,8 @@ ClusterState Worked(int a_running = 1, int64_t d_started = 0) {
 ReclaimPlan Plan(const ClusterState& state, const std::string& ns, const std::string& name,
                  bool fair, int64_t min_run_time_ms = 300'000) {
   FairReclaimOptions options{fair, kNow, min_run_time_ms};
-  return SearchReclaimPlan(state, *state.FindPodByName(ns, name), MoreImportantPod, {}, options);
+  return SearchReclaimPlan(state, *state.FindPodByName(ns, name), PriorityThenStartTimeOrder(), {},
+                           options);
 }
 
 std::vector<std::string> Victims(const ReclaimPlan& plan) {
@@ -194,8 +195,8 @@ TEST_CASE(
       for (const std::string& key : pending) {
         const NormalizedPod* pod = sim.state.FindPod(key);
         if (pod == nullptr || pod->IsBound()) continue;
-        const ReclaimPlan plan = SearchReclaimPlan(sim.state, *pod, MoreImportantPod, {},
-                                                   FairReclaimOptions{true, now, kMinRun});
+        const ReclaimPlan plan = SearchReclaimPlan(sim.state, *pod, PriorityThenStartTimeOrder(),
+                                                   {}, FairReclaimOptions{true, now, kMinRun});
         if (!plan.found()) continue;
         const bool by_fairness = !Plan(sim.state, pod->ns, pod->name, false).found();
         struct Victim {
