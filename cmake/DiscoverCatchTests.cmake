@@ -8,7 +8,10 @@
 # Inputs: TEST_EXECUTABLE, TEST_PREFIX, CTEST_FILE, TEST_TIMEOUT, and optionally
 # TEST_PROPERTIES (more CTest properties for every case, as a list: NAME VALUE NAME VALUE ...),
 # and LONG_TAG, LONG_TIMEOUT, LONG_LABELS (labels separated by ','): the cases carrying the Catch
-# tag LONG_TAG get that timeout and those labels instead (test.sh selects them by label).
+# tag LONG_TAG get that timeout and those labels instead (test.sh selects them by label), and a
+# COST of that timeout: CTest starts the costliest tests first, but only knows a test's cost from
+# an earlier run, so in a fresh clone (CI) a long case declared last would start last and run
+# alone at the end.
 cmake_policy(SET CMP0057 NEW)  # if(IN_LIST) in script mode
 execute_process(COMMAND "${TEST_EXECUTABLE}" --list-test-names-only
                 OUTPUT_VARIABLE listing RESULT_VARIABLE result)
@@ -50,7 +53,7 @@ foreach(name IN LISTS lines)
   if(name IN_LIST long_names)
     string(APPEND content
       "set_tests_properties([==[${TEST_PREFIX}${name}]==] PROPERTIES TIMEOUT ${LONG_TIMEOUT}"
-      " LABELS [==[${long_labels}]==])\n")
+      " COST ${LONG_TIMEOUT} LABELS [==[${long_labels}]==])\n")
   endif()
 endforeach()
 file(WRITE "${CTEST_FILE}" "${content}")
