@@ -6,6 +6,7 @@
 #pragma once
 
 #include "policies/policies.h"
+#include "policies/victim_orders.h"
 
 #include <chrono>
 #include <cstdint>

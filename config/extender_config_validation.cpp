@@ -8,6 +8,7 @@
 #include "config/name_suggestion.h"
 #include "policies/admission_rules.h"
 #include "policies/policies.h"
+#include "policies/victim_orders.h"
 
 namespace capext {
 namespace {

@@ -205,7 +205,7 @@ bool VictimBound(const DenseNodes& dense, int n, const DenseRequest& r, const Re
 
 CandidateSearchResult SearchCandidates(const ClusterState& state, DensePlacement& placement,
                                        const NormalizedPod& preemptor,
-                                       const MoreImportantFn& more_important,
+                                       const VictimOrder& victim_order,
                                        const CandidateSearchOptions& options) {
   CandidateSearchResult out;
   PreemptionPlan& plan = out.plan;
@@ -274,7 +274,7 @@ CandidateSearchResult SearchCandidates(const ClusterState& state, DensePlacement
       if (beaten(pool[k].bound)) break;
       ++out.examined;
       const auto info = state.FindNode(dense.name(pool[k].node));
-      NodeVictims v = SelectVictimsOnNode(state, ctx, *info, more_important);
+      NodeVictims v = SelectVictimsOnNode(state, ctx, *info, victim_order);
       if (!v.candidate) continue;
       CandidateKey key = KeyOf(v);
       plan.candidates.push_back(std::move(v));

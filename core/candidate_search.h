@@ -39,7 +39,7 @@ struct CandidateSearchResult {
 // be built on the same state).
 CandidateSearchResult SearchCandidates(const ClusterState& state, DensePlacement& placement,
                                        const NormalizedPod& preemptor,
-                                       const MoreImportantFn& more_important,
+                                       const VictimOrder& victim_order,
                                        const CandidateSearchOptions& options);
 
 }  // namespace capext

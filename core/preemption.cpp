@@ -52,7 +52,7 @@ bool CouldPreemptOn(const NormalizedPod& pod, const Node& node) {
 }
 
 PreemptionPlan FindPreemption(const ClusterState& state, const NormalizedPod& preemptor,
-                              const MoreImportantFn& more_important,
+                              const VictimOrder& victim_order,
                               const std::vector<std::string>& nodes) {
   PreemptionPlan plan;
   const PreemptorContext ctx = MakePreemptorContext(state, preemptor);
@@ -75,7 +75,7 @@ PreemptionPlan FindPreemption(const ClusterState& state, const NormalizedPod& pr
   }
   auto consider = [&](const NodeInfo& info) {
     if (!CouldPreemptOn(preemptor, info.node)) return;
-    NodeVictims v = SelectVictimsOnNode(state, ctx, info, more_important);
+    NodeVictims v = SelectVictimsOnNode(state, ctx, info, victim_order);
     if (v.candidate) plan.candidates.push_back(std::move(v));
   };
   if (nodes.empty()) {

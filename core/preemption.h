@@ -33,7 +33,7 @@ struct PreemptionPlan {
 // Runs victim selection on `nodes` (every node of the state when empty; unknown names are skipped)
 // and chooses with 1.3. Nodes where CouldPreemptOn fails are skipped cheaply.
 PreemptionPlan FindPreemption(const ClusterState& state, const NormalizedPod& preemptor,
-                              const MoreImportantFn& more_important,
+                              const VictimOrder& victim_order,
                               const std::vector<std::string>& nodes = {});
 
 }  // namespace capext

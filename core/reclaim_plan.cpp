@@ -67,12 +67,11 @@ struct Taken {
 // (docs/reclaim-plan.md#the-what-if-and-the-placement).
 class PlanSearch {
  public:
-  PlanSearch(const ClusterState& state, const NormalizedPod& pod,
-             const MoreImportantFn& more_important, const ReclaimPlanBudget& budget,
-             const FairReclaimOptions& fair, ReclaimPlan* plan)
+  PlanSearch(const ClusterState& state, const NormalizedPod& pod, const VictimOrder& victim_order,
+             const ReclaimPlanBudget& budget, const FairReclaimOptions& fair, ReclaimPlan* plan)
       : state_(state),
         pod_(pod),
-        more_important_(more_important),
+        victim_order_(victim_order),
         budget_(budget),
         fair_options_(fair),
         plan_(*plan),
@@ -301,7 +300,7 @@ class PlanSearch {
   void RemoveEligible(std::vector<Candidate>& units) {
     const auto after = [&](const Candidate* a, const Candidate* b) {
       if (a->distance != b->distance) return a->distance > b->distance;
-      return VictimUnitBefore(b->unit, a->unit, more_important_);
+      return VictimUnitBefore(b->unit, a->unit, victim_order_);
     };
     std::vector<Candidate*> heap;
     heap.reserve(units.size());
@@ -461,7 +460,7 @@ class PlanSearch {
 
   const ClusterState& state_;
   const NormalizedPod& pod_;
-  const MoreImportantFn& more_important_;
+  const VictimOrder& victim_order_;
   const ReclaimPlanBudget& budget_;
   FairReclaimOptions fair_options_;
   std::optional<FairVictimEligibility> fair_;
@@ -482,10 +481,10 @@ class PlanSearch {
 }  // namespace
 
 ReclaimPlan SearchReclaimPlan(const ClusterState& state, const NormalizedPod& pod,
-                              const MoreImportantFn& more_important,
-                              const ReclaimPlanBudget& budget, const FairReclaimOptions& fair) {
+                              const VictimOrder& victim_order, const ReclaimPlanBudget& budget,
+                              const FairReclaimOptions& fair) {
   ReclaimPlan plan;
-  PlanSearch search(state, pod, more_important, budget, fair, &plan);
+  PlanSearch search(state, pod, victim_order, budget, fair, &plan);
   search.Run();
   return plan;
 }

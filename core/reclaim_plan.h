@@ -79,8 +79,7 @@ std::vector<const NormalizedPod*> PlanMembers(const ClusterState& state, const N
 
 // REQUIRES: `pod` outlives the plan.
 ReclaimPlan SearchReclaimPlan(const ClusterState& state, const NormalizedPod& pod,
-                              const MoreImportantFn& more_important,
-                              const ReclaimPlanBudget& budget = {},
+                              const VictimOrder& victim_order, const ReclaimPlanBudget& budget = {},
                               const FairReclaimOptions& fair = {});
 
 const char* ReclaimPlanOutcomeName(ReclaimPlanOutcome outcome);

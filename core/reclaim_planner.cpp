@@ -26,8 +26,7 @@ const char* ReclaimDecisionName(ReclaimDecision decision) {
 }
 
 ReclaimPlanForPod PlanReclaim(const ClusterState& state, const NormalizedPod& pod,
-                              const MoreImportantFn& more_important,
-                              const ReclaimOptions& options) {
+                              const VictimOrder& victim_order, const ReclaimOptions& options) {
   ReclaimPlanForPod plan;
   if (state.FindOurNomination(pod.store_key()) != nullptr) {
     plan.decision = ReclaimDecision::kInFlight;
@@ -63,7 +62,7 @@ ReclaimPlanForPod PlanReclaim(const ClusterState& state, const NormalizedPod& po
       return plan;
     }
   }
-  PreemptionPlan preemption = FindPreemption(state, pod, more_important, nodes);
+  PreemptionPlan preemption = FindPreemption(state, pod, victim_order, nodes);
   if (!preemption.found()) {
     const bool eligible = preemption.outcome != PreemptionPlan::Outcome::kNotEligible;
     plan.decision = eligible ? ReclaimDecision::kNoCandidate : ReclaimDecision::kNotEligible;

@@ -47,7 +47,7 @@ struct ReclaimOptions {
 };
 
 ReclaimPlanForPod PlanReclaim(const ClusterState& state, const NormalizedPod& pod,
-                              const MoreImportantFn& more_important, const ReclaimOptions& options);
+                              const VictimOrder& victim_order, const ReclaimOptions& options);
 
 const char* ReclaimDecisionName(ReclaimDecision decision);
 

@@ -210,7 +210,7 @@ bool IsOnNode(const ClusterState& state, const NormalizedPod& pod, const std::st
 // whole, each of its pods passing the victim rule (and the side's re-check) in turn, or not at
 // all; the reprieve puts units back whole, most important first.
 NodeVictims SelectVictimUnits(const ClusterState& state, const PreemptorContext& p,
-                              const NodeInfo& node, const MoreImportantFn& more_important,
+                              const NodeInfo& node, const VictimOrder& victim_order,
                               VictimSelectionScratch& s, WhatIf& what_if) {
   NodeVictims result;
   result.node = node.node.name;
@@ -236,7 +236,7 @@ NodeVictims SelectVictimUnits(const ClusterState& state, const PreemptorContext&
   }
   std::stable_sort(units.begin(), units.end(), [&](const Ranked& a, const Ranked& b) {
     if (a.distance != b.distance) return a.distance < b.distance;
-    return VictimUnitBefore(a.unit, b.unit, more_important);
+    return VictimUnitBefore(a.unit, b.unit, victim_order);
   });
   const std::string& here = node.node.name;
   std::vector<const NormalizedPod*> removed;  // every pod taken so far
@@ -336,9 +336,10 @@ NodeVictims SelectVictimUnits(const ClusterState& state, const PreemptorContext&
         result.released.push_back({y, hold->held_ms});
       }
     }
-    std::stable_sort(
-        result.victims.begin() + static_cast<std::ptrdiff_t>(first), result.victims.end(),
-        [&](const NormalizedPod* a, const NormalizedPod* b) { return more_important(*a, *b); });
+    std::stable_sort(result.victims.begin() + static_cast<std::ptrdiff_t>(first),
+                     result.victims.end(), [&](const NormalizedPod* a, const NormalizedPod* b) {
+                       return victim_order.KeptOver(*a, *b);
+                     });
   }
   result.candidate = !result.victims.empty();
   for (const NormalizedPod* v : result.victims)
@@ -383,7 +384,7 @@ PreemptorContext MakePreemptorContext(const ClusterState& state, const Normalize
 }
 
 NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContext& p,
-                                const NodeInfo& node, const MoreImportantFn& more_important) {
+                                const NodeInfo& node, const VictimOrder& victim_order) {
   NodeVictims result;
   result.node = node.node.name;
   const NormalizedPod& preemptor = *p.pod;
@@ -411,7 +412,7 @@ NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContex
   std::stable_sort(entries.begin(), entries.end(), [&](const auto& a, const auto& b) {
     const int da = a.ns->scope.distance, db = b.ns->scope.distance;
     if (da != db) return da < db;
-    return more_important(*b.pod, *a.pod);
+    return victim_order.KeptOver(*b.pod, *a.pod);
   });
 
   WhatIf what_if(state, p, node, s);
@@ -419,7 +420,7 @@ NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContex
   std::vector<const NormalizedPod*>& potential = s.potential;
   potential.clear();
   // With pod groups, victims are units (docs/workloads.md#5-victim-units-and-their-order).
-  if (state.HasGroups()) return SelectVictimUnits(state, p, node, more_important, s, what_if);
+  if (state.HasGroups()) return SelectVictimUnits(state, p, node, victim_order, s, what_if);
   for (const auto& [x, xns_ptr] : entries) {
     const VictimSelectionScratch::Namespace& xns = *xns_ptr;
     const VictimRule::Scope& scope = xns.scope;
@@ -455,7 +456,7 @@ NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContex
                    [&](const NormalizedPod* a, const NormalizedPod* b) {
                      const int da = scope_of(a).scope.distance, db = scope_of(b).scope.distance;
                      if (da != db) return da > db;
-                     return more_important(*a, *b);
+                     return victim_order.KeptOver(*a, *b);
                    });
   s.violating.clear();
   s.non_violating.clear();
@@ -478,9 +479,10 @@ NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContex
   for (const NormalizedPod* x : s.non_violating)
     reprieve(x);
 
-  std::stable_sort(
-      result.victims.begin(), result.victims.end(),
-      [&](const NormalizedPod* a, const NormalizedPod* b) { return more_important(*a, *b); });
+  std::stable_sort(result.victims.begin(), result.victims.end(),
+                   [&](const NormalizedPod* a, const NormalizedPod* b) {
+                     return victim_order.KeptOver(*a, *b);
+                   });
   result.candidate = !result.victims.empty();
   result.distance = 0;
   for (const NormalizedPod* v : result.victims)

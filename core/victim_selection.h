@@ -7,7 +7,6 @@
 // Thread-safety: pure; the caller keeps `state` still for the duration of the call.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,13 +14,10 @@
 #include "core/cluster_state.h"
 #include "core/quota_admission.h"
 #include "core/status.h"
+#include "core/victim_order.h"
 #include "core/victim_rule.h"
 
 namespace capext {
-
-// Returns true when `a` is more important than `b` (kept over b). The default is
-// MoreImportantPod (priority, then earlier start); policies/ may supply others.
-using MoreImportantFn = std::function<bool(const Pod& a, const Pod& b)>;
 
 struct NodeVictims {
   std::string node;
@@ -65,7 +61,7 @@ PreemptorContext MakePreemptorContext(const ClusterState& state,
                                       NormalizedPod&& preemptor) = delete;
 
 NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContext& preemptor,
-                                const NodeInfo& node, const MoreImportantFn& more_important);
+                                const NodeInfo& node, const VictimOrder& victim_order);
 
 // PDB split of kube-scheduler's filterPodsWithPDBViolation: `pods` (most important first) into
 // violating and non-violating, order kept.

@@ -4,8 +4,8 @@
 // running below its minMember). One order for all of them, first victim first:
 //   1. priority, lowest first (a core's: its highest member's);
 //   2. at equal priority: surplus members, then single pods, then group cores;
-//   3. the caller's pod order (by default the most recently started first) on the unit's
-//      representative: the pod itself, or a core's earliest-started member;
+//   3. the profile's victim order (core/victim_order.h; by default the most recently started
+//      first) on the unit's representative: the pod itself, or a core's earliest-started member;
 //   4. the representative's store key.
 // (The quota-tree distance stays the outermost key: victim_selection.cpp applies it first.)
 // Thread-safety: pure functions over a ClusterState the caller keeps still.
@@ -17,6 +17,7 @@
 
 #include "core/cluster_state.h"
 #include "core/pod_group.h"
+#include "core/victim_order.h"
 
 namespace capext {
 
@@ -56,13 +57,13 @@ inline bool HeldWithoutNode(const ClusterState& state, const NormalizedPod& pod)
 // The unit that `pod` (bound or reserved on a node) is taken in.
 VictimUnit VictimUnitOf(const ClusterState& state, const NormalizedPod& pod);
 
-// True when unit `a` goes before unit `b`. `more_important(x, y)`: pod x is kept over pod y.
-template <typename MoreImportant>
-bool VictimUnitBefore(const VictimUnit& a, const VictimUnit& b, MoreImportant&& more_important) {
+// True when unit `a` goes before unit `b`: the one comparator of victims, keys 1 to 4 above, with
+// the profile's victim order (core/victim_order.h) as key 3.
+inline bool VictimUnitBefore(const VictimUnit& a, const VictimUnit& b, const VictimOrder& order) {
   if (a.priority != b.priority) return a.priority < b.priority;
   if (a.kind != b.kind) return static_cast<int>(a.kind) < static_cast<int>(b.kind);
-  if (more_important(*b.representative, *a.representative)) return true;
-  if (more_important(*a.representative, *b.representative)) return false;
+  if (order.KeptOver(*b.representative, *a.representative)) return true;
+  if (order.KeptOver(*a.representative, *b.representative)) return false;
   return a.representative->store_key() < b.representative->store_key();
 }
 

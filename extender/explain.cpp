@@ -36,8 +36,8 @@ struct Explanation {
   bool fair_sharing = false;  // the plan may take victims by reclaim between borrowers
 };
 
-Explanation Explain(const ClusterState& state, const NormalizedPod& pod,
-                    const MoreImportantFn& order, const FairReclaimOptions& fair) {
+Explanation Explain(const ClusterState& state, const NormalizedPod& pod, const VictimOrder& order,
+                    const FairReclaimOptions& fair) {
   Explanation e;
   e.quota = state.QuotaFor(pod.ns);
   e.used = state.Used(pod.ns);
@@ -107,7 +107,7 @@ void WriteResources(W& w, const char* key, const ResourceList& list) {
 }  // namespace
 
 std::string ExplainPodJson(const ClusterState& state, const NormalizedPod& pod,
-                           const MoreImportantFn& order, const FairReclaimOptions& fair) {
+                           const VictimOrder& order, const FairReclaimOptions& fair) {
   Explanation e = Explain(state, pod, order, fair);
   rapidjson::StringBuffer buffer;
   rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
@@ -290,7 +290,7 @@ std::string ExplainPodJson(const ClusterState& state, const NormalizedPod& pod,
 }
 
 std::string ExplainPodText(const ClusterState& state, const NormalizedPod& pod,
-                           const MoreImportantFn& order, const FairReclaimOptions& fair) {
+                           const VictimOrder& order, const FairReclaimOptions& fair) {
   Explanation e = Explain(state, pod, order, fair);
   std::string out = fmt::format("pod {} (priority {}) requests {}\n", pod.Key(), pod.priority,
                                 e.request.ToString());

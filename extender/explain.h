@@ -18,10 +18,8 @@
 namespace capext {
 
 std::string ExplainPodJson(const ClusterState& state, const NormalizedPod& pod,
-                           const MoreImportantFn& more_important,
-                           const FairReclaimOptions& fair = {});
+                           const VictimOrder& victim_order, const FairReclaimOptions& fair = {});
 std::string ExplainPodText(const ClusterState& state, const NormalizedPod& pod,
-                           const MoreImportantFn& more_important,
-                           const FairReclaimOptions& fair = {});
+                           const VictimOrder& victim_order, const FairReclaimOptions& fair = {});
 
 }  // namespace capext

@@ -10,14 +10,17 @@
 #include "extender/embedded/cluster_source.h"
 #include "extender/explain.h"
 #include "extender/serve_options.h"
+#include "policies/admission_rules.h"
 #include "policies/policies.h"
+#include "policies/victim_orders.h"
 
 namespace capext {
 
 int RunExplainCommand(const std::vector<std::string>& args) {
   std::string snapshot, pod_file, pod_key, output = "text", semantics_name = "capacity-extender";
   std::string min_run_time;
-  ExtenderConfig config;  // only fairSharing and fairShareMinRunTime are read, as serve reads them
+  // Read as serve reads them: admissionRules, victimOrder, fairSharing and fairShareMinRunTime.
+  ExtenderConfig config;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](std::string* out) {
@@ -29,15 +32,17 @@ int RunExplainCommand(const std::vector<std::string>& args) {
     if (a == "--help" || a == "-h") {
       std::cout
           << "usage: capacity-extender explain [--snapshot FILE] [--quota-semantics NAME] "
-             "[--fair-sharing] [--fair-share-min-run-time DURATION] [-o text|json]\n"
+             "[--admission-rules NAMES] [--victim-order NAME] [--fair-sharing] "
+             "[--fair-share-min-run-time DURATION] [-o text|json]\n"
              "       (NAMESPACE/NAME | -f POD.yaml)\n\n"
              "Prints, for one pod, the quota arithmetic of its ElasticQuota (used, reserved,\n"
              "request, nominated sums, min, max, cluster totals), why each node fits or not,\n"
              "and what the reclaim controller would evict. Fair sharing's arithmetic is shown\n"
              "at every level; with --fair-sharing (serve's fairSharing) the plan across nodes\n"
              "also reclaims between borrowers, sparing pods that started less than\n"
-             "--fair-share-min-run-time ago (default 5m). Without --snapshot the bundled\n"
-             "example cluster is used.\n";
+             "--fair-share-min-run-time ago (default 5m). --admission-rules and\n"
+             "--victim-order pick plugins by name as serve's flags do. Without --snapshot the\n"
+             "bundled example cluster is used.\n";
       return 0;
     } else if (a == "--snapshot") {
       ok = value(&snapshot);
@@ -47,6 +52,10 @@ int RunExplainCommand(const std::vector<std::string>& args) {
       ok = value(&output);
     } else if (a == "--quota-semantics") {
       ok = value(&semantics_name);
+    } else if (a == "--admission-rules") {
+      ok = value(&config.admission_rules);
+    } else if (a == "--victim-order") {
+      ok = value(&config.victim_order);
     } else if (a == "--fair-sharing") {
       config.fair_sharing = true;
     } else if (a == "--fair-share-min-run-time") {
@@ -69,7 +78,19 @@ int RunExplainCommand(const std::vector<std::string>& args) {
     std::cerr << "explain: give exactly one of NAMESPACE/NAME or -f POD.yaml; -o text|json\n";
     return 2;
   }
-  SchedulerCache cache(semantics->make(), DecodeOptions{});
+  QuotaSemantics with_rules;
+  if (Status s = WithAdmissionRules(semantics->make(), config.admission_rules, &with_rules);
+      !s.ok()) {
+    std::cerr << "explain: --admission-rules: " << s.message() << "\n";
+    return 2;
+  }
+  const auto* victim_order = VictimOrderPolicies().Find(config.victim_order);
+  if (victim_order == nullptr) {
+    std::cerr << "explain: --victim-order: unknown " << VictimOrderPolicies().what() << " '"
+              << config.victim_order << "' (" << VictimOrderPolicies().NamesText() << ")\n";
+    return 2;
+  }
+  SchedulerCache cache(with_rules, DecodeOptions{});
   std::string source;
   if (Status s = LoadEmbeddedCluster(snapshot, &cache, &source); !s.ok()) {
     std::cerr << "explain: " << s.message() << "\n";
@@ -101,7 +122,7 @@ int RunExplainCommand(const std::vector<std::string>& args) {
     }
     pod = *found;
   }
-  const MoreImportantFn order = VictimOrderPolicies().default_entry().make();
+  const VictimOrder& order = *victim_order->make();
   FairReclaimOptions fair = FairReclaimOptionsFrom(config);
   fair.now_ms = cache.NowMs();
   std::cout << cache.Read([&](const ClusterState& state) {

@@ -23,6 +23,7 @@
 #include "extender/serve_options.h"
 #include "policies/admission_rules.h"
 #include "policies/policies.h"
+#include "policies/victim_orders.h"
 
 namespace capext {
 namespace {
@@ -149,7 +150,7 @@ int RunServeCommand(const std::vector<std::string>& args) {
   }
 
   ExtenderService service(&cache, &metrics, NodeScoringPolicies().Find(config.scoring)->make(),
-                          VictimOrderPolicies().Find(config.victim_order)->make(), binder.get(),
+                          *VictimOrderPolicies().Find(config.victim_order)->make(), binder.get(),
                           ServiceOptionsFrom(config));
 
   ReclaimControllerOptions reclaim_options;
@@ -169,7 +170,7 @@ int RunServeCommand(const std::vector<std::string>& args) {
   reclaim_options.fair_sharing = fair_reclaim.enabled;
   reclaim_options.fair_share_min_run_time_ms = fair_reclaim.min_run_time_ms;
   EventRecorder events(EventOptions(config));  // outlives the controller's threads
-  ReclaimController reclaim(&cache, &metrics, service.more_important(), evictor.get(), nudger.get(),
+  ReclaimController reclaim(&cache, &metrics, service.victim_order(), evictor.get(), nudger.get(),
                             reclaim_options);
   if (event_sink) reclaim.RecordEvents(&events, event_sink.get());
   reclaim.FollowLeadership(leadership);
@@ -210,7 +211,7 @@ int RunServeCommand(const std::vector<std::string>& args) {
     // Gated gangs get reclaim from the admission loop, under the reclaim controller's mode and
     // hold (docs/reclaim-plan.md#gate-mode-the-admission-loop-plans-for-a-gated-gang).
     admission_options.reclaim.mode = reclaim_options.mode;
-    admission_options.reclaim.more_important = service.more_important();
+    admission_options.reclaim.victim_order = &service.victim_order();
     admission_options.reclaim.plan_max_steps = reclaim_options.plan_max_steps;
     admission_options.reclaim.plan_time_cap_ms = reclaim_options.plan_time_cap_ms;
     admission_options.reclaim.refusal_backoff_ms = reclaim_options.refusal_backoff_ms;

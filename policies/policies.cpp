@@ -3,30 +3,6 @@
 #include "policies/admission_rules.h"
 
 namespace capext {
-namespace {
-
-// Priority first; then the pod asking for less cpu is kept (evicting the big one frees more
-// room with fewer victims); then start time.
-bool PriorityThenLargestFirst(const Pod& a, const Pod& b) {
-  if (a.priority != b.priority) return a.priority > b.priority;
-  const int64_t ca = a.requests.Get(kCpuName), cb = b.requests.Get(kCpuName);
-  if (ca != cb) return ca < cb;
-  return EffectiveStartMs(a) < EffectiveStartMs(b);
-}
-
-}  // namespace
-
-const PolicyTable<MoreImportantFn>& VictimOrderPolicies() {
-  static const PolicyTable<MoreImportantFn> table(
-      "victim order",
-      {{"priority-then-start-time",
-        "lowest priority first, then the most recently started (kube-scheduler's order)",
-        [] { return MoreImportantFn(MoreImportantPod); }},
-       {"priority-then-largest-first",
-        "lowest priority first, then the largest cpu request, then the most recently started",
-        [] { return MoreImportantFn(PriorityThenLargestFirst); }}});
-  return table;
-}
 
 const PolicyTable<NodeScoring>& NodeScoringPolicies() {
   static const PolicyTable<NodeScoring> table(
@@ -111,12 +87,6 @@ Status ResolveSimProfile(std::string_view name, SimProfile* out) {
   }
   *out = profile;
   return {};
-}
-
-SimProfile SimProfileNamed(std::string_view name) {
-  SimProfile out;
-  if (!ResolveSimProfile(name, &out).ok()) out = SimProfilePolicies().default_entry().make();
-  return out;
 }
 
 std::vector<std::string> DefaultComparedSimProfiles() {

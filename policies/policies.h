@@ -9,14 +9,10 @@
 #include "core/node_score.h"
 #include "core/quota_semantics.h"
 #include "core/status.h"
-#include "core/victim_selection.h"
 #include "policies/policy_table.h"
 
 namespace capext {
 
-// Which of two pods is kept longer when victims are chosen
-// (docs/capacity-semantics.md#4-victims-on-one-node).
-const PolicyTable<MoreImportantFn>& VictimOrderPolicies();
 // How /prioritize and the simulator rank the nodes a pod fits (core/node_score.h).
 const PolicyTable<NodeScoring>& NodeScoringPolicies();
 // Which resources a quota governs and how
@@ -45,9 +41,6 @@ const PolicyTable<SimProfile>& SimProfilePolicies();
 // The profile `name` names: an entry of the table, optionally followed by extra admission rules
 // ("capacity+<rule>", policies/admission_rules.h). Invalid when the entry or a rule is unknown.
 Status ResolveSimProfile(std::string_view name, SimProfile* out);
-// ResolveSimProfile, or the default's profile when `name` does not resolve (callers validate
-// names first: capacity-sim's command line does).
-SimProfile SimProfileNamed(std::string_view name);
 // The names `compare` runs without --policies, in table order.
 std::vector<std::string> DefaultComparedSimProfiles();
 

@@ -34,7 +34,7 @@ struct BindCluster {
   BindCluster(int pending, int admitted)
       : cache(QuotaSemantics::kCapacityExtender, {}),
         binder(&cache),
-        service(&cache, &metrics, NodeScoring::kLeastAllocated, MoreImportantFn(MoreImportantPod),
+        service(&cache, &metrics, NodeScoring::kLeastAllocated, PriorityThenStartTimeOrder(),
                 &binder, ServiceOptions{}) {
     ClusterShape shape;
     shape.nodes = 1000;

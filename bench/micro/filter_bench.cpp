@@ -197,7 +197,7 @@ int main(int argc, char** argv) {
 
   EmbeddedBinder binder(&cache);
   ExtenderService service(&cache, &metrics, NodeScoring::kLeastAllocated,
-                          MoreImportantFn(MoreImportantPod), &binder, ServiceOptions{});
+                          PriorityThenStartTimeOrder(), &binder, ServiceOptions{});
 
   PodSpecText pod;
   pod.ns = "team-0";

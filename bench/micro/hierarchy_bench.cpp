@@ -105,7 +105,7 @@ struct Extender {
     cache.set_ready(true);
     binder = std::make_unique<EmbeddedBinder>(&cache);
     service = std::make_unique<ExtenderService>(&cache, &metrics, NodeScoring::kLeastAllocated,
-                                                MoreImportantFn(MoreImportantPod), binder.get(),
+                                                PriorityThenStartTimeOrder(), binder.get(),
                                                 ServiceOptions{});
   }
 };

@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
   cache.set_ready(true);
   EmbeddedBinder binder(&cache);
   ExtenderService service(&cache, &metrics, NodeScoring::kLeastAllocated,
-                          MoreImportantFn(MoreImportantPod), &binder, ServiceOptions{});
+                          PriorityThenStartTimeOrder(), &binder, ServiceOptions{});
   const std::atomic<bool> gating{true};
   RouterOptions options{"", Listener::kWebhook, nullptr, nullptr, {"capacity-scheduler"}, &gating};
   http::Handler router = MakeRouter(&service, &metrics, options);

@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
   cache.set_ready(true);
   EmbeddedBinder binder(&cache);
   ExtenderService service(&cache, &metrics, NodeScoring::kLeastAllocated,
-                          MoreImportantFn(MoreImportantPod), &binder, ServiceOptions{});
+                          PriorityThenStartTimeOrder(), &binder, ServiceOptions{});
   PendingBoard board(100);
   for (int i = 0; i < pending; ++i)
     board.Set(Record(i, quotas, now_ms));

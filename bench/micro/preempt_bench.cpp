@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   cache.set_ready(true);
   EmbeddedBinder binder(&cache);
   ExtenderService service(&cache, &metrics, NodeScoring::kLeastAllocated,
-                          MoreImportantFn(MoreImportantPod), &binder, ServiceOptions{});
+                          PriorityThenStartTimeOrder(), &binder, ServiceOptions{});
 
   PodSpecText preemptor;
   preemptor.ns = "team-0";

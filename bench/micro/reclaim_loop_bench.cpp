@@ -153,8 +153,8 @@ void RunScenario(const Args& args, bool fair, Report& report) {
   ReclaimControllerOptions options;
   if constexpr (requires { options.fair_sharing; }) options.fair_sharing = fair;
   SetBudget(options, budget);
-  ReclaimController controller(&cache, &metrics, MoreImportantFn(MoreImportantPod), &evictor,
-                               &nudger, options);
+  ReclaimController controller(&cache, &metrics, PriorityThenStartTimeOrder(), &evictor, &nudger,
+                               options);
   controller.RecordEvents(&recorder, &sink);
 
   auto pass = [&] {

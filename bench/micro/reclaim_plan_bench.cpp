@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
   std::printf("plan search: %d nodes x %d pods, a %d-pod gang of %lld-cpu pods and a single pod\n",
               nodes, kPodsPerNode, kGang, static_cast<long long>(kMemberCpu / 1000));
 
-  const MoreImportantFn order(MoreImportantPod);
+  const VictimOrder& order = PriorityThenStartTimeOrder();
   auto run = [&](const NormalizedPod& pod, const char* name) {
     ReclaimPlan plan;
     std::vector<double> wall;

@@ -24,7 +24,7 @@ namespace capext {
 
 bool SimEngine::GateOnArrival(uint32_t id) {
   // Fair sharing orders admission through the gate: every quota pod is gated.
-  const bool fair = SimProfileNamed(options_.policy).fair_sharing;
+  const bool fair = profile_.fair_sharing;
   if (options_.admission != SimAdmission::kGang && !fair) return false;
   const BucketInfo& info = buckets_[pods_[id].bucket];
   if (tenants_[info.tenant].quota == nullptr) return false;
@@ -63,7 +63,7 @@ void SimEngine::AdmissionPass() {
   admission_due_ = false;
   AdmissionOptions options;
   options.default_group_timeout_ms = options_.group_timeout_ms;
-  options.fair_sharing = SimProfileNamed(options_.policy).fair_sharing;
+  options.fair_sharing = profile_.fair_sharing;
   const AdmissionRound round = PlanAdmissions(state_, options, now_);
   ++out_->admission_rounds;
   if (options_.observer) {

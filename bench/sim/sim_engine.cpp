@@ -12,6 +12,7 @@
 #include "core/quota_admission.h"
 #include "core/quota_semantics.h"
 #include "policies/policies.h"
+#include "policies/victim_orders.h"
 
 namespace capext {
 namespace {
@@ -38,7 +39,9 @@ SimEngine::SimEngine(const SimulationInput& input, const SimulationOptions& opti
     : input_(input),
       options_(options),
       out_(out),
-      state_(options.cluster_quotas.value_or(SimProfileNamed(options.policy).semantics)) {
+      profile_(SimProfilePolicies().default_entry().make()),
+      profile_status_(ResolveSimProfile(options.policy, &profile_)),
+      state_(options.cluster_quotas.value_or(profile_.semantics)) {
   state_.SetDeviceClassMappings(options.device_class_mappings);
 }
 
@@ -49,14 +52,15 @@ int SimEngine::TenantIndex(const std::string& name) const {
 }
 
 Status SimEngine::Setup() {
+  if (!profile_status_.ok()) return profile_status_;
   const auto* scoring = NodeScoringPolicies().Find(options_.scoring);
   if (scoring == nullptr) {
     return Status::Invalid(fmt::format("unknown --scoring '{}': expected {}", options_.scoring,
                                        NodeScoringPolicies().NamesText()));
   }
   scoring_ = scoring->make();
-  more_important_ = VictimOrderPolicies().default_entry().make();
-  const SimProfile setup = SimProfileNamed(options_.policy);
+  victim_order_ = VictimOrderPolicies().default_entry().make();
+  const SimProfile& setup = profile_;
 
   // Cluster objects: priority classes first so priorities resolve, then nodes, quotas, PDBs,
   // DRA objects, and the snapshot's bound pods.
@@ -405,7 +409,7 @@ void SimEngine::Collect() {
   out_->allocatable_gpu = out_->gpu_resource.empty()
                               ? 0
                               : nodes_->TotalAllocatable(ResourceName::Of(out_->gpu_resource));
-  const SimProfile setup = SimProfileNamed(options_.policy);
+  const SimProfile& setup = profile_;
   for (const auto& t : tenants_) {
     TenantPlanView v;
     v.name = t.name;

@@ -30,6 +30,8 @@
 #include "core/candidate_search.h"
 #include "core/cluster_state.h"
 #include "core/placement_search.h"
+#include "core/status.h"
+#include "policies/policies.h"
 
 namespace capext {
 
@@ -174,6 +176,8 @@ class SimEngine {
   const SimulationInput& input_;
   SimulationOptions options_;
   SimulationResult* out_;
+  SimProfile profile_;     // options_.policy's profile (the default's while profile_status_ fails)
+  Status profile_status_;  // resolving options_.policy; Setup returns it when it failed
   ClusterState state_;
   bool reclaim_ = true;
   const DenseNodes* nodes_ = nullptr;          // the state's mirror
@@ -189,7 +193,7 @@ class SimEngine {
   std::map<std::string, std::string> base_name_;  // replacement's uid -> the original's name
   std::map<std::string, int> replacements_;       // "ns/original name" -> replacements made
   int gpu_dim_ = -1;                              // the dimension reported as gpu
-  MoreImportantFn more_important_;
+  const VictimOrder* victim_order_ = nullptr;
   NodeScoring scoring_ = NodeScoring::kLeastAllocated;
   std::size_t num_to_find_ = 0;
   std::size_t num_candidates_ = 0;

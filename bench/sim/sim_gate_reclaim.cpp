@@ -55,7 +55,7 @@ void SimEngine::GateReclaimPass(const AdmissionRound& round) {
     const NormalizedPod* pod = state_.FindPod(key);
     auto known = pod_by_uid_.find(key);
     if (pod == nullptr || known == pod_by_uid_.end()) continue;
-    const ReclaimPlan plan = SearchReclaimPlan(state_, *pod, more_important_);
+    const ReclaimPlan plan = SearchReclaimPlan(state_, *pod, *victim_order_);
     if (!plan.found() || plan.units.empty()) continue;
     // Copied before the state changes (the plan points into it).
     std::vector<std::pair<std::string, std::string>> placement;

@@ -18,14 +18,13 @@
 namespace capext {
 
 bool SimEngine::TryFairReclaim(int b) {
-  if (!SimProfileNamed(options_.policy).fair_reclaim || !WouldBorrow(state_, *scratch_))
-    return false;
+  if (!profile_.fair_reclaim || !WouldBorrow(state_, *scratch_)) return false;
   const std::string uid = scratch_->store_key();
   const bool added = state_.FindPod(uid) == nullptr;
   if (added) state_.UpsertPod(*scratch_);  // waiting: part of its quota's demand
   const NormalizedPod& pod = *state_.FindPod(uid);
   const ReclaimPlan plan =
-      SearchReclaimPlan(state_, pod, more_important_, {},
+      SearchReclaimPlan(state_, pod, *victim_order_, {},
                         FairReclaimOptions{true, now_, options_.fair_share_min_run_time_ms});
   if (!plan.found() || plan.units.empty() || plan.nodes.empty()) {
     if (added) state_.DeletePod(uid);
@@ -75,7 +74,7 @@ bool SimEngine::TryReclaim(int b, uint32_t id) {
   search.max_pool = num_candidates_;
   search.exhaustive = options_.exhaustive_reclaim;
   const CandidateSearchResult found =
-      SearchCandidates(state_, *placement_, *scratch_, more_important_, search);
+      SearchCandidates(state_, *placement_, *scratch_, *victim_order_, search);
   const int total = nodes_->size();
   if (total > 0) preempt_offset_ = (preempt_offset_ + found.processed) % total;
   out_->reclaim_nodes_examined += static_cast<int64_t>(found.examined);

@@ -57,10 +57,10 @@ class GateOpener {
 
 // Gate mode's reclaim for gated gangs
 // (docs/reclaim-plan.md#gate-mode-the-admission-loop-plans-for-a-gated-gang). Without
-// `more_important` (or with mode kOff, or without ReclaimThrough) gated gangs get no reclaim.
+// `victim_order` (or with mode kOff, or without ReclaimThrough) gated gangs get no reclaim.
 struct GateReclaimOptions {
   ReclaimMode mode = ReclaimMode::kOn;
-  MoreImportantFn more_important;
+  const VictimOrder* victim_order = nullptr;
   int64_t nomination_ttl_ms = 120'000;  // config nominationTTL: how long the freed room is held
   int64_t plan_max_steps = 250'000;     // the plan's budget of steps
   int64_t plan_time_cap_ms = 200;       // the wall-clock cap on one search

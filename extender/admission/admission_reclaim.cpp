@@ -78,7 +78,7 @@ void AdmissionLoop::FollowPlans(AdmissionRound* round) {
 void AdmissionLoop::Reclaim(AdmissionRound* round, int64_t now_ms, bool acts) {
   FollowPlans(round);
   const GateReclaimOptions& options = options_.reclaim;
-  if (options.mode == ReclaimMode::kOff || !options.more_important || evictions_ == nullptr) return;
+  if (options.mode == ReclaimMode::kOff || !options.victim_order || evictions_ == nullptr) return;
   // The gangs waiting for room, each asked by its unit's first pod (the oldest member under our
   // gate alone), not in flight, not backing off after a refusal, and not planned in vain since
   // the cluster last changed.
@@ -132,7 +132,7 @@ void AdmissionLoop::Reclaim(AdmissionRound* round, int64_t now_ms, bool acts) {
         return std::chrono::steady_clock::now() - search_start >
                std::chrono::milliseconds(options.plan_time_cap_ms);
       };
-      return CopyPlan(SearchReclaimPlan(state, *pod, options.more_important, budget), id);
+      return CopyPlan(SearchReclaimPlan(state, *pod, *options.victim_order, budget), id);
     });
     metrics_->Observe(
         "capacity_extender_reclaim_plan_search_seconds",

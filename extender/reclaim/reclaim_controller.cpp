@@ -20,11 +20,11 @@ std::string JoinKeys(const std::vector<std::string>& keys) {
 }  // namespace
 
 ReclaimController::ReclaimController(SchedulerCache* cache, Metrics* metrics,
-                                     MoreImportantFn more_important, Evictor* evictor,
+                                     const VictimOrder& victim_order, Evictor* evictor,
                                      RequeueNudger* nudger, ReclaimControllerOptions options)
     : cache_(cache),
       metrics_(metrics),
-      more_important_(std::move(more_important)),
+      victim_order_(victim_order),
       nudger_(nudger),
       options_(options),
       board_(options.reclaim_history),
@@ -100,13 +100,14 @@ ReclaimController::Plan ReclaimController::PlanFor(const NormalizedPod& pod,
   cache_->Read([&](const ClusterState& state) {
     ReclaimOptions plan_options;
     plan_options.excluded_nodes = excluded_nodes;
-    ReclaimPlanForPod plan = PlanReclaim(state, pod, more_important_, plan_options);
+    ReclaimPlanForPod plan = PlanReclaim(state, pod, victim_order_, plan_options);
     out.decision = plan.decision;
     out.node = plan.node;
     out.reason = plan.decision == ReclaimDecision::kEvict ? plan.explanation : plan.why.message();
     for (const NormalizedPod* v : plan.victims)
       out.victims.push_back(*v);  // pointers are only valid under the lock
     out.admission = AdmissionChanges(state.semantics());
+    out.victim_changes = kVictimRuleChanges | victim_order_.Declared();
     if (plan.decision != ReclaimDecision::kFitsNow) {
       const AdmissionVerdict admission = DecideAdmission(state, pod);
       out.quota = admission.status;
@@ -185,7 +186,7 @@ WakeRule ReclaimController::WakeRuleFor(const Plan& plan) {
     case ReclaimDecision::kEvict:
       rule.on = plan.quota.IsUnresolvable() && plan.quota_rule != nullptr
                     ? plan.quota_rule->Declared()
-                    : plan.admission | kVictimRuleChanges | kNodeFitChanges;
+                    : plan.admission | plan.victim_changes | kNodeFitChanges;
       if (plan.decision == ReclaimDecision::kEvict) rule.on |= kCandidateOrderChanges;
       break;
   }

@@ -41,8 +41,9 @@
 //   QuotaExceeded and        only what the rule that refused it declares (the built-in max rule:
 //     Unresolvable           its tree, since only a max on its path can change that).
 //   QuotaExceeded, other;    every admission rule of the profile, the victim rule
-//   Unschedulable;           (kVictimRuleChanges: who borrows, the candidates on every node) and
-//   a dry-run plan           node fit (any node); a dry-run plan also the choice among candidates
+//   Unschedulable;           (kVictimRuleChanges: who borrows, the candidates on every node), the
+//   a dry-run plan           victim order (VictimOrder::Declared) and node fit (any node); a
+//                            dry-run plan also the choice among candidates
 //                            (kCandidateOrderChanges: PodDisruptionBudgets).
 //   AwaitingScheduler        nothing else: only kube-scheduler marking it unschedulable (its own
 //                            status) changes this.
@@ -172,7 +173,7 @@ struct ReclaimControllerOptions {
 
 class ReclaimController {
  public:
-  ReclaimController(SchedulerCache* cache, Metrics* metrics, MoreImportantFn more_important,
+  ReclaimController(SchedulerCache* cache, Metrics* metrics, const VictimOrder& victim_order,
                     Evictor* evictor, RequeueNudger* nudger, ReclaimControllerOptions options);
   ~ReclaimController();
 
@@ -239,7 +240,8 @@ class ReclaimController {
     Status quota;
     const AdmissionRule* quota_rule = nullptr;  // the rule that refused it (quota not ok), or none
     DeclaredChanges admission = 0;              // AdmissionChanges of the state's profile
-    std::string fit_node;                       // kFitsNow: the first node (by name) that takes it
+    DeclaredChanges victim_changes = 0;  // the victim rule's and the profile's victim order's
+    std::string fit_node;                // kFitsNow: the first node (by name) that takes it
   };
   Plan PlanFor(const NormalizedPod& pod, const std::vector<std::string>& excluded_nodes);
   // The verdict of a pod for which nothing is evicted now.
@@ -291,7 +293,7 @@ class ReclaimController {
 
   SchedulerCache* cache_;
   Metrics* metrics_;
-  MoreImportantFn more_important_;
+  const VictimOrder& victim_order_;
   RequeueNudger* nudger_;
   ReclaimControllerOptions options_;
   EventRecorder* recorder_ = nullptr;

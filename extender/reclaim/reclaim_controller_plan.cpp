@@ -45,7 +45,7 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
              std::chrono::milliseconds(options_.plan_time_cap_ms);
     };
     const ReclaimPlan p = SearchReclaimPlan(
-        state, pod, more_important_, budget,
+        state, pod, victim_order_, budget,
         {options_.fair_sharing, now_ms, options_.fair_share_min_run_time_ms, &fairness_cache_});
     if (fair_single && (!p.found() || p.units.empty())) {
       out.gang = false;  // nothing to take by fairness: the one-node path decides

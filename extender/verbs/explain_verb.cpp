@@ -15,8 +15,8 @@ http::Response ExtenderService::Explain(std::string& body) {
   std::string json = cache_->Read([&](const ClusterState& state) {
     // The cache's copy when it knows the pod (bound or not), else the request's, normalised.
     if (const NormalizedPod* known = state.FindPod(StoreKeyOf(pod)))
-      return ExplainPodJson(state, *known, more_important_, fair);
-    return ExplainPodJson(state, state.Normalize(pod), more_important_, fair);
+      return ExplainPodJson(state, *known, victim_order_, fair);
+    return ExplainPodJson(state, state.Normalize(pod), victim_order_, fair);
   });
   return {200, "application/json", std::move(json), {}};
 }

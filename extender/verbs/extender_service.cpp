@@ -7,12 +7,12 @@
 namespace capext {
 
 ExtenderService::ExtenderService(SchedulerCache* cache, Metrics* metrics, NodeScoring scoring,
-                                 MoreImportantFn more_important, PodBinder* binder,
+                                 const VictimOrder& victim_order, PodBinder* binder,
                                  ServiceOptions options)
     : cache_(cache),
       metrics_(metrics),
       scoring_(scoring),
-      more_important_(std::move(more_important)),
+      victim_order_(victim_order),
       binder_(binder),
       options_(options),
       flights_([this](BindFlights::Waiter waiter, const BindFlights::FlightView& flight) {

@@ -47,7 +47,7 @@ struct ServiceOptions {
 class ExtenderService {
  public:
   ExtenderService(SchedulerCache* cache, Metrics* metrics, NodeScoring scoring,
-                  MoreImportantFn more_important, PodBinder* binder, ServiceOptions options);
+                  const VictimOrder& victim_order, PodBinder* binder, ServiceOptions options);
 
   http::Response Filter(std::string& body);
   http::Response Prioritize(std::string& body);
@@ -62,7 +62,7 @@ class ExtenderService {
   // Quota gauges in the Prometheus text format (used, min, max per namespace and resource).
   std::string QuotaGauges() const;
 
-  const MoreImportantFn& more_important() const { return more_important_; }
+  const VictimOrder& victim_order() const { return victim_order_; }
   SchedulerCache& cache() { return *cache_; }
 
  private:
@@ -103,7 +103,7 @@ class ExtenderService {
   SchedulerCache* cache_;
   Metrics* metrics_;
   NodeScoring scoring_;
-  MoreImportantFn more_important_;
+  const VictimOrder& victim_order_;
   PodBinder* binder_;
   ServiceOptions options_;
   BindFlights flights_;

@@ -30,7 +30,7 @@ http::Response ExtenderService::Preempt(std::string& body) {
       return EncodePreemptionResult({});
     }
     const std::vector<std::string> proposed(args.node_names.begin(), args.node_names.end());
-    const PreemptionPlan plan = FindPreemption(state, *pod, more_important_, proposed);
+    const PreemptionPlan plan = FindPreemption(state, *pod, victim_order_, proposed);
     note = plan.why.message();
     candidates = plan.candidates.size();
     // Victims are pods of the state: encoded while the state is still read.

@@ -57,7 +57,7 @@ TEST_CASE("SearchCandidates chooses what FindPreemption chooses over the same po
       const int total = static_cast<int>(state.dense_nodes()->size());
       for (int k = 0; k < 3; ++k) {
         const NormalizedPod pod = testing::QuestionFor(gen, state, c.decode_options());
-        const PreemptionPlan all = FindPreemption(state, pod, MoreImportantPod);
+        const PreemptionPlan all = FindPreemption(state, pod, PriorityThenStartTimeOrder());
         INFO("seed " << seed << " step " << step << " after [" << last_change << "] pod "
                      << pod.Key() << " priority " << pod.priority << " requests "
                      << pod.requests.ToString() << "; FindPreemption: " << Describe(all, true));
@@ -66,7 +66,7 @@ TEST_CASE("SearchCandidates chooses what FindPreemption chooses over the same po
           options.start = total > 0 ? gen.rng().Below(total) : 0;
           options.exhaustive = exhaustive;
           const CandidateSearchResult r =
-              SearchCandidates(state, placement, pod, MoreImportantPod, options);
+              SearchCandidates(state, placement, pod, PriorityThenStartTimeOrder(), options);
           INFO("exhaustive " << exhaustive << " start " << options.start << " pool " << r.pool
                              << " examined " << r.examined);
           CHECK(Describe(r.plan, exhaustive) == Describe(all, exhaustive));
@@ -80,7 +80,7 @@ TEST_CASE("SearchCandidates chooses what FindPreemption chooses over the same po
         few.start = total > 0 ? gen.rng().Below(total) : 0;
         few.max_pool = static_cast<std::size_t>(gen.rng().Between(1, std::max(1, total)));
         const CandidateSearchResult r =
-            SearchCandidates(state, placement, pod, MoreImportantPod, few);
+            SearchCandidates(state, placement, pod, PriorityThenStartTimeOrder(), few);
         std::vector<std::string> processed;
         for (int i = 0; i < r.processed; ++i)
           processed.push_back(state.dense_nodes()->name((few.start + i) % total));
@@ -88,7 +88,8 @@ TEST_CASE("SearchCandidates chooses what FindPreemption chooses over the same po
                          << fmt::format("{}", fmt::join(processed, ",")));
         // Nothing processed: the search saw that no node can give a candidate (as over all).
         const PreemptionPlan over_pool =
-            processed.empty() ? all : FindPreemption(state, pod, MoreImportantPod, processed);
+            processed.empty() ? all
+                              : FindPreemption(state, pod, PriorityThenStartTimeOrder(), processed);
         CHECK(Describe(r.plan, false) == Describe(over_pool, false));
       }
     }

@@ -193,8 +193,9 @@ TEST_CASE("bad input holds the pod with its reason, and no victim is evicted for
   CHECK(CheckQuota(state, state.Normalize(MakePod("free", "p").Claim("g", "none"))).ok());
 
   state.UpsertPod(MakePod("eq1", "low").Priority(0).Cpu(64000).BoundTo("n1"));
-  PreemptionPlan plan = FindPreemption(
-      state, state.Normalize(MakePod("eq1", "p").Priority(10).Claim("g", "bad")), MoreImportantPod);
+  PreemptionPlan plan =
+      FindPreemption(state, state.Normalize(MakePod("eq1", "p").Priority(10).Claim("g", "bad")),
+                     PriorityThenStartTimeOrder());
   CHECK_FALSE(plan.found());
   CHECK(plan.outcome == PreemptionPlan::Outcome::kNotEligible);
 }
@@ -254,13 +255,13 @@ TEST_CASE("evicting a holder frees a shared claim's devices only when no other p
   // Sum of mins is 4: eq2's 2 GPUs need eq1's borrowed devices back; evicting one pod of the
   // claim frees nothing while the other keeps it, so no single node has victims that help.
   CHECK(state.FindPod("uid-eq1-a")->device_demand()->kept.Get(kGpu) == 4);
-  PreemptionPlan plan = FindPreemption(state, p, MoreImportantPod);
+  PreemptionPlan plan = FindPreemption(state, p, PriorityThenStartTimeOrder());
   CHECK_FALSE(plan.found());
 
   SECTION("with the claim held by one pod, evicting it frees the devices") {
     state.DeletePod("uid-eq1-b");
     CHECK(state.FindPod("uid-eq1-a")->device_demand()->kept.empty());
-    PreemptionPlan freed = FindPreemption(state, p, MoreImportantPod);
+    PreemptionPlan freed = FindPreemption(state, p, PriorityThenStartTimeOrder());
     REQUIRE(freed.found());
     CHECK(KeysOf(freed.chosen.victims) == std::vector<std::string>{"eq1/a"});
   }

@@ -63,7 +63,8 @@ ClusterState Worked(int a_running = 1, int64_t d_started = 0) {
 ReclaimPlan Plan(const ClusterState& state, const std::string& ns, const std::string& name,
                  bool fair, int64_t min_run_time_ms = 300'000) {
   FairReclaimOptions options{fair, kNow, min_run_time_ms};
-  return SearchReclaimPlan(state, *state.FindPodByName(ns, name), MoreImportantPod, {}, options);
+  return SearchReclaimPlan(state, *state.FindPodByName(ns, name), PriorityThenStartTimeOrder(), {},
+                           options);
 }
 
 std::vector<std::string> Victims(const ReclaimPlan& plan) {
@@ -148,9 +149,9 @@ TEST_CASE("the fairness cache: one snapshot per version of one state, equal to a
   // The plan of the worked example, asked twice with the cache: one computation.
   const FairReclaimOptions options{true, kNow, 300'000, &cache};
   const NormalizedPod& a = *state.FindPodByName("a", "a-pending-0");
-  CHECK(Victims(SearchReclaimPlan(state, a, MoreImportantPod, {}, options)) ==
+  CHECK(Victims(SearchReclaimPlan(state, a, PriorityThenStartTimeOrder(), {}, options)) ==
         std::vector<std::string>{"d/d-run-26"});
-  CHECK(Victims(SearchReclaimPlan(state, a, MoreImportantPod, {}, options)) ==
+  CHECK(Victims(SearchReclaimPlan(state, a, PriorityThenStartTimeOrder(), {}, options)) ==
         std::vector<std::string>{"d/d-run-26"});
   CHECK(cache.computed() == 1);
   // A change (D's victim gone, A's pod on the node): a new snapshot, as computed afresh.
@@ -229,11 +230,12 @@ TEST_CASE(
       for (const std::string& key : pending) {
         const NormalizedPod* pod = sim.state.FindPod(key);
         if (pod == nullptr || pod->IsBound()) continue;
-        const ReclaimPlan plan = SearchReclaimPlan(sim.state, *pod, MoreImportantPod, {},
-                                                   FairReclaimOptions{true, now, kMinRun});
+        const ReclaimPlan plan = SearchReclaimPlan(sim.state, *pod, PriorityThenStartTimeOrder(),
+                                                   {}, FairReclaimOptions{true, now, kMinRun});
         // The pass's shared fairness (core/fairness_snapshot.h) decides exactly as a fresh one.
-        const ReclaimPlan shared = SearchReclaimPlan(
-            sim.state, *pod, MoreImportantPod, {}, FairReclaimOptions{true, now, kMinRun, &cache});
+        const ReclaimPlan shared =
+            SearchReclaimPlan(sim.state, *pod, PriorityThenStartTimeOrder(), {},
+                              FairReclaimOptions{true, now, kMinRun, &cache});
         CHECK(shared.outcome == plan.outcome);
         CHECK(shared.nodes == plan.nodes);
         CHECK(Victims(shared) == Victims(plan));

@@ -181,7 +181,7 @@ TEST_CASE("taking a core releases its admitted members' holds in the what-if; th
   state.UpsertPod(W(2));
   state.Hold(Key("w-2"), 500, 1'000'000);
   const NormalizedPod p = state.Normalize(MakePod("eq2", "p").Cpu(3000).Created(900));
-  const ReclaimPlanForPod plan = PlanReclaim(state, p, MoreImportantPod, {});
+  const ReclaimPlanForPod plan = PlanReclaim(state, p, PriorityThenStartTimeOrder(), {});
   CHECK(ReclaimDecisionName(plan.decision) == std::string("evict"));
   CHECK(KeysOf(plan.victims) == std::vector<std::string>{"eq1/w-0", "eq1/w-1"});
   // Evicting them ends the hold: what the what-if counted.

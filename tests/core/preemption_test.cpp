@@ -225,7 +225,7 @@ TEST_CASE("FindPreemption runs 1.2 on every node and chooses with 1.3", "[preemp
   state.UpsertPod(MakePod("free", "small-low").Cpu(1000).Priority(0).BoundTo("small"));
   Pod p = MakePod("free", "p").Cpu(2000).Priority(10);
 
-  PreemptionPlan plan = FindPreemption(state, state.Normalize(p), MoreImportantPod);
+  PreemptionPlan plan = FindPreemption(state, state.Normalize(p), PriorityThenStartTimeOrder());
   REQUIRE(plan.found());
   CHECK(plan.chosen.node == "n2");
   CHECK(KeysOf(plan.chosen.victims) == std::vector<std::string>{"free/n2-low"});
@@ -236,21 +236,22 @@ TEST_CASE("FindPreemption runs 1.2 on every node and chooses with 1.3", "[preemp
 
   SECTION("restricted to named nodes") {
     PreemptionPlan only_n1 =
-        FindPreemption(state, state.Normalize(p), MoreImportantPod, {"n1", "missing"});
+        FindPreemption(state, state.Normalize(p), PriorityThenStartTimeOrder(), {"n1", "missing"});
     REQUIRE(only_n1.found());
     CHECK(only_n1.chosen.node == "n1");
   }
   SECTION("preemptionPolicy Never finds nothing") {
     PreemptionPlan never = FindPreemption(
         state, state.Normalize(MakePod("free", "p").Cpu(2000).Priority(10).PreemptionNever()),
-        MoreImportantPod);
+        PriorityThenStartTimeOrder());
     CHECK_FALSE(never.found());
     CHECK(never.outcome == PreemptionPlan::Outcome::kNotEligible);
     CHECK(never.why.message() == reasons::kPreemptionPolicyNever);
   }
   SECTION("no candidate") {
-    PreemptionPlan none = FindPreemption(
-        state, state.Normalize(MakePod("free", "p").Cpu(2000).Priority(0)), MoreImportantPod);
+    PreemptionPlan none =
+        FindPreemption(state, state.Normalize(MakePod("free", "p").Cpu(2000).Priority(0)),
+                       PriorityThenStartTimeOrder());
     CHECK_FALSE(none.found());
     CHECK(none.candidates.empty());
     CHECK_FALSE(none.why.message().empty());

@@ -152,7 +152,7 @@ TEST_CASE("reclaim: siblings first, never below a level's min", "[quota_tree]") 
 
   // Example 3: a2 comes back: a1's pods (siblings) are the only eligible victims.
   const NormalizedPod a2 = state.Normalize(MakePod("a2", "a2-1").Cpu(2000).Created(++clock));
-  PreemptionPlan plan = FindPreemption(state, a2, MoreImportantPod);
+  PreemptionPlan plan = FindPreemption(state, a2, PriorityThenStartTimeOrder());
   REQUIRE(plan.found());
   REQUIRE(plan.chosen.victims.size() == 1);
   CHECK(plan.chosen.victims[0]->ns == "a1");
@@ -167,7 +167,7 @@ TEST_CASE("reclaim: siblings first, never below a level's min", "[quota_tree]") 
   state.UpsertPod(MakePod("a2", "a2-1").Cpu(2000).Started(++clock).BoundTo(plan.chosen.node));
   // a1 10, a2 2, A 12, b1 4, R 16.
   const NormalizedPod b1 = state.Normalize(MakePod("b1", "b1-3").Cpu(2000).Created(++clock));
-  PreemptionPlan for_b1 = FindPreemption(state, b1, MoreImportantPod);
+  PreemptionPlan for_b1 = FindPreemption(state, b1, PriorityThenStartTimeOrder());
   REQUIRE(for_b1.found());
   REQUIRE(for_b1.chosen.victims.size() == 1);
   CHECK(for_b1.chosen.victims[0]->ns == "a1");
@@ -185,7 +185,7 @@ TEST_CASE("reclaim: siblings first, never below a level's min", "[quota_tree]") 
     CHECK(FindFeasibleNodes(at_min, more).feasible.size() >= 1);
     Run(&at_min, "b1", 1, &t);  // b1 8 = B's min; nodes full
     const NormalizedPod last = at_min.Normalize(MakePod("b1", "b1-y").Cpu(2000).Created(++t));
-    CHECK_FALSE(FindPreemption(at_min, last, MoreImportantPod).found());
+    CHECK_FALSE(FindPreemption(at_min, last, PriorityThenStartTimeOrder()).found());
   }
 }
 
@@ -204,7 +204,7 @@ TEST_CASE("a parent's own namespace is its implicit child", "[quota_tree]") {
   const Status blocked = Admit(state, "a1", "a1-2");
   CHECK_THAT(blocked.message(), Catch::Contains("sum of all mins: cpu used 8 + request 2 > min 8"));
   const NormalizedPod p = state.Normalize(MakePod("a1", "a1-2").Cpu(2000).Created(++clock));
-  PreemptionPlan plan = FindPreemption(state, p, MoreImportantPod);
+  PreemptionPlan plan = FindPreemption(state, p, PriorityThenStartTimeOrder());
   REQUIRE(plan.found());
   REQUIRE(plan.chosen.victims.size() == 1);
   CHECK(plan.chosen.victims[0]->ns == "team-a");

@@ -42,7 +42,7 @@ TEST_CASE(
   state.UpsertPod(AdmittedAt(MakePod("eq2", "svc").Cpu(6000).Created(60000), 60000));
   const NormalizedPod& svc = *state.FindPod(StoreKeyOf(MakePod("eq2", "svc")));
   REQUIRE(state.Used("eq2").Get("cpu") == 6000);  // its own hold
-  const ReclaimPlanForPod plan = PlanReclaim(state, svc, MoreImportantPod, {});
+  const ReclaimPlanForPod plan = PlanReclaim(state, svc, PriorityThenStartTimeOrder(), {});
   CHECK(ReclaimDecisionName(plan.decision) == std::string("evict"));
   CHECK(plan.node == "n1");
   // The job's core, taken whole: both pods.
@@ -50,8 +50,8 @@ TEST_CASE(
   // The same pod without the annotation (no hold) is planned the same way.
   ClusterState unheld(state);
   unheld.UpsertPod(MakePod("eq2", "svc").Cpu(6000).Created(60000));
-  const ReclaimPlanForPod same =
-      PlanReclaim(unheld, *unheld.FindPod(StoreKeyOf(MakePod("eq2", "svc"))), MoreImportantPod, {});
+  const ReclaimPlanForPod same = PlanReclaim(
+      unheld, *unheld.FindPod(StoreKeyOf(MakePod("eq2", "svc"))), PriorityThenStartTimeOrder(), {});
   CHECK(same.decision == plan.decision);
   CHECK(KeysOf(same.victims) == KeysOf(plan.victims));
 }

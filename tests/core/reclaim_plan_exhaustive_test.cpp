@@ -150,7 +150,7 @@ std::vector<VictimUnit> Units(const ClusterState& state, const NormalizedPod& po
     const int da = rule.ScopeOf(a.representative->ns).distance;
     const int db = rule.ScopeOf(b.representative->ns).distance;
     if (da != db) return da < db;
-    return VictimUnitBefore(a, b, MoreImportantPod);
+    return VictimUnitBefore(a, b, PriorityThenStartTimeOrder());
   });
   return units;
 }
@@ -272,7 +272,7 @@ TEST_CASE("plan search: never more victims than needed, a plan whenever one exis
       ((mask & ~r_mask) == 0 ? valid_in_r : valid_outside) = true;
       minimum = std::min(minimum, pods.size());
     }
-    const ReclaimPlan plan = SearchReclaimPlan(state, pod, MoreImportantPod);
+    const ReclaimPlan plan = SearchReclaimPlan(state, pod, PriorityThenStartTimeOrder());
     REQUIRE_FALSE(plan.approximate());
     if (valid_in_r) REQUIRE(plan.found());
     if (valid.empty()) REQUIRE_FALSE(plan.found());
@@ -303,7 +303,7 @@ TEST_CASE("plan search: never more victims than needed, a plan whenever one exis
     // A smaller budget: the same plan, or approximate.
     ReclaimPlanBudget budget;
     budget.max_steps = seed % 2 == 0 ? plan.steps : std::max<int64_t>(1, plan.steps * 3 / 4);
-    const ReclaimPlan cut = SearchReclaimPlan(state, pod, MoreImportantPod, budget);
+    const ReclaimPlan cut = SearchReclaimPlan(state, pod, PriorityThenStartTimeOrder(), budget);
     if (cut.approximate()) {
       ++budget_cut;
     } else {

@@ -56,7 +56,8 @@ ClusterState FullNodes(int64_t cpu, int64_t b_min = 0, int64_t spare = 0) {
 
 ReclaimPlan Plan(const ClusterState& state, const std::string& ns, const std::string& name,
                  const ReclaimPlanBudget& budget = {}) {
-  return SearchReclaimPlan(state, *state.FindPodByName(ns, name), MoreImportantPod, budget);
+  return SearchReclaimPlan(state, *state.FindPodByName(ns, name), PriorityThenStartTimeOrder(),
+                           budget);
 }
 
 TEST_CASE("a 4-pod gang on 4 full nodes takes the 4 borrowers, one per node", "[reclaim-plan]") {

@@ -40,7 +40,8 @@ TEST_CASE("seed 002: an entitled pod reclaims from the borrower, never its NoteB
   ClusterState state = Seed002();
   Pod job2 = MakePod("eq2", "job-2").Cpu(5000);
   state.UpsertPod(job2);
-  ReclaimPlanForPod plan = PlanReclaim(state, state.Normalize(job2), MoreImportantPod, {});
+  ReclaimPlanForPod plan =
+      PlanReclaim(state, state.Normalize(job2), PriorityThenStartTimeOrder(), {});
   REQUIRE(plan.decision == ReclaimDecision::kEvict);
   CHECK(plan.node == "n2");
   CHECK(KeysOf(plan.victims) == std::vector<std::string>{"eq1/job-b"});
@@ -53,13 +54,14 @@ TEST_CASE("seed 002: an entitled pod reclaims from the borrower, never its NoteB
     ReclaimOptions options;
     options.excluded_nodes = {"n2"};
     ReclaimPlanForPod elsewhere =
-        PlanReclaim(state, state.Normalize(job2), MoreImportantPod, options);
+        PlanReclaim(state, state.Normalize(job2), PriorityThenStartTimeOrder(), options);
     // On n1 eq1 stops giving victims at its min after job-a: 3 cpu free is not enough.
     CHECK(elsewhere.decision == ReclaimDecision::kNoCandidate);
   }
   SECTION("a reclaim in flight is not started again") {
     state.Nominate(UidOf(job2), "n2", 120000);
-    ReclaimPlanForPod again = PlanReclaim(state, state.Normalize(job2), MoreImportantPod, {});
+    ReclaimPlanForPod again =
+        PlanReclaim(state, state.Normalize(job2), PriorityThenStartTimeOrder(), {});
     CHECK(again.decision == ReclaimDecision::kInFlight);
     CHECK(again.why.message() == reasons::kReclaimInFlight);
   }
@@ -90,7 +92,8 @@ TEST_CASE("seed 002 with a bind in flight: the reserved pod is a victim, the Not
     const Pod job2 = MakePod("eq2", "job-2").Cpu(5000).Created(175'000);
     state.UpsertPod(job2);
     bound.UpsertPod(job2);
-    const ReclaimPlanForPod plan = PlanReclaim(state, state.Normalize(job2), MoreImportantPod, {});
+    const ReclaimPlanForPod plan =
+        PlanReclaim(state, state.Normalize(job2), PriorityThenStartTimeOrder(), {});
     REQUIRE(plan.decision == ReclaimDecision::kEvict);
     CHECK(plan.node == "n2");
     CHECK(KeysOf(plan.victims) == std::vector<std::string>{"eq1/job-b", "eq1/job-b2"});
@@ -98,7 +101,8 @@ TEST_CASE("seed 002 with a bind in flight: the reserved pod is a victim, the Not
     CHECK_THAT(plan.explanation,
                Catch::Contains("evicting eq1/job-b (priority 0), eq1/job-b2 (priority 0, bind in "
                                "flight) on node n2"));
-    const ReclaimPlanForPod twin = PlanReclaim(bound, bound.Normalize(job2), MoreImportantPod, {});
+    const ReclaimPlanForPod twin =
+        PlanReclaim(bound, bound.Normalize(job2), PriorityThenStartTimeOrder(), {});
     REQUIRE(twin.decision == ReclaimDecision::kEvict);
     CHECK(twin.node == plan.node);
     CHECK(KeysOf(twin.victims) == KeysOf(plan.victims));
@@ -109,7 +113,8 @@ TEST_CASE("seed 002 with a bind in flight: the reserved pod is a victim, the Not
     state.UpsertPod(job3);
     bound.UpsertPod(job3);
     for (ClusterState* s : {&state, &bound}) {
-      const ReclaimPlanForPod plan = PlanReclaim(*s, s->Normalize(job3), MoreImportantPod, {});
+      const ReclaimPlanForPod plan =
+          PlanReclaim(*s, s->Normalize(job3), PriorityThenStartTimeOrder(), {});
       REQUIRE(plan.decision == ReclaimDecision::kEvict);
       CHECK(plan.node == "n2");
       CHECK(KeysOf(plan.victims) == std::vector<std::string>{"eq1/job-b2"});
@@ -124,7 +129,8 @@ TEST_CASE("seed 002: a borrower may only preempt lower-priority pods of its name
   state.UpsertPod(MakePod("eq2", "job-2").Cpu(5000).BoundTo("n2"));
   Pod job_b2 = MakePod("eq1", "job-b2").Cpu(2000);
   state.UpsertPod(job_b2);
-  ReclaimPlanForPod plan = PlanReclaim(state, state.Normalize(job_b2), MoreImportantPod, {});
+  ReclaimPlanForPod plan =
+      PlanReclaim(state, state.Normalize(job_b2), PriorityThenStartTimeOrder(), {});
   CHECK(plan.decision == ReclaimDecision::kNoCandidate);
   CHECK(plan.victims.empty());
 }
@@ -133,29 +139,30 @@ TEST_CASE("PlanReclaim: nothing to do", "[reclaim_planner]") {
   ClusterState state = Seed002();
   SECTION("the pod fits now") {
     ReclaimPlanForPod plan = PlanReclaim(state, state.Normalize(MakePod("eq2", "small").Cpu(1000)),
-                                         MoreImportantPod, {});
+                                         PriorityThenStartTimeOrder(), {});
     CHECK(plan.decision == ReclaimDecision::kFitsNow);
   }
   SECTION("a namespace without a quota is left to kube-scheduler unless asked") {
     Pod pod = MakePod("free", "p").Cpu(8000).Priority(10);
-    CHECK(PlanReclaim(state, state.Normalize(pod), MoreImportantPod, {}).decision ==
+    CHECK(PlanReclaim(state, state.Normalize(pod), PriorityThenStartTimeOrder(), {}).decision ==
           ReclaimDecision::kNotEligible);
     ReclaimOptions options;
     options.include_pods_without_quota = true;
     // No pod without a quota to preempt.
-    CHECK(PlanReclaim(state, state.Normalize(pod), MoreImportantPod, options).decision ==
-          ReclaimDecision::kNoCandidate);
+    CHECK(
+        PlanReclaim(state, state.Normalize(pod), PriorityThenStartTimeOrder(), options).decision ==
+        ReclaimDecision::kNoCandidate);
   }
   SECTION("preemptionPolicy Never") {
     ReclaimPlanForPod plan =
         PlanReclaim(state, state.Normalize(MakePod("eq2", "never").Cpu(5000).PreemptionNever()),
-                    MoreImportantPod, {});
+                    PriorityThenStartTimeOrder(), {});
     CHECK(plan.decision == ReclaimDecision::kNotEligible);
     CHECK(plan.why.message() == reasons::kPreemptionPolicyNever);
   }
   SECTION("a request above max can never be helped") {
     ReclaimPlanForPod plan = PlanReclaim(state, state.Normalize(MakePod("eq2", "huge").Cpu(15000)),
-                                         MoreImportantPod, {});
+                                         PriorityThenStartTimeOrder(), {});
     CHECK(plan.decision == ReclaimDecision::kNoCandidate);
     CHECK_THAT(plan.why.message(), Catch::Contains("request alone exceeds the max"));
     CHECK(plan.why.code() == StatusCode::kUnschedulableAndUnresolvable);

@@ -24,7 +24,7 @@ using Keys = std::vector<std::string>;
 NodeVictims Select(const ClusterState& state, const Pod& preemptor, const std::string& node) {
   const NormalizedPod normalized = state.Normalize(preemptor);
   PreemptorContext ctx = MakePreemptorContext(state, normalized);
-  return SelectVictimsOnNode(state, ctx, *state.FindNode(node), MoreImportantPod);
+  return SelectVictimsOnNode(state, ctx, *state.FindNode(node), PriorityThenStartTimeOrder());
 }
 
 bool MoreThanMin(const ClusterState& state, const Pod& preemptor) {

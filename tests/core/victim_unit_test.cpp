@@ -51,7 +51,7 @@ ClusterState Cluster(bool grouped) {
 NodeVictims Victims(const ClusterState& state, const NormalizedPod& preemptor,
                     const std::string& node = "n1") {
   const PreemptorContext ctx = MakePreemptorContext(state, preemptor);
-  return SelectVictimsOnNode(state, ctx, *state.FindNode(node), MoreImportantPod);
+  return SelectVictimsOnNode(state, ctx, *state.FindNode(node), PriorityThenStartTimeOrder());
 }
 
 TEST_CASE("an elastic job gives up its surplus before a single pod and before its core",
@@ -133,7 +133,7 @@ TEST_CASE("the unit order: priority, then surplus < single < core, then the pod 
   const NormalizedPod* early = state.FindPod(StoreKeyOf(MakePod("ns", "early")));
   const NormalizedPod* late = state.FindPod(StoreKeyOf(MakePod("ns", "late")));
   auto before = [](const VictimUnit& a, const VictimUnit& b) {
-    return VictimUnitBefore(a, b, MoreImportantPod);
+    return VictimUnitBefore(a, b, PriorityThenStartTimeOrder());
   };
   CHECK(before(unit(VictimUnitKind::kCore, 0, early), unit(VictimUnitKind::kSurplus, 1, early)));
   CHECK(before(unit(VictimUnitKind::kSurplus, 1, early), unit(VictimUnitKind::kSingle, 1, late)));

@@ -82,7 +82,7 @@ void CompareScreen(PathContext& ctx) {
 void CompareReclaim(PathContext& ctx, const PreemptionPlan& all) {
   ReclaimOptions options;
   options.include_pods_without_quota = ctx.Draw(11) % 2 == 0;
-  const ReclaimPlanForPod plan = PlanReclaim(ctx.base, *ctx.pod, ctx.more_important, options);
+  const ReclaimPlanForPod plan = PlanReclaim(ctx.base, *ctx.pod, *ctx.victim_order, options);
   ctx.Count(std::string("reclaim: ") + ReclaimDecisionName(plan.decision));
   const bool fits_some = std::any_of(ctx.state_nodes.begin(), ctx.state_nodes.end(),
                                      [&](const std::string& n) { return ctx.verdict[n].ok(); });
@@ -130,7 +130,7 @@ void CompareCandidateSearch(PathContext& ctx, const ClusterState& dense, DensePl
                                      std::max<std::size_t>(1, ctx.state_nodes.size()));
     options.exhaustive = exhaustive;
     const CandidateSearchResult r =
-        SearchCandidates(dense, placement, *ctx.pod, ctx.more_important, options);
+        SearchCandidates(dense, placement, *ctx.pod, *ctx.victim_order, options);
     const std::string path = exhaustive ? "candidate search (exhaustive)" : "candidate search";
     if (DescribePlan(r.plan) != DescribePlan(all)) {
       ctx.Disagree(path, fmt::format("start {}: SearchCandidates {}, FindPreemption {}",
@@ -202,7 +202,7 @@ void ComparePlacement(PathContext& ctx, const ClusterState& dense, DensePlacemen
 
 void CompareCorePaths(PathContext& ctx) {
   CompareScreen(ctx);
-  const PreemptionPlan all = FindPreemption(ctx.base, *ctx.pod, ctx.more_important);
+  const PreemptionPlan all = FindPreemption(ctx.base, *ctx.pod, *ctx.victim_order);
   ctx.Count(std::string("preemption: ") + (all.found() ? "found"
                                            : all.outcome == PreemptionPlan::Outcome::kNotEligible
                                                ? "not eligible"

@@ -7,6 +7,7 @@
 
 #include "core/placement.h"
 #include "policies/policies.h"
+#include "policies/victim_orders.h"
 #include "tests/e2e/path_context.h"
 
 namespace capext::testing {
@@ -73,7 +74,7 @@ void RunPaths(PathContext& ctx) {
   ctx.scoring = std::array{NodeScoring::kLeastAllocated, NodeScoring::kMostAllocated,
                            NodeScoring::kNone}[ctx.Draw(1) % 3];
   const auto& orders = VictimOrderPolicies();
-  ctx.more_important =
+  ctx.victim_order =
       (ctx.Draw(2) % 2 == 0 ? orders.default_entry() : *orders.Find("priority-then-largest-first"))
           .make();
 

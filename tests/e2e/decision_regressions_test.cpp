@@ -82,7 +82,7 @@ VerbAnswers AskVerbs(const ClusterCase& c, const JsonTree& pod, const std::strin
   Metrics metrics;
   EmbeddedBinder binder(&cache);
   ExtenderService service(&cache, &metrics, NodeScoring::kLeastAllocated,
-                          MoreImportantFn(MoreImportantPod), &binder, {});
+                          PriorityThenStartTimeOrder(), &binder, {});
   VerbAnswers out;
   std::string body =
       fmt::format(R"({{"Pod":{},"Nodes":null,"NodeNames":["{}"]}})", pod.ToJson(), node);
@@ -203,7 +203,7 @@ PreemptionPlan PreemptionOf(const ClusterCase& c, const JsonTree& pod) {
   ClusterState state(c.semantics);
   REQUIRE(BuildState(c, &state).ok());
   const NormalizedPod normalized = NormalizedQuestion(state, pod);
-  return FindPreemption(state, normalized, MoreImportantPod);
+  return FindPreemption(state, normalized, PriorityThenStartTimeOrder());
 }
 
 }  // namespace
@@ -289,7 +289,7 @@ TEST_CASE(
   const NormalizedPod pod = NormalizedQuestion(state, job2);
   // Before the fix the reservation was room on n2 but not a pod there: the plan was job-b and
   // the NoteBook nb-b.
-  const ReclaimPlanForPod plan = PlanReclaim(state, pod, MoreImportantPod, {});
+  const ReclaimPlanForPod plan = PlanReclaim(state, pod, PriorityThenStartTimeOrder(), {});
   REQUIRE(plan.decision == ReclaimDecision::kEvict);
   CHECK(plan.node == "n2");
   CHECK(KeysOf(plan.victims) == std::vector<std::string>{"eq1/job-b", "eq1/job-b2"});
@@ -303,7 +303,7 @@ TEST_CASE(
   Metrics metrics;
   EmbeddedBinder binder(&cache);
   ExtenderService service(&cache, &metrics, NodeScoring::kLeastAllocated,
-                          MoreImportantFn(MoreImportantPod), &binder, {});
+                          PriorityThenStartTimeOrder(), &binder, {});
   std::string body = fmt::format(
       R"({{"Pod":{},"NodeNameToMetaVictims":{{"n1":{{"Pods":[]}},"n2":{{"Pods":[]}}}}}})",
       job2.ToJson());

@@ -202,7 +202,7 @@ std::string Victims(const std::vector<const NormalizedPod*>& victims) {
 // keeps producing them.
 bool ChoiceCountsHeld(const ClusterState& bound, const GroupCase& c) {
   const NormalizedPod pod = bound.Normalize(c.question);
-  for (const NodeVictims& n : FindPreemption(bound, pod, MoreImportantPod).candidates) {
+  for (const NodeVictims& n : FindPreemption(bound, pod, PriorityThenStartTimeOrder()).candidates) {
     for (const NormalizedPod* v : n.victims) {
       if (v->node_name == kHeldNode) return true;
     }
@@ -219,7 +219,7 @@ std::vector<std::pair<std::string, std::string>> Decisions(const ClusterState& s
   out.emplace_back("quota", Describe(filter.quota()));
   for (const Node& n : c.nodes)
     out.emplace_back("filter " + n.name, Describe(filter.CheckNode(n.name)));
-  const PreemptionPlan plan = FindPreemption(state, pod, MoreImportantPod);
+  const PreemptionPlan plan = FindPreemption(state, pod, PriorityThenStartTimeOrder());
   std::string p = fmt::format("outcome {} ({})", static_cast<int>(plan.outcome), CodeOf(plan.why));
   if (plan.found() && compare_choice)
     p += " chosen " + plan.chosen.node + Victims(plan.chosen.victims);
@@ -227,7 +227,7 @@ std::vector<std::pair<std::string, std::string>> Decisions(const ClusterState& s
     if (n.node != kHeldNode) p += fmt::format("; {}{}", n.node, Victims(n.victims));
   }
   out.emplace_back("preemption", p);
-  const ReclaimPlanForPod reclaim = PlanReclaim(state, pod, MoreImportantPod, {});
+  const ReclaimPlanForPod reclaim = PlanReclaim(state, pod, PriorityThenStartTimeOrder(), {});
   if (compare_choice) {
     out.emplace_back(
         "reclaim", fmt::format("{} {}{} ({})", ReclaimDecisionName(reclaim.decision), reclaim.node,
@@ -295,11 +295,11 @@ TEST_CASE(
       REQUIRE(a[k].second == b[k].second);
     }
     const NormalizedPod pod = held.Normalize(c.question);
-    const PreemptionPlan plan = FindPreemption(held, pod, MoreImportantPod);
+    const PreemptionPlan plan = FindPreemption(held, pod, PriorityThenStartTimeOrder());
     std::vector<std::vector<const NormalizedPod*>> sets;
     for (const NodeVictims& n : plan.candidates)
       sets.push_back(n.victims);
-    sets.push_back(PlanReclaim(held, pod, MoreImportantPod, {}).victims);
+    sets.push_back(PlanReclaim(held, pod, PriorityThenStartTimeOrder(), {}).victims);
     for (const auto& victims : sets) {
       if (victims.empty()) continue;
       ++victim_sets;

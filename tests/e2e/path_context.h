@@ -41,7 +41,7 @@ struct PathContext {
   std::map<std::string, Status> verdict;  // core's PodFilter verdict for each of `names`
   std::map<std::string, int> scores;      // /prioritize's answer for each of `names`
   NodeScoring scoring = NodeScoring::kLeastAllocated;
-  MoreImportantFn more_important = MoreImportantPod;  // the victim order policy
+  const VictimOrder* victim_order = &PriorityThenStartTimeOrder();  // the victim order policy
   std::vector<Disagreement> out;
 
   // A number derived from the seed and `salt`: the same for every run of one case.

@@ -95,7 +95,7 @@ std::vector<std::pair<std::string, std::string>> Decisions(PathContext& ctx,
   out.emplace_back("quota", DescribeStatus(filter.quota()));
   for (const std::string& name : ctx.names)
     out.emplace_back("filter " + name, DescribeStatus(filter.CheckNode(name)));
-  const PreemptionPlan all = FindPreemption(state, pod, ctx.more_important);
+  const PreemptionPlan all = FindPreemption(state, pod, *ctx.victim_order);
   out.emplace_back("preemption", Plan(all));
   auto reserved = [&](const std::vector<const NormalizedPod*>& victims) {
     return std::any_of(victims.begin(), victims.end(), [&](const NormalizedPod* v) {
@@ -108,7 +108,7 @@ std::vector<std::pair<std::string, std::string>> Decisions(PathContext& ctx,
   for (const bool without_quota : {false, true}) {
     ReclaimOptions options;
     options.include_pods_without_quota = without_quota;
-    const ReclaimPlanForPod plan = PlanReclaim(state, pod, ctx.more_important, options);
+    const ReclaimPlanForPod plan = PlanReclaim(state, pod, *ctx.victim_order, options);
     out.emplace_back(fmt::format("reclaim (pods without a quota: {})", without_quota),
                      Reclaim(plan));
     if (reserved(plan.victims)) *reserved_victims |= 2;
@@ -119,7 +119,7 @@ std::vector<std::pair<std::string, std::string>> Decisions(PathContext& ctx,
   CandidateSearchOptions search;
   search.start = static_cast<int>(ctx.Draw(60) % std::max<std::size_t>(1, ctx.state_nodes.size()));
   out.emplace_back("candidate search",
-                   Plan(SearchCandidates(dense, placement, pod, ctx.more_important, search).plan));
+                   Plan(SearchCandidates(dense, placement, pod, *ctx.victim_order, search).plan));
   PlacementQuery query;
   query.scoring = ctx.scoring;
   out.emplace_back("placement", Placement(FindPlacement(state, pod, query), ctx.state_nodes));

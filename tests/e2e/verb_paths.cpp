@@ -29,7 +29,7 @@ struct ServiceUnderTest {
   explicit ServiceUnderTest(const PathContext& ctx, bool unconfirmed_binds = false)
       : cache(ctx.c.semantics, ctx.c.decode_options(), [] { return kNowMs; }),
         binder(&cache),
-        service(&cache, &metrics, ctx.scoring, ctx.more_important,
+        service(&cache, &metrics, ctx.scoring, *ctx.victim_order,
                 unconfirmed_binds ? static_cast<PodBinder*>(&unconfirmed) : &binder, {}) {
     cache.set_ready(true);
     cache.Write([&](ClusterState& s) {
@@ -273,7 +273,7 @@ void ComparePreempt(PathContext& ctx, ServiceUnderTest& sut) {
   if (got.empty()) got = "none";
   std::string expected = "none";
   if (ctx.base.FindOurNomination(ctx.pod->store_key()) == nullptr) {
-    const PreemptionPlan plan = FindPreemption(ctx.base, *ctx.pod, ctx.more_important, proposed);
+    const PreemptionPlan plan = FindPreemption(ctx.base, *ctx.pod, *ctx.victim_order, proposed);
     expected = DescribeCandidates(plan.candidates);
   }
   if (expected != "none") ctx.Count("preempt: candidates answered");

@@ -56,7 +56,7 @@ struct Fixture {
   explicit Fixture(const ExtenderConfig& config)
       : cache(QuotaSemantics::kCapacityExtender, {}, [this] { return now.load(); }),
         binder(&cache),
-        service(&cache, &metrics, NodeScoring::kLeastAllocated, MoreImportantFn(MoreImportantPod),
+        service(&cache, &metrics, NodeScoring::kLeastAllocated, PriorityThenStartTimeOrder(),
                 &binder, ServiceOptionsFrom(config)),
         fair(FairReclaimOptionsFrom(config)) {
     cache.set_ready(true);
@@ -69,7 +69,8 @@ struct Fixture {
   // What `capacity-extender explain` prints for A's pending pod.
   std::string Text() {
     return cache.Read([&](const ClusterState& s) {
-      return ExplainPodText(s, *s.FindPodByName("a", "a-pending-0"), MoreImportantPod, fair);
+      return ExplainPodText(s, *s.FindPodByName("a", "a-pending-0"), PriorityThenStartTimeOrder(),
+                            fair);
     });
   }
   // POST /explain with A's pending pod (the cache's copy is explained).

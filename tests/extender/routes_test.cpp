@@ -20,7 +20,7 @@ struct Routes {
   Routes()
       : cache(QuotaSemantics::kCapacityExtender, {}, [] { return int64_t{1'767'225'600'000}; }),
         binder(&cache),
-        service(&cache, &metrics, NodeScoring::kLeastAllocated, MoreImportantFn(MoreImportantPod),
+        service(&cache, &metrics, NodeScoring::kLeastAllocated, PriorityThenStartTimeOrder(),
                 &binder, ServiceOptions{}) {
     cache.set_ready(true);
   }

@@ -1,5 +1,6 @@
 // The policy tables: one name, help and factory per choice; the first entry is the default.
 #include "policies/policies.h"
+#include "policies/victim_orders.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -50,6 +51,20 @@ TEST_CASE("the defaults and the names round-trip", "[policies]") {
   CHECK(QuotaSemanticsPolicies().Find("Scheduler-Plugins") == nullptr);  // names are exact
 }
 
+TEST_CASE("a victim order's registry name is the plugin's own name", "[policies][plugins]") {
+  std::set<const VictimOrder*> plugins;
+  for (const auto& e : VictimOrderPolicies().entries()) {
+    INFO(e.name);
+    const VictimOrder* order = e.make();
+    REQUIRE(order != nullptr);
+    CHECK(order->name() == e.name);
+    CHECK(plugins.insert(order).second);  // one plugin per entry
+    // The candidates on the nodes are what every order reads (core/victim_order.h).
+    CHECK((order->Declared() & kChangesOnAnyNode) != 0);
+  }
+  CHECK(VictimOrderPolicies().default_entry().make() == &PriorityThenStartTimeOrder());
+}
+
 struct OrderCase {
   std::string description;
   Pod a;
@@ -58,7 +73,7 @@ struct OrderCase {
 };
 
 TEST_CASE("the default victim order is kube-scheduler's MoreImportantPod", "[policies]") {
-  const MoreImportantFn order = VictimOrderPolicies().default_entry().make();
+  const VictimOrder& order = *VictimOrderPolicies().default_entry().make();
   const std::vector<OrderCase> cases = {
       {"higher priority wins", MakePod("ns", "a").Priority(10).Started(500),
        MakePod("ns", "b").Priority(5).Started(1), true},
@@ -75,14 +90,14 @@ TEST_CASE("the default victim order is kube-scheduler's MoreImportantPod", "[pol
   };
   for (const auto& c : cases) {
     INFO(c.description);
-    CHECK(order(c.a, c.b) == c.a_more_important);
+    CHECK(order.KeptOver(c.a, c.b) == c.a_more_important);
   }
 }
 
 TEST_CASE("priority-then-largest-first keeps smaller pods at equal priority", "[policies]") {
   const auto* entry = VictimOrderPolicies().Find("priority-then-largest-first");
   REQUIRE(entry != nullptr);
-  const MoreImportantFn order = entry->make();
+  const VictimOrder& order = *entry->make();
   const std::vector<OrderCase> cases = {
       {"priority first", MakePod("ns", "a").Priority(10).Cpu(64000),
        MakePod("ns", "b").Priority(5).Cpu(1), true},
@@ -93,22 +108,22 @@ TEST_CASE("priority-then-largest-first keeps smaller pods at equal priority", "[
   };
   for (const auto& c : cases) {
     INFO(c.description);
-    CHECK(order(c.a, c.b) == c.a_more_important);
+    CHECK(order.KeptOver(c.a, c.b) == c.a_more_important);
   }
 }
 
 TEST_CASE("every victim order is a strict weak ordering usable for sorting", "[policies]") {
   for (const auto& e : VictimOrderPolicies().entries()) {
     INFO(e.name);
-    const MoreImportantFn order = e.make();
+    const VictimOrder& order = *e.make();
     std::vector<Pod> pods = {MakePod("ns", "a").Priority(1).Started(3).Cpu(100),
                              MakePod("ns", "b").Priority(2).Started(2).Cpu(100),
                              MakePod("ns", "c").Priority(1).Started(1).Cpu(100),
                              MakePod("ns", "d").Priority(1).Started(1).Cpu(100)};
     for (const auto& p : pods)
-      CHECK_FALSE(order(p, p));
+      CHECK_FALSE(order.KeptOver(p, p));
     std::stable_sort(pods.begin(), pods.end(),
-                     [&](const Pod& x, const Pod& y) { return order(x, y); });
+                     [&](const Pod& x, const Pod& y) { return order.KeptOver(x, y); });
     std::vector<std::string> names;
     for (const auto& p : pods)
       names.push_back(p.name);

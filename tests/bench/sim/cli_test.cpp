@@ -50,7 +50,8 @@ TEST_CASE("a run policy is a registry profile plus admission rules (--policy cap
   REQUIRE(
       Parse({"--synthetic", "--policy", "capacity+test-at-most-2-pods", "--out", "o"}, &c).ok());
   CHECK(c.policies == std::vector<std::string>{"capacity+test-at-most-2-pods"});
-  const SimProfile profile = SimProfileNamed(c.policies.front());
+  SimProfile profile;
+  REQUIRE(ResolveSimProfile(c.policies.front(), &profile).ok());
   REQUIRE(profile.semantics.extra_rules().size() == 1);
   CHECK(profile.semantics.extra_rules()[0]->name() == "test-at-most-2-pods");
   CHECK(&profile.semantics.arithmetic() == &QuotaSemantics::kCapacityExtender.arithmetic());

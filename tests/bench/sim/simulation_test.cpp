@@ -13,6 +13,7 @@
 #include "bench/sim/synthetic_workload.h"
 #include "core/node_score.h"
 #include "core/placement.h"
+#include "policies/policies.h"
 
 namespace capext {
 namespace {
@@ -214,6 +215,26 @@ TEST_CASE("script steps: created, deleted and preempted pods settle after each s
   CHECK(twice.message().find("u-w is created twice") != std::string::npos);
 }
 
+TEST_CASE("an unknown policy is refused with the known names, never run as the default",
+          "[sim][engine]") {
+  const SimulationInput in = BorrowAndReclaimInput();
+  for (const std::string policy : {"no-such-policy", "capacity+no-such-rule", ""}) {
+    INFO(policy);
+    SimulationOptions o;
+    o.policy = policy;
+    SimulationResult r;
+    const Status s = RunSimulation(in, o, &r);
+    CHECK(s.code() == StatusCode::kInvalid);
+    CHECK(r.binds == 0);
+    if (policy.find('+') == std::string::npos) {
+      for (const std::string& known : SimProfilePolicies().Names())
+        CHECK(s.message().find(known) != std::string::npos);
+    } else {
+      CHECK(s.message().find("unknown admission rule \"no-such-rule\"") != std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("pods that can never run are rejected, by quota or by nodes", "[sim][engine]") {
   SimulationInput in = BorrowAndReclaimInput();
   in.workload.pods.push_back(PodOf("a-huge", "a", 1, 10, 9000));  // above a's max of 8
@@ -231,7 +252,8 @@ TEST_CASE("pods that can never run are rejected, by quota or by nodes", "[sim][e
 // (ClusterState::PendingPods), by the core's filter over every node and its choice of node, until
 // a pass binds nothing. No reclaim: the cases below have nothing to reclaim.
 std::vector<std::string> ReferenceLog(const SimulationInput& in, const std::string& policy) {
-  const SimProfile setup = SimProfileNamed(policy);
+  SimProfile setup;
+  REQUIRE(ResolveSimProfile(policy, &setup).ok());
   ClusterState state(setup.semantics);
   for (const auto& n : in.nodes)
     state.UpsertNode(n);

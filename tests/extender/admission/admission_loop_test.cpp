@@ -52,7 +52,7 @@ struct LoopHarness {
     AdmissionLoopOptions options;
     options.plan.default_group_timeout_ms = 30'000;
     if (reclaim) {
-      options.reclaim.more_important = MoreImportantPod;
+      options.reclaim.victim_order = &PriorityThenStartTimeOrder();
       options.reclaim.nomination_ttl_ms = 20'000;
     }
     loop = std::make_unique<AdmissionLoop>(&cache, &metrics, &opener, &evictor, options);

@@ -102,8 +102,9 @@ struct LiveFixture {
     ServiceOptions options;
     options.bind_deadline = config.bind_deadline;
     options.max_binds_in_flight = static_cast<std::size_t>(config.max_binds_in_flight);
-    service = std::make_unique<ExtenderService>(&cache, &metrics, NodeScoring::kLeastAllocated,
-                                                MoreImportantPod, binder.get(), options);
+    service =
+        std::make_unique<ExtenderService>(&cache, &metrics, NodeScoring::kLeastAllocated,
+                                          PriorityThenStartTimeOrder(), binder.get(), options);
   }
   bool WaitReady() {
     return Poll([&] { return cache.ready(); }, 20s);

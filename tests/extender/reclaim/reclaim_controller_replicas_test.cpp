@@ -250,8 +250,8 @@ TEST_CASE(
   Harness h;
   TenureEndingEvictor evictor(&h.evictor, &leadership);
   h.controller =
-      std::make_unique<ReclaimController>(&h.cache, &h.metrics, h.service.more_important(),
-                                          &evictor, &h.nudger, ReclaimControllerOptions{});
+      std::make_unique<ReclaimController>(&h.cache, &h.metrics, h.service.victim_order(), &evictor,
+                                          &h.nudger, ReclaimControllerOptions{});
   CacheRecorder recorder(&h.cache);
   h.controller->FollowLeadership(&leadership);
   h.controller->RecordReclaimsWith(&recorder);

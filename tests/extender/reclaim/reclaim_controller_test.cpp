@@ -351,7 +351,7 @@ TEST_CASE("reclaim: a pod whose bind is in flight is evicted like a bound one; n
   h.Add(MakePod("eq1", "job-b2").Uid("u-job-b2").Cpu(2000).Created(kStartMs - 500'000));
   HeldBinder held;
   ExtenderService binding(&h.cache, &h.metrics, NodeScoring::kLeastAllocated,
-                          MoreImportantFn(MoreImportantPod), &held, ServiceOptions{});
+                          PriorityThenStartTimeOrder(), &held, ServiceOptions{});
   std::string body = R"({"PodName":"job-b2","PodNamespace":"eq1","PodUID":"u-job-b2","Node":"n2"})";
   std::string answer;
   binding.Bind(body, [&](http::Response r) { answer = r.body; });
@@ -360,7 +360,7 @@ TEST_CASE("reclaim: a pod whose bind is in flight is evicted like a bound one; n
 
   // explain (and POST /explain) shows the plan with the reserved victim, marked as such.
   const std::string explained = h.cache.Read([](const ClusterState& s) {
-    return ExplainPodText(s, *s.FindPod("u-job-2"), MoreImportantPod);
+    return ExplainPodText(s, *s.FindPod("u-job-2"), PriorityThenStartTimeOrder());
   });
   CHECK_THAT(explained, Catch::Contains("evicting eq1/job-b (priority 0), eq1/job-b2 (priority 0, "
                                         "bind in flight) on node n2"));

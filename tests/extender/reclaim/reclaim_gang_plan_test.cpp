@@ -55,7 +55,7 @@ TEST_CASE("a gang's plan: the 4 borrowers evicted once, every member held on its
   LoadFullNodes(h);
   // explain shows the plan before anything is done.
   const std::string explained = h.cache.Read([](const ClusterState& s) {
-    return ExplainPodText(s, *s.FindPod("u-w-0"), MoreImportantPod);
+    return ExplainPodText(s, *s.FindPod("u-w-0"), PriorityThenStartTimeOrder());
   });
   CHECK(explained.find("plan across nodes: found") != std::string::npos);
   CHECK(explained.find("team-a/w-3 -> n4; victims: single team-b/b4, single team-b/b3, single "

@@ -111,10 +111,10 @@ struct Harness {
       : cache(semantics, {}, [this] { return now.load(); }),
         evictor(&cache),
         binder(&cache),
-        service(&cache, &metrics, NodeScoring::kLeastAllocated, MoreImportantFn(MoreImportantPod),
+        service(&cache, &metrics, NodeScoring::kLeastAllocated, PriorityThenStartTimeOrder(),
                 &binder, ServiceOptions{}) {
     cache.set_ready(true);
-    controller = std::make_unique<ReclaimController>(&cache, &metrics, service.more_important(),
+    controller = std::make_unique<ReclaimController>(&cache, &metrics, service.victim_order(),
                                                      &evictor, &nudger, options);
   }
   void Add(const Pod& pod) {

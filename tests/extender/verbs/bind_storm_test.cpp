@@ -191,7 +191,7 @@ struct StormCluster {
         embedded(&cache),
         owned(factory ? factory(&embedded) : nullptr),
         binder(owned ? owned.get() : &embedded),
-        service(&cache, &metrics, NodeScoring::kLeastAllocated, MoreImportantFn(MoreImportantPod),
+        service(&cache, &metrics, NodeScoring::kLeastAllocated, PriorityThenStartTimeOrder(),
                 binder, StormOptions()) {
     ConfigureLog("logfmt", "error");  // thousands of binds: keep the test output readable
     cache.set_ready(true);

@@ -99,7 +99,7 @@ BindOutcome NeverSent() {
 struct Fixture {
   explicit Fixture(ServiceOptions options = {})
       : cache(QuotaSemantics::kCapacityExtender, {}, [this] { return now.load(); }),
-        service(&cache, &metrics, NodeScoring::kLeastAllocated, MoreImportantFn(MoreImportantPod),
+        service(&cache, &metrics, NodeScoring::kLeastAllocated, PriorityThenStartTimeOrder(),
                 &binder, options) {
     ConfigureLog("logfmt", "error");
     cache.set_ready(true);

@@ -33,7 +33,7 @@ struct Fixture {
   explicit Fixture(ServiceOptions options = {})
       : cache(QuotaSemantics::kCapacityExtender, {}, [this] { return now.load(); }),
         binder(&cache),
-        service(&cache, &metrics, NodeScoring::kLeastAllocated, MoreImportantFn(MoreImportantPod),
+        service(&cache, &metrics, NodeScoring::kLeastAllocated, PriorityThenStartTimeOrder(),
                 &binder, options) {
     cache.set_ready(true);
     cache.Write([](ClusterState& s) {

@@ -72,7 +72,7 @@ struct HoldCluster {
   explicit HoldCluster(bool reserve_at_filter, int64_t max_pods)
       : cache(QuotaSemantics::kCapacityExtender, {}, [this] { return now.load(); }),
         binder(&cache),
-        service(&cache, &metrics, NodeScoring::kLeastAllocated, MoreImportantFn(MoreImportantPod),
+        service(&cache, &metrics, NodeScoring::kLeastAllocated, PriorityThenStartTimeOrder(),
                 &binder, Options(reserve_at_filter)) {
     ConfigureLog("logfmt", "error");
     cache.set_ready(true);
