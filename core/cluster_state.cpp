@@ -58,6 +58,7 @@ ClusterState::ClusterState(const ClusterState& other, WithoutDenseNodes)
     if (!h.derived) Hold(key, h.held_ms, h.expires_ms);
   }
   suspended_holds_ = other.suspended_holds_;
+  suspended_nominations_ = other.suspended_nominations_;
   for (const auto& [key, record] : other.groups_) {
     auto it = groups_.find(key);
     if (it == groups_.end()) continue;
@@ -153,7 +154,10 @@ void ClusterState::FilePod(NormalizedPod pod) {
   const std::string key = pod.store_key();
   const bool was_member_on_node = GroupMemberOnNode(key);
   // A reservation turns into ordinary usage once the pod is seen bound (or ends with the pod).
-  if (Counts(pod) || pod.IsTerminal()) DropReservation(key, /*pending_again=*/false);
+  if (Counts(pod) || pod.IsTerminal()) {
+    DropReservation(key, /*pending_again=*/false);
+    suspended_nominations_.erase(key);  // bound or done: its room is no longer held for it
+  }
   // Still reserved on a node: the new version of the pod takes the old one's place among the
   // node's pods, as bound there at the reservation time.
   std::string held_node;
@@ -218,6 +222,7 @@ void ClusterState::DeletePod(std::string_view key) {
     if (!pod.group.empty()) group = GroupKeyOf(pod);
     DropHold(owned);
     suspended_holds_.erase(owned);
+    suspended_nominations_.erase(owned);
     if (journal_) journal_->PodErased(pod);
     if (Counts(pod)) RemoveContribution(pod);
     DropReservation(owned, /*pending_again=*/false);
@@ -314,7 +319,10 @@ void ClusterState::Reserve(std::string_view key, std::string_view node, int64_t 
   if (pod == nullptr || pod->IsBound() || pod->IsTerminal()) return;
   ++version_;
   // The bind's reservation now holds the room our reclaim nominated for the pod: counting both
-  // would charge the pod twice until the watch shows it bound.
+  // would charge the pod twice until the watch shows it bound. Kept aside, for a bind that fails.
+  if (const Nomination* ours = ledger_.FindOurNomination(key)) {
+    suspended_nominations_[pod->store_key()] = {ours->node, ours->expires_ms};
+  }
   ReleaseNomination(key);
   if (const Reservation* existing = ledger_.FindReservation(key)) {
     if (existing->node == node) {
@@ -383,6 +391,12 @@ void ClusterState::DropReservation(std::string_view key, bool pending_again) {
         Hold(removed.uid, held_ms, expires_ms);
       }
       SyncHold(*pod);
+      auto n = suspended_nominations_.find(removed.uid);
+      if (n != suspended_nominations_.end()) {
+        const auto [node, expires_ms] = n->second;
+        suspended_nominations_.erase(n);
+        if (!pod->IsBound() && !pod->IsTerminal()) Nominate(removed.uid, node, expires_ms);
+      }
     } else {
       suspended_holds_.erase(removed.uid);
     }

@@ -108,7 +108,9 @@ class ClusterState {
   // reservation time stays).
   void Reserve(std::string_view key, std::string_view node, int64_t reserved_ms,
                int64_t expires_ms);
-  // The pod is pending again (a failed or expired bind): off the node, out of the usage; its
+  // The pod is pending again (a failed or expired bind): off the node, out of the usage; our
+  // nomination the reservation replaced holds its room again, with its own expiry (Expire drops
+  // it if that has passed; docs/capacity-semantics.md#8-the-reclaim-controller), and its
   // status.nominatedNodeName, if any, holds room again.
   void ReleaseReservation(std::string_view key);
   const Reservation* FindReservation(std::string_view key) const {
@@ -267,6 +269,9 @@ class ClusterState {
   // A held pod's reservation on a node took the place of its explicit hold: the hold's times,
   // restored if the bind fails (a derived hold is re-derived instead).
   std::map<std::string, std::pair<int64_t, int64_t>, std::less<>> suspended_holds_;
+  // Likewise our nomination of a pod whose /bind reserved the room: its node and expiry,
+  // restored if the bind fails, forgotten when the pod binds or goes.
+  std::map<std::string, std::pair<std::string, int64_t>, std::less<>> suspended_nominations_;
 };
 
 }  // namespace capext

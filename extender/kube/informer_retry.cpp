@@ -26,7 +26,16 @@ RetrySchedule::RetrySchedule(RetryOptions options, std::mt19937_64* random)
 std::chrono::milliseconds RetrySchedule::AfterFailure(
     FailureKind kind, std::optional<std::chrono::seconds> retry_after) {
   const bool asked = kind != FailureKind::kNoAnswer && retry_after && retry_after->count() >= 0;
-  away_ = kind != FailureKind::kErrorAnswer;
+  if (kind == FailureKind::kErrorAnswer && away_ && !asked) {
+    // The first answers of a server back from an outage may be errors it cannot help yet
+    // (kube-apiserver answers 403 until its authorizer has the roles): it stays away, probed,
+    // and the step grown while it was gone starts again, once: error answers that go on grow it
+    // (a server that answers 403 and never /readyz is not asked twice a second for ever).
+    if (!answered_while_away_) step_ = 0;
+    answered_while_away_ = true;
+  } else {
+    away_ = kind != FailureKind::kErrorAnswer;
+  }
   auto ceiling = options_.initial;
   for (int i = 0; i < step_ && ceiling < options_.max; ++i)
     ceiling *= 2;
@@ -52,11 +61,14 @@ bool RetrySchedule::OnProbe(bool serving) {
   away_ = false;
   if (probe_wakes_ >= options_.max_probe_wakes) return false;
   ++probe_wakes_;
+  step_ = 0;  // back: a step grown while the server was gone says nothing about it now
+  answered_while_away_ = false;
   return true;
 }
 
 void RetrySchedule::Succeeded() {
   step_ = 0;
+  answered_while_away_ = false;
   away_ = false;
   probe_wakes_ = 0;
 }

@@ -9,9 +9,14 @@
 //     server failing: starting, stopping, its storage away), marks the server away, Retry-After
 //     or not: its readiness says when to come back. A 429 (the server throttles) and any other
 //     error answer (4xx, an undecodable body) are waited out: the server is there and said so.
+//   - Except just after an outage: an error answer without Retry-After while the server is away
+//     keeps it away, and the first such answer restarts the step from the first (kube-apiserver
+//     1.26 answers 403 to everything for a moment after its start, before its authorizer has
+//     the roles); later ones grow it again.
 //   - While away, probe every `probe_interval` drawn in [50%, 100%]. A probe the
 //     server serves (200, or 401/403/404: it serves but will not tell) after it was away wakes
-//     the informer at once; one it does not (no answer, 5xx) keeps it away and waiting.
+//     the informer at once and restarts the step from the first; one it does not (no answer,
+//     5xx) keeps it away and waiting.
 //   - At most `max_probe_wakes` probe-woken retries in a row may fail (a server that answers
 //     /readyz but keeps cutting lists off); beyond, serving probes stop waking it until a request
 //     succeeds or a probe fails again (a new outage).
@@ -67,6 +72,7 @@ class RetrySchedule {
   int step_ = 0;
   bool away_ = false;    // no answer, a 5xx/429, or a probe not served, since the last success
   int probe_wakes_ = 0;  // probe-woken retries since the last success or failed probe
+  bool answered_while_away_ = false;  // an error answer came while away, since the last wake
 };
 
 }  // namespace capext::kube

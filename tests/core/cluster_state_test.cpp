@@ -364,6 +364,45 @@ TEST_CASE("nominations: status.nominatedNodeName and our own", "[cluster_state]"
     CHECK(state.Used("eq1").empty());
     CHECK(state.UsageOf("n1").requested.empty());
   }
+  SECTION("a reservation replaces ours; a failed bind brings it back at once, expiry kept") {
+    // docs/capacity-semantics.md#8-the-reclaim-controller: in the same change, not at the next
+    // reclaim pass, which is held while the cache is out of sync.
+    state.Reserve(UidOf(b), "n2", 1000, 3000);
+    CHECK(state.FindOurNomination(UidOf(b)) == nullptr);
+    state.ReleaseReservation(UidOf(b));
+    const Nomination* back = state.FindOurNomination(UidOf(b));
+    REQUIRE(back != nullptr);
+    CHECK(back->node == "n2");
+    CHECK(back->expires_ms == 5000);
+    CHECK(state.Expire(5000) == std::vector<std::string>{UidOf(b)});
+    CHECK(state.FindOurNomination(UidOf(b)) == nullptr);
+  }
+  SECTION("an expired reservation brings it back too, and Expire drops it if its time is over") {
+    state.Reserve(UidOf(b), "n2", 1000, 6000);
+    state.Expire(6000);
+    CHECK(state.FindReservation(UidOf(b)) == nullptr);
+    CHECK(state.FindOurNomination(UidOf(b)) == nullptr);  // 5000 had passed
+  }
+  SECTION("a bind that lands, or a reservation moved to another node, does not bring it back") {
+    state.Reserve(UidOf(b), "n2", 1000, 3000);
+    state.Reserve(UidOf(b), "n1", 1100, 3000);  // moved: still suspended
+    Pod bound = b;
+    bound.node_name = "n1";
+    bound.phase = PodPhase::kRunning;
+    state.UpsertPod(bound);
+    CHECK(state.FindOurNomination(UidOf(b)) == nullptr);
+    Pod pending_again = b;  // (a watch replaying the pod pending cannot revive it)
+    state.UpsertPod(pending_again);
+    state.ReleaseReservation(UidOf(b));
+    CHECK(state.FindOurNomination(UidOf(b)) == nullptr);
+  }
+  SECTION("a reservation moved to another node keeps ours aside for a failed bind") {
+    state.Reserve(UidOf(b), "n2", 1000, 3000);
+    state.Reserve(UidOf(b), "n1", 1100, 3000);
+    state.ReleaseReservation(UidOf(b));
+    REQUIRE(state.FindOurNomination(UidOf(b)) != nullptr);
+    CHECK(state.FindOurNomination(UidOf(b))->node == "n2");
+  }
 }
 
 TEST_CASE("pending pods come in priority order, then creation time, then uid", "[cluster_state]") {

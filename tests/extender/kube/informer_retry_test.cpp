@@ -124,5 +124,39 @@ TEST_CASE("RetrySchedule: at most 3 probe-woken retries in a row may fail", "[ku
   }
 }
 
+TEST_CASE(
+    "RetrySchedule: a server back from an outage answering errors (403 before its authorizer has "
+    "the roles) stays away, and the step grown while it was gone starts again",
+    "[kube][retry]") {
+  std::mt19937_64 random(13);
+  RetrySchedule retry(RetryOptions{}, &random);
+  for (int i = 0; i < 6; ++i)
+    retry.AfterFailure(FailureKind::kNoAnswer);  // a long outage: the step is at 16 s and more
+
+  SECTION("the first error answer: the first step again, still probing; later ones grow it") {
+    const auto first = retry.AfterFailure(FailureKind::kErrorAnswer);
+    CHECK(first <= milliseconds(500));
+    CHECK(retry.ShouldProbe());
+    const auto second = retry.AfterFailure(FailureKind::kErrorAnswer);
+    CHECK(second >= milliseconds(500));
+    CHECK(second <= milliseconds(1000));
+    CHECK(retry.ShouldProbe());
+    CHECK(retry.OnProbe(true));  // /readyz answers: retry now
+    // Back: an error answer now is the server's word, waited out from the first step.
+    CHECK(retry.AfterFailure(FailureKind::kErrorAnswer) <= milliseconds(500));
+    CHECK_FALSE(retry.ShouldProbe());
+  }
+  SECTION("a probe that wakes the informer starts the step again") {
+    CHECK(retry.OnProbe(true));
+    CHECK(retry.AfterFailure(FailureKind::kNoAnswer) <= milliseconds(500));
+  }
+  SECTION("an error answer with Retry-After is waited out, not probed") {
+    const auto wait = retry.AfterFailure(FailureKind::kErrorAnswer, seconds(3));
+    CHECK(wait >= milliseconds(3000));
+    CHECK(wait <= milliseconds(3750));
+    CHECK_FALSE(retry.ShouldProbe());
+  }
+}
+
 }  // namespace
 }  // namespace capext::kube
