@@ -178,7 +178,7 @@ TEST_CASE(
                      "metadata: {name: eq2, namespace: eq2}\n"
                      "spec: {min: {cpu: \"12\"}, max: {cpu: \"14\"}}\n")
               .ok());
-  // docs/faults.md "The scenario": running pods with the start times of its table (the victim
+  // docs/faults.md#the-scenario: running pods with the start times of its table (the victim
   // order breaks priority ties by start time, so they are set, not left to the second of
   // creation). n1: 8 - 2 - 3 - 2 = 1 cpu free; n2: 8 - 2 - 1 - 2 = 3 free. eq1 uses 9 (min 4).
   struct Running {
