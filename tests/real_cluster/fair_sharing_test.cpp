@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/pod.h"
+#include "tests/real_cluster/bound_pods.h"
 #include "tests/real_cluster/cluster_polling.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
@@ -29,17 +30,6 @@ std::string GatedPod(const std::string& ns, const std::string& name) {
          ns + R"("},"spec":{"terminationGracePeriodSeconds":0,"schedulingGates":[{"name":")" +
          kQuotaGate +
          R"("}],"containers":[{"name":"c","image":"x","resources":{"requests":{"cpu":"1"}}}]}})";
-}
-
-// Pods of `ns` with a node, -1 when the API server does not answer.
-int BoundPods(RealControlPlane& cluster, const std::string& ns) {
-  const kube::RestResponse r = cluster.api().Get("/api/v1/namespaces/" + ns + "/pods");
-  if (!r.ok()) return -1;
-  int bound = 0;
-  for (std::size_t at = r.body.find("\"nodeName\":\""); at != std::string::npos;
-       at = r.body.find("\"nodeName\":\"", at + 1))
-    ++bound;
-  return bound;
 }
 
 TEST_CASE("fair sharing: borrowers of weight 1 and 3 fill idle capacity 1:3", "[real-cluster]") {

@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "tests/real_cluster/bound_pods.h"
 #include "tests/real_cluster/cluster_polling.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
@@ -28,17 +29,6 @@ std::string Pod(const std::string& ns, const std::string& name) {
          ns +
          R"("},"spec":{"terminationGracePeriodSeconds":0,"containers":[{"name":"c","image":"x",)"
          R"("resources":{"requests":{"cpu":"1"}}}]}})";
-}
-
-// Pods of `ns` with a node, -1 when the API server does not answer.
-int BoundPods(RealControlPlane& cluster, const std::string& ns) {
-  const kube::RestResponse r = cluster.api().Get("/api/v1/namespaces/" + ns + "/pods");
-  if (!r.ok()) return -1;
-  int bound = 0;
-  for (std::size_t at = r.body.find("\"nodeName\":\""); at != std::string::npos;
-       at = r.body.find("\"nodeName\":\"", at + 1))
-    ++bound;
-  return bound;
 }
 
 TEST_CASE("reserveAt filter: kube-scheduler binds, the holds keep the quota at its max",
