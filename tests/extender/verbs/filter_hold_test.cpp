@@ -68,6 +68,21 @@ FilterAnswer Answer(const http::Response& r) {
   return out;
 }
 
+// What many threads' /filter answers were: passed on every node, refused by the quota's max,
+// or anything else (a defect).
+struct Tally {
+  void Count(const FilterAnswer& a) {
+    if (a.passed == kNodes) {
+      ++passed;
+    } else if (a.passed == 0 && a.reason.find("max") != std::string::npos) {
+      ++refused;
+    } else {
+      ++other;
+    }
+  }
+  std::atomic<int> passed{0}, refused{0}, other{0};
+};
+
 struct HoldCluster {
   explicit HoldCluster(bool reserve_at_filter, int64_t max_pods)
       : cache(QuotaSemantics::kCapacityExtender, {}, [this] { return now.load(); }),
@@ -141,7 +156,8 @@ TEST_CASE("reserveAt filter: pods filtered at once never hold more than the quot
   for (int round = 0; round < kRounds; ++round) {
     INFO("round " << round);
     HoldCluster c(/*reserve_at_filter=*/true, kFit);
-    std::atomic<int> ready{0}, passed{0}, refused{0}, other{0};
+    std::atomic<int> ready{0};
+    Tally tally;
     std::atomic<bool> go{false};
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t) {
@@ -149,14 +165,7 @@ TEST_CASE("reserveAt filter: pods filtered at once never hold more than the quot
         ++ready;
         while (!go.load())
           std::this_thread::yield();
-        const FilterAnswer a = c.Filter("team", t);
-        if (a.passed == kNodes) {
-          ++passed;
-        } else if (a.passed == 0 && a.reason.find("max") != std::string::npos) {
-          ++refused;
-        } else {
-          ++other;
-        }
+        tally.Count(c.Filter("team", t));
       });
     }
     while (ready.load() < kThreads)
@@ -164,9 +173,9 @@ TEST_CASE("reserveAt filter: pods filtered at once never hold more than the quot
     go = true;
     for (auto& t : threads)
       t.join();
-    REQUIRE(other == 0);
-    REQUIRE(passed == kFit);
-    REQUIRE(refused == kThreads - kFit);
+    REQUIRE(tally.other == 0);
+    REQUIRE(tally.passed == kFit);
+    REQUIRE(tally.refused == kThreads - kFit);
     REQUIRE(c.Holds() == static_cast<std::size_t>(kFit));
     REQUIRE(c.Used() == kFit * kRequestMilli);
   }
@@ -178,27 +187,21 @@ TEST_CASE(
     "[service][concurrency]") {
   constexpr int kPods = 600, kThreads = 16, kFit = 50;
   HoldCluster c(/*reserve_at_filter=*/true, kFit);
-  std::atomic<int> next{0}, passed{0}, refused{0}, other{0};
+  std::atomic<int> next{0};
+  Tally tally;
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&] {
       for (int i = next++; i < kPods; i = next++) {
-        const FilterAnswer a = c.Filter("team", i);
-        if (a.passed == kNodes) {
-          ++passed;
-        } else if (a.passed == 0 && a.reason.find("max") != std::string::npos) {
-          ++refused;
-        } else {
-          ++other;
-        }
+        tally.Count(c.Filter("team", i));
       }
     });
   }
   for (auto& t : threads)
     t.join();
-  CHECK(other == 0);
-  CHECK(passed == kFit);
-  CHECK(refused == kPods - kFit);
+  CHECK(tally.other == 0);
+  CHECK(tally.passed == kFit);
+  CHECK(tally.refused == kPods - kFit);
   CHECK(c.Holds() == static_cast<std::size_t>(kFit));
   CHECK(c.Used() == kFit * kRequestMilli);
 
