@@ -53,6 +53,7 @@ void GroupMetrics::MemberStarted(int gi, int64_t cpu, int64_t gpu) {
   ++g.running;
   g.cpu += cpu;
   g.gpu += gpu;
+  if (g.running >= g.min_member) g.run_complete = true;
   if (!g.started && g.running >= g.min_member) {
     g.started = true;
     GroupCounters& c = counters_[g.tenant];
@@ -69,6 +70,8 @@ void GroupMetrics::MemberStopped(int gi, int64_t cpu, int64_t gpu, bool evicted)
   g.cpu -= cpu;
   g.gpu -= gpu;
   if (evicted) ++counters_[g.tenant].member_evictions;
+  if (!evicted && g.run_complete) g.finishing = true;
+  if (g.running == 0) g.run_complete = g.finishing = false;  // the run is over
   Enter(gi);
 }
 
