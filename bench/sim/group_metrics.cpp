@@ -50,6 +50,8 @@ void GroupMetrics::Enter(int gi) {
 void GroupMetrics::MemberStarted(int gi, int64_t cpu, int64_t gpu) {
   Group& g = groups_[gi];
   Leave(gi);
+  // A new run when time passed with no member running.
+  if (g.running == 0 && now_ > g.idle_since) g.run_complete = g.finishing = false;
   ++g.running;
   g.cpu += cpu;
   g.gpu += gpu;
@@ -71,7 +73,7 @@ void GroupMetrics::MemberStopped(int gi, int64_t cpu, int64_t gpu, bool evicted)
   g.gpu -= gpu;
   if (evicted) ++counters_[g.tenant].member_evictions;
   if (!evicted && g.run_complete) g.finishing = true;
-  if (g.running == 0) g.run_complete = g.finishing = false;  // the run is over
+  if (g.running == 0) g.idle_since = now_;
   Enter(gi);
 }
 

@@ -3,9 +3,10 @@
 // also in the report, sim_report_json.cpp):
 //  - a group is *started* the first time at least minMember of its members run at once (its
 //    "complete" of docs/workloads.md); time to start = that instant - the group's arrival;
-//  - a *run* of a group lasts from its first running member to the instant none runs; a run
-//    that has had minMember members running at once is *finishing* from its first member's
-//    completion on: its remaining members end work the job did, they wait for nothing;
+//  - a *run* of a group is a stretch of time with at least one member running (members that
+//    stop and start at one instant do not end it: no time passes); a run that has had minMember
+//    members running at once is *finishing* from its first member's completion on: its
+//    remaining members end work the job did, they wait for nothing;
 //  - a group is *partially running* while 1 <= running members < minMember and its run is not
 //    finishing: its running members hold capacity for a job that cannot work (members bound
 //    before the others, or left below the minimum by evictions). partial cpu/gpu = the integral
@@ -62,6 +63,7 @@ class GroupMetrics {
     bool was_partial = false;
     bool run_complete = false;  // this run has had min_member running at once
     bool finishing = false;     // ... and a member of it has completed since
+    int64_t idle_since = -1;    // when the last member stopped (running == 0)
     bool Partial() const { return running > 0 && running < min_member && !finishing; }
   };
   void Leave(int gi);  // removes g's partial level before a change

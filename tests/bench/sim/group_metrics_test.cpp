@@ -112,5 +112,33 @@ TEST_CASE(
   CHECK(c.partial_cpu_milli_ms == 2000 * 2000 + 1000 * 1000 + 500 * 2000);
 }
 
+TEST_CASE("a member starting at the instant the others stop continues their run", "[sim][groups]") {
+  // minMember 2. Group a: a0, a1 run from 0 and complete at 1000, when the late surplus a2
+  // binds in their room: no time passed without a member running, so a2 is the finishing run's
+  // tail until 3000. Group b: the same, but b0 and b1 are evicted at 1000: b2 alone is below the
+  // minimum with nothing completed, partially running until 3000.
+  GroupMetrics m(1);
+  const int a = m.AddGroup(0, 2, 0);
+  const int b = m.AddGroup(0, 2, 0);
+  for (const int g : {a, b}) {
+    m.MemberStarted(g, 1000, 0);
+    m.MemberStarted(g, 1000, 0);
+  }
+  m.AdvanceTo(1000);
+  for (const int g : {a, b}) {
+    m.MemberStopped(g, 1000, 0, g == b);
+    m.MemberStopped(g, 1000, 0, g == b);
+    m.MemberStarted(g, 1000, 0);
+  }
+  m.AdvanceTo(3000);
+  m.MemberStopped(a, 1000, 0, false);
+  m.MemberStopped(b, 1000, 0, false);
+  m.Finish(4000);
+  const GroupCounters& c = m.counters()[0];
+  CHECK(c.ever_partial == 1);
+  CHECK(c.partial_cpu_milli_ms == 1000 * 2000);
+  CHECK(c.member_evictions == 2);
+}
+
 }  // namespace
 }  // namespace capext
