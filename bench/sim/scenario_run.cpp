@@ -15,6 +15,7 @@
 #include "core/group_quota.h"
 #include "core/placement.h"
 #include "core/pod_group.h"
+#include "policies/node_scorers.h"
 #include "policies/policies.h"
 
 namespace capext {

@@ -12,6 +12,7 @@
 
 #include "config/json_fields.h"
 #include "config/yaml_json.h"
+#include "policies/node_scorers.h"
 #include "policies/policies.h"
 
 namespace capext {
@@ -42,6 +43,8 @@ const std::vector<Flag>& Flags() {
   static const std::string policies_help = "comma-separated policies of " +
                                            SimProfilePolicies().NamesText() + " (default " +
                                            CommaJoined(DefaultComparedSimProfiles()) + ")";
+  static const std::string scoring_help =
+      "node scorer (policies/node_scorers.h): " + NodeScoringPolicies().NamesText();
   static const std::vector<Flag> flags = {
       {"trace", "FILE", "Alibaba v2023 pod list CSV (openb_pod_list_*.csv) as the workload"},
       {"tenants", "RULE",
@@ -95,7 +98,7 @@ const std::vector<Flag>& Flags() {
        Only::kCompare},
       {"gang-timeout", "SECONDS",
        "gang admission: how long an admitted group may take to start (default 120)"},
-      {"scoring", "NAME", "node scoring: least-allocated (default), most-allocated, none"},
+      {"scoring", "NAME", scoring_help.c_str()},
       {"node-sampling", "MODE",
        "kube (kube-scheduler's percentageOfNodesToScore sampling; default) or all (every node)"},
       {"percentage-of-nodes-to-score", "P",

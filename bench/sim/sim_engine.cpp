@@ -11,6 +11,7 @@
 #include "bench/sim/workload.h"
 #include "core/quota_admission.h"
 #include "core/quota_semantics.h"
+#include "policies/node_scorers.h"
 #include "policies/policies.h"
 #include "policies/victim_orders.h"
 
@@ -58,7 +59,7 @@ Status SimEngine::Setup() {
     return Status::Invalid(fmt::format("unknown --scoring '{}': expected {}", options_.scoring,
                                        NodeScoringPolicies().NamesText()));
   }
-  scoring_ = scoring->make();
+  scoring_ = NodeScoring(scoring->make());
   victim_order_ = VictimOrderPolicies().default_entry().make();
   const SimProfile& setup = profile_;
 

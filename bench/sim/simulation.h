@@ -49,6 +49,7 @@
 #include "config/snapshot.h"
 #include "core/cluster_state.h"
 #include "core/pod_group.h"
+#include "policies/node_scorers.h"
 #include "policies/policies.h"
 
 namespace capext {
@@ -86,8 +87,8 @@ struct SimulationInput {
 };
 
 struct SimulationOptions {
-  std::string policy{SimProfilePolicies().default_entry().name};  // a SimProfilePolicies() name
-  std::string scoring = "least-allocated";
+  std::string policy{SimProfilePolicies().default_entry().name};    // a SimProfilePolicies() name
+  std::string scoring{NodeScoringPolicies().default_entry().name};  // a NodeScoringPolicies() name
   NodeSampling sampling = NodeSampling::kKubeScheduler;
   int percentage_of_nodes_to_score = 0;  // 0 = kube-scheduler's adaptive default
   bool resubmit_evicted = false;

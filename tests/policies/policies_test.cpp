@@ -1,5 +1,6 @@
 // The policy tables: one name, help and factory per choice; the first entry is the default.
 #include "policies/policies.h"
+#include "policies/node_scorers.h"
 #include "policies/victim_orders.h"
 
 #include <algorithm>
@@ -43,11 +44,11 @@ TEST_CASE("every policy table is well formed", "[policies]") {
 
 TEST_CASE("the defaults and the names round-trip", "[policies]") {
   CHECK(QuotaSemanticsPolicies().default_entry().make() == QuotaSemantics::kCapacityExtender);
-  CHECK(NodeScoringPolicies().default_entry().make() == NodeScoring::kLeastAllocated);
+  CHECK(NodeScoring(NodeScoringPolicies().default_entry().make()) == NodeScoring::kLeastAllocated);
   for (const auto& e : QuotaSemanticsPolicies().entries())
     CHECK(QuotaSemanticsName(e.make()) == e.name);
   for (const auto& e : NodeScoringPolicies().entries())
-    CHECK(NodeScoringName(e.make()) == e.name);
+    CHECK(e.make()->name() == e.name);
   CHECK(QuotaSemanticsPolicies().Find("Scheduler-Plugins") == nullptr);  // names are exact
 }
 
@@ -63,6 +64,24 @@ TEST_CASE("a victim order's registry name is the plugin's own name", "[policies]
     CHECK((order->Declared() & kChangesOnAnyNode) != 0);
   }
   CHECK(VictimOrderPolicies().default_entry().make() == &PriorityThenStartTimeOrder());
+}
+
+TEST_CASE("a node scorer's registry name is its own name, its scores stay in 0..10",
+          "[policies][plugins]") {
+  std::set<const NodeScorer*> plugins;
+  for (const auto& e : NodeScoringPolicies().entries()) {
+    INFO(e.name);
+    const NodeScorer* scorer = e.make();
+    REQUIRE(scorer != nullptr);
+    CHECK(scorer->name() == e.name);
+    CHECK(plugins.insert(scorer).second);  // one plugin per entry
+    // A scorer that reads the utilisation reads the nodes (core/node_scorer.h).
+    if (scorer->ReadsUtilisation()) CHECK((scorer->Declared() & kChangesOnAnyNode) != 0);
+    for (int64_t permille = 0; permille <= 1000; ++permille) {
+      const int score = scorer->FromUtilisation(permille);
+      if (score < 0 || score > kMaxNodeScore) FAIL("permille " << permille << " scores " << score);
+    }
+  }
 }
 
 struct OrderCase {
