@@ -45,6 +45,9 @@ const std::vector<Flag>& Flags() {
                                            CommaJoined(DefaultComparedSimProfiles()) + ")";
   static const std::string scoring_help =
       "node scorer (policies/node_scorers.h): " + NodeScoringPolicies().NamesText();
+  static const std::string victim_order_help =
+      "victim order of reclaim and preemption (policies/victim_orders.h): " +
+      VictimOrderPolicies().NamesText();
   static const std::vector<Flag> flags = {
       {"trace", "FILE", "Alibaba v2023 pod list CSV (openb_pod_list_*.csv) as the workload"},
       {"tenants", "RULE",
@@ -99,6 +102,7 @@ const std::vector<Flag>& Flags() {
       {"gang-timeout", "SECONDS",
        "gang admission: how long an admitted group may take to start (default 120)"},
       {"scoring", "NAME", scoring_help.c_str()},
+      {"victim-order", "NAME", victim_order_help.c_str()},
       {"node-sampling", "MODE",
        "kube (kube-scheduler's percentageOfNodesToScore sampling; default) or all (every node)"},
       {"percentage-of-nodes-to-score", "P",
@@ -395,6 +399,9 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
   if (has("scoring")) o.scoring = get("scoring");
   if (NodeScoringPolicies().Find(o.scoring) == nullptr)
     return Status::Invalid("--scoring: expected " + NodeScoringPolicies().NamesText());
+  if (has("victim-order")) o.victim_order = get("victim-order");
+  if (VictimOrderPolicies().Find(o.victim_order) == nullptr)
+    return Status::Invalid("--victim-order: expected " + VictimOrderPolicies().NamesText());
   if (has("node-sampling")) {
     if (get("node-sampling") == "kube") {
       o.sampling = NodeSampling::kKubeScheduler;

@@ -60,7 +60,12 @@ Status SimEngine::Setup() {
                                        NodeScoringPolicies().NamesText()));
   }
   scoring_ = NodeScoring(scoring->make());
-  victim_order_ = VictimOrderPolicies().default_entry().make();
+  const auto* order = VictimOrderPolicies().Find(options_.victim_order);
+  if (order == nullptr) {
+    return Status::Invalid(fmt::format("unknown --victim-order '{}': expected {}",
+                                       options_.victim_order, VictimOrderPolicies().NamesText()));
+  }
+  victim_order_ = order->make();
   const SimProfile& setup = profile_;
 
   // Cluster objects: priority classes first so priorities resolve, then nodes, quotas, PDBs,
