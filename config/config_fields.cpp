@@ -303,7 +303,10 @@ struct FieldSetter {
   }
   bool operator()(std::chrono::milliseconds EC::*member) const {
     std::chrono::milliseconds v{};
-    if (!ParseDuration(text, &v, error)) return false;
+    if (Status s = ParseDuration(text, &v); !s.ok()) {
+      *error = s.message();
+      return false;
+    }
     config->*member = v;
     return true;
   }

@@ -16,14 +16,14 @@ bool IsDigit(char c) {
 
 }  // namespace
 
-bool ParseDuration(std::string_view text, std::chrono::milliseconds* out, std::string* error) {
+Status ParseDuration(std::string_view text, std::chrono::milliseconds* out) {
   const auto fail = [&](std::string_view why) {
-    *error = fmt::format("duration \"{}\": {} (examples: 500ms, 60s, 2m, 1h30m)", text, why);
-    return false;
+    return Status::Invalid(
+        fmt::format("duration \"{}\": {} (examples: 500ms, 60s, 2m, 1h30m)", text, why));
   };
   if (text == "0") {
     *out = std::chrono::milliseconds(0);
-    return true;
+    return {};
   }
   if (text.empty()) return fail("empty");
   // Sum in microseconds so that "1.5ms" is seen as not whole rather than silently rounded.
@@ -80,7 +80,7 @@ bool ParseDuration(std::string_view text, std::chrono::milliseconds* out, std::s
   }
   if (total_us % 1000 != 0) return fail("not a whole number of milliseconds");
   *out = std::chrono::milliseconds(total_us / 1000);
-  return true;
+  return {};
 }
 
 std::string FormatDuration(std::chrono::milliseconds duration) {

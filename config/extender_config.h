@@ -5,6 +5,7 @@
 // Thread-safety: a value type.
 #pragma once
 
+#include "policies/node_scorers.h"
 #include "policies/policies.h"
 #include "policies/victim_orders.h"
 

@@ -7,6 +7,7 @@
 #include "config/extender_config.h"
 #include "config/name_suggestion.h"
 #include "policies/admission_rules.h"
+#include "policies/node_scorers.h"
 #include "policies/policies.h"
 #include "policies/victim_orders.h"
 

@@ -198,7 +198,7 @@ int64_t DenseNodes::TotalAllocatable(ResourceName resource) const {
 }
 
 int DenseNodes::Score(NodeScoring scoring, const DenseRequest& r, int n) const {
-  if (scoring == NodeScoring::kNone) return 0;
+  if (!scoring->ReadsUtilisation()) return scoring->FromUtilisation(0);
   const ScoreInputs& in = score_inputs_[n];
   int64_t total = 0;
   int counted = 0;
@@ -210,7 +210,7 @@ int DenseNodes::Score(NodeScoring scoring, const DenseRequest& r, int n) const {
     total += FastPermille(in.mem_req, r.memory, in.mem_alloc, in.mem_per_mille);
     ++counted;
   }
-  return ScoreFromPermille(scoring, counted == 0 ? 0 : total / counted);
+  return scoring->FromUtilisation(counted == 0 ? 0 : total / counted);
 }
 
 }  // namespace capext

@@ -5,7 +5,7 @@
 namespace capext {
 
 int ScoreNode(NodeScoring scoring, const Pod& pod, const NodeInfo& node) {
-  if (scoring == NodeScoring::kNone) return 0;
+  if (!scoring->ReadsUtilisation()) return scoring->FromUtilisation(0);
   int64_t total = 0;
   int counted = 0;
   for (ResourceName r : {kCpuName, kMemoryName}) {
@@ -14,7 +14,7 @@ int ScoreNode(NodeScoring scoring, const Pod& pod, const NodeInfo& node) {
     total += UtilisationPermille(node.usage->requested.Get(r), pod.requests.Get(r), allocatable);
     ++counted;
   }
-  return ScoreFromPermille(scoring, counted == 0 ? 0 : total / counted);
+  return scoring->FromUtilisation(counted == 0 ? 0 : total / counted);
 }
 
 std::string PickNode(NodeScoring scoring, const ClusterState& state, const Pod& pod,

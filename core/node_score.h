@@ -1,12 +1,9 @@
 // Node scoring for /prioritize, the simulator's choice of node and PickNode: how full a node
 // would be with the pod on it, on cpu and memory (kube-scheduler's resource scoring, weight 1
-// each), in 0..kMaxNodeScore. kube-scheduler does not clamp extender scores, so anything
-// outside 0..10 would dominate every other plugin.
+// each), turned into 0..kMaxNodeScore by the scorer the profile runs (core/node_scorer.h, the
+// extension point; docs/extender-protocol.md#prioritize):
 //   utilisation = average over cpu and memory with allocatable > 0 of
 //                 floor(min(requested + request, allocatable) * 1000 / allocatable)
-//   least-allocated (spread):  (1000 - utilisation) * 10 / 1000
-//   most-allocated (bin-pack): utilisation * 10 / 1000
-//   none:                      0
 // Integer arithmetic throughout, so every path (plain, dense) scores alike.
 // Thread-safety: pure functions.
 #pragma once
@@ -15,28 +12,12 @@
 #include <vector>
 
 #include "core/cluster_state.h"
+#include "core/node_scorer.h"
 
 namespace capext {
 
-inline constexpr int kMaxNodeScore = 10;
-
-enum class NodeScoring { kLeastAllocated, kMostAllocated, kNone };
-
 // The score of placing `pod` on `node` (its usage before the pod).
 int ScoreNode(NodeScoring scoring, const Pod& pod, const NodeInfo& node);
-
-// The score from the utilisation in permille (0..1000).
-inline int ScoreFromPermille(NodeScoring scoring, int64_t permille) {
-  switch (scoring) {
-    case NodeScoring::kLeastAllocated:
-      return static_cast<int>((1000 - permille) * kMaxNodeScore / 1000);
-    case NodeScoring::kMostAllocated:
-      return static_cast<int>(permille * kMaxNodeScore / 1000);
-    case NodeScoring::kNone:
-      return 0;
-  }
-  return 0;
-}
 
 // floor(min(requested + add, allocatable) * 1000 / allocatable). REQUIRES: allocatable > 0.
 inline int64_t UtilisationPermille(int64_t requested, int64_t add, int64_t allocatable) {

@@ -85,7 +85,7 @@ DensePlacement::Profile DensePlacement::ProfileOf(const NormalizedPod& pod, Node
              .first;
   }
   p.static_class = it->second;
-  const auto key = std::make_tuple(scoring, p.request.cpu, p.request.memory);
+  const auto key = std::make_tuple(&scoring.scorer(), p.request.cpu, p.request.memory);
   if (auto s = shape_by_key_.find(key); s != shape_by_key_.end()) {
     p.shape = s->second;
   } else if (static_cast<int>(memo_.size()) < kMaxShapes) {

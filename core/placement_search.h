@@ -91,7 +91,7 @@ class DensePlacement {
     uint32_t version = 0;  // the node's version when computed; 0 = never
     int32_t score = 0;
   };
-  std::map<std::tuple<NodeScoring, int64_t, int64_t>, int> shape_by_key_;
+  std::map<std::tuple<const NodeScorer*, int64_t, int64_t>, int> shape_by_key_;
   std::vector<std::vector<ScoreMemo>> memo_;  // by shape, then node
 };
 

@@ -59,9 +59,13 @@ int RunExplainCommand(const std::vector<std::string>& args) {
     } else if (a == "--fair-sharing") {
       config.fair_sharing = true;
     } else if (a == "--fair-share-min-run-time") {
-      std::string error;
-      ok = value(&min_run_time) &&
-           ParseDuration(min_run_time, &config.fair_share_min_run_time, &error);
+      ok = value(&min_run_time);
+      if (ok) {
+        if (Status s = ParseDuration(min_run_time, &config.fair_share_min_run_time); !s.ok()) {
+          std::cerr << "explain: --fair-share-min-run-time: " << s.message() << "\n";
+          return 2;
+        }
+      }
     } else if (!a.empty() && a[0] != '-' && pod_key.empty()) {
       pod_key = a;
     } else {

@@ -22,6 +22,7 @@
 #include "extender/routes.h"
 #include "extender/serve_options.h"
 #include "policies/admission_rules.h"
+#include "policies/node_scorers.h"
 #include "policies/policies.h"
 #include "policies/victim_orders.h"
 
@@ -149,7 +150,8 @@ int RunServeCommand(const std::vector<std::string>& args) {
     nudger = std::make_unique<LoggingNudger>();
   }
 
-  ExtenderService service(&cache, &metrics, NodeScoringPolicies().Find(config.scoring)->make(),
+  ExtenderService service(&cache, &metrics,
+                          NodeScoring(NodeScoringPolicies().Find(config.scoring)->make()),
                           *VictimOrderPolicies().Find(config.victim_order)->make(), binder.get(),
                           ServiceOptionsFrom(config));
 

@@ -4,17 +4,6 @@
 
 namespace capext {
 
-const PolicyTable<NodeScoring>& NodeScoringPolicies() {
-  static const PolicyTable<NodeScoring> table(
-      "scoring", {{"least-allocated", "spread: prefer the node with the most free cpu and memory",
-                   [] { return NodeScoring::kLeastAllocated; }},
-                  {"most-allocated", "bin-pack: prefer the fullest node that fits",
-                   [] { return NodeScoring::kMostAllocated; }},
-                  {"none", "score every node 0 (kube-scheduler's own scores decide)",
-                   [] { return NodeScoring::kNone; }}});
-  return table;
-}
-
 const PolicyTable<QuotaSemantics>& QuotaSemanticsPolicies() {
   static const PolicyTable<QuotaSemantics> table(
       "quota semantics",
@@ -95,13 +84,6 @@ std::vector<std::string> DefaultComparedSimProfiles() {
     if (e.make().compared_by_default) out.emplace_back(e.name);
   }
   return out;
-}
-
-std::string_view NodeScoringName(NodeScoring scoring) {
-  for (const auto& e : NodeScoringPolicies().entries()) {
-    if (e.make() == scoring) return e.name;
-  }
-  return NodeScoringPolicies().default_entry().name;
 }
 
 std::string_view QuotaSemanticsName(QuotaSemantics semantics) {

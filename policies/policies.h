@@ -6,15 +6,12 @@
 #include <string_view>
 #include <vector>
 
-#include "core/node_score.h"
 #include "core/quota_semantics.h"
 #include "core/status.h"
 #include "policies/policy_table.h"
 
 namespace capext {
 
-// How /prioritize and the simulator rank the nodes a pod fits (core/node_score.h).
-const PolicyTable<NodeScoring>& NodeScoringPolicies();
 // Which resources a quota governs and how
 // (docs/capacity-semantics.md#2-which-resources-a-quota-governs-two-semantics).
 const PolicyTable<QuotaSemantics>& QuotaSemanticsPolicies();
@@ -45,7 +42,6 @@ Status ResolveSimProfile(std::string_view name, SimProfile* out);
 std::vector<std::string> DefaultComparedSimProfiles();
 
 // The name of a value in its table (the default's name when the value is not listed).
-std::string_view NodeScoringName(NodeScoring scoring);
 std::string_view QuotaSemanticsName(QuotaSemantics semantics);
 
 }  // namespace capext

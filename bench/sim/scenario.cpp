@@ -244,6 +244,7 @@ Status ParseScenarioText(const std::string& text, const std::string& path, Scena
   (void)json::ReadString(root, "quotaSemantics", "quotaSemantics", &out->quota_semantics);
   out->quota_semantics_from_file = json::Member(root, "quotaSemantics") != nullptr;
   (void)json::ReadString(root, "scoring", "scoring", &out->scoring);
+  (void)json::ReadString(root, "victimOrder", "victimOrder", &out->victim_order);
   if (const rapidjson::Value* admission = json::Member(root, "admission")) {
     const std::string mode = admission->IsString() ? admission->GetString() : "";
     if (mode != "gate" && mode != "filter") {

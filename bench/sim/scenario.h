@@ -16,6 +16,8 @@
 #include "config/snapshot.h"
 #include "core/cluster_state.h"
 #include "core/status.h"
+#include "policies/node_scorers.h"
+#include "policies/victim_orders.h"
 
 namespace capext {
 
@@ -58,7 +60,8 @@ struct Scenario {
   // --quota-semantics` sets it for files without the key.
   std::string quota_semantics = "capacity-extender";
   bool quota_semantics_from_file = false;
-  std::string scoring = "least-allocated";
+  std::string scoring{NodeScoringPolicies().default_entry().name};
+  std::string victim_order{VictimOrderPolicies().default_entry().name};  // victimOrder:
   // The file's `deviceClassMappings:` (docs/devices.md#4-the-quota-resource-of-a-deviceclass), as
   // the extender config has them.
   std::vector<DeviceClassMapping> device_class_mappings;

@@ -15,6 +15,7 @@
 #include "core/group_quota.h"
 #include "core/placement.h"
 #include "core/pod_group.h"
+#include "policies/node_scorers.h"
 #include "policies/policies.h"
 
 namespace capext {
@@ -190,10 +191,13 @@ ScenarioReport RunScenario(const Scenario& scenario, std::ostream& out,
   ScenarioReport report;
   const auto* semantics = QuotaSemanticsPolicies().Find(scenario.quota_semantics);
   const auto* scoring = NodeScoringPolicies().Find(scenario.scoring);
-  if (semantics == nullptr || scoring == nullptr) {
-    out << fmt::format("FAIL {}: unknown quotaSemantics (expected {}) or scoring (expected {})\n",
-                       scenario.name, QuotaSemanticsPolicies().NamesText(),
-                       NodeScoringPolicies().NamesText());
+  const auto* order = VictimOrderPolicies().Find(scenario.victim_order);
+  if (semantics == nullptr || scoring == nullptr || order == nullptr) {
+    out << fmt::format(
+        "FAIL {}: unknown quotaSemantics (expected {}), scoring (expected {}) or victimOrder "
+        "(expected {})\n",
+        scenario.name, QuotaSemanticsPolicies().NamesText(), NodeScoringPolicies().NamesText(),
+        VictimOrderPolicies().NamesText());
     ++report.failed;
     return report;
   }
@@ -213,6 +217,7 @@ ScenarioReport RunScenario(const Scenario& scenario, std::ostream& out,
   options.cluster_quotas = semantics->make();
   options.device_class_mappings = scenario.device_class_mappings;
   options.scoring = scenario.scoring;
+  options.victim_order = scenario.victim_order;
   options.sampling = NodeSampling::kAll;
   options.reclaim_at_once = true;
   options.admission =

@@ -12,6 +12,7 @@
 
 #include "config/json_fields.h"
 #include "config/yaml_json.h"
+#include "policies/node_scorers.h"
 #include "policies/policies.h"
 
 namespace capext {
@@ -42,6 +43,11 @@ const std::vector<Flag>& Flags() {
   static const std::string policies_help = "comma-separated policies of " +
                                            SimProfilePolicies().NamesText() + " (default " +
                                            CommaJoined(DefaultComparedSimProfiles()) + ")";
+  static const std::string scoring_help =
+      "node scorer (policies/node_scorers.h): " + NodeScoringPolicies().NamesText();
+  static const std::string victim_order_help =
+      "victim order of reclaim and preemption (policies/victim_orders.h): " +
+      VictimOrderPolicies().NamesText();
   static const std::vector<Flag> flags = {
       {"trace", "FILE", "Alibaba v2023 pod list CSV (openb_pod_list_*.csv) as the workload"},
       {"tenants", "RULE",
@@ -95,7 +101,8 @@ const std::vector<Flag>& Flags() {
        Only::kCompare},
       {"gang-timeout", "SECONDS",
        "gang admission: how long an admitted group may take to start (default 120)"},
-      {"scoring", "NAME", "node scoring: least-allocated (default), most-allocated, none"},
+      {"scoring", "NAME", scoring_help.c_str()},
+      {"victim-order", "NAME", victim_order_help.c_str()},
       {"node-sampling", "MODE",
        "kube (kube-scheduler's percentageOfNodesToScore sampling; default) or all (every node)"},
       {"percentage-of-nodes-to-score", "P",
@@ -392,6 +399,9 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
   if (has("scoring")) o.scoring = get("scoring");
   if (NodeScoringPolicies().Find(o.scoring) == nullptr)
     return Status::Invalid("--scoring: expected " + NodeScoringPolicies().NamesText());
+  if (has("victim-order")) o.victim_order = get("victim-order");
+  if (VictimOrderPolicies().Find(o.victim_order) == nullptr)
+    return Status::Invalid("--victim-order: expected " + VictimOrderPolicies().NamesText());
   if (has("node-sampling")) {
     if (get("node-sampling") == "kube") {
       o.sampling = NodeSampling::kKubeScheduler;

@@ -11,6 +11,7 @@
 #include "bench/sim/workload.h"
 #include "core/quota_admission.h"
 #include "core/quota_semantics.h"
+#include "policies/node_scorers.h"
 #include "policies/policies.h"
 #include "policies/victim_orders.h"
 
@@ -58,8 +59,13 @@ Status SimEngine::Setup() {
     return Status::Invalid(fmt::format("unknown --scoring '{}': expected {}", options_.scoring,
                                        NodeScoringPolicies().NamesText()));
   }
-  scoring_ = scoring->make();
-  victim_order_ = VictimOrderPolicies().default_entry().make();
+  scoring_ = NodeScoring(scoring->make());
+  const auto* order = VictimOrderPolicies().Find(options_.victim_order);
+  if (order == nullptr) {
+    return Status::Invalid(fmt::format("unknown --victim-order '{}': expected {}",
+                                       options_.victim_order, VictimOrderPolicies().NamesText()));
+  }
+  victim_order_ = order->make();
   const SimProfile& setup = profile_;
 
   // Cluster objects: priority classes first so priorities resolve, then nodes, quotas, PDBs,

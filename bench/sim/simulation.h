@@ -49,7 +49,9 @@
 #include "config/snapshot.h"
 #include "core/cluster_state.h"
 #include "core/pod_group.h"
+#include "policies/node_scorers.h"
 #include "policies/policies.h"
+#include "policies/victim_orders.h"
 
 namespace capext {
 
@@ -86,8 +88,10 @@ struct SimulationInput {
 };
 
 struct SimulationOptions {
-  std::string policy{SimProfilePolicies().default_entry().name};  // a SimProfilePolicies() name
-  std::string scoring = "least-allocated";
+  std::string policy{SimProfilePolicies().default_entry().name};    // a SimProfilePolicies() name
+  std::string scoring{NodeScoringPolicies().default_entry().name};  // a NodeScoringPolicies() name
+  // The victim order of the reclaim controller and of kube-scheduler's preemption, by name.
+  std::string victim_order{VictimOrderPolicies().default_entry().name};
   NodeSampling sampling = NodeSampling::kKubeScheduler;
   int percentage_of_nodes_to_score = 0;  // 0 = kube-scheduler's adaptive default
   bool resubmit_evicted = false;

@@ -23,22 +23,21 @@ struct ScoreCase {
 
 TEST_CASE("scores: the average cpu/memory utilisation after placing the pod, 0..10",
           "[node_score]") {
-  using enum NodeScoring;
   // Node 10 cpu / 10Gi; the pod asks for 1 cpu and 1Gi.
   const std::vector<ScoreCase> cases = {
-      {kLeastAllocated, 0, 0, 9},
-      {kMostAllocated, 0, 0, 1},
-      {kLeastAllocated, 4000, 4 * kGi, 5},
-      {kMostAllocated, 4000, 4 * kGi, 5},
-      {kLeastAllocated, 9000, 9 * kGi, 0},
-      {kMostAllocated, 9000, 9 * kGi, 10},
+      {NodeScoring::kLeastAllocated, 0, 0, 9},
+      {NodeScoring::kMostAllocated, 0, 0, 1},
+      {NodeScoring::kLeastAllocated, 4000, 4 * kGi, 5},
+      {NodeScoring::kMostAllocated, 4000, 4 * kGi, 5},
+      {NodeScoring::kLeastAllocated, 9000, 9 * kGi, 0},
+      {NodeScoring::kMostAllocated, 9000, 9 * kGi, 10},
       // Over-committed resources count as full, never beyond.
-      {kMostAllocated, 20000, 20 * kGi, 10},
-      {kLeastAllocated, 20000, 0, 4},
-      {kNone, 4000, 4 * kGi, 0},
+      {NodeScoring::kMostAllocated, 20000, 20 * kGi, 10},
+      {NodeScoring::kLeastAllocated, 20000, 0, 4},
+      {NodeScoring::kNone, 4000, 4 * kGi, 0},
   };
   for (const auto& c : cases) {
-    INFO(static_cast<int>(c.scoring) << " cpu " << c.used_cpu << " memory " << c.used_memory);
+    INFO(c.scoring->name() << " cpu " << c.used_cpu << " memory " << c.used_memory);
     Node node = MakeNode("n1", 10000, 10 * kGi);
     NodeUsage usage;
     usage.requested = ResourceList{{"cpu", c.used_cpu}, {"memory", c.used_memory}};

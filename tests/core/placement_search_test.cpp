@@ -66,7 +66,7 @@ TEST_CASE("DensePlacement equals FindPlacement through random changes",
           INFO("seed " << seed << " step " << step << " after [" << last_change << "] pod "
                        << pod.Key() << " requests " << pod.requests.ToString() << " start "
                        << query.start << " limit " << query.limit << " scoring "
-                       << static_cast<int>(query.scoring));
+                       << query.scoring->name());
           const PlacementResult plain = FindPlacement(state, pod, query);
           CHECK(Describe(placement.Find(pod, query)) == Describe(plain));
           const DensePlacement::Profile profile = placement.ProfileOf(pod, query.scoring);

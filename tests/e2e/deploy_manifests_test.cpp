@@ -199,10 +199,9 @@ TEST_CASE("the extender's bind deadline leaves a margin under kube-scheduler's h
   REQUIRE_RENDERED();
   const Configs c = LoadConfigs(rendered);
   std::chrono::milliseconds http_timeout{0}, bind_deadline{0};
-  std::string error;
-  REQUIRE(capext::ParseDuration(Str(c.scheduler["extenders"][0]["httpTimeout"]), &http_timeout,
-                                &error));
-  REQUIRE(capext::ParseDuration(Str(c.extender["bindDeadline"]), &bind_deadline, &error));
+  REQUIRE(
+      capext::ParseDuration(Str(c.scheduler["extenders"][0]["httpTimeout"]), &http_timeout).ok());
+  REQUIRE(capext::ParseDuration(Str(c.extender["bindDeadline"]), &bind_deadline).ok());
   CHECK(bind_deadline + std::chrono::milliseconds(500) <= http_timeout);
   CHECK(bind_deadline == capext::ExtenderConfig{}.bind_deadline);  // deploy/ uses the default
 }

@@ -62,6 +62,67 @@ TEST_CASE("explain runs the admission rules --admission-rules names", "[plugins]
   CHECK(json.out.find("test limit of 2 pods") != std::string::npos);
 }
 
+// One 4-cpu node; eq1 {min 2, max 4} runs a (started first) and b, 2 cpu each, borrowing 2 of
+// eq2's idle min; eq2's 2-cpu pod x is within its min, so one of eq1's two equal pods must go.
+constexpr const char* kTwoEqualVictims = R"(apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
+---
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: ElasticQuota
+metadata: {name: eq1, namespace: eq1}
+spec: {min: {cpu: "2"}, max: {cpu: "4"}}
+---
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: ElasticQuota
+metadata: {name: eq2, namespace: eq2}
+spec: {min: {cpu: "2"}, max: {cpu: "4"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a, namespace: eq1, uid: u-a, creationTimestamp: "2026-01-01T00:00:00Z"}
+spec: {nodeName: n1, containers: [{name: c, image: nginx, resources: {requests: {cpu: "2"}}}]}
+status: {phase: Running, startTime: "2026-01-01T00:00:00Z"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: b, namespace: eq1, uid: u-b, creationTimestamp: "2026-01-01T00:00:10Z"}
+spec: {nodeName: n1, containers: [{name: c, image: nginx, resources: {requests: {cpu: "2"}}}]}
+status: {phase: Running, startTime: "2026-01-01T00:00:10Z"}
+)";
+
+constexpr const char* kClaimant = R"(apiVersion: v1
+kind: Pod
+metadata: {name: x, namespace: eq2, uid: u-x}
+spec:
+  containers: [{name: c, image: nginx, resources: {requests: {cpu: "2"}}}]
+)";
+
+TEST_CASE("explain runs the victim order --victim-order names", "[plugins][explain]") {
+  // The test order of tests/plugins/oldest_first_order.cpp, registered by its own file.
+  testing::TempDir dir;
+  const std::string snapshot = dir.Write("cluster.yaml", kTwoEqualVictims);
+  const std::string pod = dir.Write("pod.yaml", kClaimant);
+  const auto victims = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"--snapshot", snapshot, "-o", "json", "-f", pod};
+    args.insert(args.begin(), extra.begin(), extra.end());
+    const Ran r = Explain(args);
+    INFO(r.out << r.err);
+    REQUIRE(r.code == 0);
+    const auto at = r.out.find("\"victims\"");
+    REQUIRE(at != std::string::npos);
+    return r.out.substr(at, r.out.find(']', at) - at);
+  };
+  // kube-scheduler's order: the most recently started goes first; the test order: the oldest.
+  const std::string by_default = victims({});
+  CHECK(by_default.find("eq1/b") != std::string::npos);
+  CHECK(by_default.find("eq1/a") == std::string::npos);
+  const std::string oldest_first = victims({"--victim-order", "test-oldest-first"});
+  CHECK(oldest_first.find("eq1/a") != std::string::npos);
+  CHECK(oldest_first.find("eq1/b") == std::string::npos);
+}
+
 TEST_CASE("explain refuses an unknown admission rule or victim order, naming the known ones",
           "[plugins][explain]") {
   testing::TempDir dir;

@@ -1,7 +1,9 @@
 // The policy tables: one name, help and factory per choice; the first entry is the default.
 #include "policies/policies.h"
+#include "policies/node_scorers.h"
 #include "policies/victim_orders.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <set>
@@ -43,11 +45,11 @@ TEST_CASE("every policy table is well formed", "[policies]") {
 
 TEST_CASE("the defaults and the names round-trip", "[policies]") {
   CHECK(QuotaSemanticsPolicies().default_entry().make() == QuotaSemantics::kCapacityExtender);
-  CHECK(NodeScoringPolicies().default_entry().make() == NodeScoring::kLeastAllocated);
+  CHECK(NodeScoring(NodeScoringPolicies().default_entry().make()) == NodeScoring::kLeastAllocated);
   for (const auto& e : QuotaSemanticsPolicies().entries())
     CHECK(QuotaSemanticsName(e.make()) == e.name);
   for (const auto& e : NodeScoringPolicies().entries())
-    CHECK(NodeScoringName(e.make()) == e.name);
+    CHECK(e.make()->name() == e.name);
   CHECK(QuotaSemanticsPolicies().Find("Scheduler-Plugins") == nullptr);  // names are exact
 }
 
@@ -63,6 +65,24 @@ TEST_CASE("a victim order's registry name is the plugin's own name", "[policies]
     CHECK((order->Declared() & kChangesOnAnyNode) != 0);
   }
   CHECK(VictimOrderPolicies().default_entry().make() == &PriorityThenStartTimeOrder());
+}
+
+TEST_CASE("a node scorer's registry name is its own name, its scores stay in 0..10",
+          "[policies][plugins]") {
+  std::set<const NodeScorer*> plugins;
+  for (const auto& e : NodeScoringPolicies().entries()) {
+    INFO(e.name);
+    const NodeScorer* scorer = e.make();
+    REQUIRE(scorer != nullptr);
+    CHECK(scorer->name() == e.name);
+    CHECK(plugins.insert(scorer).second);  // one plugin per entry
+    // A scorer that reads the utilisation reads the nodes (core/node_scorer.h).
+    if (scorer->ReadsUtilisation()) CHECK((scorer->Declared() & kChangesOnAnyNode) != 0);
+    for (int64_t permille = 0; permille <= 1000; ++permille) {
+      const int score = scorer->FromUtilisation(permille);
+      if (score < 0 || score > kMaxNodeScore) FAIL("permille " << permille << " scores " << score);
+    }
+  }
 }
 
 struct OrderCase {
@@ -113,21 +133,48 @@ TEST_CASE("priority-then-largest-first keeps smaller pods at equal priority", "[
 }
 
 TEST_CASE("every victim order is a strict weak ordering usable for sorting", "[policies]") {
+  // Every registered order, the test plugins' too (tests/plugins/): the contract of
+  // core/victim_order.h, on every pair and triple of pods mixing priority, start and cpu.
+  std::vector<Pod> mixed;
+  for (int32_t priority : {1, 2})
+    for (int64_t start : {1, 2})
+      for (int64_t cpu : {100, 200})
+        mixed.push_back(MakePod("ns", fmt::format("p{}-s{}-c{}", priority, start, cpu))
+                            .Priority(priority)
+                            .Started(start)
+                            .Cpu(cpu));
   for (const auto& e : VictimOrderPolicies().entries()) {
     INFO(e.name);
     const VictimOrder& order = *e.make();
+    const auto kept = [&](const Pod& x, const Pod& y) { return order.KeptOver(x, y); };
+    const auto equal = [&](const Pod& x, const Pod& y) { return !kept(x, y) && !kept(y, x); };
+    for (const Pod& a : mixed) {
+      CHECK_FALSE(kept(a, a));
+      for (const Pod& b : mixed) {
+        if (kept(a, b)) CHECK_FALSE(kept(b, a));
+        for (const Pod& c : mixed) {
+          if (kept(a, b) && kept(b, c)) CHECK(kept(a, c));
+          if (equal(a, b) && equal(b, c)) CHECK(equal(a, c));
+        }
+      }
+    }
+  }
+  // The built-in orders on one list: priority, then (largest-first) the cpu, then the start.
+  for (const auto& [name, want] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"priority-then-start-time", {"b", "c", "d", "a"}},
+           {"priority-then-largest-first", {"b", "d", "a", "c"}}}) {
+    INFO(name);
+    const VictimOrder& order = *VictimOrderPolicies().Find(name)->make();
     std::vector<Pod> pods = {MakePod("ns", "a").Priority(1).Started(3).Cpu(100),
                              MakePod("ns", "b").Priority(2).Started(2).Cpu(100),
-                             MakePod("ns", "c").Priority(1).Started(1).Cpu(100),
+                             MakePod("ns", "c").Priority(1).Started(1).Cpu(200),
                              MakePod("ns", "d").Priority(1).Started(1).Cpu(100)};
-    for (const auto& p : pods)
-      CHECK_FALSE(order.KeptOver(p, p));
     std::stable_sort(pods.begin(), pods.end(),
                      [&](const Pod& x, const Pod& y) { return order.KeptOver(x, y); });
     std::vector<std::string> names;
     for (const auto& p : pods)
       names.push_back(p.name);
-    CHECK(names == std::vector<std::string>{"b", "c", "d", "a"});
+    CHECK(names == want);
   }
 }
 

@@ -60,6 +60,19 @@ TEST_CASE("a run policy is a registry profile plus admission rules (--policy cap
   CHECK(unknown.message().find("unknown admission rule \"nope\"") != std::string::npos);
 }
 
+TEST_CASE("run and compare take --victim-order, an order of the registry by name",
+          "[sim][cli][plugins]") {
+  // The test order of tests/plugins/oldest_first_order.cpp, registered by its own file.
+  SimCliConfig c;
+  CHECK(c.sim.victim_order == "priority-then-start-time");  // the table's default
+  REQUIRE(Parse({"--synthetic", "--victim-order", "test-oldest-first", "--out", "o"}, &c).ok());
+  CHECK(c.sim.victim_order == "test-oldest-first");
+  SimCliConfig bad;
+  const Status unknown = Parse({"--synthetic", "--victim-order", "nope", "--out", "o"}, &bad);
+  CHECK_FALSE(unknown.ok());
+  CHECK(unknown.message().find("test-oldest-first") != std::string::npos);
+}
+
 TEST_CASE("flag errors are clear", "[sim][cli]") {
   SimCliConfig c;
   CHECK(Parse({"--out", "o"}, &c).message() ==

@@ -254,6 +254,68 @@ expect:
   CHECK(e.bound.at("eq1/train-0") == "*");
 }
 
+// One 4-cpu node; eq1 {min 2, max 4} runs a (started first) and b, 2 cpu each, borrowing 2 of
+// eq2's idle min; eq2's 2-cpu pod x is within its min, so one of eq1's two equal pods must go.
+std::string VictimOrderScenario(const std::string& order, const std::string& evicted,
+                                const std::string& kept) {
+  std::string text = R"(
+name: victim-order
+cluster:
+  - {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}}
+  - {apiVersion: scheduling.x-k8s.io/v1alpha1, kind: ElasticQuota, metadata: {name: eq1, namespace: eq1},
+     spec: {min: {cpu: "2"}, max: {cpu: "4"}}}
+  - {apiVersion: scheduling.x-k8s.io/v1alpha1, kind: ElasticQuota, metadata: {name: eq2, namespace: eq2},
+     spec: {min: {cpu: "2"}, max: {cpu: "4"}}}
+events:
+  - create: {apiVersion: v1, kind: Pod, metadata: {name: a, namespace: eq1, uid: u-a, creationTimestamp: "2026-01-01T00:00:00Z"},
+             spec: {containers: [{name: c, resources: {requests: {cpu: "2"}}}]}}
+  - create: {apiVersion: v1, kind: Pod, metadata: {name: b, namespace: eq1, uid: u-b, creationTimestamp: "2026-01-01T00:00:10Z"},
+             spec: {containers: [{name: c, resources: {requests: {cpu: "2"}}}]}}
+  - create: {apiVersion: v1, kind: Pod, metadata: {name: x, namespace: eq2, uid: u-x, creationTimestamp: "2026-01-01T00:00:20Z"},
+             spec: {containers: [{name: c, resources: {requests: {cpu: "2"}}}]}}
+expect:
+  2: {evicted: [eq1/EVICTED], bound: {eq2/x: n1}, untouched: [eq1/KEPT]}
+)";
+  if (!order.empty()) text = "victimOrder: " + order + "\n" + text;
+  text.replace(text.find("EVICTED"), 7, evicted);
+  text.replace(text.find("KEPT"), 4, kept);
+  return text;
+}
+
+TEST_CASE("a scenario's victimOrder runs a registered order by name", "[scenario][plugins]") {
+  // The test order of tests/plugins/oldest_first_order.cpp, registered by its own file: the
+  // simulator runs it with no edit, and it changes which victim goes first.
+  struct Case {
+    std::string order, evicted, kept;
+    int failed;
+  };
+  const std::vector<Case> cases = {
+      {"", "b", "a", 0},  // the default: the most recently started goes first
+      {"priority-then-start-time", "b", "a", 0},
+      {"test-oldest-first", "a", "b", 0},
+      {"test-oldest-first", "b", "a", 1},  // the default's expectation fails under the test order
+  };
+  for (const auto& c : cases) {
+    INFO("victimOrder '" << c.order << "', expecting " << c.evicted << " evicted");
+    Scenario scenario;
+    REQUIRE(ParseScenarioText(VictimOrderScenario(c.order, c.evicted, c.kept), "victim-order.yaml",
+                              &scenario)
+                .ok());
+    ScenarioReport report;
+    const std::string output = Run(scenario, &report);
+    INFO(output);
+    CHECK(report.failed == c.failed);
+    CHECK(report.passed == 1 - c.failed);
+  }
+  Scenario unknown;
+  REQUIRE(
+      ParseScenarioText(VictimOrderScenario("no-such-order", "b", "a"), "v.yaml", &unknown).ok());
+  ScenarioReport report;
+  const std::string output = Run(unknown, &report);
+  CHECK(report.failed == 1);
+  CHECK_THAT(output, Catch::Contains("test-oldest-first"));
+}
+
 TEST_CASE("bound to \"*\" means bound to any node", "[scenario]") {
   const std::string path =
       WriteTempFile("any_node", std::string("name: any-node\n") + kSmallCluster +

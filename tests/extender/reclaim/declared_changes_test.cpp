@@ -3,8 +3,10 @@
 // only on those. On generated states (both quota arithmetics, flat and tree quotas) and random
 // changes of them, a change that none of a rule's declared kinds covers must leave the rule's
 // verdict for every asked pod as it was: otherwise a pod the rule refused would sleep through the
-// change that admits it. The built-in rules and the test rule of tests/plugins/ are checked.
+// change that admits it. The built-in rules and the test rule of tests/plugins/ are checked, and
+// so is every node scorer of the registry: the scores of every node for the pod.
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,9 +14,11 @@
 #include <catch2/catch.hpp>
 
 #include "core/admission_rule.h"
+#include "core/node_score.h"
 #include "core/quota_admission.h"
 #include "extender/reclaim/quota_tree_reach.h"
 #include "policies/admission_rules.h"
+#include "policies/node_scorers.h"
 #include "tests/support/random_changes.h"
 
 namespace capext {
@@ -41,6 +45,28 @@ std::string Verdict(const ClusterState& state, const NormalizedPod& pod,
   const Status s = rule.Check(state.semantics(), path, StateUsage(state),
                               Demand{pod.quota_request(), 1, key, {}});
   return std::string(StatusCodeName(s.code())) + " " + s.message();
+}
+
+// Every node's score for `pod` under `scorer`, by name.
+std::map<std::string, int> Scores(const ClusterState& state, const NormalizedPod& pod,
+                                  const NodeScorer& scorer) {
+  std::map<std::string, int> out;
+  for (const auto& [name, node] : state.nodes()) {
+    if (const auto info = state.FindNode(name))
+      out[name] = ScoreNode(NodeScoring(&scorer), pod, *info);
+  }
+  return out;
+}
+
+// "name=score ..." for the nodes of `scores` that `other` has too: a node added or removed
+// changes the set of nodes, not a score.
+std::string Common(const std::map<std::string, int>& scores,
+                   const std::map<std::string, int>& other) {
+  std::string out;
+  for (const auto& [name, score] : scores) {
+    if (other.contains(name)) out += name + "=" + std::to_string(score) + " ";
+  }
+  return out;
 }
 
 // The declared kinds `changes` touches for a pod of `ns`, judged on the state before and after.
@@ -113,6 +139,53 @@ TEST_CASE("an admission rule's verdict moves only on a change it declares", "[pl
   }
   // The generator reaches both kinds of case.
   CHECK(undeclared > 500);
+  CHECK(moved_on_declared > 20);
+}
+
+TEST_CASE("a node scorer's scores move only on a change it declares", "[plugins][wake]") {
+  std::vector<const NodeScorer*> scorers;
+  for (const auto& e : NodeScoringPolicies().entries())
+    scorers.push_back(e.make());
+  int64_t undeclared = 0, moved_on_declared = 0;
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    RandomCluster gen(seed);
+    const testing::ClusterCase c = gen.Generate();
+    ClusterState state;
+    testing::BuildDenseState(gen, c, &state);
+    state.EnableChangeJournal();
+    RandomChanges changes(&gen, c.decode_options());
+    for (int step = 0; step < 30; ++step) {
+      const NormalizedPod pod = testing::QuestionFor(gen, state, c.decode_options());
+      std::vector<std::map<std::string, int>> before;
+      for (const NodeScorer* scorer : scorers)
+        before.push_back(Scores(state, pod, *scorer));
+      const std::set<std::string> tree = NamespacesOfTheirTrees(state, {pod.ns});
+      std::set<std::string> quota_before;
+      for (const auto& [key, quota] : state.quota_set().quotas()) {
+        if (state.QuotaFor(quota.ns) != nullptr) quota_before.insert(quota.ns);
+      }
+      const uint64_t since = state.change_journal()->last_sequence();
+      const std::string what = changes.Apply(&state);
+      const ChangeJournal::Changes seen = state.change_journal()->Since(since);
+      const bool own =
+          std::find(seen.pods.begin(), seen.pods.end(), pod.store_key()) != seen.pods.end();
+      if (seen.overflowed || own || !seen.priority_classes.empty()) continue;
+      const DeclaredChanges touched = Touched(tree, quota_before, state, pod.ns, seen);
+      for (std::size_t i = 0; i < scorers.size(); ++i) {
+        const std::map<std::string, int> after = Scores(state, pod, *scorers[i]);
+        if ((scorers[i]->Declared() & touched) != 0) {
+          moved_on_declared += Common(after, before[i]) != Common(before[i], after) ? 1 : 0;
+          continue;
+        }
+        INFO("seed " << seed << " step " << step << " scorer " << scorers[i]->name() << " pod "
+                     << pod.Key() << " after [" << what << "]");
+        CHECK(Common(after, before[i]) == Common(before[i], after));
+        ++undeclared;
+      }
+    }
+  }
+  // The generator reaches both kinds of case.
+  CHECK(undeclared > 200);
   CHECK(moved_on_declared > 20);
 }
 
