@@ -1,7 +1,8 @@
 // A plan for a placement (docs/reclaim-plan.md): which victim units, on any nodes, must go so that
 // the pods that wait together (a starting gang's waiting members, or one pod) have a place and
-// pass their quota. One search for every caller (the reclaim controller, the admission loop,
-// /preempt, explain, the simulator):
+// pass their quota. One search for the reclaim controller's gang plans, the admission loop,
+// explain and the simulator (/preempt and single-pod plans still use FindPreemption: see
+// docs/reclaim-plan.md#2-the-search, "Where it stands"):
 //   1. the units of every pod on a node (victim_unit.h), sorted by victim selection's one order
 //      (quota-tree distance, then VictimUnitBefore);
 //   2. every unit the victim rule lets go (victim_rule.h, each pod in turn, the side's re-check

@@ -20,6 +20,7 @@ struct BindRequest {
   std::string key;  // the pod's store key in the cluster state
   // The Binding is never sent at or after this instant (its /bind's arrival + bindDeadline).
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  std::string client;  // the /bind's caller ("ip:port"; "" when unknown), for the log
 };
 
 struct BindOutcome {

@@ -210,7 +210,8 @@ http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptio
         // A request made in process (tests) has no arrival stamp: it arrives now.
         const auto received =
             request.received == std::chrono::steady_clock::time_point{} ? start : request.received;
-        return service->Bind(request.body, finish, received);
+        return service->Bind(request.body, finish,
+                             {received, std::move(request.peer), request.client_gone});
       }
     }
     finish(JsonError(404,

@@ -67,6 +67,7 @@ class BindRetryScheduler {
     Clock::time_point start, end;
     Outcome outcome = Outcome::kTransport;
     std::string error;  // the ExtenderBindingResult.Error, or why no answer came
+    uint16_t port = 0;  // the local port of its connection (0: never connected)
   };
   struct PodState {
     bool done = false;        // an attempt succeeded, or the pod was seen bound
@@ -106,8 +107,9 @@ class BindRetryScheduler {
   using Tcp = boost::asio::ip::tcp;
   using HttpRequest = boost::beast::http::request<boost::beast::http::string_body>;
   using HttpResponse = boost::beast::http::response<boost::beast::http::string_body>;
-  // (status, body, error, timed out): status 0 when no answer came.
-  using ExchangeDone = std::function<void(int, std::string, std::string, bool)>;
+  // (status, body, error, timed out, local port): status 0 when no answer came; port 0 when
+  // the connection was never made.
+  using ExchangeDone = std::function<void(int, std::string, std::string, bool, uint16_t)>;
 
   // One HTTP/1.1 exchange on a connection of its own, the whole of it within `timeout`.
   struct Exchange : std::enable_shared_from_this<Exchange> {
@@ -120,6 +122,8 @@ class BindRetryScheduler {
           Tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port),
           [self](boost::system::error_code ec) {
             if (ec) return self->Finish(ec);
+            boost::system::error_code port_ec;
+            self->local_port = self->stream.socket().local_endpoint(port_ec).port();
             boost::beast::http::async_write(
                 self->stream, self->request, [self](boost::system::error_code ec, std::size_t) {
                   if (ec) return self->Finish(ec);
@@ -133,14 +137,16 @@ class BindRetryScheduler {
       boost::system::error_code ignored;
       stream.socket().shutdown(Tcp::socket::shutdown_both, ignored);
       stream.close();  // as Go's client does on a timeout: the server's answer goes nowhere
-      if (ec) return done(0, "", ec.message(), ec == boost::beast::error::timeout);
-      done(static_cast<int>(response.result_int()), std::move(response.body()), "", false);
+      if (ec) return done(0, "", ec.message(), ec == boost::beast::error::timeout, local_port);
+      done(static_cast<int>(response.result_int()), std::move(response.body()), "", false,
+           local_port);
     }
     boost::beast::tcp_stream stream;
     HttpRequest request;
     HttpResponse response;
     boost::beast::flat_buffer buffer;
     ExchangeDone done;
+    uint16_t local_port = 0;
   };
 
   void Send(uint16_t port, const std::string& method, const std::string& target,
@@ -173,7 +179,9 @@ class BindRetryScheduler {
         fmt::format(R"({{"PodName":"{}","PodNamespace":"{}","PodUID":"{}","Node":"{}"}})", pod.name,
                     pod.ns, pod.uid, node);
     Send(options_.extender_port, "POST", options_.extender_path, body, "",
-         [this, index](int status, std::string answer, std::string error, bool timed_out) {
+         [this, index](int status, std::string answer, std::string error, bool timed_out,
+                       uint16_t port) {
+           result_.attempts[index].port = port;
            OnBindAnswer(index, status, answer, error, timed_out);
          });
   }
@@ -216,7 +224,7 @@ class BindRetryScheduler {
     const Pod& pod = (*pods_)[pod_index];
     Send(options_.api_port, "GET", fmt::format("/api/v1/namespaces/{}/pods/{}", pod.ns, pod.name),
          "", options_.api_token,
-         [this, pod_index](int status, std::string body, std::string, bool) {
+         [this, pod_index](int status, std::string body, std::string, bool, uint16_t) {
            rapidjson::Document doc;
            doc.Parse(body.c_str());
            const bool bound = status == 200 && doc.IsObject() && doc.HasMember("spec") &&
@@ -285,11 +293,13 @@ inline bool ParseBindingPosts(const std::string& log, std::vector<BindingPost>* 
 
 // A Binding the extender made, as its log line at the Binding's end tells (msg=bind, outcome
 // bound, bind-failed or unanswered: the outcomes of a Binding that was sent), with the deadline of
-// the /bind it served (deadline_monotonic_ms: steady_clock). Needs --log-level debug.
+// the /bind it served (deadline_monotonic_ms: steady_clock) and that /bind's caller (client=
+// ip:port). Needs --log-level debug.
 struct BindOwner {
   std::string pod;  // ns/name
   std::string node, outcome;
   BindRetryScheduler::Clock::time_point deadline;
+  uint16_t client_port = 0;  // 0: the line names no caller
 };
 
 // The value of `key` in a logfmt line ("" when absent); values may be quoted.
@@ -320,10 +330,16 @@ inline std::vector<BindOwner> ParseBindOwners(const std::string& extender_log) {
         (outcome != "bound" && outcome != "bind-failed" && outcome != "unanswered")) {
       continue;
     }
+    const std::string client = LogfmtValue(line, "client");
+    const std::size_t colon = client.rfind(':');
+    const uint16_t port = colon == std::string::npos
+                              ? 0
+                              : static_cast<uint16_t>(std::stoul("0" + client.substr(colon + 1)));
     out.push_back({LogfmtValue(line, "pod"), LogfmtValue(line, "node"), outcome,
                    BindRetryScheduler::Clock::time_point(
                        std::chrono::duration_cast<BindRetryScheduler::Clock::duration>(
-                           std::chrono::duration<double, std::milli>(std::stod(deadline))))});
+                           std::chrono::duration<double, std::milli>(std::stod(deadline)))),
+                   port});
   }
   return out;
 }
@@ -331,8 +347,10 @@ inline std::vector<BindOwner> ParseBindOwners(const std::string& extender_log) {
 // The invariants of a run (docs/architecture.md#how-a-bind-travels). Each Binding POST the API
 // server received is paired with the extender's record of the /bind it served (the pod's POSTs
 // and its sent Bindings, both in order: a pod never has two Bindings in the air), and that /bind
-// with the scheduler's attempt (the pod's latest attempt started before the /bind's arrival,
-// deadline - bind_deadline). Without records (`owners` empty: an extender that logs none), each
+// with the scheduler's attempt: the one whose connection's port the record names as its caller;
+// for a record without one, the pod's latest attempt started before the /bind's arrival
+// (deadline - bind_deadline), which misattributes a request the extender read only after the
+// next attempt began. Without records (`owners` empty: an extender that logs none), each
 // POST is paired with the latest attempt started before it arrived, and its deadline counted
 // from that attempt's start: a stricter base, since the extender read the request later.
 struct BindRunCheck {
@@ -449,10 +467,16 @@ inline BindRunCheck CheckBindRun(const std::vector<BindRetryScheduler::Pod>& pod
       const Clock::time_point received = owner.deadline - bind_deadline;
       const BindRetryScheduler::Attempt* served = nullptr;
       for (const auto* a : attempts[pod]) {
-        if (a->start <= received) served = a;
+        const bool from_it =
+            owner.client_port != 0 ? a->port == owner.client_port : a->start <= received;
+        if (from_it && a->start <= received) served = a;
       }
       if (served == nullptr) {
-        check.unattributed.push_back(key + ": no attempt started before its bind arrived");
+        check.unattributed.push_back(
+            owner.client_port != 0
+                ? fmt::format("{}: no attempt from port {} started before its bind arrived", key,
+                              owner.client_port)
+                : key + ": no attempt started before its bind arrived");
         continue;
       }
       const double wait = ms(post.arrived - served->start);

@@ -135,7 +135,8 @@ std::string CompareHtml(const std::vector<SimulationResult>& results,
     };
     out +=
         "<h2>Pod groups</h2><p>A group is partially running while 1 &le; running members "
-        "&lt; minMember: its members hold capacity for a job that cannot work.</p>";
+        "&lt; minMember and it is not finishing (no member has completed since minMember ran "
+        "at once): its members hold capacity for a job that cannot work.</p>";
     out += PolicyColumnsTable(results, summaries, first.tenants.size(), group_rows);
   }
 

@@ -61,8 +61,9 @@ void Definitions(Writer& w, bool groups) {
     w.Key("groups");
     w.String(
         "pod groups with minMember >= 2: started = reached minMember running members once; "
-        "partially running = 1 <= running members < minMember, and the core/GPU-hours those "
-        "members hold meanwhile; time to start = started - arrival; evictions per start = "
+        "partially running = 1 <= running members < minMember while the run is not finishing "
+        "(finishing: a member has completed since minMember ran at once), and the core/GPU-hours "
+        "those members hold meanwhile; time to start = started - arrival; evictions per start = "
         "member evictions / groups started");
   }
   w.EndObject();

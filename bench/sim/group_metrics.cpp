@@ -50,9 +50,12 @@ void GroupMetrics::Enter(int gi) {
 void GroupMetrics::MemberStarted(int gi, int64_t cpu, int64_t gpu) {
   Group& g = groups_[gi];
   Leave(gi);
+  // A new run when time passed with no member running.
+  if (g.running == 0 && now_ > g.idle_since) g.run_complete = g.finishing = false;
   ++g.running;
   g.cpu += cpu;
   g.gpu += gpu;
+  if (g.running >= g.min_member) g.run_complete = true;
   if (!g.started && g.running >= g.min_member) {
     g.started = true;
     GroupCounters& c = counters_[g.tenant];
@@ -69,6 +72,8 @@ void GroupMetrics::MemberStopped(int gi, int64_t cpu, int64_t gpu, bool evicted)
   g.cpu -= cpu;
   g.gpu -= gpu;
   if (evicted) ++counters_[g.tenant].member_evictions;
+  if (!evicted && g.run_complete) g.finishing = true;
+  if (g.running == 0) g.idle_since = now_;
   Enter(gi);
 }
 

@@ -1,13 +1,17 @@
 // GroupMetrics: what a simulation measures about pod groups (docs/workloads.md), per tenant, as
-// members start and stop. Definitions (also in the report, sim_report_json.h):
+// members start and stop. Definitions (docs/workloads.md#6-measuring-groups-in-the-simulator,
+// also in the report, sim_report_json.cpp):
 //  - a group is *started* the first time at least minMember of its members run at once (its
 //    "complete" of docs/workloads.md); time to start = that instant - the group's arrival;
-//  - a group is *partially running* while 1 <= running members < minMember: its running members
-//    hold capacity for a job that cannot work. partial cpu/gpu = the integral over time of those
-//    members' cpu and GPUs (cpu-milli x ms, gpu units x ms), whether or not the group started
-//    before (a started group that lost members below its minimum is partially running again);
-//    members binding one after another at one instant are not partially running (no time
-//    passes);
+//  - a *run* of a group is a stretch of time with at least one member running (members that
+//    stop and start at one instant do not end it: no time passes); a run that has had minMember
+//    members running at once is *finishing* from its first member's completion on: its
+//    remaining members end work the job did, they wait for nothing;
+//  - a group is *partially running* while 1 <= running members < minMember and its run is not
+//    finishing: its running members hold capacity for a job that cannot work (members bound
+//    before the others, or left below the minimum by evictions). partial cpu/gpu = the integral
+//    over time of those members' cpu and GPUs (cpu-milli x ms, gpu units x ms); members binding
+//    one after another at one instant are not partially running (no time passes);
 //  - member evictions: evictions of a group's members; per start: over the groups started.
 // Time moves forward only (AdvanceTo); every change applies at the current time.
 // Thread-safety: none.
@@ -39,7 +43,8 @@ class GroupMetrics {
   // Registers group g (ids 0.. in call order) of `tenant` with its minimum and arrival.
   int AddGroup(int tenant, int32_t min_member, int64_t arrival_ms);
   void AdvanceTo(int64_t t);
-  // A member of group g started / stopped (evicted or not), holding `cpu` and `gpu`.
+  // A member of group g started / stopped, holding `cpu` and `gpu`: evicted, or else completed
+  // (its work done; a deletion counts so).
   void MemberStarted(int g, int64_t cpu, int64_t gpu);
   void MemberStopped(int g, int64_t cpu, int64_t gpu, bool evicted);
   void Finish(int64_t end_ms);
@@ -56,7 +61,10 @@ class GroupMetrics {
     int64_t cpu = 0, gpu = 0;  // of the running members
     bool started = false;
     bool was_partial = false;
-    bool Partial() const { return running > 0 && running < min_member; }
+    bool run_complete = false;  // this run has had min_member running at once
+    bool finishing = false;     // ... and a member of it has completed since
+    int64_t idle_since = -1;    // when the last member stopped (running == 0)
+    bool Partial() const { return running > 0 && running < min_member && !finishing; }
   };
   void Leave(int gi);  // removes g's partial level before a change
   void Enter(int gi);  // adds it back after

@@ -12,7 +12,11 @@
 //  - parked for nodes (quota passed, no node fits): a node freeing resources on which the pod
 //    now fits by resources (nominations ignored, so the test never misses a real chance). The
 //    woken nodes are collected in the bucket's wake list: after a failed scan of every node, the
-//    nodes it can fit on are exactly among those, so the next attempt scans the list only;
+//    nodes it can fit on are exactly among those, so the next attempt scans the list only. The
+//    list is every node the bucket's pods fit by resources, nominations aside, never only the
+//    nodes its first pod fits: a nomination is counted against every pod but its nominee, so the
+//    nominee, further back in the bucket, fits the node its nomination holds, where the first
+//    pod did not;
 //  - parked for a quota dimension `r` at threshold T: the quota check failed because
 //    used[r] + add > limit; it can only pass once used[r] <= T = limit - add. `used` is the
 //    tenant's usage (max check) or the cluster-wide quota usage (aggregated-min check);

@@ -107,9 +107,11 @@ void SimEngine::AdmissionPass() {
       }
     }
   }
-  if (reclaim_) GateReclaimPass(round);
   ++epoch_;
   admission_epoch_ = epoch_;
+  // After the round is recorded: a plan's evictions change the cluster, so the next round runs at
+  // this instant (AdmitAndSchedule) and admits the unit into the room the plan freed.
+  if (reclaim_) GateReclaimPass(round);
 }
 
 void SimEngine::HoldGroupNeed(uint32_t id, const std::vector<std::string>& members) {

@@ -111,6 +111,10 @@ class SimEngine {
   bool TryFairReclaim(int b);
   int FindNode(int b);
   bool FitsNow(int b, int n);
+  // Node n passes bucket b's static checks and has room for its request, nominations aside:
+  // the test of the bucket's wake list (pending_queue.h).
+  bool FitsAsideNominations(int b, int n) const;
+  std::vector<int> WakeListOf(int b, const std::vector<int>& candidates) const;
   int BestOf(int b, const std::vector<int>& feasible);
   void Bind(int b, uint32_t id, int n);
   enum class Stop { kCompleted, kEvicted, kDeleted };

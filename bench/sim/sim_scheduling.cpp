@@ -72,6 +72,19 @@ bool SimEngine::FitsNow(int b, int n) {
   return placement_->FitsNode(*scratch_, buckets_[b].profile, n);
 }
 
+bool SimEngine::FitsAsideNominations(int b, int n) const {
+  const BucketInfo& info = buckets_[b];
+  return placement_->StaticOk(info.profile, n) && nodes_->Fits(info.request(), n);
+}
+
+std::vector<int> SimEngine::WakeListOf(int b, const std::vector<int>& candidates) const {
+  std::vector<int> out;
+  for (int n : candidates) {
+    if (FitsAsideNominations(b, n)) out.push_back(n);
+  }
+  return out;
+}
+
 int SimEngine::BestOf(int b, const std::vector<int>& feasible) {
   // kube-scheduler's selectHost with a name tie-break, as the core's placement search chooses.
   const BucketInfo& info = buckets_[b];
@@ -91,9 +104,10 @@ int SimEngine::FindNode(int b) {
     }
     if (feasible.size() < num_to_find_ || options_.sampling == NodeSampling::kAll) {
       // A full scan would have examined every node and found exactly these: same answer, and
-      // the start index would have moved by a whole turn.
+      // the start index would have moved by a whole turn. The list keeps the nodes that only a
+      // nomination keeps from this pod: they may take the bucket's next pod (pending_queue.h).
       const int best = BestOf(b, feasible);
-      queue_.SetWakeList(b, true, std::move(feasible));
+      queue_.SetWakeList(b, true, WakeListOf(b, qb.wake_nodes));
       return best;
     }
     // Enough for a sample: the rotating scan decides which ones.
@@ -106,8 +120,16 @@ int SimEngine::FindNode(int b) {
   PlacementResult result = placement_->ScanNodes(*scratch_, buckets_[b].profile, query);
   if (total > 0) start_index_ = (start_index_ + result.examined) % total;
   const bool complete = result.examined == total;
-  if (complete || qb.wake_list_valid)
-    queue_.SetWakeList(b, complete, complete ? std::move(result.feasible) : std::vector<int>());
+  if (complete) {
+    // Every node was examined: the list is every node the bucket's pods fit aside nominations,
+    // a superset of the feasible ones (pending_queue.h).
+    std::vector<int> all(static_cast<std::size_t>(total));
+    for (int n = 0; n < total; ++n)
+      all[static_cast<std::size_t>(n)] = n;
+    queue_.SetWakeList(b, true, WakeListOf(b, all));
+  } else if (qb.wake_list_valid) {
+    queue_.SetWakeList(b, false, {});
+  }
   return result.best;
 }
 
@@ -225,10 +247,7 @@ void SimEngine::GroupMemberChanged(uint32_t id, bool started, bool evicted) {
 }
 
 void SimEngine::NodeFreed(int n) {
-  queue_.OnNodeFreed(n, [this, n](int b) {
-    const BucketInfo& info = buckets_[b];
-    return placement_->StaticOk(info.profile, n) && nodes_->Fits(info.request(), n);
-  });
+  queue_.OnNodeFreed(n, [this, n](int b) { return FitsAsideNominations(b, n); });
 }
 
 void SimEngine::UsageDropped(int tenant) {

@@ -2,6 +2,8 @@
 // timeout) -> Handler -> write the response -> again, until keep-alive ends; then a graceful close.
 // Everything below runs on the connection's strand; requests are served one at a time, which is
 // what keeps pipelined responses in order.
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -48,6 +50,14 @@ std::string PeerName(const tcp::socket& socket) {
   std::string ip = address.to_string(ec);
   if (address.is_v6()) ip = "[" + ip + "]";
   return ip + ":" + std::to_string(endpoint.port());
+}
+
+// True when the peer's FIN is the next thing on `socket`: a one-byte peek that does not wait
+// reads end-of-stream. False when data, nothing yet, or an error comes first.
+bool PeerClosed(tcp::socket& socket) {
+  char byte = 0;
+  const ssize_t n = ::recv(socket.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n == 0;
 }
 
 template <class Stream>
@@ -181,6 +191,7 @@ class StreamConnection final : public Connection {
     request.client_verified = client_verified_;
     request.peer = peer_;
     request.received = received_;
+    if constexpr (!kTls) request.client_gone = buffer_.size() == 0 && PeerClosed(Tcp().socket());
     keep_alive_ = message.keep_alive();
     version_ = message.version();
     phase_ = Phase::kAwaitingResponse;

@@ -24,6 +24,11 @@ struct Request {
   // When the request's first byte was read (the earliest we know of it; /bind's deadline runs
   // from here).
   std::chrono::steady_clock::time_point received{};
+  // The client had closed its side of the connection when the request was read whole, with
+  // nothing after the request (plain TCP only; false over TLS, where a close is a record). An
+  // HTTP/1.1 client closes while waiting only when it gave up on the answer (Go's http.Client at
+  // its timeout: kube-scheduler's extender httpTimeout), so nobody will read this answer.
+  bool client_gone = false;
 
   // The value of the first header named `lower_name` (which must be lower-case); "" if absent.
   std::string_view Header(std::string_view lower_name) const;

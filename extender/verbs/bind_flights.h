@@ -38,6 +38,7 @@ class BindFlights {
     ExtenderBindingArgs args;
     Clock::time_point received;  // the request's first byte
     Clock::time_point deadline;  // received + bindDeadline
+    std::string client;          // the caller's "ip:port"
     http::Responder respond;
   };
   // The flight a waiter joined, as it was when the waiter's deadline came.

@@ -43,11 +43,9 @@ std::string PodOf(const ExtenderBindingArgs& args) {
 
 }  // namespace
 
-ExtenderService::BindStep ExtenderService::CheckAndReserve(const ExtenderBindingArgs& args,
-                                                           Clock::time_point received,
-                                                           Clock::time_point deadline,
-                                                           http::Responder& respond,
-                                                           BindRequest* request) {
+ExtenderService::BindStep ExtenderService::CheckAndReserve(
+    const ExtenderBindingArgs& args, Clock::time_point received, Clock::time_point deadline,
+    const std::string& client, http::Responder& respond, BindRequest* request) {
   const int64_t now_ms = cache_->NowMs();
   const Clock::time_point now = Clock::now();
   const auto answer = [](std::string outcome, Status status) {
@@ -77,7 +75,7 @@ ExtenderService::BindStep ExtenderService::CheckAndReserve(const ExtenderBinding
                           "{} ms, while an earlier bind of it is still in flight",
                           pod->Key(), MsBetween(received, now), options_.bind_deadline.count())));
       }
-      flights_.Join(key, BindFlights::Waiter{args, received, deadline, std::move(respond)});
+      flights_.Join(key, BindFlights::Waiter{args, received, deadline, client, std::move(respond)});
       return BindStep{BindStep::kJoined, {}, "joined"};
     }
     const Reservation* reservation = state.FindReservation(key);
@@ -120,7 +118,7 @@ ExtenderService::BindStep ExtenderService::CheckAndReserve(const ExtenderBinding
     if (Status verdict = CheckBind(state, *pod, args.node); !verdict.ok()) {
       return answer("refused", std::move(verdict));
     }
-    *request = BindRequest{pod->ns, pod->name, pod->uid, args.node, key, deadline};
+    *request = BindRequest{pod->ns, pod->name, pod->uid, args.node, key, deadline, client};
     state.Reserve(key, args.node, now_ms, now_ms + options_.reservation_ttl_ms);
     flights_.Open(key, args.node, now);
     return BindStep{BindStep::kReserved, {}, ""};
@@ -133,7 +131,8 @@ void ExtenderService::AnswerBind(const ExtenderBindingArgs& args, const http::Re
   if (outcome == "refused-at-bound")
     metrics_->Count("capacity_extender_binds_refused_at_bound_total");
   if (outcome == "expired") metrics_->Count("capacity_extender_binds_expired_total");
-  const bool quiet = status.ok() || outcome == "refused-at-bound" || outcome == "expired";
+  const bool quiet = status.ok() || outcome == "refused-at-bound" || outcome == "expired" ||
+                     outcome == "abandoned";
   Log(quiet ? LogLevel::kDebug : LogLevel::kInfo, "bind",
       {{"pod", PodOf(args)},
        {"node", args.node},
@@ -143,7 +142,7 @@ void ExtenderService::AnswerBind(const ExtenderBindingArgs& args, const http::Re
   respond(BindingResult(status.ok() ? "" : "capacity-extender: " + status.message()));
 }
 
-void ExtenderService::Bind(std::string& body, http::Responder respond, Clock::time_point received) {
+void ExtenderService::Bind(std::string& body, http::Responder respond, BindArrival arrival) {
   rapidjson::Document doc;
   ExtenderBindingArgs args;
   Status s = ParseRequestBody(body, &doc);
@@ -152,13 +151,26 @@ void ExtenderService::Bind(std::string& body, http::Responder respond, Clock::ti
     respond(BadRequest("bind", s));
     return;
   }
-  BindDecoded(std::move(args), received, received + options_.bind_deadline, std::move(respond));
+  if (arrival.client_gone) {
+    // kube-scheduler stopped waiting (its httpTimeout) before we read the request: a Binding
+    // made now would answer nobody, and its retry may already be here.
+    metrics_->Count("capacity_extender_binds_abandoned_total");
+    return AnswerBind(
+        args, respond, "abandoned",
+        Status::Unavailable(fmt::format(
+            "bind of pod {} to {} not started: its caller ({}) closed the "
+            "connection {} ms after sending it, before it was read",
+            PodOf(args), args.node, arrival.client, MsBetween(arrival.received, Clock::now()))));
+  }
+  BindDecoded(std::move(args), arrival.received, arrival.received + options_.bind_deadline,
+              std::move(arrival.client), std::move(respond));
 }
 
 void ExtenderService::BindDecoded(ExtenderBindingArgs args, Clock::time_point received,
-                                  Clock::time_point deadline, http::Responder respond) {
+                                  Clock::time_point deadline, std::string client,
+                                  http::Responder respond) {
   BindRequest request;
-  const BindStep step = CheckAndReserve(args, received, deadline, respond, &request);
+  const BindStep step = CheckAndReserve(args, received, deadline, client, respond, &request);
   if (step.kind == BindStep::kJoined) {
     metrics_->Count("capacity_extender_binds_joined_total");
     return;  // answered when the flight lands, or at the deadline
@@ -207,6 +219,7 @@ void ExtenderService::FinishBind(const BindRequest& request, const BindOutcome& 
        {"deadline_monotonic_ms", fmt::format("{:.3f}", std::chrono::duration<double, std::milli>(
                                                            request.deadline.time_since_epoch())
                                                            .count())},
+       {"client", request.client},
        {"reason", outcome.error}});
   std::string error;
   if (outcome.deadline_passed) {
@@ -245,7 +258,8 @@ void ExtenderService::ResumeWaiter(BindFlights::Waiter waiter, const BindRequest
                           pod, request.node, outcome.error)));
   }
   // The earlier Binding was never made: this request runs its own, within its own deadline.
-  BindDecoded(std::move(waiter.args), waiter.received, waiter.deadline, std::move(waiter.respond));
+  BindDecoded(std::move(waiter.args), waiter.received, waiter.deadline, std::move(waiter.client),
+              std::move(waiter.respond));
 }
 
 void ExtenderService::WaiterDeadline(BindFlights::Waiter waiter,

@@ -44,6 +44,14 @@ struct ServiceOptions {
   FairReclaimOptions fair_reclaim;
 };
 
+// Where a /bind came from, as the HTTP server saw it.
+struct BindArrival {
+  // The request's first byte; its deadline is received + bind_deadline.
+  std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now();
+  std::string client;        // "ip:port" of the caller, logged with the Binding it causes
+  bool client_gone = false;  // the caller had closed the connection: it waits for no answer
+};
+
 class ExtenderService {
  public:
   ExtenderService(SchedulerCache* cache, Metrics* metrics, NodeScoring scoring,
@@ -53,10 +61,8 @@ class ExtenderService {
   http::Response Prioritize(std::string& body);
   http::Response Preempt(std::string& body);
   // Answers through `respond`, possibly later from another thread (the binder's completion, or
-  // the bind timer thread for a joined retry). `received`: the request's first byte; its
-  // deadline is received + bind_deadline.
-  void Bind(std::string& body, http::Responder respond,
-            std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now());
+  // the bind timer thread for a joined retry). A bind whose caller is gone does nothing.
+  void Bind(std::string& body, http::Responder respond, BindArrival arrival = {});
   http::Response Quotas() const;
   http::Response Explain(std::string& body);
   // Quota gauges in the Prometheus text format (used, min, max per namespace and resource).
@@ -84,12 +90,12 @@ class ExtenderService {
   using BindClock = std::chrono::steady_clock;
   // A decoded /bind, from its arrival or again after a flight it joined failed.
   void BindDecoded(ExtenderBindingArgs args, BindClock::time_point received,
-                   BindClock::time_point deadline, http::Responder respond);
+                   BindClock::time_point deadline, std::string client, http::Responder respond);
   // Under the cache's lock: the bind check, then the reservation (see bind_verb.cpp). For
   // kJoined it has taken `respond` into the flight's waiters.
   BindStep CheckAndReserve(const ExtenderBindingArgs& args, BindClock::time_point received,
-                           BindClock::time_point deadline, http::Responder& respond,
-                           BindRequest* request);
+                           BindClock::time_point deadline, const std::string& client,
+                           http::Responder& respond, BindRequest* request);
   void FinishBind(const BindRequest& request, const BindOutcome& outcome,
                   const http::Responder& respond);
   // Answers a retry that waited for `request`'s flight, now landed with `outcome`.

@@ -96,11 +96,13 @@ Control endpoints for tests (no authentication; JSON bodies; all answer JSON):
   POST /_double/install_group {"group":"workloads"}   serve upstream Workloads
       (scheduling.k8s.io/v1alpha1 workloads, as Kubernetes 1.35 with GenericWorkload: the group
       lists v1 (preferred) and v1alpha1)
-  DRA (--dra-version v1|v1beta2|v1beta1, default none): resource.k8s.io at that one version, with
+  DRA (--dra-version v1|v1beta2|v1beta1, default none): resource.k8s.io at that version, with
         resourceclaims (+ /status), resourceclaimtemplates and deviceclasses, stored as given (no
         validation, no defaulting, no allocation: tests write status.allocation themselves, as
         kube-scheduler's DRA plugin would). The object shapes are those of the Kubernetes 1.34
-        API types (tests/fixtures/dra/).
+        API types (tests/fixtures/dra/). A comma list (v1,v1beta2,v1beta1 as a 1.34 API server)
+        serves every version listed, discovery listing them in that order (the first preferred),
+        each version with its own objects: no conversion between versions.
   POST /_double/create_many {"resource":"pods","group":"..","items":[{object},..]}
         creates every item as POST on its collection would (namespace from the item's metadata;
         same defaults, uids, events and errors), under one lock: for setting up big clusters.
@@ -214,7 +216,7 @@ def group_api_resource(name):
     return Resource(group, version, plural, kind, True, False, None, has_generation=True)
 
 
-def make_resources(eq_groups, dra_version=None):
+def make_resources(eq_groups, dra_versions=()):
     pod_bookmark = {"spec": {"containers": None}, "status": {}}
     node_bookmark = {
         "spec": {},
@@ -244,8 +246,8 @@ def make_resources(eq_groups, dra_version=None):
     for g in eq_groups:
         resources.append(Resource(g, "v1alpha1", "elasticquotas", "ElasticQuota", True, False,
                                   None, has_generation=True))
-    if dra_version:
-        resources.extend(dra_resources(dra_version))
+    for version in dra_versions:
+        resources.extend(dra_resources(version))
     return {(r.group, r.version, r.plural): r for r in resources}
 
 
@@ -731,8 +733,9 @@ class Api:
     def __init__(self, args):
         groups = {"none": [], "": [], "both": ["scheduling.x-k8s.io", "scheduling.sigs.k8s.io"]}
         self.eq_groups = groups.get(args.group, [g for g in args.group.split(",") if g])
-        self.dra_version = None if args.dra_version in (None, "", "none") else args.dra_version
-        self.resources = make_resources(self.eq_groups, self.dra_version)
+        self.dra_versions = ([] if args.dra_version in (None, "", "none")
+                             else [v for v in args.dra_version.split(",") if v])
+        self.resources = make_resources(self.eq_groups, self.dra_versions)
         self.group_apis = []
         for name in [n for n in (getattr(args, "group_apis", "") or "").split(",") if n]:
             if name not in GROUP_API_RESOURCES:
@@ -957,12 +960,12 @@ class Api:
                 return {"groups": list(self.eq_groups), "groupApis": list(self.group_apis)}
         with s.cond:
             if group == DRA_GROUP:
-                if self.dra_version is None:
-                    self.dra_version = version or "v1"
-                    for res in dra_resources(self.dra_version):
+                if not self.dra_versions:
+                    self.dra_versions = [v for v in (version or "v1").split(",") if v]
+                    for res in [r for v in self.dra_versions for r in dra_resources(v)]:
                         self.resources[(res.group, res.version, res.plural)] = res
                         s.objects[res] = {}
-                return {"groups": list(self.eq_groups), "dra": self.dra_version}
+                return {"groups": list(self.eq_groups), "dra": ",".join(self.dra_versions)}
             if group not in self.eq_groups:
                 self.eq_groups.append(group)
                 res = Resource(group, "v1alpha1", "elasticquotas", "ElasticQuota", True, False,
@@ -1034,8 +1037,8 @@ class Api:
         ElasticQuota groups; the pod-group APIs add their version to their group (or the group
         itself)."""
         served = [(g, list(v)) for g, v in BASE_GROUPS]
-        if self.dra_version:
-            served.append((DRA_GROUP, [self.dra_version]))
+        if self.dra_versions:
+            served.append((DRA_GROUP, list(self.dra_versions)))
         served += [(g, ["v1alpha1"]) for g in self.eq_groups]
         for name in self.group_apis:
             group, version, _, _ = GROUP_API_RESOURCES[name]

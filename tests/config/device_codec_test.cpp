@@ -30,7 +30,7 @@ ResourceClaim ClaimOf(const std::string& json) {
   return c;
 }
 
-TEST_CASE("a claim's requests in the v1 and the v1beta1 shapes", "[devices]") {
+TEST_CASE("a claim's requests in the v1, v1beta2 and v1beta1 shapes", "[devices]") {
   const ResourceClaim v1 = ClaimOf(R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
       "metadata":{"name":"c","namespace":"ns"},"spec":{"devices":{"requests":[
         {"name":"a","exactly":{"deviceClassName":"gpu","allocationMode":"ExactCount","count":3}},
@@ -50,6 +50,38 @@ TEST_CASE("a claim's requests in the v1 and the v1beta1 shapes", "[devices]") {
   CHECK(v1.requests[2].first_available[1].count == 1);  // the default
   CHECK(v1.allocated);
   CHECK(v1.results == std::vector<std::string>{"a", "f/small"});
+
+  // v1beta2 has v1's shape: count and mode under exactly, alternatives under firstAvailable; the
+  // fields quotas ignore (selectors, tolerations, capacity, adminAccess, config) are skipped.
+  const ResourceClaim beta2 =
+      ClaimOf(R"({"apiVersion":"resource.k8s.io/v1beta2","kind":"ResourceClaim",
+      "metadata":{"name":"c2","namespace":"ns"},"spec":{"devices":{"requests":[
+        {"name":"a","exactly":{"deviceClassName":"gpu","allocationMode":"ExactCount","count":2,
+                               "selectors":[{"cel":{"expression":"device.driver == 'gpu'"}}],
+                               "adminAccess":false,
+                               "tolerations":[{"key":"k","operator":"Exists","effect":"NoSchedule"}]}},
+        {"name":"f","firstAvailable":[{"name":"big","deviceClassName":"gpu","allocationMode":"ExactCount","count":2},
+                                      {"name":"one","deviceClassName":"gpu"}]}],
+        "constraints":[{"requests":["a"],"matchAttribute":"gpu/numa"}],
+        "config":[{"requests":["a"],"opaque":{"driver":"gpu","parameters":{"k":"v"}}}]}},
+      "status":{"allocation":{"devices":{"results":[
+          {"request":"a","driver":"gpu","pool":"n1","device":"g0"},
+          {"request":"a","driver":"gpu","pool":"n1","device":"g1"},
+          {"request":"f/one","driver":"gpu","pool":"n1","device":"g2"}]},
+        "nodeSelector":{"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"In","values":["n1"]}]}]},
+        "allocationTimestamp":"2026-11-20T10:00:05Z"},
+        "reservedFor":[{"resource":"pods","name":"p","uid":"u"}]}})");
+  CHECK(beta2.Key() == "ns/c2");
+  CHECK(beta2.malformed.empty());
+  REQUIRE(beta2.requests.size() == 2);
+  CHECK(beta2.requests[0].exactly.device_class == "gpu");
+  CHECK(beta2.requests[0].exactly.count == 2);
+  CHECK_FALSE(beta2.requests[0].exactly.all);
+  REQUIRE(beta2.requests[1].first_available.size() == 2);
+  CHECK(beta2.requests[1].first_available[0].count == 2);
+  CHECK(beta2.requests[1].first_available[1].count == 1);  // the default
+  CHECK(beta2.allocated);
+  CHECK(beta2.results == std::vector<std::string>{"a", "a", "f/one"});
 
   const ResourceClaim beta =
       ClaimOf(R"({"apiVersion":"resource.k8s.io/v1beta1","kind":"ResourceClaim",
@@ -122,9 +154,12 @@ ClusterState FixtureState(const std::string& file) {
   return state;
 }
 
-TEST_CASE("the DRA fixtures decode and count (v1, v1beta1)", "[devices]") {
+TEST_CASE("the DRA fixtures decode and count (v1, v1beta2, v1beta1)", "[devices]") {
+  const std::string version =
+      GENERATE(std::string("v1"), std::string("v1beta2"), std::string("v1beta1"));
+  INFO("resource.k8s.io/" << version);
   {
-    ClusterState state = FixtureState("v1/template-gpus.json");
+    ClusterState state = FixtureState(version + "/template-gpus.json");
     CHECK(state.devices().claims().size() == 4);
     CHECK(state.devices().templates().size() == 1);
     CHECK(state.Used("team-a").Get("nvidia.com/gpu") == 4);
@@ -134,15 +169,14 @@ TEST_CASE("the DRA fixtures decode and count (v1, v1beta1)", "[devices]") {
                Catch::Contains("nvidia.com/gpu used 4 + request 1 > max 4"));
   }
   {
-    ClusterState state = FixtureState("v1/shared-claim.json");
+    ClusterState state = FixtureState(version + "/shared-claim.json");
     CHECK(state.Used("team-s").Get("nvidia.com/gpu") == 2);
     CHECK(CheckQuota(state, *state.FindPodByName("team-s", "s3")).ok());
     CHECK_THAT(CheckQuota(state, *state.FindPodByName("team-s", "s4")).message(),
                Catch::Contains("nvidia.com/gpu used 2 + request 1 > max 2"));
   }
-  for (const char* file : {"v1/reclaim.json", "v1beta1/reclaim.json"}) {
-    INFO(file);
-    ClusterState state = FixtureState(file);
+  {
+    ClusterState state = FixtureState(version + "/reclaim.json");
     CHECK(state.Used("team-a").Get("nvidia.com/gpu") == 4);
     CHECK_THAT(CheckQuota(state, *state.FindPodByName("team-b", "b1")).message(),
                Catch::Contains("nvidia.com/gpu used 4 + request 4 > min 6"));

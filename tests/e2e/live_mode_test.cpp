@@ -1091,8 +1091,9 @@ TEST_CASE("live: /readyz names the missing ElasticQuota API; a CRD installed lat
 }
 
 // ---- DRA: devices claimed through ResourceClaims count against quotas (docs/devices.md) -------
-// The fixtures of tests/fixtures/dra/ (resource.k8s.io v1 and v1beta1, as a 1.34 API server sends
-// them) served by the double, the extender configured with their deviceClassMappings.
+// The fixtures of tests/fixtures/dra/ (resource.k8s.io v1, v1beta2 and v1beta1, as a 1.34 API
+// server sends them) served by the double at that one version, the extender configured with their
+// deviceClassMappings. Each case runs once per version (docs/devices.md#8-api-versions).
 
 namespace {
 
@@ -1151,12 +1152,19 @@ void StartWithGpuMapping(LiveCluster& cluster, std::vector<std::string> extra = 
 
 }  // namespace
 
-TEST_CASE("live DRA v1: a team at max 4 GPUs claimed through a template is refused a fifth",
+TEST_CASE("live DRA: a team at max 4 GPUs claimed through a template is refused a fifth",
           "[e2e][live][dra]") {
-  LiveCluster cluster(false, "scheduling.x-k8s.io", "v1");
-  LoadDraFixture(cluster, "v1/template-gpus.json");
+  const std::string version =
+      GENERATE(std::string("v1"), std::string("v1beta2"), std::string("v1beta1"));
+  INFO("resource.k8s.io/" << version);
+  LiveCluster cluster(false, "scheduling.x-k8s.io", version);
+  LoadDraFixture(cluster, version + "/template-gpus.json");
   StartWithGpuMapping(cluster);
-  CHECK(Contains(cluster.extender().Log(), "api=resource.k8s.io/v1"));
+  // The version discovered: the only one the double serves (one line ends with it).
+  CHECK(Contains(cluster.extender().Log(),
+                 "msg=\"watching ResourceClaims, ResourceClaimTemplates and DeviceClasses\" "
+                 "api=resource.k8s.io/" +
+                     version + "\n"));
   INFO(cluster.Get("/quotas").body);
   REQUIRE(Poll([&] { return UsedOf(cluster, "team-a", "nvidia.com/gpu") == "4"; }, 5s));
 
@@ -1180,11 +1188,14 @@ TEST_CASE("live DRA v1: a team at max 4 GPUs claimed through a template is refus
   CHECK(NodeNamesOf(ParseBody(admitted)) == std::vector<std::string>{"n1"});
 }
 
-TEST_CASE("live DRA v1: pods wait until the claims are seen; a shared claim is charged once",
+TEST_CASE("live DRA: pods wait until the claims are seen; a shared claim is charged once",
           "[e2e][live][dra]") {
+  const std::string version =
+      GENERATE(std::string("v1"), std::string("v1beta2"), std::string("v1beta1"));
+  INFO("resource.k8s.io/" << version);
   // resource.k8s.io is installed after the extender started (discovered again).
   LiveCluster cluster(false, "scheduling.x-k8s.io", "");
-  LoadDraFixture(cluster, "v1/shared-claim.json", Part::kWithoutDra);
+  LoadDraFixture(cluster, version + "/shared-claim.json", Part::kWithoutDra);
   StartWithGpuMapping(cluster, {"--discovery-interval", "200ms"});
   {
     ClientResponse waits = cluster.Post("/filter", cluster.FilterArgs("team-s", "s3", {"n1"}));
@@ -1194,10 +1205,11 @@ TEST_CASE("live DRA v1: pods wait until the claims are seen; a shared claim is c
                    "pod team-s/s3 waits for its devices: ResourceClaim team-s/shared "
                    "not found"));
   }
-  REQUIRE_FALSE(cluster.api()
-                    .Control("install_group", R"({"group":"resource.k8s.io","version":"v1"})")
-                    .empty());
-  LoadDraFixture(cluster, "v1/shared-claim.json", Part::kDraOnly);
+  REQUIRE_FALSE(
+      cluster.api()
+          .Control("install_group", R"({"group":"resource.k8s.io","version":")" + version + "\"}")
+          .empty());
+  LoadDraFixture(cluster, version + "/shared-claim.json", Part::kDraOnly);
   INFO(cluster.extender().Log());
   REQUIRE(Poll([&] { return UsedOf(cluster, "team-s", "nvidia.com/gpu") == "2"; }, 10s));
   // The new informers listed once: ready again (readiness waits for every first list).
@@ -1224,9 +1236,9 @@ TEST_CASE("live DRA v1: pods wait until the claims are seen; a shared claim is c
   CHECK(NodeNamesOf(ParseBody(fits)) == std::vector<std::string>{"n1"});
 }
 
-TEST_CASE("live DRA: a victim's devices are freed for a reclaim (v1 and v1beta1)",
-          "[e2e][live][dra]") {
-  const std::string version = GENERATE(std::string("v1"), std::string("v1beta1"));
+TEST_CASE("live DRA: a victim's devices are freed for a reclaim", "[e2e][live][dra]") {
+  const std::string version =
+      GENERATE(std::string("v1"), std::string("v1beta2"), std::string("v1beta1"));
   INFO("resource.k8s.io/" << version);
   LiveCluster cluster(false, "scheduling.x-k8s.io", version);
   LoadDraFixture(cluster, version + "/reclaim.json");

@@ -9,12 +9,13 @@
 //
 // Checked from the double's request log, the extender's debug log (each sent Binding with its
 // bind's deadline) and the scheduler's own record of every attempt, all on CLOCK_MONOTONIC:
-//   * no Binding is sent after its bind's deadline (arrival at the double <= that deadline + 150
-//     ms of transit into the busy double);
+//   * no Binding is sent after its bind's deadline (arrival at the double <= that deadline + 1 s
+//     of transit into the busy double);
 //   * every pod ends bound, exactly once, with no Binding refused by the API server (no second
 //     Binding of a bound pod is ever tried);
-//   * no pod is bound by a Binding whose bind was answered with an error; every success answered
-//     names the node the pod is bound to;
+//   * no pod is bound by a Binding whose bind was answered with an error (the Binding's /bind is
+//     paired with the scheduler's attempt by the caller's port in the extender's log, not by
+//     time); every success answered names the node the pod is bound to;
 //   * the quota's usage is exactly the pods' requests once the watch caught up, nothing reserved;
 //   * every refusal the scheduler saw is in the extender's counters; which paths ran (refused at
 //     the bound, expired at the deadline, never answered) is reported, as it depends on speed.
@@ -52,10 +53,12 @@ constexpr auto kHttpTimeout = 1000ms;
 constexpr auto kBindDeadline = 800ms;
 // A Binding written at its deadline reaches the double's log within this: loopback, then the
 // double's connection thread must win Python's GIL from the threads answering other Bindings and
-// streaming their watch events before it stamps the arrival (at most 33 ms measured in six runs).
-// The extender's own delays all count against the deadline; without it, Bindings arrive seconds
-// late here.
-constexpr auto kTransit = 150ms;
+// streaming their watch events before it stamps the arrival (at most 33 ms measured in six runs
+// on a quiet machine; on a starved CI machine the extender read requests over a second late, and
+// the double is no faster). The check is there for a Binding the deadline does not bound: 3,000
+// Bindings over 16 connections at 20 ms each take 3.75 s to drain, so those arrive seconds late.
+// That a Binding is written only before its deadline, to the instant, is rest_client_test's.
+constexpr auto kTransit = 1000ms;
 
 std::string PodName(int i) {
   return fmt::format("p-{:04}", i);
@@ -225,8 +228,9 @@ TEST_CASE("slow binds: 3,000 binds at once, a Binding 20 ms each: none late, eac
   // cover each one deterministically): reported, never asserted (tests never assert on time).
   WARN(
       fmt::format("binds refused at the bound {} (seen by the scheduler {}), expired {} (seen "
-                  "{}), sent and never answered {}",
-                  at_bound, seen_at_bound, expired, seen_expired, unanswered));
+                  "{}), sent and never answered {}, abandoned by the scheduler before read {}",
+                  at_bound, seen_at_bound, expired, seen_expired, unanswered,
+                  Metric(metrics, "capacity_extender_binds_abandoned_total")));
   CHECK(extender.Stop() == 0);
 }
 

@@ -111,7 +111,9 @@ class ApiServerDouble {
     std::string ca_for_clients;  // PEM file Config() puts into KubeConfig::ca_pem
     int history = 100000;
     double bookmark_interval_s = 0;  // periodic BOOKMARKs of watches (0: only at the timeout)
-    std::string dra_version;  // resource.k8s.io version served (v1, v1beta2, v1beta1); "" = none
+    // resource.k8s.io version served (v1, v1beta2, v1beta1); "" = none. A comma list serves each
+    // one, the first preferred, each with its own objects (no conversion).
+    std::string dra_version;
   };
 
   explicit ApiServerDouble(Options options) : options_(std::move(options)) { Start(); }

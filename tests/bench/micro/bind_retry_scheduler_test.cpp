@@ -41,18 +41,20 @@ struct Run {
     result.pods.assign(pods.size(), {});
   }
   void Attempt(std::size_t pod, std::string node, std::chrono::milliseconds start,
-               std::chrono::milliseconds end, Outcome outcome, std::string error = "") {
+               std::chrono::milliseconds end, Outcome outcome, std::string error = "",
+               uint16_t port = 0) {
     const int number = ++result.pods[pod].attempts;
     result.attempts.push_back(
-        {pod, number, std::move(node), At(start), At(end), outcome, std::move(error)});
+        {pod, number, std::move(node), At(start), At(end), outcome, std::move(error), port});
   }
-  // A Binding of `pod` to `node` for the /bind that arrived at `received`: the extender's record
-  // and the API server's entry (arrived at `arrived`, answered `status`).
+  // A Binding of `pod` to `node` for the /bind that arrived at `received` from `port` (0: the
+  // record names no caller): the extender's record and the API server's entry (arrived at
+  // `arrived`, answered `status`).
   void Binding(std::size_t pod, std::string node, std::chrono::milliseconds received,
-               std::chrono::milliseconds arrived, int status = 201) {
+               std::chrono::milliseconds arrived, int status = 201, uint16_t port = 0) {
     const std::string key = pods[pod].ns + "/" + pods[pod].name;
     owners.push_back(
-        {key, node, status == 201 ? "bound" : "bind-failed", At(received + kDeadline)});
+        {key, node, status == 201 ? "bound" : "bind-failed", At(received + kDeadline), port});
     posts.push_back(
         {pods[pod].ns, pods[pod].name, std::move(node), status, At(arrived), At(arrived + 20ms)});
   }
@@ -193,7 +195,7 @@ TEST_CASE("ParseBindingPosts and ParseBindOwners read the double's log and the e
 
   const std::string lines =
       "ts=2026-11-26T20:00:00.000Z level=debug msg=bind pod=burst/p-00007 node=n2 outcome=bound "
-      "queued_ms=3 deadline_monotonic_ms=12800.250 reason=\"\"\n"
+      "queued_ms=3 deadline_monotonic_ms=12800.250 client=127.0.0.1:40123 reason=\"\"\n"
       "ts=2026-11-26T20:00:00.001Z level=debug msg=bind pod=burst/p-00008 node=n1 "
       "outcome=expired queued_ms=800 deadline_monotonic_ms=12900.000 reason=\"not sent\"\n"
       "ts=2026-11-26T20:00:00.002Z level=warn msg=bind pod=burst/p-00009 node=n1 "
@@ -207,8 +209,39 @@ TEST_CASE("ParseBindingPosts and ParseBindOwners read the double's log and the e
   CHECK(owners[0].outcome == "bound");
   CHECK(std::chrono::duration<double, std::milli>(owners[0].deadline.time_since_epoch()).count() ==
         Approx(12800.25));
+  CHECK(owners[0].client_port == 40123);
   CHECK(owners[1].pod == "burst/p-00009");
   CHECK(owners[1].outcome == "unanswered");
+  CHECK(owners[1].client_port == 0);  // a line without its caller
+}
+
+TEST_CASE("CheckBindRun: a /bind read after the next attempt began belongs to its caller's port",
+          "[bench][slow-binds]") {
+  // p-0: attempt 1 (port 40001) times out at 1,000 ms; the extender reads it only at 1,210 ms,
+  // after attempt 2 (port 40002) began, and binds it; attempt 2 joins and is refused at its own
+  // deadline while that Binding is still in the air.
+  const auto play = [](uint16_t record_port) {
+    Run run(1);
+    run.Attempt(0, "n1", 0ms, 1000ms, Outcome::kTimedOut, "timeout", 40001);
+    run.Attempt(0, "n1", 1200ms, 2010ms, Outcome::kRefused, "earlier Binding unanswered", 40002);
+    run.Binding(0, "n1", 1210ms, 1300ms, 201, record_port);
+    return run.Check();
+  };
+  const BindRunCheck by_port = play(40001);
+  INFO(by_port.Describe());
+  CHECK(by_port.ok());
+  CHECK(by_port.created_after_timeout == 1);  // the remaining window, no violation
+  // Without the caller in the record, the arrival time names attempt 2: a false violation.
+  const BindRunCheck by_time = play(0);
+  CHECK(by_time.bound_after_error.size() == 1);
+  // A record naming the refused attempt's port is a violation, whatever the times say.
+  const BindRunCheck refused = play(40002);
+  REQUIRE(refused.bound_after_error.size() == 1);
+  CHECK(refused.bound_after_error[0].starts_with("ns/p-0 (attempt 2)"));
+  // A port no attempt of the pod used pairs with nothing.
+  const BindRunCheck stranger = play(40999);
+  REQUIRE(stranger.unattributed.size() == 1);
+  CHECK(stranger.unattributed[0].starts_with("ns/p-0: no attempt from port 40999"));
 }
 
 }  // namespace

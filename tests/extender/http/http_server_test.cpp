@@ -1,7 +1,11 @@
 // Tests of the HTTP(S) transport (extender/http/server.h) through real loopback connections.
 #include "extender/http/server.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -10,6 +14,7 @@
 #include <deque>
 #include <filesystem>
 #include <future>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -223,6 +228,75 @@ TEST_CASE("a handler may answer later from another thread", "[http]") {
   for (auto& client : clients)
     client.join();
   CHECK(good == 40);
+}
+
+// A loopback client made of bare sockets, to half-close exactly when a test says.
+int ConnectRaw(uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  ::inet_pton(AF_INET, kHost.c_str(), &address.sin_addr);
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0);
+  return fd;
+}
+
+void WriteRaw(int fd, const std::string& bytes) {
+  REQUIRE(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
+          static_cast<ssize_t>(bytes.size()));
+}
+
+TEST_CASE("a request whose client closed before it was read says so; one still open does not",
+          "[http]") {
+  // One IO thread, held by the first request's handler, so that the others are read only after
+  // their clients wrote them (and, for one, closed): what a busy server meets.
+  std::promise<void> release, entered;
+  std::shared_future<void> released = release.get_future().share();
+  std::mutex mutex;
+  std::vector<std::pair<std::string, bool>> seen;  // body, client_gone
+  ServerOptions options;
+  options.io_threads = 1;
+  auto server = StartServer(options, [&](Request&& request, Responder respond) {
+    if (request.body == "first") {
+      entered.set_value();
+      released.wait();
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      seen.emplace_back(request.body, request.client_gone);
+    }
+    Response response;
+    response.body = request.body;
+    respond(std::move(response));
+  });
+  const auto post = [](const std::string& body) {
+    return "POST /bind HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) +
+           "\r\n\r\n" + body;
+  };
+  const int first = ConnectRaw(server->port());
+  WriteRaw(first, post("first"));
+  entered.get_future().wait();  // the IO thread is now in the first handler
+  const int gone = ConnectRaw(server->port());
+  WriteRaw(gone, post("gone"));
+  ::shutdown(gone, SHUT_WR);  // the client gives up: its FIN follows the request
+  const int open = ConnectRaw(server->port());
+  WriteRaw(open, post("open"));
+  std::this_thread::sleep_for(50ms);  // loopback delivers at once; a margin all the same
+  release.set_value();
+  char buffer[4096];
+  CHECK(::recv(open, buffer, sizeof(buffer), 0) > 0);  // the open client is answered
+  ::close(first);
+  ::close(gone);
+  ::close(open);
+  server->Shutdown(1s);
+  std::lock_guard<std::mutex> lock(mutex);
+  std::map<std::string, bool> by_body(seen.begin(), seen.end());
+  REQUIRE(by_body.count("first") == 1);
+  CHECK_FALSE(by_body["first"]);
+  REQUIRE(by_body.count("open") == 1);
+  CHECK_FALSE(by_body["open"]);
+  REQUIRE(by_body.count("gone") == 1);
+  CHECK(by_body["gone"]);
 }
 
 TEST_CASE("pipelined requests are answered in order", "[http]") {

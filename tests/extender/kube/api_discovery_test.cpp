@@ -1,4 +1,5 @@
-// DiscoverApis against the double serving either, both or neither ElasticQuota group.
+// DiscoverApis against the double serving either, both or neither ElasticQuota group, and
+// resource.k8s.io at one or several versions.
 #include "extender/kube/api_discovery.h"
 
 #include <algorithm>
@@ -12,10 +13,12 @@ namespace {
 
 using testing::ApiServerDouble;
 
-DiscoveredApis Discover(const std::string& groups, const std::string& group_apis = "") {
+DiscoveredApis Discover(const std::string& groups, const std::string& group_apis = "",
+                        const std::string& dra_versions = "") {
   ApiServerDouble::Options options;
   options.group = groups;
   options.group_apis = group_apis;
+  options.dra_version = dra_versions;
   ApiServerDouble server(options);
   REQUIRE(server.started());
   std::unique_ptr<RestClient> client;
@@ -76,6 +79,23 @@ TEST_CASE("discovery: PodGroup and Workload APIs are found only when served", "[
   CHECK(groups_only.pod_group);
   CHECK(!groups_only.elastic_quota);
   CHECK(!groups_only.unusable.empty());
+}
+
+TEST_CASE("discovery: the DRA API is the first served of v1, v1beta2, v1beta1", "[kube]") {
+  // docs/devices.md#8-api-versions. `served`: the versions GET /apis lists, preferred first.
+  const auto [served, read] = GENERATE(table<std::string, std::string>({
+      {"v1,v1beta2,v1beta1", "v1"},  // 1.34 and later
+      {"v1beta2,v1beta1", "v1beta2"},
+      {"v1beta1,v1beta2", "v1beta2"},  // not the server's preference: ours
+      {"v1beta2", "v1beta2"},
+      {"v1beta1", "v1beta1"},
+  }));
+  INFO("resource.k8s.io served at " << served);
+  DiscoveredApis apis = Discover("scheduling.x-k8s.io", "", served);
+  REQUIRE(apis.device_api);
+  CHECK(apis.device_api->ToString() == "resource.k8s.io/" + read);
+  CHECK(apis.device_api->ApiPath() == "/apis/resource.k8s.io/" + read);
+  CHECK(!Discover("scheduling.x-k8s.io").device_api);
 }
 
 TEST_CASE("discovery: a failed /apis is an error", "[kube]") {

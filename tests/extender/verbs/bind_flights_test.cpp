@@ -24,7 +24,8 @@ BindFlights::Waiter MakeWaiter(const std::string& node, Clock::time_point deadli
   args.pod_name = "p";
   args.pod_namespace = "ns";
   args.node = node;
-  return BindFlights::Waiter{args, Clock::now(), deadline, [](http::Response) {}};
+  return BindFlights::Waiter{args, Clock::now(), deadline, "127.0.0.1:50000",
+                             [](http::Response) {}};
 }
 
 TEST_CASE("bind flights: Land hands the waiters out; a landed flight is gone", "[bind]") {

@@ -116,22 +116,22 @@ struct Fixture {
 
   // Starts a /bind; the future holds its ExtenderBindingResult.Error.
   std::future<std::string> Bind(const std::string& pod, const std::string& node,
-                                Clock::time_point received = Clock::now()) {
+                                Clock::time_point received = Clock::now(),
+                                std::string client = "127.0.0.1:50000", bool client_gone = false) {
     auto promise = std::make_shared<std::promise<std::string>>();
     std::future<std::string> future = promise->get_future();
     std::string body = fmt::format(
         R"({{"PodName":"{}","PodNamespace":"team","PodUID":"uid-team-{}","Node":"{}"}})", pod, pod,
         node);
-    service.Bind(
-        body,
-        [promise](http::Response r) {
-          rapidjson::Document doc;
-          doc.Parse(r.body.c_str());
-          promise->set_value(r.status == 200 && doc.IsObject() && doc.HasMember("Error")
-                                 ? doc["Error"].GetString()
-                                 : "<status " + std::to_string(r.status) + ">");
-        },
-        received);
+    service.Bind(body,
+                 [promise](http::Response r) {
+                   rapidjson::Document doc;
+                   doc.Parse(r.body.c_str());
+                   promise->set_value(r.status == 200 && doc.IsObject() && doc.HasMember("Error")
+                                          ? doc["Error"].GetString()
+                                          : "<status " + std::to_string(r.status) + ">");
+                 },
+                 {received, std::move(client), client_gone});
     return future;
   }
   static bool Ready(const std::future<std::string>& f) {
@@ -252,6 +252,24 @@ TEST_CASE("bind: past maxBindsInFlight a bind is refused at once and reserves no
   CHECK(b.get().empty());
   CHECK(c.get().empty());
   CHECK(Contains(f.MetricsText(), "capacity_extender_binds_in_flight 0"));
+}
+
+TEST_CASE("bind: a caller gone before the read gets nothing done; the Binding names its caller",
+          "[bind]") {
+  Fixture f;
+  SECTION("gone: nothing reserved, no Binding, counted") {
+    const std::string error = f.Bind("a", "n1", Clock::now(), "127.0.0.1:50001", true).get();
+    CHECK(Contains(error, "its caller (127.0.0.1:50001) closed the connection"));
+    CHECK(f.binder.calls() == 0);
+    CHECK(f.Reservations() == 0);
+    CHECK(Contains(f.MetricsText(), "capacity_extender_binds_abandoned_total 1"));
+  }
+  SECTION("there: the binder gets the caller with the request") {
+    auto pending = f.Bind("a", "n1", Clock::now(), "127.0.0.1:50002");
+    CHECK(f.binder.Front().client == "127.0.0.1:50002");
+    f.binder.Complete(Bound());
+    CHECK(pending.get().empty());
+  }
 }
 
 TEST_CASE("bind: the deadline", "[bind]") {
