@@ -204,9 +204,12 @@ Status DecodePodBody(const rapidjson::Value& object, const DecodeOptions& option
   CE_RETURN_IF_ERROR(
       json::ReadTime(meta, "deletionTimestamp", "metadata.deletionTimestamp", &deletion_ms));
   pod->terminating = deletion_ms != 0;
+  CE_RETURN_IF_ERROR(json::ReadString(meta, "resourceVersion", "metadata.resourceVersion",
+                                      &pod->patch_basis.resource_version));
   PodWorkloadText workload;
   if (const rapidjson::Value* ann = Member(meta, "annotations")) {
     CE_RETURN_IF_ERROR(json::ExpectObject(*ann, "metadata.annotations"));
+    pod->patch_basis.has_annotations = true;
     if (!options.accelerator_model_annotation.empty()) {
       CE_RETURN_IF_ERROR(json::ReadString(*ann, options.accelerator_model_annotation,
                                           "metadata.annotations", &pod->accelerator_model));
@@ -240,7 +243,7 @@ Status DecodePodBody(const rapidjson::Value& object, const DecodeOptions& option
     CE_RETURN_IF_ERROR(ReadContainers(*spec, "initContainers", &init_containers));
     CE_RETURN_IF_ERROR(ReadResourceList(*spec, "overhead", "spec.overhead", false, &overhead));
     CE_RETURN_IF_ERROR(DecodePodClaims(*spec, pod));
-    CE_RETURN_IF_ERROR(ReadSchedulingGates(*spec, &workload.gates));
+    CE_RETURN_IF_ERROR(ReadSchedulingGates(*spec, &workload));
     CE_RETURN_IF_ERROR(ReadWorkloadRef(*spec, &workload));
   }
   ApplyWorkloadFields(workload, pod);

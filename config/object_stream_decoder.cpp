@@ -17,18 +17,20 @@ using namespace stream_decoding;  // NOLINT: the decoder's own toolkit
 
 struct PodMetadata {
   bool present = false;
-  std::string ns, name, uid;
+  std::string ns, name, uid, resource_version;
+  bool has_annotations = false;
   int64_t creation_ms = 0, deletion_ms = 0;
   Labels labels;
   std::string accelerator_model, reclaim_record;
   PodWorkloadText workload;
   MemberSlot ns_slot, name_slot, uid_slot, creation_slot, labels_slot, deletion_slot,
-      annotations_slot, owners_slot;
+      annotations_slot, owners_slot, version_slot;
   Status object_status;
   Status Verdict() const {
     Status s = object_status;
-    for (const MemberSlot* slot : {&ns_slot, &name_slot, &uid_slot, &creation_slot, &labels_slot,
-                                   &deletion_slot, &annotations_slot, &owners_slot}) {
+    for (const MemberSlot* slot :
+         {&ns_slot, &name_slot, &uid_slot, &creation_slot, &labels_slot, &deletion_slot,
+          &annotations_slot, &owners_slot, &version_slot}) {
       KeepFirst(&s, slot->status);
     }
     return s;
@@ -59,8 +61,9 @@ bool ReadOwnerReferences(JsonPullReader& r, bool* has_controller, Status* status
   });
 }
 
-// spec.schedulingGates[].name (non-objects are skipped).
-bool ReadSchedulingGates(JsonPullReader& r, std::vector<std::string>* gates, Status* status) {
+// spec.schedulingGates[].name (non-objects are skipped) and our gate's position.
+bool ReadSchedulingGates(JsonPullReader& r, std::vector<std::string>* gates, int32_t* quota_index,
+                         Status* status) {
   if (r.token() == Token::kNull) return true;
   if (r.token() != Token::kStartArray) {
     return json::WrongTypeSkip(r, "spec.schedulingGates", "array", status);
@@ -78,6 +81,7 @@ bool ReadSchedulingGates(JsonPullReader& r, std::vector<std::string>* gates, Sta
       return r.SkipValue();
     });
     KeepFirst(status, slot.status);
+    if (name == kQuotaGate && *quota_index < 0) *quota_index = static_cast<int32_t>(i);
     gates->push_back(std::move(name));
     return ok;
   });
@@ -124,6 +128,11 @@ bool ReadPodMetadata(JsonPullReader& r, const DecodeOptions& options, PodMetadat
       m->uid.clear();
       return json::PullString(r, "metadata.uid", &m->uid, &m->uid_slot.status);
     }
+    if (m->version_slot.Take(key, "resourceVersion")) {
+      m->resource_version.clear();
+      return json::PullString(r, "metadata.resourceVersion", &m->resource_version,
+                              &m->version_slot.status);
+    }
     if (m->creation_slot.Take(key, "creationTimestamp")) {
       m->creation_ms = 0;
       return json::PullTime(r, "metadata.creationTimestamp", &m->creation_ms,
@@ -147,6 +156,7 @@ bool ReadPodMetadata(JsonPullReader& r, const DecodeOptions& options, PodMetadat
       if (!ObjectOrAbsent(r, "metadata.annotations", &m->annotations_slot.status, &present)) {
         return false;
       }
+      m->has_annotations = present;
       if (!present) return true;
       MemberSlot model_slot, record_slot, min_slot, admitted_slot;
       bool ok = ForEachMember(r, [&](std::string_view annotation) {
@@ -195,6 +205,7 @@ struct PodSpec {
   std::optional<ResourceList> overhead;
   bool names_claims = false;  // spec.resourceClaims is present: decoded by the DOM path
   std::vector<std::string> gates;
+  int32_t quota_gate_index = -1;
   PodWorkloadText workload_ref;
   Status object_status;
   // In the DOM path's order of checks.
@@ -259,7 +270,8 @@ bool ReadPodSpec(JsonPullReader& r, PodSpec* spec) {
     if (json::EqualFold(key, "resourceClaims")) s.names_claims = true;
     if (s.gates_slot.Take(key, "schedulingGates")) {
       s.gates.clear();
-      return ReadSchedulingGates(r, &s.gates, &s.gates_slot.status);
+      s.quota_gate_index = -1;
+      return ReadSchedulingGates(r, &s.gates, &s.quota_gate_index, &s.gates_slot.status);
     }
     if (s.workload_slot.Take(key, "workloadRef")) {
       s.workload_ref = PodWorkloadText{};
@@ -437,10 +449,13 @@ Status DecodePodJson(std::string_view json, const DecodeOptions& options, Pod* o
   pod.unschedulable_condition = status.unschedulable;
   PodWorkloadText workload = std::move(meta.workload);
   workload.gates = std::move(spec.gates);
+  workload.quota_gate_index = spec.quota_gate_index;
   workload.workload_name = std::move(spec.workload_ref.workload_name);
   workload.workload_pod_group = std::move(spec.workload_ref.workload_pod_group);
   workload.workload_replica_key = std::move(spec.workload_ref.workload_replica_key);
   ApplyWorkloadFields(workload, &pod);
+  pod.patch_basis.resource_version = std::move(meta.resource_version);
+  pod.patch_basis.has_annotations = meta.has_annotations;
   *out = std::move(pod);
   return {};
 }

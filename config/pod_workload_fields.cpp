@@ -46,6 +46,7 @@ void ApplyWorkloadFields(const PodWorkloadText& text, Pod* pod) {
     }
   }
   pod->has_controller = text.has_controller;
+  pod->patch_basis.quota_gate_index = text.quota_gate_index;
 }
 
 using json::Member;
@@ -72,8 +73,8 @@ Status ReadOwnerReferences(const rapidjson::Value& meta, bool* has_controller) {
   return {};
 }
 
-// spec.schedulingGates[].name (non-objects are skipped).
-Status ReadSchedulingGates(const rapidjson::Value& spec, std::vector<std::string>* gates) {
+// spec.schedulingGates[].name (non-objects are skipped) and our gate's position.
+Status ReadSchedulingGates(const rapidjson::Value& spec, PodWorkloadText* out) {
   const rapidjson::Value* list = Member(spec, "schedulingGates");
   if (list == nullptr) return {};
   CE_RETURN_IF_ERROR(json::ExpectArray(*list, "spec.schedulingGates"));
@@ -82,7 +83,9 @@ Status ReadSchedulingGates(const rapidjson::Value& spec, std::vector<std::string
     std::string name;
     CE_RETURN_IF_ERROR(json::ReadString((*list)[i], "name",
                                         fmt::format("spec.schedulingGates[{}].name", i), &name));
-    gates->push_back(std::move(name));
+    if (name == kQuotaGate && out->quota_gate_index < 0)
+      out->quota_gate_index = static_cast<int32_t>(i);
+    out->gates.push_back(std::move(name));
   }
   return {};
 }

@@ -39,8 +39,9 @@ bool SameTaints(const std::vector<Taint>& a, const std::vector<Taint>& b) {
 
 }  // namespace
 
-// Every member of Pod is compared: Pod holds only what decisions read (tests/core/
-// change_journal_test.cpp fails when a member is added without being compared here).
+// Every member of Pod is compared but patch_basis: Pod holds only what decisions read, and what
+// the gate removal's patch needs, which changes with every write of the pod and decides nothing
+// (tests/core/change_journal_test.cpp fails when a member is added without being compared here).
 namespace {
 
 // What decisions read of a pod's device demand besides its quota request: whether it waits

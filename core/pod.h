@@ -63,6 +63,17 @@ inline constexpr const char* kMinMemberAnnotation = "scheduling.capacity-extende
 inline constexpr const char* kAdmittedAtAnnotation = "scheduling.capacity-extender.io/admitted-at";
 inline constexpr const char* kQuotaGate = "scheduling.capacity-extender.io/quota";
 
+// What a write to the pod needs of it besides its name, so that gate mode's gate removal is one
+// patch with no read first (docs/workloads-live.md#the-gate-removal). No decision reads it
+// (SameForDecisions ignores it); the patch `test`s resource_version, so a stale value only costs a
+// read, never a wrong write.
+struct PodPatchBasis {
+  std::string resource_version;   // metadata.resourceVersion; "" = unknown
+  int32_t quota_gate_index = -1;  // position of our gate in spec.schedulingGates; -1 = none
+  bool has_annotations = false;   // metadata.annotations is present (an object, maybe empty)
+  bool operator==(const PodPatchBasis&) const = default;
+};
+
 // The members victim selection reads for every pod of a node come first, together on the first
 // cache lines (it walks thousands of pods per /preempt).
 struct Pod {
@@ -114,6 +125,8 @@ struct Pod {
   int64_t admitted_ms = 0;
   // metadata.ownerReferences has an entry with controller: true (a controller re-creates it).
   bool has_controller = false;
+  // For the gate removal's patch; not for decisions.
+  PodPatchBasis patch_basis;
 
   // Scheduling constraints: read only while the pod is pending (ClusterState drops them, and
   // scheduler_name, once the pod is bound or terminal).

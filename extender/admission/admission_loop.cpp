@@ -120,6 +120,7 @@ void AdmissionLoop::Admit(const AdmissionRound& round, int64_t now_ms, int* lift
     const std::string what = unit.group.empty() ? "pod" : unit.group.Display();
     for (const Pod& pod : pods) {
       const GateOpenOutcome outcome = opener_->Open(pod, now_ms);
+      if (outcome.reread) metrics_->Count("capacity_extender_gate_rereads_total");
       if (outcome.ok) {
         ++*lifted;
         metrics_->Count("capacity_extender_admissions_total");

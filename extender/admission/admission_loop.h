@@ -47,7 +47,8 @@ namespace capext {
 // Lifts our scheduling gate from an admitted pod (live: kube::GateLifter).
 struct GateOpenOutcome {
   bool ok = false;
-  std::string error;  // why not, for the log
+  std::string error;    // why not, for the log
+  bool reread = false;  // the cached pod was stale: it was read again (counted)
 };
 class GateOpener {
  public:

@@ -1,5 +1,6 @@
-// ApiGateOpener: the admission loop's GateOpener in live mode: kube::GateLifter (GET the pod,
-// then one JSON patch that tests and removes our gate and stamps admitted-at), sent only while
+// ApiGateOpener: the admission loop's GateOpener in live mode: kube::GateLifter (one JSON patch
+// from the cached pod that tests and removes our gate and stamps admitted-at; a read and a second
+// patch only when the cache was stale: docs/workloads-live.md#the-gate-removal), sent only while
 // this replica acts and bounded by the tenure left (Leadership::TimeLeft), like every other
 // background write (docs/architecture.md#two-replicas-one-actor).
 // Thread-safety: as kube::GateLifter (any thread).
@@ -27,13 +28,15 @@ class ApiGateOpener final : public GateOpener {
     const std::chrono::milliseconds timeout =
         leadership_ == nullptr ? kWriteTimeout : leadership_->TimeLeft(kWriteTimeout);
     if (timeout.count() <= 0) return {false, "not sent: this replica does not act"};
-    const kube::ApiWriteResult r = lifter_->Lift(
-        pod.ns, pod.name, pod.uid,
+    const kube::GateLift lift = lifter_->Lift(
+        pod.ns, pod.name, pod.uid, pod.patch_basis,
         std::chrono::system_clock::time_point(std::chrono::milliseconds(admitted_ms)), timeout);
-    if (r.ok) return {true, ""};
-    return {false, r.http_status == 0
-                       ? r.message
-                       : fmt::format("HTTP {} {}: {}", r.http_status, r.reason, r.message)};
+    const kube::ApiWriteResult& r = lift.write;
+    if (r.ok) return {true, "", lift.read};
+    return {false,
+            r.http_status == 0 ? r.message
+                               : fmt::format("HTTP {} {}: {}", r.http_status, r.reason, r.message),
+            lift.read};
   }
 
  private:

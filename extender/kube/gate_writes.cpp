@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "config/object_codec.h"
+#include "config/object_stream_decoder.h"
 #include "extender/kube/url_component.h"
 
 namespace capext::kube {
@@ -63,75 +65,30 @@ ApiWriteResult FromResponse(const RestResponse& response) {
   return r;
 }
 
-}  // namespace
-
-ApiWriteResult GateLifter::Lift(const std::string& namespace_name, const std::string& pod_name,
-                                const std::string& pod_uid,
-                                std::chrono::system_clock::time_point admitted,
-                                std::chrono::milliseconds timeout) {
-  const std::string path = PodsPath(namespace_name) + "/" + EscapeUrlComponent(pod_name);
-  const RestResponse got = client_->Send("GET", path, "", "", {}, timeout);
-  if (!got.ok()) return FromResponse(got);
-  rapidjson::Document pod;
-  pod.Parse(got.body.data(), got.body.size());
-  if (pod.HasParseError() || !pod.IsObject() || !pod.HasMember("metadata") ||
-      !pod["metadata"].IsObject()) {
-    return Failure(got.status, "Malformed", "GET pod: not a Pod object");
-  }
-  const auto& meta = pod["metadata"];
-  const std::string uid =
-      meta.HasMember("uid") && meta["uid"].IsString() ? meta["uid"].GetString() : "";
-  if (!pod_uid.empty() && uid != pod_uid) {
-    return Failure(
-        409, "Conflict",
-        fmt::format("pod {}/{} is another incarnation (uid {})", namespace_name, pod_name, uid));
-  }
-  int index = -1;
-  if (pod.HasMember("spec") && pod["spec"].IsObject() && pod["spec"].HasMember("schedulingGates") &&
-      pod["spec"]["schedulingGates"].IsArray()) {
-    int i = 0;
-    for (const auto& gate : pod["spec"]["schedulingGates"].GetArray()) {
-      if (gate.IsObject() && gate.HasMember("name") && gate["name"].IsString() &&
-          std::string(gate["name"].GetString()) == kQuotaGate) {
-        index = i;
-        break;
-      }
-      ++i;
-    }
-  }
-  if (index < 0) {
-    return Failure(
-        409, "NotGated",
-        fmt::format("pod {}/{} does not carry {}", namespace_name, pod_name, kQuotaGate));
-  }
-  const bool has_annotations = meta.HasMember("annotations") && meta["annotations"].IsObject();
-  const std::string stamp = Rfc3339Millis(admitted);
-
+// The patch of docs/workloads-live.md#the-gate-removal, from `basis`.
+std::string GatePatch(const PodPatchBasis& basis, const std::string& stamp) {
   rapidjson::StringBuffer body;
   JsonWriter w(body);
   auto op = [&w](const char* name, const std::string& at) {
+    w.StartObject();
     w.Key("op");
     w.String(name);
     w.Key("path");
     w.String(at);
   };
+  const std::string gate_path = fmt::format("/spec/schedulingGates/{}", basis.quota_gate_index);
   w.StartArray();
-  w.StartObject();
-  op("test", "/metadata/uid");
+  op("test", "/metadata/resourceVersion");
   w.Key("value");
-  w.String(uid);
+  w.String(basis.resource_version);
   w.EndObject();
-  const std::string gate_path = fmt::format("/spec/schedulingGates/{}", index);
-  w.StartObject();
   op("test", gate_path + "/name");
   w.Key("value");
   w.String(kQuotaGate);
   w.EndObject();
-  w.StartObject();
   op("remove", gate_path);
   w.EndObject();
-  w.StartObject();
-  if (has_annotations) {
+  if (basis.has_annotations) {
     op("add", "/metadata/annotations/" + PointerToken(kAdmittedAtAnnotation));
     w.Key("value");
     w.String(stamp);
@@ -145,8 +102,56 @@ ApiWriteResult GateLifter::Lift(const std::string& namespace_name, const std::st
   }
   w.EndObject();
   w.EndArray();
-  return FromResponse(client_->Send("PATCH", path, std::string(body.GetString(), body.GetSize()),
-                                    "application/json-patch+json", {}, timeout));
+  return std::string(body.GetString(), body.GetSize());
+}
+
+}  // namespace
+
+GateLift GateLifter::Lift(const std::string& namespace_name, const std::string& pod_name,
+                          const std::string& pod_uid, const PodPatchBasis& cached,
+                          std::chrono::system_clock::time_point admitted,
+                          std::chrono::milliseconds timeout) {
+  const std::string path = PodsPath(namespace_name) + "/" + EscapeUrlComponent(pod_name);
+  const std::string stamp = Rfc3339Millis(admitted);
+  auto patch = [&](const PodPatchBasis& basis) {
+    return FromResponse(client_->Send("PATCH", path, GatePatch(basis, stamp),
+                                      "application/json-patch+json", {}, timeout));
+  };
+  GateLift out;
+  if (!cached.resource_version.empty() && cached.quota_gate_index >= 0) {
+    out.write = patch(cached);
+    // 422: a `test` failed (kube-apiserver answers a JSON patch that does not apply so); 409: its
+    // own retries met a conflict. Either way nothing was written and the cache was stale.
+    if (out.write.ok || (out.write.http_status != 422 && out.write.http_status != 409)) return out;
+  }
+  out.read = true;
+  const RestResponse got = client_->Send("GET", path, "", "", {}, timeout);
+  if (!got.ok()) {
+    out.write = FromResponse(got);
+    return out;
+  }
+  // The read is decoded as the watch's pods are, so that it means what the cache would.
+  Pod pod;
+  std::string kind;
+  if (Status s = DecodePodJson(got.body, DecodeOptions{}, &pod, &kind); !s.ok() || kind != "Pod") {
+    out.write = Failure(got.status, "Malformed",
+                        "GET pod: " + (s.ok() ? "kind " + kind + ", not Pod" : s.message()));
+    return out;
+  }
+  if (!pod_uid.empty() && pod.uid != pod_uid) {
+    out.write = Failure(409, "Conflict",
+                        fmt::format("pod {}/{} is another incarnation (uid {})", namespace_name,
+                                    pod_name, pod.uid));
+    return out;
+  }
+  if (pod.patch_basis.quota_gate_index < 0) {
+    out.write =
+        Failure(409, "NotGated",
+                fmt::format("pod {}/{} does not carry {}", namespace_name, pod_name, kQuotaGate));
+    return out;
+  }
+  out.write = patch(pod.patch_basis);
+  return out;
 }
 
 GateSupport ProbeSchedulingGates(RestClient* client, const std::string& namespace_name) {

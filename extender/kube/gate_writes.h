@@ -16,19 +16,29 @@ namespace capext::kube {
 
 // The gate and the annotation: capext::kQuotaGate, capext::kAdmittedAtAnnotation (core/pod.h).
 
-// Lifts the quota gate of an admitted pod: GET the pod (the gate's index in
-// spec.schedulingGates, whether it has annotations, its uid), then one JSON patch
-// (application/json-patch+json): `test` the uid and the gate's name at its index, `remove` that
-// gate, `add` the admitted-at annotation (RFC 3339 UTC with milliseconds). The `test`s make a
-// patch against a replaced pod or a changed gate list fail (422) instead of removing another
-// gate. A pod without our gate is a failure with reason "NotGated".
+// What one gate removal did: the answer to its last request, and whether the pod was read.
+struct GateLift {
+  ApiWriteResult write;
+  bool read = false;  // the cached basis was stale or unknown: one GET, then a second patch
+};
+
+// Lifts the quota gate of an admitted pod (docs/workloads-live.md#the-gate-removal): one JSON
+// patch (application/json-patch+json) built from `cached`, the pod as the cache last saw it:
+// `test` metadata.resourceVersion and the gate's name at its index, `remove` that gate, `add` the
+// admitted-at annotation (RFC 3339 UTC with milliseconds; into the map, or the map itself when
+// the pod had none). The `test`s make a patch against any other version of the pod fail (422, or
+// 409) and change nothing; then the pod is read once (GET: another uid than `pod_uid` is a
+// failure with reason "Conflict", a pod without our gate one with "NotGated") and the patch built
+// from that read is sent once. A 404 or any other failure of the first patch is returned as is.
+// A basis without resourceVersion or gate index starts with the read.
 class GateLifter {
  public:
   explicit GateLifter(RestClient* client) : client_(client) {}
-  // `timeout` > 0 bounds each of the two requests (the tenure left); else the client's own.
-  ApiWriteResult Lift(const std::string& namespace_name, const std::string& pod_name,
-                      const std::string& pod_uid, std::chrono::system_clock::time_point admitted,
-                      std::chrono::milliseconds timeout = {});
+  // `timeout` > 0 bounds each request (the tenure left); else the client's own.
+  GateLift Lift(const std::string& namespace_name, const std::string& pod_name,
+                const std::string& pod_uid, const PodPatchBasis& cached,
+                std::chrono::system_clock::time_point admitted,
+                std::chrono::milliseconds timeout = {});
 
  private:
   RestClient* client_;

@@ -62,6 +62,24 @@ TEST_CASE("workload fields: a Workload API member; other gates; no controller",
   CHECK_FALSE(pod.has_controller);
 }
 
+TEST_CASE("patch basis: resourceVersion, our gate's position in the list, annotations present",
+          "[codec][workloads]") {
+  Pod pod;
+  // Positions count every element, skipped non-objects too: they are JSON pointer indices.
+  REQUIRE(DecodeBoth(R"({"kind":"Pod","metadata":{"name":"p","resourceVersion":"4711",
+    "annotations":{}},
+    "spec":{"schedulingGates":["x",{"name":"example.com/other"},
+                               {"name":"scheduling.capacity-extender.io/quota"}]}})",
+                     &pod)
+              .ok());
+  CHECK(pod.patch_basis == PodPatchBasis{"4711", 2, true});
+  REQUIRE(DecodeBoth(R"({"kind":"Pod","metadata":{"name":"p","annotations":null},
+    "spec":{"schedulingGates":[{"name":"example.com/other"}]}})",
+                     &pod)
+              .ok());
+  CHECK(pod.patch_basis == PodPatchBasis{"", -1, false});
+}
+
 TEST_CASE("workload fields: the label wins over workloadRef; bad annotations are ignored",
           "[codec][workloads]") {
   Pod pod;

@@ -8,6 +8,8 @@
 //      borrowing: a pod of another quota within its min reclaims the room, and the victims are
 //      the job's 3 surplus members, never an online pod nor the job's core (docs/workloads.md,
 //      "Victim units").
+// Between the two, the gate removals' requests: one patch per pod, no read, and GateLifter's
+// stale path against kube-apiserver itself (a refused `test`, one read, one patch).
 // The pods are created already carrying our gate, as /mutate would add it (its webhook is
 // tested over HTTPS in e2e); no kubelet exists, so "runs" means bound. One control plane for
 // both cases.
@@ -21,7 +23,9 @@
 #include <thread>
 #include <vector>
 
+#include "config/object_stream_decoder.h"
 #include "core/pod.h"
+#include "extender/kube/gate_writes.h"
 #include "tests/real_cluster/cluster_polling.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
@@ -75,6 +79,62 @@ PodState GetPod(RealControlPlane& cluster, const std::string& ns, const std::str
   out.admitted = meta.HasMember("annotations") && meta["annotations"].IsObject() &&
                  meta["annotations"].HasMember(kAdmittedAtAnnotation);
   return out;
+}
+
+// GateLifter against kube-apiserver itself (docs/workloads-live.md#the-gate-removal), on pods of
+// `default` that also carry another gate, so that the admission loop leaves them alone: from a
+// fresh basis, one patch; from a stale one (an annotation added since), the refused `test` (422
+// or 409, nothing written), one read and a second patch that keeps the annotation and the other
+// gate.
+void CheckGateLifterOnRealServer(RealControlPlane& cluster) {
+  const std::string gates =
+      R"([{"name":"example.com/hold"},{"name":")" + std::string(kQuotaGate) + R"("}])";
+  auto cached = [&](const std::string& name) {
+    Pod pod;
+    std::string kind;
+    const kube::RestResponse r = cluster.api().Get("/api/v1/namespaces/default/pods/" + name);
+    REQUIRE(DecodePodJson(r.body, {}, &pod, &kind).ok());
+    return pod;
+  };
+  for (const char* name : {"lift-fresh", "lift-stale"}) {
+    const kube::RestResponse r = cluster.api().Post(
+        "/api/v1/namespaces/default/pods",
+        R"({"metadata":{"name":")" + std::string(name) +
+            R"("},"spec":{"terminationGracePeriodSeconds":0,"schedulingGates":)" + gates +
+            R"(,"containers":[{"name":"c","image":"x"}]}})");
+    INFO(r.status << " " << r.body);
+    REQUIRE(r.ok());
+  }
+  kube::GateLifter lifter(&cluster.api());
+  const auto when = std::chrono::system_clock::now();
+  const Pod fresh = cached("lift-fresh");
+  const kube::GateLift first =
+      lifter.Lift("default", fresh.name, fresh.uid, fresh.patch_basis, when);
+  INFO(first.write.http_status << " " << first.write.message);
+  CHECK(first.write.ok);
+  CHECK_FALSE(first.read);
+
+  const Pod stale = cached("lift-stale");
+  REQUIRE(stale.patch_basis.quota_gate_index == 1);
+  const kube::RestResponse annotated =
+      cluster.api().Send("PATCH", "/api/v1/namespaces/default/pods/lift-stale",
+                         R"([{"op":"add","path":"/metadata/annotations","value":{"team":"x"}}])",
+                         "application/json-patch+json", {}, {});
+  REQUIRE(annotated.ok());
+  const kube::GateLift second =
+      lifter.Lift("default", stale.name, stale.uid, stale.patch_basis, when);
+  INFO(second.write.http_status << " " << second.write.message);
+  CHECK(second.write.ok);
+  CHECK(second.read);
+  const Pod after = cached("lift-stale");
+  CHECK(after.patch_basis.quota_gate_index == -1);
+  CHECK(after.other_gates);
+  CHECK(after.admitted_ms != 0);
+  const kube::RestResponse body = cluster.api().Get("/api/v1/namespaces/default/pods/lift-stale");
+  CHECK(body.body.find(R"("team":"x")") != std::string::npos);
+  for (const char* name : {"lift-fresh", "lift-stale"})
+    cluster.api().Send("DELETE", std::string("/api/v1/namespaces/default/pods/") + name, "", "", {},
+                       {});
 }
 
 std::string Names(const std::string& prefix, int n) {
@@ -193,6 +253,14 @@ spec: {min: {cpu: "6"}, max: {cpu: "6"}}
                  events.body.find(R"("reason":"Gated")") != std::string::npos;
         },
         10s));
+
+    // The gate removals were each one patch from the cache: kube-apiserver accepted the
+    // resourceVersion `test` (docs/workloads-live.md#the-gate-removal), and no pod was read.
+    const std::string metrics = Fetch("127.0.0.1", extender.port(), "GET", "/metrics").body;
+    CHECK(metrics.find("capacity_extender_admissions_total 4\n") != std::string::npos);
+    CHECK((metrics.find("capacity_extender_gate_rereads_total") == std::string::npos ||
+           metrics.find("capacity_extender_gate_rereads_total 0\n") != std::string::npos));
+    CheckGateLifterOnRealServer(cluster);
 
     // --- 2. The elastic job el (minMember 3, 6 pods) and two online single pods on n1: 8 of 8
     // cpu, eq el borrowing 5 above its min 3. The online pods start last (the most recent).
