@@ -27,6 +27,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/support/apiserver_double_process.h"
+#include "tests/support/double_objects.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
 
@@ -34,6 +35,8 @@ namespace {
 
 using capext::kube::testing::ApiServerDouble;
 using capext::test::ExtenderProcess;
+using capext::test::ReadyNodeJson;
+using capext::test::StringMember;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
@@ -50,17 +53,6 @@ bool Poll(const std::function<bool()>& condition, std::chrono::milliseconds time
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
-}
-
-std::string Str(const rapidjson::Value& v, const char* key) {
-  return v.IsObject() && v.HasMember(key) && v[key].IsString() ? v[key].GetString() : "";
-}
-
-std::string Node(const std::string& name) {
-  return R"({"apiVersion":"v1","kind":"Node","metadata":{"name":")" + name +
-         R"("},"status":{"allocatable":{"cpu":"4","memory":"32Gi","pods":"110"},)"
-         R"("capacity":{"cpu":"4","memory":"32Gi","pods":"110"},)"
-         R"("conditions":[{"type":"Ready","status":"True"}]}})";
 }
 
 std::string Quota(const std::string& ns, int min, int max) {
@@ -114,7 +106,7 @@ class GateCluster {
                        "    token: " +
                        kToken + "\n");
     for (int i = 1; i <= 4; ++i)
-      Create("/api/v1/nodes", Node("n" + std::to_string(i)));
+      Create("/api/v1/nodes", ReadyNodeJson("n" + std::to_string(i)));
     Create("/apis/scheduling.x-k8s.io/v1alpha1/namespaces/team-a/elasticquotas",
            Quota("team-a", 12, 16));
     Create("/apis/scheduling.x-k8s.io/v1alpha1/namespaces/team-b/elasticquotas",
@@ -161,7 +153,7 @@ class GateCluster {
     doc.Parse(double_->ControlGet("objects?resource=pods").c_str());
     int gated = 0;
     for (const auto& item : doc["items"].GetArray()) {
-      if (Str(item["metadata"], "namespace") != "team-a") continue;
+      if (StringMember(item["metadata"], "namespace") != "team-a") continue;
       const auto& spec = item["spec"];
       if (spec.HasMember("schedulingGates") && spec["schedulingGates"].IsArray() &&
           !spec["schedulingGates"].Empty())
@@ -176,9 +168,9 @@ class GateCluster {
     rapidjson::Document doc;
     doc.Parse(double_->ControlGet("requests").c_str());
     for (const auto& e : doc["requests"].GetArray()) {
-      const std::string path = Str(e, "path");
+      const std::string path = StringMember(e, "path");
       const std::string suffix = "/eviction";
-      if (Str(e, "method") != "POST" || path.size() < suffix.size() ||
+      if (StringMember(e, "method") != "POST" || path.size() < suffix.size() ||
           path.compare(path.size() - suffix.size(), suffix.size(), suffix) != 0)
         continue;
       // /api/v1/namespaces/<ns>/pods/<name>/eviction
@@ -205,9 +197,10 @@ class GateCluster {
     doc.Parse(double_->ControlGet("objects?resource=events").c_str());
     if (!doc.IsObject() || !doc.HasMember("items")) return out;
     for (const auto& item : doc["items"].GetArray()) {
-      if (Str(item, "reason") != "Reclaimed") continue;
-      out.emplace_back(Str(item["regarding"], "namespace") + "/" + Str(item["regarding"], "name"),
-                       Str(item, "note"));
+      if (StringMember(item, "reason") != "Reclaimed") continue;
+      out.emplace_back(StringMember(item["regarding"], "namespace") + "/" +
+                           StringMember(item["regarding"], "name"),
+                       StringMember(item, "note"));
     }
     return out;
   }

@@ -19,38 +19,21 @@
 #include <catch2/catch.hpp>
 
 #include "tests/support/apiserver_double_process.h"
+#include "tests/support/double_objects.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
 
 namespace {
 
 using capext::kube::testing::ApiServerDouble;
+using capext::kube::testing::Eventually;
 using capext::test::ExtenderProcess;
-using Clock = std::chrono::steady_clock;
+using capext::test::ReadyNodeJson;
+using capext::test::StringMember;
 using namespace std::chrono_literals;
 
 constexpr char kToken[] = "gate-requests-token";
 constexpr int kPods = 12;
-
-bool Poll(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
-  const auto deadline = Clock::now() + timeout;
-  for (;;) {
-    if (condition()) return true;
-    if (Clock::now() >= deadline) return condition();
-    std::this_thread::sleep_for(50ms);
-  }
-}
-
-std::string Str(const rapidjson::Value& v, const char* key) {
-  return v.IsObject() && v.HasMember(key) && v[key].IsString() ? v[key].GetString() : "";
-}
-
-std::string Node(const std::string& name) {
-  return R"({"apiVersion":"v1","kind":"Node","metadata":{"name":")" + name +
-         R"("},"status":{"allocatable":{"cpu":"4","memory":"32Gi","pods":"110"},)"
-         R"("capacity":{"cpu":"4","memory":"32Gi","pods":"110"},)"
-         R"("conditions":[{"type":"Ready","status":"True"}]}})";
-}
 
 // Half of the pods carry an annotation of someone else's (kept by the patch), half none.
 std::string GatedPod(int i) {
@@ -80,7 +63,7 @@ RequestCounts Count(ApiServerDouble& api) {
   REQUIRE(doc.IsObject());
   const std::string one_pod = "/api/v1/namespaces/team-a/pods/";
   for (const auto& e : doc["requests"].GetArray()) {
-    const std::string method = Str(e, "method"), path = Str(e, "path");
+    const std::string method = StringMember(e, "method"), path = StringMember(e, "path");
     const bool is_pod = path.rfind(one_pod, 0) == 0 &&
                         path.find('/', one_pod.size()) == std::string::npos &&
                         path.size() > one_pod.size();
@@ -95,7 +78,7 @@ RequestCounts Count(ApiServerDouble& api) {
     } else if (!(method == "POST" && path.size() > 5 && path.substr(path.size() - 5) == "/pods") &&
                path.find("/leases") == std::string::npos) {
       ++c.other_writes;
-      c.others += " " + method + " " + path + "?" + Str(e, "query");
+      c.others += " " + method + " " + path + "?" + StringMember(e, "query");
     }
   }
   return c;
@@ -126,7 +109,7 @@ TEST_CASE("live gate mode: one PATCH and no GET per admitted pod; status.used pe
     REQUIRE(r.status == 201);
   };
   for (int i = 1; i <= 4; ++i)
-    create("/api/v1/nodes", Node("n" + std::to_string(i)));
+    create("/api/v1/nodes", ReadyNodeJson("n" + std::to_string(i)));
   create("/apis/scheduling.x-k8s.io/v1alpha1/namespaces/team-a/elasticquotas",
          R"({"apiVersion":"scheduling.x-k8s.io/v1alpha1","kind":"ElasticQuota",)"
          R"("metadata":{"name":"team-a","namespace":"team-a"},)"
@@ -155,10 +138,10 @@ TEST_CASE("live gate mode: one PATCH and no GET per admitted pod; status.used pe
     return std::make_pair(gated, annotated);
   };
   INFO(extender.Log());
-  REQUIRE(Poll([&] { return ungated() == std::make_pair(0, kPods / 2); }, 15s));
+  REQUIRE(Eventually([&] { return ungated() == std::make_pair(0, kPods / 2); }, 15s));
   for (int i = kPods / 2; i < kPods; ++i)
     create("/api/v1/namespaces/team-a/pods", GatedPod(i));
-  REQUIRE(Poll([&] { return ungated() == std::make_pair(0, kPods); }, 15s));
+  REQUIRE(Eventually([&] { return ungated() == std::make_pair(0, kPods); }, 15s));
   std::this_thread::sleep_for(1500ms);  // the quota's status.used settles (one write per second)
 
   const RequestCounts c = Count(api);
@@ -174,7 +157,7 @@ TEST_CASE("live gate mode: one PATCH and no GET per admitted pod; status.used pe
   // Someone else's annotation is kept.
   rapidjson::Document pod;
   pod.Parse(api.ControlClient()->Get("/api/v1/namespaces/team-a/pods/p-0").body.c_str());
-  CHECK(Str(pod["metadata"]["annotations"], "example.com/owner") == "team-a");
+  CHECK(StringMember(pod["metadata"]["annotations"], "example.com/owner") == "team-a");
   const std::string metrics =
       capext::test::Fetch("127.0.0.1", extender.port(), "GET", "/metrics").body;
   const bool no_reread =

@@ -26,6 +26,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/support/apiserver_double_process.h"
+#include "tests/support/double_objects.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
 
@@ -33,6 +34,7 @@ namespace {
 
 using capext::kube::testing::ApiServerDouble;
 using capext::test::ExtenderProcess;
+using capext::test::StringMember;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
@@ -45,10 +47,6 @@ bool Poll(const std::function<bool()>& condition, std::chrono::milliseconds time
     std::this_thread::sleep_for(50ms);
   }
   return true;
-}
-
-std::string Str(const rapidjson::Value& v, const char* key) {
-  return v.IsObject() && v.HasMember(key) && v[key].IsString() ? v[key].GetString() : "";
 }
 
 // One of our Events as the double stores it.
@@ -164,15 +162,16 @@ class Cluster {
     if (!doc.IsObject() || !doc.HasMember("items")) return out;
     for (const auto& item : doc["items"].GetArray()) {
       StoredEvent e;
-      e.name = Str(item["metadata"], "name");
-      e.resource_version = Str(item["metadata"], "resourceVersion");
-      e.reason = Str(item, "reason");
-      e.note = Str(item, "note");
-      e.type = Str(item, "type");
-      e.action = Str(item, "action");
-      e.controller = Str(item, "reportingController");
-      e.pod = Str(item["regarding"], "namespace") + "/" + Str(item["regarding"], "name");
-      e.pod_uid = Str(item["regarding"], "uid");
+      e.name = StringMember(item["metadata"], "name");
+      e.resource_version = StringMember(item["metadata"], "resourceVersion");
+      e.reason = StringMember(item, "reason");
+      e.note = StringMember(item, "note");
+      e.type = StringMember(item, "type");
+      e.action = StringMember(item, "action");
+      e.controller = StringMember(item, "reportingController");
+      e.pod = StringMember(item["regarding"], "namespace") + "/" +
+              StringMember(item["regarding"], "name");
+      e.pod_uid = StringMember(item["regarding"], "uid");
       if (item.HasMember("series")) e.series_count = item["series"]["count"].GetInt();
       out[e.pod].push_back(std::move(e));
     }
@@ -182,8 +181,10 @@ class Cluster {
     rapidjson::Document doc;
     doc.Parse(api_->ControlGet("objects?resource=pods").c_str());
     for (const auto& item : doc["items"].GetArray()) {
-      if (Str(item["metadata"], "namespace") + "/" + Str(item["metadata"], "name") == key)
-        return Str(item["metadata"], "uid");
+      if (StringMember(item["metadata"], "namespace") + "/" +
+              StringMember(item["metadata"], "name") ==
+          key)
+        return StringMember(item["metadata"], "uid");
     }
     return "";
   }
@@ -299,16 +300,16 @@ TEST_CASE("events: over max, behind the sum of mins, refused by a PDB - one Even
     CHECK(doc["ready"].GetBool());
     std::map<std::string, const rapidjson::Value*> by_pod;
     for (const auto& p : doc["pending"].GetArray())
-      by_pod[Str(p, "namespace") + "/" + Str(p, "name")] = &p;
+      by_pod[StringMember(p, "namespace") + "/" + StringMember(p, "name")] = &p;
     for (const auto& w : Waiting()) {
       INFO(w.pod);
       REQUIRE(by_pod.count(w.pod) == 1);
-      CHECK(Str(*by_pod[w.pod], "reason") == w.reason);
-      CHECK(Str(*by_pod[w.pod], "message").find(w.note_parts[0]) != std::string::npos);
+      CHECK(StringMember(*by_pod[w.pod], "reason") == w.reason);
+      CHECK(StringMember(*by_pod[w.pod], "message").find(w.note_parts[0]) != std::string::npos);
       CHECK((*by_pod[w.pod])["waitingSeconds"].IsNumber());
     }
-    CHECK(Str((*by_pod["eq2/job-2"])["reclaim"], "state") == "backoff");
-    CHECK(Str((*by_pod["eq1/big"])["reclaim"], "state") == "none");
+    CHECK(StringMember((*by_pod["eq2/job-2"])["reclaim"], "state") == "backoff");
+    CHECK(StringMember((*by_pod["eq1/big"])["reclaim"], "state") == "none");
   }
 
   // 60 s later: still exactly one Event per pod (the same object), its count grown.

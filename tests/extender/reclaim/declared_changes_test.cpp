@@ -6,6 +6,7 @@
 // change that admits it. The built-in rules and the test rule of tests/plugins/ are checked, and
 // so is every node scorer of the registry: the scores of every node for the pod.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -89,28 +90,40 @@ DeclaredChanges Touched(const std::set<std::string>& tree,
   return out;
 }
 
-TEST_CASE("an admission rule's verdict moves only on a change it declares", "[plugins][wake]") {
-  const AdmissionRule* test_rule = AdmissionRulePolicies().Find("test-at-most-2-pods")->make();
-  const std::vector<const AdmissionRule*> rules = {&QuotaMaxRule(), &SumOfMinsRule(), test_rule};
-  static const AdmissionRules extra = {test_rule};
+// What a run of CheckDeclaredChanges saw: asks across an undeclared change (each must not
+// have moved) and asks whose answer moved on a declared change.
+struct DeclaredChangesRun {
   int64_t undeclared = 0, moved_on_declared = 0;
-  for (uint64_t seed = 1; seed <= 60; ++seed) {
+};
+
+// On `seeds` generated clusters (`adjust` may change each case before it is built), 30 random
+// changes each: for a pod asked before and after each change, every plugin's answer
+// (`observe(state, pod, plugin)`) must stay `same` across a change that touches none of the
+// kinds the plugin declares. A change of the pod itself or of a PriorityClass wakes every pod and
+// is left out; so are pods without a quota when `quota_pods_only`.
+template <class Plugin, class Observe, class Same>
+DeclaredChangesRun CheckDeclaredChanges(const std::vector<const Plugin*>& plugins, uint64_t seeds,
+                                        bool quota_pods_only,
+                                        const std::function<void(testing::ClusterCase&)>& adjust,
+                                        Observe observe, Same same) {
+  DeclaredChangesRun run;
+  for (uint64_t seed = 1; seed <= seeds; ++seed) {
     RandomCluster gen(seed);
     testing::ClusterCase c = gen.Generate();
-    c.semantics = c.semantics.WithExtraRules(&extra);
+    if (adjust) adjust(c);
     ClusterState state;
     testing::BuildDenseState(gen, c, &state);
     state.EnableChangeJournal();
     RandomChanges changes(&gen, c.decode_options());
     for (int step = 0; step < 30; ++step) {
       const NormalizedPod pod = testing::QuestionFor(gen, state, c.decode_options());
-      if (state.QuotaFor(pod.ns) == nullptr) {
+      if (quota_pods_only && state.QuotaFor(pod.ns) == nullptr) {
         changes.Apply(&state);
         continue;
       }
-      std::vector<std::string> before;
-      for (const AdmissionRule* rule : rules)
-        before.push_back(Verdict(state, pod, *rule));
+      std::vector<decltype(observe(state, pod, *plugins[0]))> before;
+      for (const Plugin* plugin : plugins)
+        before.push_back(observe(state, pod, *plugin));
       const std::set<std::string> tree = NamespacesOfTheirTrees(state, {pod.ns});
       std::set<std::string> quota_before;
       for (const auto& [key, quota] : state.quota_set().quotas()) {
@@ -119,74 +132,51 @@ TEST_CASE("an admission rule's verdict moves only on a change it declares", "[pl
       const uint64_t since = state.change_journal()->last_sequence();
       const std::string what = changes.Apply(&state);
       const ChangeJournal::Changes seen = state.change_journal()->Since(since);
-      // The pod's own change always wakes it; a PriorityClass change wakes every pod.
       const bool own =
           std::find(seen.pods.begin(), seen.pods.end(), pod.store_key()) != seen.pods.end();
       if (seen.overflowed || own || !seen.priority_classes.empty()) continue;
       const DeclaredChanges touched = Touched(tree, quota_before, state, pod.ns, seen);
-      for (std::size_t i = 0; i < rules.size(); ++i) {
-        const std::string after = Verdict(state, pod, *rules[i]);
-        if ((rules[i]->Declared() & touched) != 0) {
-          moved_on_declared += after != before[i] ? 1 : 0;
+      for (std::size_t i = 0; i < plugins.size(); ++i) {
+        const auto after = observe(state, pod, *plugins[i]);
+        if ((plugins[i]->Declared() & touched) != 0) {
+          run.moved_on_declared += same(before[i], after) ? 0 : 1;
           continue;
         }
-        INFO("seed " << seed << " step " << step << " rule " << rules[i]->name() << " pod "
+        INFO("seed " << seed << " step " << step << " plugin " << plugins[i]->name() << " pod "
                      << pod.Key() << " after [" << what << "]");
-        CHECK(after == before[i]);
-        ++undeclared;
+        CHECK(same(before[i], after));
+        ++run.undeclared;
       }
     }
   }
+  return run;
+}
+
+TEST_CASE("an admission rule's verdict moves only on a change it declares", "[plugins][wake]") {
+  const AdmissionRule* test_rule = AdmissionRulePolicies().Find("test-at-most-2-pods")->make();
+  const std::vector<const AdmissionRule*> rules = {&QuotaMaxRule(), &SumOfMinsRule(), test_rule};
+  static const AdmissionRules extra = {test_rule};
+  const DeclaredChangesRun run = CheckDeclaredChanges(
+      rules, 60, /*quota_pods_only=*/true,
+      [](testing::ClusterCase& c) { c.semantics = c.semantics.WithExtraRules(&extra); }, Verdict,
+      [](const std::string& a, const std::string& b) { return a == b; });
   // The generator reaches both kinds of case.
-  CHECK(undeclared > 500);
-  CHECK(moved_on_declared > 20);
+  CHECK(run.undeclared > 500);
+  CHECK(run.moved_on_declared > 20);
 }
 
 TEST_CASE("a node scorer's scores move only on a change it declares", "[plugins][wake]") {
   std::vector<const NodeScorer*> scorers;
   for (const auto& e : NodeScoringPolicies().entries())
     scorers.push_back(e.make());
-  int64_t undeclared = 0, moved_on_declared = 0;
-  for (uint64_t seed = 1; seed <= 30; ++seed) {
-    RandomCluster gen(seed);
-    const testing::ClusterCase c = gen.Generate();
-    ClusterState state;
-    testing::BuildDenseState(gen, c, &state);
-    state.EnableChangeJournal();
-    RandomChanges changes(&gen, c.decode_options());
-    for (int step = 0; step < 30; ++step) {
-      const NormalizedPod pod = testing::QuestionFor(gen, state, c.decode_options());
-      std::vector<std::map<std::string, int>> before;
-      for (const NodeScorer* scorer : scorers)
-        before.push_back(Scores(state, pod, *scorer));
-      const std::set<std::string> tree = NamespacesOfTheirTrees(state, {pod.ns});
-      std::set<std::string> quota_before;
-      for (const auto& [key, quota] : state.quota_set().quotas()) {
-        if (state.QuotaFor(quota.ns) != nullptr) quota_before.insert(quota.ns);
-      }
-      const uint64_t since = state.change_journal()->last_sequence();
-      const std::string what = changes.Apply(&state);
-      const ChangeJournal::Changes seen = state.change_journal()->Since(since);
-      const bool own =
-          std::find(seen.pods.begin(), seen.pods.end(), pod.store_key()) != seen.pods.end();
-      if (seen.overflowed || own || !seen.priority_classes.empty()) continue;
-      const DeclaredChanges touched = Touched(tree, quota_before, state, pod.ns, seen);
-      for (std::size_t i = 0; i < scorers.size(); ++i) {
-        const std::map<std::string, int> after = Scores(state, pod, *scorers[i]);
-        if ((scorers[i]->Declared() & touched) != 0) {
-          moved_on_declared += Common(after, before[i]) != Common(before[i], after) ? 1 : 0;
-          continue;
-        }
-        INFO("seed " << seed << " step " << step << " scorer " << scorers[i]->name() << " pod "
-                     << pod.Key() << " after [" << what << "]");
-        CHECK(Common(after, before[i]) == Common(before[i], after));
-        ++undeclared;
-      }
-    }
-  }
+  const DeclaredChangesRun run = CheckDeclaredChanges(
+      scorers, 30, /*quota_pods_only=*/false, {}, Scores,
+      [](const std::map<std::string, int>& a, const std::map<std::string, int>& b) {
+        return Common(a, b) == Common(b, a);
+      });
   // The generator reaches both kinds of case.
-  CHECK(undeclared > 200);
-  CHECK(moved_on_declared > 20);
+  CHECK(run.undeclared > 200);
+  CHECK(run.moved_on_declared > 20);
 }
 
 }  // namespace
