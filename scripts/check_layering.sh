@@ -6,6 +6,8 @@
 #   config/               includes core/, policies/ and config/
 #   extender/, bench/sim/, bench/report/   never include bench/ (extender) or extender/ (bench)
 #   extender/http/        is a leaf: includes only extender/http/ (the transport knows no verb)
+# And no source file outside tests/ is over 500 lines (one idea per file; CE_MAX_FILE_LINES
+# overrides the limit, for the check's own test).
 # bench/micro/ measures the extender's own code and may include both. Only quoted includes with a
 # folder ("dir/file.h") are project includes; <...> are system and third-party headers.
 # Usage: check_layering.sh [repository root]   (default: the repository holding this script)
@@ -39,8 +41,24 @@ check extender/http "extender/http/ is a leaf: it includes only extender/http/" 
 check bench/sim "bench/sim/ never includes extender/" '(core|policies|config|bench)/'
 check bench/report "bench/report/ never includes extender/" '(core|policies|config|bench)/'
 
-if [ "$failures" -gt 0 ]; then
-  echo "check_layering: $failures include(s) against docs/architecture.md#dependency-arrows" >&2
+max_lines="${CE_MAX_FILE_LINES:-500}"
+long=0
+for folder in core policies config extender bench; do
+  [ -d "$folder" ] || continue
+  while IFS= read -r -d '' f; do
+    lines=$(wc -l <"$f")
+    if [ "$lines" -gt "$max_lines" ]; then
+      echo "$f: $lines lines (over $max_lines: one idea per file)"
+      long=$((long + 1))
+    fi
+  done < <(find "$folder" \( -name '*.h' -o -name '*.cpp' \) -print0)
+done
+
+if [ "$failures" -gt 0 ] || [ "$long" -gt 0 ]; then
+  [ "$failures" -eq 0 ] ||
+    echo "check_layering: $failures include(s) against docs/architecture.md#dependency-arrows" >&2
+  [ "$long" -eq 0 ] || echo "check_layering: $long file(s) over $max_lines lines" >&2
   exit 1
 fi
 echo "check_layering: every include follows docs/architecture.md#dependency-arrows"
+echo "check_layering: no file outside tests/ is over $max_lines lines"

@@ -32,7 +32,7 @@
 #include <fmt/format.h>
 
 #include "bench/micro/bench_support.h"
-#include "bench/micro/bind_retry_scheduler.h"
+#include "bench/micro/bind_run_check.h"
 #include "bench/micro/podcost_apiserver_double.h"
 #include "bench/micro/podcost_extender_under_test.h"
 

@@ -31,7 +31,7 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
-#include "bench/micro/bind_retry_scheduler.h"
+#include "bench/micro/bind_run_check.h"
 #include "tests/support/apiserver_double_process.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"

@@ -6,7 +6,7 @@
 // (bound for an attempt that timed out) without failing, and, without the extender's records,
 // counts deadlines from the scheduler's attempts. The two parsers read the double's request log
 // and the extender's logfmt bind lines as they are written.
-#include "bench/micro/bind_retry_scheduler.h"
+#include "bench/micro/bind_run_check.h"
 
 #include <catch2/catch.hpp>
 #include <chrono>

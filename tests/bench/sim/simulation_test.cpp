@@ -87,6 +87,8 @@ const TenantSummary& Tenant(const std::vector<TenantSummary>& s, const std::stri
   FAIL("no tenant " << name);
   return s.back();
 }
+// The answer points into `s`: a temporary summary would dangle before the first CHECK.
+const TenantSummary& Tenant(std::vector<TenantSummary>&& s, const std::string& name) = delete;
 
 TEST_CASE("a tenant within its min reclaims from a borrower", "[sim][engine]") {
   Events events;
@@ -511,7 +513,8 @@ TEST_CASE("a gang's members bind on the nodes their plan nominated, together",
   CHECK(events.Has("10 bind b-0 n1"));
   CHECK(events.Has("10 bind b-1 n2"));
   CHECK(r.gang_plans == 1);
-  const TenantSummary& b = Tenant(Summarize(r), "b");
+  const std::vector<TenantSummary> summary = Summarize(r);
+  const TenantSummary& b = Tenant(summary, "b");
   CHECK(b.groups.started == 1);
   CHECK(b.groups.ever_partial == 0);
   CHECK(b.groups.partial_core_hours == 0);
