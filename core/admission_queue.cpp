@@ -182,11 +182,10 @@ Outcome TryUnit(ClusterState* what_if, AdmissionUnit* unit, const AdmissionOptio
   if (unit->kind != AdmissionUnitKind::kGroup) {
     Status s = CheckQuota(*what_if, first);
     if (!s.ok()) {
-      round->waiting[unit->pods.front()] = {ReasonOf(s), s.message()};
-      return s.code() == StatusCode::kUnschedulable &&
-                     BlockedBySharedCapacity(*what_if, first, nullptr)
-                 ? Outcome::kWaitsForSharedCapacity
-                 : Outcome::kWaits;
+      const bool shared = s.code() == StatusCode::kUnschedulable &&
+                          BlockedBySharedCapacity(*what_if, first, nullptr);
+      round->waiting[unit->pods.front()] = {ReasonOf(s), s.message(), shared};
+      return shared ? Outcome::kWaitsForSharedCapacity : Outcome::kWaits;
     }
     AdmitInWhatIf(what_if, unit->pods.front(), now_ms);
     round->admit.push_back(std::move(*unit));
@@ -204,12 +203,11 @@ Outcome TryUnit(ClusterState* what_if, AdmissionUnit* unit, const AdmissionOptio
   }
   s = CheckGroupRequest(*what_if, first, request, display, n);
   if (!s.ok()) {
+    const bool shared = s.code() == StatusCode::kUnschedulable &&
+                        BlockedBySharedCapacity(*what_if, first, &request);
     for (const auto& key : unit->pods)
-      round->waiting[key] = {ReasonOf(s), s.message()};
-    return s.code() == StatusCode::kUnschedulable &&
-                   BlockedBySharedCapacity(*what_if, first, &request)
-               ? Outcome::kWaitsForSharedCapacity
-               : Outcome::kWaits;
+      round->waiting[key] = {ReasonOf(s), s.message(), shared};
+    return shared ? Outcome::kWaitsForSharedCapacity : Outcome::kWaits;
   }
   if (options.require_placement) {
     int placed = 0;

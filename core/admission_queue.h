@@ -16,7 +16,8 @@
 //   - with fair sharing on (docs/fair-sharing.md#5-admission-order-gate-mode): units within their
 //     leaf's min first, in that order; then the borrowing ones by their quota's share after
 //     admission (core/fair_admission_order.h); the first borrowing unit blocked by the sum of
-//     all mins is the barrier, and every borrowing unit after it waits for fair share.
+//     all mins is the barrier, and every borrowing unit after it waits for fair share. The units a
+//     round tried that the sum of all mins blocked are marked (AdmissionWait::shared_capacity).
 // Pure: the caller (the live admission loop, the simulator) lifts the gates, makes the holds and
 // evicts; time is passed in.
 // Thread-safety: a pure function over a ClusterState the caller keeps still.
@@ -69,6 +70,12 @@ struct AdmissionWait {
   // /filter's words with the numbers, prefixed by the unit, e.g. "gang eq1/train-a: 4 pods need
   // cpu 16: ElasticQuota eq1/eq1 would exceed max: cpu used 0 + request 16 > max 10".
   std::string message;
+  // Tried this round and blocked by the shared capacity (the sum of all mins, resolvable), not by
+  // a max: with fair sharing, the units the admission loop plans reclaim for
+  // (docs/fair-sharing.md#gate-mode-the-admission-loop-reclaims-for-the-barrier): the round's
+  // barrier and the units within min the sum of all mins blocks. Units behind the barrier are not
+  // tried (kFairShare) and never carry it.
+  bool shared_capacity = false;
 };
 
 struct GroupTimeout {

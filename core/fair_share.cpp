@@ -25,13 +25,12 @@ const std::vector<int>& ChildrenOfLevel(const QuotaTree& tree, int level) {
   return level == 0 ? tree.roots() : tree.children(level - 1);
 }
 
-// A node's name in messages: its quota, or "<parent> (own namespace)" for an implicit child.
+}  // namespace
+
 std::string NodeName(const QuotaTree& tree, int node) {
   const std::string key = tree.quota(node).Key();
   return tree.is_own(node) ? key + " (own namespace)" : key;
 }
-
-}  // namespace
 
 std::string ShareKey::ToString() const {
   return infinite ? std::string("inf") : fmt::format("{:.3f}", value);
@@ -293,6 +292,11 @@ FairReclaimVerdict FairReclaimAllowed(const ClusterState& state, const FairShare
     return v;
   }
   v.allowed = true;
+  v.move = fmt::format(
+      "{}'s share after {} <= {}'s share after {} ({}'s share {} below its fair "
+      "share {})",
+      taker, v.taker_after.ToString(), giver, v.giver_after.ToString(), taker,
+      v.taker_before.ToString(), v.taker_fair.ToString());
   return v;
 }
 

@@ -67,6 +67,9 @@ class FairShareModel {
   std::vector<ResourceList> pools_;  // by level: [0] the roots', [1 + p] the children of node p
 };
 
+// A tree node's name in messages: its quota, or "<parent> (own namespace)" for an implicit child.
+std::string NodeName(const QuotaTree& tree, int node);
+
 // Per tree node, everything /quotas, explain and the reclaim predicate show or use.
 struct NodeFairness {
   int node = -1;
@@ -111,6 +114,9 @@ struct FairReclaimVerdict {
   bool allowed = false;
   ShareKey taker_before, taker_after, taker_fair, giver_before, giver_after;
   std::string why;  // the first condition that fails, with its numbers; empty when allowed
+  // Allowed: the move with its numbers, "b/b's share after 0.042 <= a/a's share after 0.875 (b/b's
+  // share 0.000 below its fair share 0.250)", as messages and Events name it.
+  std::string move;
 };
 
 FairReclaimVerdict FairReclaimAllowed(const ClusterState& state, const FairShareModel& model,

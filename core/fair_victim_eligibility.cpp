@@ -1,5 +1,10 @@
 #include "core/fair_victim_eligibility.h"
 
+#include <algorithm>
+#include <cstdint>
+
+#include <fmt/format.h>
+
 #include "core/pod.h"
 #include "core/quota_semantics.h"
 
@@ -17,6 +22,16 @@ bool WouldBorrow(const ClusterState& state, const NormalizedPod& pod) {
   return false;
 }
 
+int64_t NextMinRunTimeCrossing(const ClusterState& state, int64_t now_ms, int64_t min_run_time_ms) {
+  int64_t next = INT64_MAX;
+  for (const auto& [key, pod] : state.pods()) {
+    if (!pod.IsBound() || pod.IsTerminal() || state.QuotaFor(pod.ns) == nullptr) continue;
+    const int64_t at = EffectiveStartMs(pod) + min_run_time_ms;
+    if (at > now_ms) next = std::min(next, at);
+  }
+  return next;
+}
+
 FairVictimEligibility::FairVictimEligibility(const ClusterState& state, const NormalizedPod& pod,
                                              const ResourceList& request,
                                              const FairReclaimOptions& options)
@@ -27,20 +42,32 @@ FairVictimEligibility::FairVictimEligibility(const ClusterState& state, const No
     path_.push_back(n);
   eligible_taker_.assign(path_.size(), 0);
   // Condition 1 (Q' would borrow) per level; fairness is only computed when one does.
-  std::vector<char> borrows(path_.size(), 0);
+  borrows_.assign(path_.size(), 0);
   bool any = false;
   for (std::size_t i = 0; i < path_.size(); ++i) {
     const int n = path_[i];
-    borrows[i] =
+    borrows_[i] =
         !ExceedsMin(state.semantics(), tree.quota(n), state.ledger().NodeUsed(n), request_).empty();
-    any |= borrows[i] != 0;
+    any |= borrows_[i] != 0;
   }
   if (!any) return;
   fair_ = options_.cache != nullptr ? options_.cache->Get(state)
                                     : std::make_shared<const FairnessSnapshot>(state);
   for (std::size_t i = 0; i < path_.size(); ++i)  // condition 2
     eligible_taker_[i] =
-        borrows[i] && fair_->fairness[static_cast<std::size_t>(path_[i])].BelowFairShare();
+        borrows_[i] && fair_->fairness[static_cast<std::size_t>(path_[i])].BelowFairShare();
+}
+
+std::string FairVictimEligibility::NotBelowFairShare() const {
+  if (fair_ == nullptr) return {};
+  for (std::size_t i = 0; i < path_.size(); ++i) {
+    if (borrows_[i] == 0 || eligible_taker_[i] != 0) continue;
+    const NodeFairness& f = fair_->fairness[static_cast<std::size_t>(path_[i])];
+    return fmt::format("{}'s share {} is not below its fair share {}",
+                       NodeName(state_.ledger().tree(), path_[i]), f.share.ToString(),
+                       f.fair_value.ToString());
+  }
+  return {};
 }
 
 FairVictimEligibility::Scope FairVictimEligibility::ScopeOf(std::string_view ns) const {

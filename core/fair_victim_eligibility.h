@@ -44,6 +44,12 @@ struct FairReclaimOptions {
 // quota path above that node's min (false for a pod without a quota).
 bool WouldBorrow(const ClusterState& state, const NormalizedPod& pod);
 
+// The earliest time after `now_ms` at which a pod on a node of a quota namespace reaches the
+// minimum run time (condition 5), INT64_MAX when none will: until then a search that found no plan
+// finds none again on the same state. A caller that plans only when the state changed (gate
+// mode's admission loop, the simulator) plans again at that time too.
+int64_t NextMinRunTimeCrossing(const ClusterState& state, int64_t now_ms, int64_t min_run_time_ms);
+
 class FairVictimEligibility {
  public:
   struct Scope {
@@ -69,6 +75,12 @@ class FairVictimEligibility {
   bool MayTake(const Scope& scope, const NormalizedPod& victim,
                const ResourceList& giver_used) const;
 
+  // Why fairness lets the pod take nothing at a level where its side would borrow: the first such
+  // level (from the leaf up) whose Q' is not below its fair share, "b/b's share 0.250 is not
+  // below its fair share 0.250" (condition 2, with its numbers); empty when every such level is
+  // below (or none borrows, or fairness is off).
+  std::string NotBelowFairShare() const;
+
   // The final plan's victims from one giver: FairReclaimAllowed with their summed request and
   // the youngest one's start.
   FairReclaimVerdict Check(const Scope& scope,
@@ -84,6 +96,7 @@ class FairVictimEligibility {
   // borrows; null otherwise.
   std::shared_ptr<const FairnessSnapshot> fair_;
   std::vector<char> eligible_taker_;  // per path_ entry: Q' would borrow and is below its share
+  std::vector<char> borrows_;         // per path_ entry: Q' would borrow (condition 1)
 };
 
 }  // namespace capext

@@ -105,8 +105,12 @@ class PlanSearch {
     const bool none = taken_.empty();
     if (!QuotaHolds()) {
       plan_.outcome = none ? ReclaimPlanOutcome::kNoVictims : ReclaimPlanOutcome::kNoPlacement;
-      plan_.why = Status::Unschedulable(
-          std::string(none ? reasons::kPlanNoVictims : reasons::kQuotaFailsAfterVictims));
+      std::string why(none ? reasons::kPlanNoVictims : reasons::kQuotaFailsAfterVictims);
+      // A borrower that fairness lets take nothing says why, with the numbers (condition 2).
+      if (const std::string fair = none && fair_ ? fair_->NotBelowFairShare() : std::string();
+          !fair.empty())
+        why += "; reclaim by fair share: " + fair;
+      plan_.why = Status::Unschedulable(why);
       return;
     }
     int placed = 0;
@@ -451,10 +455,13 @@ class PlanSearch {
         it->second.push_back(y);
       }
     }
+    std::string moves;
     for (const auto& [scope, pods] : givers) {
       const FairReclaimVerdict verdict = fair_->Check(*scope, pods);
       if (!verdict.allowed) return Status::Unschedulable("reclaim by fair share: " + verdict.why);
+      moves += (moves.empty() ? "" : "; ") + verdict.move;
     }
+    if (!moves.empty()) plan_.fair_moves = "reclaim by fair share: " + moves;
     return Status::Ok();
   }
 

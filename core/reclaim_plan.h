@@ -64,6 +64,9 @@ struct ReclaimPlan {
   std::vector<std::string> nodes;             // found: each member's node
   std::vector<PlannedUnit> units;             // found: the victims per unit, in eviction order
   int32_t pdb_violations = 0;
+  // Found with victims taken by fairness: "reclaim by fair share: <each giver's move with its
+  // numbers>" (FairReclaimVerdict::move); empty otherwise.
+  std::string fair_moves;
   int32_t placed = 0;  // members placed with every eligible unit removed (or all, when found)
   int64_t steps = 0;   // work spent
   bool found() const { return outcome == ReclaimPlanOutcome::kFound; }

@@ -35,6 +35,7 @@ AdmissionLoopOptions AdmissionLoopOptionsFrom(const ExtenderConfig& config) {
   options.plan.fair_sharing = config.fair_sharing;
   options.hold_ttl_ms = config.reservation_ttl.count();
   options.reclaim.nomination_ttl_ms = config.nomination_ttl.count();
+  options.reclaim.fair = FairReclaimOptionsFrom(config);
   options.reporting_instance = EventReportingInstance("capacity-extender");
   return options;
 }

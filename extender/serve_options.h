@@ -25,8 +25,9 @@ FairReclaimOptions FairReclaimOptionsFrom(const ExtenderConfig& config);
 ServiceOptions ServiceOptionsFrom(const ExtenderConfig& config);
 
 // gangScheduleTimeout (a group's timeout when its PodGroup sets none: docs/workloads-live.md
-// "The admission loop", Timeouts) and reservationTTL (how long an in-flight gate removal's
-// explicit hold lasts unless the watch shows admitted-at first).
+// "The admission loop", Timeouts), reservationTTL (how long an in-flight gate removal's
+// explicit hold lasts unless the watch shows admitted-at first), nominationTTL, and fairSharing
+// with fairShareMinRunTime (the order of the queue and the plans' reclaim between borrowers).
 AdmissionLoopOptions AdmissionLoopOptionsFrom(const ExtenderConfig& config);
 
 // reportingInstance of our Events: "<controller>-<hostname>" as client-go names it (the pod

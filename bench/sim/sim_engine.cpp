@@ -359,6 +359,7 @@ void SimEngine::Run() {
     if (!completions_.empty()) t = std::min(t, completions_.top().t);
     if (!expiries_.empty()) t = std::min(t, *expiries_.begin());
     t = std::min(t, next_reclaim_ms_);
+    t = std::min(t, fair_wake_ms_);
     if (t == INT64_MAX) break;
     if (options_.until_ms && t > *options_.until_ms) break;
     metrics_->AdvanceTo(t);
@@ -374,6 +375,10 @@ void SimEngine::Run() {
       pods_[c.pod].phase = Phase::kDone;
     }
     ProcessExpiries();
+    if (now_ >= fair_wake_ms_) {  // a victim may have reached the minimum run time
+      fair_wake_ms_ = INT64_MAX;
+      admission_due_ = true;
+    }
     while (next_arrival < wl.size() && wl[next_arrival].arrival_ms == t) {
       Submit(static_cast<uint32_t>(next_arrival), false);
       ++next_arrival;

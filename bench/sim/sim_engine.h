@@ -29,6 +29,7 @@
 #include "core/admission_queue.h"
 #include "core/candidate_search.h"
 #include "core/cluster_state.h"
+#include "core/fairness_snapshot.h"
 #include "core/placement_search.h"
 #include "core/status.h"
 #include "policies/policies.h"
@@ -175,7 +176,11 @@ class SimEngine {
     std::vector<std::string> members;  // store keys, nominated on their planned nodes
     int64_t victims = 0;
   };
-  std::map<std::string, GangPlanInFlight> gang_plans_;  // by group Display()
+  std::map<std::string, GangPlanInFlight> gang_plans_;  // by group Display(), or "pod ns/name"
+  FairnessCache fairness_cache_;  // every quota's fairness per state version, for those plans
+  // With gated fair sharing: an admission round is due then (a pod reaches the minimum run time
+  // while a unit has no plan); INT64_MAX when none.
+  int64_t fair_wake_ms_ = INT64_MAX;
 
   const SimulationInput& input_;
   SimulationOptions options_;

@@ -12,7 +12,10 @@
 // (docs/reclaim-plan.md#gate-mode-the-admission-loop-plans-for-a-gated-gang,
 // admission_reclaim.cpp): its members are nominated on their planned nodes, the victims evicted
 // through the reclaim controller's ReclaimEvictions (its rate limits, lease check and victim
-// Events), and the gates lifted by a later round once the room is free.
+// Events), and the gates lifted by a later round once the room is free. With fair sharing, the
+// units the sum of all mins blocks (the fairness barrier, units within min; single pods too) are
+// planned the same way, with reclaim between borrowers
+// (docs/fair-sharing.md#gate-mode-the-admission-loop-reclaims-for-the-barrier).
 //
 // Never on a cache out of sync (SchedulerCache::SyncReport): such a round plans, lifts, evicts
 // and publishes nothing, and the next interval asks again.
@@ -35,6 +38,8 @@
 #include <vector>
 
 #include "core/admission_queue.h"
+#include "core/fair_victim_eligibility.h"
+#include "core/fairness_snapshot.h"
 #include "extender/leadership/leadership.h"
 #include "extender/metrics.h"
 #include "extender/reclaim/event_sink.h"
@@ -69,6 +74,12 @@ struct GateReclaimOptions {
   // consecutive refusal up to the max (a longer Retry-After wins): the reclaim controller's.
   int64_t refusal_backoff_ms = 5'000;
   int64_t max_refusal_backoff_ms = 300'000;
+  // fairSharing and fairShareMinRunTime (FairReclaimOptionsFrom): with `fair.enabled`, every plan
+  // is searched with reclaim between borrowers, and the units the sum of all mins blocks (the
+  // round's fairness barrier, units within min) are planned too, single pods included
+  // (docs/fair-sharing.md#gate-mode-the-admission-loop-reclaims-for-the-barrier). now_ms and
+  // cache are the loop's own.
+  FairReclaimOptions fair;
 };
 
 struct AdmissionLoopOptions {
@@ -114,11 +125,13 @@ class AdmissionLoop {
   void Expire(const AdmissionRound& round);
   void Publish(const AdmissionRound& round, int64_t now_ms, bool acts);
   // admission_reclaim.cpp: plans for the gated gangs `round` leaves waiting on the quota or the
-  // nodes, and follows the plans in flight (their members' messages on /pending).
+  // nodes (and, with fair sharing, the units it leaves waiting on the shared capacity), and
+  // follows the plans in flight (their members' messages on /pending).
   void Reclaim(AdmissionRound* round, int64_t now_ms, bool acts);
   void FollowPlans(AdmissionRound* round);
 
-  // A gated gang's plan in flight: its members (store keys) and the victims it evicted.
+  // A gated unit's plan in flight (a gang's, or with fair sharing one pod's, keyed "pod ns/name"):
+  // its members (store keys) and the victims it evicted.
   struct GangPlan {
     std::vector<std::string> members;
     std::vector<std::string> victims;  // "ns/name", eviction order
@@ -145,6 +158,13 @@ class AdmissionLoop {
   std::map<std::string, std::string> evented_;  // pod key -> the message last written
   std::map<std::string, GangPlan> gang_plans_;  // by group Display(): plans in flight
   std::map<std::string, uint64_t> unplanned_;   // group -> journal sequence of its last no-plan
+  // With fair sharing: a unit whose last search found no plan -> why (the search's words), which
+  // its waiting pods say until it is planned again.
+  std::map<std::string, std::string> no_plan_why_;
+  // With fair sharing: when a unit without a plan is planned again even if the cluster did not
+  // change (a pod reaching the minimum run time may become a victim).
+  std::map<std::string, int64_t> replan_at_ms_;
+  FairnessCache fairness_cache_;  // every quota's fairness per state version, for the searches
   std::map<std::string, std::string> in_flight_pods_;  // member store key -> its plan's group
   // A gang whose plan had an eviction refused: not planned again before until_ms.
   struct RefusalBackoff {

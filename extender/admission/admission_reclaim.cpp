@@ -10,6 +10,8 @@
 // by both loops, its lease check before each eviction, and its events thread for the victims'
 // Events; a refusal backs the gang off as the controller backs a pod off.
 #include <chrono>
+#include <cstdint>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -79,11 +81,14 @@ void AdmissionLoop::Reclaim(AdmissionRound* round, int64_t now_ms, bool acts) {
   FollowPlans(round);
   const GateReclaimOptions& options = options_.reclaim;
   if (options.mode == ReclaimMode::kOff || !options.victim_order || evictions_ == nullptr) return;
+  const bool fair = options.fair.enabled;
   // The gangs waiting for room, each asked by its unit's first pod (the oldest member under our
-  // gate alone), not in flight, not backing off after a refusal, and not planned in vain since
-  // the cluster last changed.
+  // gate alone), and with fair sharing the single units the shared capacity blocks (the barrier,
+  // units within min), each asked by its pod: not in flight, not backing off after a refusal, and
+  // not planned in vain since the cluster last changed.
   uint64_t sequence = 0;
-  std::vector<std::pair<std::string, std::string>> asking;  // group, store key
+  std::vector<std::pair<std::string, std::string>> asking;    // unit id, store key
+  std::map<std::string, std::vector<std::string>> unit_keys;  // unit id -> its waiting pods
   cache_->Read([&](const ClusterState& state) {
     const ChangeJournal* journal = state.change_journal();
     sequence = journal == nullptr ? 0 : journal->last_sequence();
@@ -91,19 +96,29 @@ void AdmissionLoop::Reclaim(AdmissionRound* round, int64_t now_ms, bool acts) {
     for (auto& [key, wait] : round->waiting) {
       if (!WaitsForRoom(wait.reason) || in_flight_pods_.count(key) != 0) continue;
       const NormalizedPod* pod = state.FindPod(key);
-      if (pod == nullptr || pod->group.empty()) continue;
-      const GroupView* group = state.GroupOf(*pod);
-      if (group == nullptr || !group->starting() || group->need() == 0) continue;
-      const std::string id = group->key.Display();
+      if (pod == nullptr) continue;
+      const GroupView* group = pod->group.empty() ? nullptr : state.GroupOf(*pod);
+      const bool gang = group != nullptr && group->starting() && group->need() > 0;
+      // A single pod (or a surplus member) only with fair sharing, when the sum of all mins
+      // blocks it.
+      if (!gang && !(fair && wait.shared_capacity)) continue;
+      const std::string id = gang ? group->key.Display() : "pod " + pod->Key();
+      unit_keys[id].push_back(key);
       if (auto b = backoff_.find(id); b != backoff_.end() && now_ms < b->second.until_ms) {
         wait.message = b->second.message;  // every waiting member says why, each round
         continue;
       }
       if (!seen.insert(id).second || gang_plans_.count(id) != 0) continue;
-      // Without a change journal (sequence 0) every round counts as a change.
-      if (auto memo = unplanned_.find(id);
-          memo != unplanned_.end() && sequence != 0 && memo->second == sequence)
+      // Without a change journal (sequence 0) every round counts as a change; with fair sharing a
+      // victim reaching the minimum run time counts as one too.
+      if (auto memo = unplanned_.find(id); memo != unplanned_.end() && sequence != 0 &&
+                                           memo->second == sequence &&
+                                           (!fair || now_ms < replan_at_ms_[id]))
         continue;
+      if (!gang) {
+        if (state.FindOurNomination(key) == nullptr) asking.emplace_back(id, key);
+        continue;
+      }
       const NormalizedPod* first = nullptr;
       bool nominated = false;
       for (const GroupMember& m : group->members) {
@@ -115,6 +130,9 @@ void AdmissionLoop::Reclaim(AdmissionRound* round, int64_t now_ms, bool acts) {
     }
     return 0;
   });
+  FairReclaimOptions fair_options = options.fair;
+  fair_options.now_ms = now_ms;
+  fair_options.cache = &fairness_cache_;
   auto say = [&](const PlanCopy& plan, const std::string& message) {
     for (const auto& [member, node] : plan.placement) {
       auto it = round->waiting.find(member.store_key());
@@ -123,6 +141,7 @@ void AdmissionLoop::Reclaim(AdmissionRound* round, int64_t now_ms, bool acts) {
   };
   for (const auto& [id, key] : asking) {
     const auto search_start = std::chrono::steady_clock::now();
+    int64_t replan_at_ms = INT64_MAX;
     const PlanCopy plan = cache_->Read([&](const ClusterState& state) {
       const NormalizedPod* pod = state.FindPod(key);
       if (pod == nullptr) return PlanCopy{};
@@ -132,17 +151,25 @@ void AdmissionLoop::Reclaim(AdmissionRound* round, int64_t now_ms, bool acts) {
         return std::chrono::steady_clock::now() - search_start >
                std::chrono::milliseconds(options.plan_time_cap_ms);
       };
-      return CopyPlan(SearchReclaimPlan(state, *pod, *options.victim_order, budget), id);
+      PlanCopy copy =
+          CopyPlan(SearchReclaimPlan(state, *pod, *options.victim_order, budget, fair_options), id);
+      if (fair && !copy.found())
+        replan_at_ms = NextMinRunTimeCrossing(state, now_ms, fair_options.min_run_time_ms);
+      return copy;
     });
+    replan_at_ms_[id] = replan_at_ms;
     metrics_->Observe(
         "capacity_extender_reclaim_plan_search_seconds",
         std::chrono::duration<double>(std::chrono::steady_clock::now() - search_start).count());
+    no_plan_why_.erase(id);
     if (!plan.found() || plan.victims.empty()) {
       // No plan, or the pods fit as things are (the queue admits them when it can): planned
-      // again once the cluster changed.
-      if (!plan.found())
+      // again once the cluster changed. With fair sharing the unit says why there is none.
+      if (!plan.found()) {
         metrics_->Count("capacity_extender_reclaim_plans_total", "outcome",
                         ReclaimPlanOutcomeName(plan.outcome));
+        if (fair) no_plan_why_[id] = plan.reason;
+      }
       unplanned_[id] = sequence;
       continue;
     }
@@ -228,6 +255,23 @@ void AdmissionLoop::Reclaim(AdmissionRound* round, int64_t now_ms, bool acts) {
     say(plan, InFlightMessage(id, summary));
     unplanned_.erase(id);
   }
+  // With fair sharing, a unit still waiting for room says why its last search found no plan, in
+  // the search's words ("reclaim by fair share: a/a's share 0.250 is not below its fair share
+  // 0.250"); the same text every round until it is planned again, so its Event is written once.
+  for (auto it = no_plan_why_.begin(); it != no_plan_why_.end();) {
+    auto keys = unit_keys.find(it->first);
+    if (keys == unit_keys.end()) {
+      it = no_plan_why_.erase(it);
+      continue;
+    }
+    for (const std::string& key : keys->second) {
+      AdmissionWait& wait = round->waiting.at(key);
+      wait.message = fmt::format("{}; {}", wait.message, it->second);
+    }
+    ++it;
+  }
+  for (auto it = replan_at_ms_.begin(); it != replan_at_ms_.end();)
+    it = unit_keys.count(it->first) != 0 ? std::next(it) : replan_at_ms_.erase(it);
 }
 
 }  // namespace capext

@@ -7,7 +7,8 @@
 namespace capext {
 
 std::string PlanCopy::Summary() const {
-  return fmt::format("plan for {}: {}; victims: {} ({} steps)", preemptor, where, units, steps);
+  return fmt::format("plan for {}: {}; victims: {}{}{} ({} steps)", preemptor, where, units,
+                     fair_moves.empty() ? "" : "; ", fair_moves, steps);
 }
 
 std::vector<const Pod*> PlanCopy::VictimPointers() const {
@@ -24,6 +25,7 @@ PlanCopy CopyPlan(const ReclaimPlan& plan, std::string preemptor) {
   out.steps = plan.steps;
   out.reason = plan.why.message();
   out.preemptor = std::move(preemptor);
+  out.fair_moves = plan.fair_moves;
   out.view.outcome = ReclaimPlanOutcomeName(plan.outcome);
   out.view.preemptor = out.preemptor;
   out.view.steps = plan.steps;

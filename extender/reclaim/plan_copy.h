@@ -26,14 +26,17 @@ struct PlanCopy {
   std::vector<std::pair<NormalizedPod, std::string>> placement;  // member, planned node
   std::vector<NormalizedPod> victims;                            // eviction order
   std::string where;                                             // "ns/w-0 -> n1, ns/w-1 -> n2"
-  std::string units;  // "single ns/b4, core ns/x-0+ns/x-1"
-  int cores = 0;      // whole gangs' cores among the units
+  std::string units;       // "single ns/b4, core ns/x-0+ns/x-1"
+  int cores = 0;           // whole gangs' cores among the units
+  std::string fair_moves;  // "reclaim by fair share: ..." when fairness let victims go, else ""
+
   int64_t steps = 0;
   PlanView view;
 
   bool found() const { return outcome == ReclaimPlanOutcome::kFound; }
-  // "plan for gang ns/train: ns/w-0 -> n1, ...; victims: single ns/b4, ... (120 steps)": the
-  // plan as the log, the messages and the victims' Events say it.
+  // "plan for gang ns/train: ns/w-0 -> n1, ...; victims: single ns/b4, ... (120 steps)", with
+  // "; reclaim by fair share: <the move with its numbers>" before the steps when fairness let
+  // victims go: the plan as the log, the messages and the victims' Events say it.
   std::string Summary() const;
   // The victims, in eviction order, as EvictInOrder takes them.
   std::vector<const Pod*> VictimPointers() const;

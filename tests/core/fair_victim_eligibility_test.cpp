@@ -86,6 +86,12 @@ TEST_CASE("reclaim between borrowers: A below its fair share takes one of D's po
   INFO(plan.why.message());
   REQUIRE(plan.found());
   CHECK(Victims(plan) == std::vector<std::string>{"d/d-run-26"});
+  // The plan names the move with its numbers, for the messages and the victims' Events
+  // (docs/fair-sharing.md#gate-mode-the-admission-loop-reclaims-for-the-barrier).
+  CHECK(plan.fair_moves ==
+        "reclaim by fair share: a/a's share after 0.029 <= d/d's share after 0.184 (a/a's share "
+        "0.000 below its fair share 0.118)");
+  CHECK(fcfs.fair_moves.empty());
   // C (4 borrowed, fair 8) is below too, and takes from D, never from A or B.
   const ReclaimPlan c = Plan(state, "c", "c-pending-0", true);
   REQUIRE(c.found());
@@ -106,7 +112,12 @@ TEST_CASE("reclaim between borrowers: each condition refuses", "[fair][reclaim-p
   }
   SECTION("a taker at its fair share stops: A borrowing 4 (0.118 = its fair value)") {
     const ClusterState state = Worked(5);
-    CHECK_FALSE(Plan(state, "a", "a-pending-0", true).found());
+    const ReclaimPlan plan = Plan(state, "a", "a-pending-0", true);
+    CHECK_FALSE(plan.found());
+    // It says why, with the numbers (condition 2).
+    CHECK(plan.why.message() ==
+          "no plan: no unit the rules let go; reclaim by fair share: a/a's share 0.118 is not "
+          "below its fair share 0.118");
   }
   SECTION("a pod within its min takes by the guarantee, whatever fairness says") {
     ClusterState state = Worked();
@@ -115,6 +126,7 @@ TEST_CASE("reclaim between borrowers: each condition refuses", "[fair][reclaim-p
     const ReclaimPlan on = Plan(state, "l", "l-0", true);
     REQUIRE(off.found());
     CHECK(Victims(on) == Victims(off));
+    CHECK(on.fair_moves.empty());  // the guarantee's reclaim, not a move by fairness
   }
 }
 

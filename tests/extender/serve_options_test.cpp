@@ -38,11 +38,20 @@ TEST_CASE("reserveAt filter reaches /filter, bind by default", "[serve_options]"
   CHECK(ServiceOptionsFrom(config).reserve_at_filter);
 }
 
-TEST_CASE("fairSharing reaches the admission loop's plan, off by default", "[serve_options]") {
+TEST_CASE("fairSharing reaches the admission loop's plan and its reclaim, off by default",
+          "[serve_options]") {
   CHECK_FALSE(AdmissionLoopOptionsFrom(ExtenderConfig{}).plan.fair_sharing);
+  CHECK_FALSE(AdmissionLoopOptionsFrom(ExtenderConfig{}).reclaim.fair.enabled);
   ExtenderConfig config;
   config.fair_sharing = true;
-  CHECK(AdmissionLoopOptionsFrom(config).plan.fair_sharing);
+  config.fair_share_min_run_time = std::chrono::milliseconds(90'000);
+  const AdmissionLoopOptions options = AdmissionLoopOptionsFrom(config);
+  CHECK(options.plan.fair_sharing);
+  // The gated units' plans reclaim between borrowers with the configured minimum run time
+  // (docs/fair-sharing.md#gate-mode-the-admission-loop-reclaims-for-the-barrier).
+  CHECK(options.reclaim.fair.enabled);
+  CHECK(options.reclaim.fair.min_run_time_ms == 90'000);
+  CHECK(ExtenderConfig{}.fair_share_min_run_time != config.fair_share_min_run_time);
 }
 
 }  // namespace

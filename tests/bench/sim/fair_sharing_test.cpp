@@ -111,9 +111,10 @@ TEST_CASE("fair policy, weights 1:1:2:4, all borrowing: borrowed cpu within 10% 
 }
 
 // 16 cpu; a lender l (min 8, no pods), ta (min 4, weight 1) and tb (min 4, weight 3). ta arrives
-// first with 12 one-cpu pods of an hour: it runs its min and borrows the lender's 8. tb's 12 arrive
-// ten minutes later. Fair split of the 8 borrowable cpu: 2 and 6.
-SimulationInput LateBorrowerInput() {
+// first with `ta_pods` one-cpu pods of an hour (12: it runs its min and borrows the lender's 8; 16:
+// it also borrows tb's min). tb's 12 arrive ten minutes later. Fair split of the 8 borrowable cpu:
+// 2 and 6.
+SimulationInput LateBorrowerInput(int ta_pods = 12) {
   SimulationInput in;
   in.nodes.push_back(CpuNode("n0", 16000));
   in.plan.tenants["l"] = TenantQuota{ResourceList{{"cpu", 8000}}, std::nullopt, std::nullopt};
@@ -121,7 +122,7 @@ SimulationInput LateBorrowerInput() {
     TenantQuota q{ResourceList{{"cpu", 4000}}, std::nullopt, std::nullopt};
     q.weight_milli = w;
     in.plan.tenants[t] = q;
-    for (int i = 0; i < 12; ++i) {
+    for (int i = 0; i < (t == "ta" ? ta_pods : 12); ++i) {
       WorkloadPod p;
       p.name = t + "-" + std::to_string(i);
       p.tenant = t;
@@ -159,6 +160,49 @@ TEST_CASE("fair-filter: a late borrower of weight 3 reclaims from one of weight 
   const SimulationResult fcfs = run("capacity");
   CHECK(fcfs.fair_evictions == 0);
   CHECK(SteadyBorrowed(fcfs, 1'200'000, 3'000'000).at("tb") == Approx(0).margin(0.01));
+}
+
+// Gate mode's reclaim for the fairness barrier
+// (docs/fair-sharing.md#gate-mode-the-admission-loop-reclaims-for-the-barrier): under gated fair
+// sharing, tb's units within its min take tb's guarantee back from ta (the guarantee's reclaim),
+// then tb's barrier unit takes borrowed room from ta by fairness, down to the fair split 2 : 6 and
+// no further. Ten simulated minutes after tb's arrival with every evicted pod re-created (gated
+// again): each pod is evicted at most once, and nothing is evicted after the split is reached.
+TEST_CASE("fair (gate): the barrier reclaims from the borrower above its share, to 1:3, no cycle",
+          "[sim][fair]") {
+  for (const int ta_pods : {12, 16}) {
+    SimulationOptions o;
+    o.policy = "fair";
+    o.sample_interval_ms = 20'000;
+    o.resubmit_evicted = true;
+    o.until_ms = 1'200'000;              // tb arrives at 600 s: ten simulated minutes after
+    std::map<std::string, int> evicted;  // pod -> times evicted
+    std::vector<int64_t> eviction_times;
+    o.observer = [&](const char* what, const std::string& pod, const std::string&, int64_t t) {
+      if (std::string(what) != "evict") return;
+      ++evicted[pod];
+      eviction_times.push_back(t);
+    };
+    SimulationResult r;
+    REQUIRE(RunSimulation(LateBorrowerInput(ta_pods), o, &r).ok());
+    INFO("ta pods " << ta_pods);
+    const auto borrowed = SteadyBorrowed(r, 900'000, 1'200'000);
+    INFO("ta " << borrowed.at("ta") << ", tb " << borrowed.at("tb"));
+    CHECK(borrowed.at("ta") == Approx(2).margin(0.01));
+    CHECK(borrowed.at("tb") == Approx(6).margin(0.01));
+    // ta's borrowed room went by fairness, 8 down to 2; tb's min (when ta held it) by the
+    // guarantee.
+    CHECK(r.fair_evictions == 6);
+    CHECK(r.evictions == 6 + (ta_pods - 12));
+    for (const auto& [pod, times] : evicted) {
+      INFO(pod);
+      CHECK(pod.rfind("ta-", 0) == 0);
+      CHECK(times == 1);  // at most once per change of demand: tb's arrival is the only one
+    }
+    // All at tb's arrival (its pods' arrivals are the change of demand), none later.
+    for (const int64_t t : eviction_times)
+      CHECK(t < 601'000);
+  }
 }
 
 }  // namespace
