@@ -457,8 +457,10 @@ TEST_CASE("fault suite: kill and restart mid-stream, an eviction in flight",
   s.Control(
       "delay",
       R"({"ms":5000,"count":-1,"path_prefix":"/api/v1/namespaces/eq1/pods/","method":"POST"})");
-  s.CreatePending();
+  // Counted from before the pods exist: the reclaim's record may be written before CreatePending
+  // returns.
   const int64_t since = s.LastSeq();
+  s.CreatePending();
   s.WaitForRequests(since, 1, [](const LoggedRequest& r) {
     return IsRecordOrNudge(r) && Contains(r.body, "scheduling.capacity-extender.io/reclaim") &&
            r.status == 200;
