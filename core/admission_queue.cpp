@@ -122,19 +122,31 @@ void FindTimeouts(const ClusterState& state, const AdmissionOptions& options, in
     const bool timed_out = group.starting() && first != 0 && now_ms - first >= timeout;
     if (!timed_out && !group.orphaned.empty()) {
       // Lost its core (docs/workloads.md#2-holds-quota-without-a-node): its members
-      // admitted through the gate then time out at once; the rest waits for its own timeout.
-      GroupTimeout t{group.key, first, 0, {}, {}, {}};
+      // admitted through the gate then time out at once, evicted when a controller re-creates
+      // them gated, else their admission revoked; the rest waits for its own timeout.
+      GroupTimeout t;
+      t.group = group.key;
+      t.admitted_ms = first;
+      t.active = group.active();
+      t.min_member = group.min_member;
       for (const std::string& key : group.orphaned) {
         const NormalizedPod* pod = state.FindPod(key);
         if (pod == nullptr) continue;
-        (pod->has_controller ? t.evict : t.reported).push_back(key);
-        t.release_holds.push_back(key);
+        if (pod->has_controller) {
+          t.evict.push_back(key);
+          t.release_holds.push_back(key);
+        } else {
+          t.revoke.push_back(key);
+        }
       }
       out->push_back(std::move(t));
       return;
     }
     if (!timed_out) return;
-    GroupTimeout t{group.key, first, timeout, {}, {}, {}};
+    GroupTimeout t;
+    t.group = group.key;
+    t.admitted_ms = first;
+    t.timeout_ms = timeout;
     for (const auto& m : group.members) {
       if (m.state != MemberState::kAdmitted && m.state != MemberState::kBound &&
           m.state != MemberState::kReserved)

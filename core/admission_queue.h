@@ -86,6 +86,14 @@ struct GroupTimeout {
   std::vector<std::string> evict;
   // Admitted or bound members without a controller: reported, left alone.
   std::vector<std::string> reported;
+  // A gang that lost its core (timeout_ms 0): its members admitted through the gate without a
+  // controller, whose admission the caller revokes (ClusterState::RevokeAdmission, then the
+  // admitted-at annotation removed: docs/workloads.md#2-holds-quota-without-a-node).
+  std::vector<std::string> revoke;
+  // For `revoke`: the gang's active members and minMember when it was planned (the Event's
+  // numbers).
+  int32_t active = 0;
+  int32_t min_member = 0;
   // Admitted members whose holds end (the caller releases them, evicted or not).
   std::vector<std::string> release_holds;
 };

@@ -16,6 +16,8 @@ ClusterState::ClusterState(const ClusterState& other) : ClusterState(other, With
 
 ClusterState::ClusterState(const ClusterState& other, WithoutDenseNodes)
     : ClusterState(other.semantics()) {
+  // Before the pods, so that no hold is derived from a revoked admission.
+  revocations_ = other.revocations_;
   for (const auto& [name, pc] : other.priority_classes())
     UpsertPriorityClass(pc);
   // The DRA objects before the pods that name them.
@@ -221,6 +223,7 @@ void ClusterState::DeletePod(std::string_view key) {
   store_.ErasePod(owned, [&](const NormalizedPod& pod) {
     if (!pod.group.empty()) group = GroupKeyOf(pod);
     DropHold(owned);
+    revocations_.erase(owned);
     suspended_holds_.erase(owned);
     suspended_nominations_.erase(owned);
     if (journal_) journal_->PodErased(pod);
@@ -455,6 +458,7 @@ std::vector<Nomination> ClusterState::Nominations() const {
 }
 
 std::vector<std::string> ClusterState::Expire(int64_t now_ms) {
+  if (!revocations_.empty()) ExpireRevocations(now_ms);
   std::vector<std::string> expired = ledger_.Expired(now_ms);
   for (const auto& key : expired) {
     if (const Reservation* r = ledger_.FindReservation(key); r && r->expires_ms <= now_ms)

@@ -25,7 +25,8 @@
 //  namespace's used
 //    while the pod is pending, ungated and holds no reservation: a pod is held, reserved or
 //    counted as bound, never two of them. A pending, ungated pod with an admitted-at annotation
-//    has a derived hold (so holds survive a restart); others are made by Hold;
+//    has a derived hold (so holds survive a restart) unless its admission is revoked with that
+//    annotation's value (RevokeAdmission); others are made by Hold;
 //  - every pod naming a group is a member of that group's view (GroupView), rebuilt whenever a
 //    member, a hold, a reservation or the group's PodGroupSpec changes.
 // Time is passed in (milliseconds); nothing here reads a clock.
@@ -131,7 +132,9 @@ class ClusterState {
     return ledger_.FindOurNomination(key);
   }
   // Drops reservations, explicit holds and our nominations whose expiry is <= now_ms; returns
-  // their keys.
+  // their keys. Also ends the revocation records whose expiry is <= now_ms (not returned): a pod
+  // still carrying the revoked admitted-at holds again, and is again a member of a gang that
+  // lost its core while that gang is starting.
   std::vector<std::string> Expire(int64_t now_ms);
 
   // --- holds (quota only, no node: docs/workloads.md#2-holds-quota-without-a-node) ----------
@@ -145,6 +148,28 @@ class ClusterState {
   void ReleaseHold(std::string_view key);
   const QuotaHold* FindHold(std::string_view key) const { return ledger_.FindHold(key); }
   const HoldMap& holds() const { return ledger_.holds(); }
+
+  // --- revoked admissions (docs/workloads.md#2-holds-quota-without-a-node, "A revoked
+  // admission") ---------------------------------------------------------------------------------
+  // What a revocation record keeps: the admitted-at it revokes and until when.
+  struct AdmissionRevocation {
+    int64_t admitted_ms = 0;
+    int64_t expires_ms = 0;  // kNoExpiry: made when the pod's gang lost its core
+  };
+  static constexpr int64_t kNoExpiry = INT64_MAX;
+  // Revokes the pod's admission through the gate: ends its derived hold, and no hold is derived
+  // from the same admitted-at until the record ends (the pod seen without the annotation or with
+  // another admitted-at, bound, terminal or deleted, or `expires_ms` passes: Expire). A gang that
+  // loses its core does this itself for its members admitted through the gate, without expiry
+  // (they are then GroupView::orphaned until the record ends). Nothing for a pod unknown, bound,
+  // terminal, gated or without admitted-at. Idempotent by key: a second call sets the expiry, but
+  // never shortens a record without expiry.
+  void RevokeAdmission(std::string_view key, int64_t expires_ms);
+  // The pod's revocation record, or nullptr.
+  const AdmissionRevocation* FindRevocation(std::string_view key) const {
+    auto it = revocations_.find(key);
+    return it == revocations_.end() ? nullptr : &it->second;
+  }
 
   // --- groups (docs/workloads.md#1-groups) ------------------------------------------------------
   // Stores what the group's PodGroup object says; its minMember takes effect at once.
@@ -240,6 +265,8 @@ class ClusterState {
   // invariants), after the pod changed.
   void SyncHold(const NormalizedPod& pod);
   void DropHold(std::string_view key);
+  // Ends the revocation records whose expiry is <= now_ms (Expire).
+  void ExpireRevocations(int64_t now_ms);
   // Membership bookkeeping, then the view's rebuild.
   void JoinGroup(const GroupKey& group, const std::string& key);
   void LeaveGroup(const GroupKey& group, const std::string& key);
@@ -269,6 +296,8 @@ class ClusterState {
   // A held pod's reservation on a node took the place of its explicit hold: the hold's times,
   // restored if the bind fails (a derived hold is re-derived instead).
   std::map<std::string, std::pair<int64_t, int64_t>, std::less<>> suspended_holds_;
+  // Revoked admissions, by store key (RevokeAdmission).
+  std::map<std::string, AdmissionRevocation, std::less<>> revocations_;
   // Likewise our nomination of a pod whose /bind reserved the room: its node and expiry,
   // restored if the bind fails, forgotten when the pod binds or goes.
   std::map<std::string, std::pair<std::string, int64_t>, std::less<>> suspended_nominations_;

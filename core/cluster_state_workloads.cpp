@@ -11,6 +11,16 @@ namespace capext {
 
 void ClusterState::SyncHold(const NormalizedPod& pod) {
   const std::string& key = pod.store_key();
+  // A revocation record ends when the pod shows no admitted-at, another one (a later admission:
+  // not the one revoked), or is placed or done (docs/workloads.md#2-holds-quota-without-a-node).
+  bool revoked = false;
+  if (auto r = revocations_.find(key); r != revocations_.end()) {
+    if (pod.IsBound() || pod.IsTerminal() || pod.admitted_ms != r->second.admitted_ms) {
+      revocations_.erase(r);
+    } else {
+      revoked = true;
+    }
+  }
   const bool may_hold =
       !pod.IsBound() && !pod.IsTerminal() && !pod.other_gates && PlacedReservation(key) == nullptr;
   const QuotaHold* held = ledger_.FindHold(key);
@@ -21,7 +31,7 @@ void ClusterState::SyncHold(const NormalizedPod& pod) {
     if (pod.IsBound() || pod.IsTerminal()) suspended_holds_.erase(key);
     return;
   }
-  if (pod.admitted_ms > 0 && !pod.quota_gated) {
+  if (pod.admitted_ms > 0 && !pod.quota_gated && !revoked) {
     if (held != nullptr && held->derived && held->quota_request == pod.quota_request() &&
         held->held_ms == pod.admitted_ms) {
       return;
@@ -31,6 +41,9 @@ void ClusterState::SyncHold(const NormalizedPod& pod) {
     ledger_.PutHold(store_.quota_set(),
                     QuotaHold{key, pod.ns, pod.quota_request(), pod.admitted_ms,
                               std::numeric_limits<int64_t>::max(), /*derived=*/true});
+  } else if (held != nullptr && held->derived) {
+    // Revoked, or the annotation is gone: nothing derives this hold any more.
+    DropHold(key);
   } else if (held != nullptr && held->quota_request != pod.quota_request()) {
     QuotaHold h = *held;
     h.quota_request = pod.quota_request();
@@ -76,6 +89,45 @@ void ClusterState::ReleaseHold(std::string_view key) {
   DropHold(key);
   SettleClaims(store_.devices().ClaimsOfPod(key));
   RefreshGroupOfKey(key);
+}
+
+// --- revoked admissions ----------------------------------------------------------------------
+
+void ClusterState::RevokeAdmission(std::string_view key, int64_t expires_ms) {
+  const NormalizedPod* pod = store_.FindPod(key);
+  if (pod == nullptr || pod->IsBound() || pod->IsTerminal() || pod->IsGated() ||
+      pod->admitted_ms == 0) {
+    return;
+  }
+  ++version_;
+  const std::string owned = pod->store_key();
+  auto [it, inserted] =
+      revocations_.try_emplace(owned, AdmissionRevocation{pod->admitted_ms, expires_ms});
+  if (!inserted && it->second.expires_ms != kNoExpiry) it->second.expires_ms = expires_ms;
+  const QuotaHold* held = ledger_.FindHold(owned);
+  if (held == nullptr || !held->derived) return;  // an explicit hold is not the annotation's
+  DropHold(owned);
+  SettleClaims(store_.devices().ClaimsOfPod(owned));
+  RefreshGroupOfKey(owned);  // no longer admitted, so no longer orphaned
+}
+
+void ClusterState::ExpireRevocations(int64_t now_ms) {
+  for (auto it = revocations_.begin(); it != revocations_.end();) {
+    if (it->second.expires_ms > now_ms) {
+      ++it;
+      continue;
+    }
+    const std::string key = it->first;
+    it = revocations_.erase(it);
+    ++version_;
+    const NormalizedPod* pod = store_.FindPod(key);
+    if (pod == nullptr) continue;
+    SyncHold(*pod);  // still annotated: the hold is derived again
+    const QuotaHold* held = ledger_.FindHold(key);
+    if (held == nullptr || !held->derived) continue;
+    SettleClaims(store_.devices().ClaimsOfPod(key));
+    RefreshGroupOfKey(key);
+  }
 }
 
 // --- groups --------------------------------------------------------------------------------------
@@ -153,7 +205,12 @@ void ClusterState::MemberLeftNode(const GroupKey& group) {
     const std::string& key = m.pod->store_key();
     const QuotaHold* h = ledger_.FindHold(key);
     if (h != nullptr && h->derived) {
+      // Admitted through the gate: its admission is revoked at once, by a record without expiry
+      // (docs/workloads.md#2-holds-quota-without-a-node), and the admission loop removes the
+      // annotation (or evicts the pod, when a controller re-creates it gated).
+      revocations_[key] = AdmissionRevocation{m.pod->admitted_ms, kNoExpiry};
       record.orphaned.insert(key);
+      released.push_back(key);
     } else if (h != nullptr) {
       released.push_back(key);
     }
@@ -187,10 +244,9 @@ void ClusterState::RefreshGroup(const GroupKey& group) {
   if (record.view.IsGang() && record.view.bound >= record.view.min_member) record.complete = true;
   if (record.view.members.empty()) record.complete = false;
   record.view.complete = record.complete;
-  // An orphaned member stays one while it is admitted through the gate (its derived hold).
+  // An orphaned member stays one while its revocation stands (the annotation is still on it).
   for (auto o = record.orphaned.begin(); o != record.orphaned.end();) {
-    const QuotaHold* h = ledger_.FindHold(*o);
-    if (record.members.count(*o) != 0 && h != nullptr && h->derived) {
+    if (record.members.count(*o) != 0 && revocations_.count(*o) != 0) {
       record.view.orphaned.push_back(*o);
       ++o;
     } else {

@@ -87,8 +87,9 @@ struct GroupView {
   // The earliest admission time among admitted members, 0 when none (the timeout's start).
   int64_t first_admitted_ms = 0;
   // The gang lost its core (docs/workloads.md#2-holds-quota-without-a-node): the members
-  // that were admitted through the gate then (derived holds, which only the admission loop can
-  // end) and still are, by store key. The admission loop times them out at once.
+  // that were admitted through the gate then, whose admission core revoked at once and whose
+  // admitted-at annotation is still on them (ClusterState::FindRevocation), by store key. The
+  // admission loop evicts them (with a controller) or removes the annotation.
   std::vector<std::string> orphaned;
 
   // minMember > 1: the members are admitted and taken as a group; else they are single pods.

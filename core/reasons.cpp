@@ -66,6 +66,13 @@ std::string GangLostCore(std::string_view group, int orphaned) {
                      orphaned == 1 ? " is" : "s are");
 }
 
+std::string AdmissionRevoked(std::string_view group, int active, int min_member) {
+  return fmt::format(
+      "{} lost its core ({} of minMember {} active): admission revoked; the pod runs only with "
+      "its gang, when the quota and the nodes admit the gang's need together",
+      group, active, min_member);
+}
+
 std::string FairShareWaiting(std::string_view quota, std::string_view share,
                              std::string_view barrier_quota, std::string_view barrier_share,
                              bool tie) {

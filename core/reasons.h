@@ -40,6 +40,10 @@ std::string GangIncomplete(std::string_view group, int exist, int min_member);
 std::string GangNoPlacement(std::string_view group, int pods, int placed);
 // "gang eq1/train-a: lost its core: 2 admitted members are released first"
 std::string GangLostCore(std::string_view group, int orphaned);
+// docs/workloads.md#2-holds-quota-without-a-node, "A revoked admission": "gang eq1/w lost its
+// core (1 of minMember 3 active): admission revoked; the pod runs only with its gang, when the
+// quota and the nodes admit the gang's need together"
+std::string AdmissionRevoked(std::string_view group, int active, int min_member);
 // Behind the fairness barrier (docs/fair-sharing.md#5-admission-order-gate-mode):
 // "waiting for fair share: team-b/team-b's share 0.420 > team-a/team-a's 0.100" (">=" on a tie
 // the barrier won).

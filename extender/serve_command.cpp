@@ -10,6 +10,7 @@
 #include "config/extender_config.h"
 #include "config/pod_mutation.h"
 #include "extender/admission/admission_loop.h"
+#include "extender/admission/api_admission_revocation_writer.h"
 #include "extender/admission/api_gate_opener.h"
 #include "extender/commands.h"
 #include "extender/embedded/cluster_source.h"
@@ -205,6 +206,7 @@ int RunServeCommand(const std::vector<std::string>& args) {
   // The admission loop (docs/workloads-live.md): gate mode in force, live mode. It runs on every
   // replica and acts only on the leader (a follower plans, for /pending, and writes nothing).
   std::unique_ptr<GateOpener> gate_opener;
+  std::unique_ptr<AdmissionRevocationWriter> revocation_writer;
   std::unique_ptr<AdmissionLoop> admission;
   std::function<std::vector<PendingPodRecord>()> gated;
   if (gating && live) {
@@ -224,6 +226,11 @@ int RunServeCommand(const std::vector<std::string>& args) {
     // Its reclaims evict within the reclaim controller's limits, and their victims' Events are
     // written by the controller's events thread (docs/reclaim-plan.md, gate mode, step 2).
     admission->ReclaimThrough(reclaim.evictions());
+    // A gang that lost its core: its bare admitted members lose their admission
+    // (docs/workloads-live.md#revoking-an-admission).
+    revocation_writer =
+        std::make_unique<ApiAdmissionRevocationWriter>(live->MakeAdmissionRevoker(), leadership);
+    admission->RevokeThrough(revocation_writer.get());
     if (event_sink) admission->AttachEvents(event_sink.get());
     gated = [loop = admission.get()] { return loop->Gated(); };
   }

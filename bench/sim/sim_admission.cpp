@@ -9,9 +9,12 @@
 //    (PlanAdmissions) runs: each admitted unit's pods lose the gate and hold their quota (the
 //    admitted-at annotation's derived hold) and join the queue; a starting group past its
 //    timeout has the holds of its admitted members released and its members with a controller
-//    evicted (script pods; simulated workload pods have none);
+//    evicted (script pods; simulated workload pods have none); a gang that lost its core has the
+//    admission of its admitted members without a controller revoked (RevokeAdmission: the
+//    annotation's removal lands at once), so they pass /filter only with their gang;
 //  - filter mode's group rule (CheckGroupQuota) is applied by TryFirst for pods whose group the
-//    state knows; the first member to pass holds the rest of its group's need (HoldGroupNeed);
+//    state knows (a member as the state files it); the first member to pass holds the rest of its
+//    group's need (HoldGroupNeed);
 //  - controllers (SimulationOptions::recreate_evicted): an evicted script pod with a controller
 //    is replaced by <name>-r1, -r2, ... (its spec, a new uid, created now), gated again in gang
 //    admission.
@@ -19,6 +22,7 @@
 
 #include "bench/sim/sim_engine.h"
 #include "core/admission_queue.h"
+#include "core/reasons.h"
 
 namespace capext {
 
@@ -59,7 +63,8 @@ Pod SimEngine::GroupMemberPod(uint32_t id, bool gated, int64_t admitted_ms) cons
 
 void SimEngine::AdmissionPass() {
   RecreateEvicted();
-  if (gated_ == 0 || (!admission_due_ && admission_epoch_ == epoch_)) return;
+  // A gang that lost its core has members to evict or revoke even when nothing is gated.
+  if ((!admission_due_ && admission_epoch_ == epoch_) || (gated_ == 0 && !HasLostCore())) return;
   admission_due_ = false;
   AdmissionOptions options;
   options.default_group_timeout_ms = options_.group_timeout_ms;
@@ -87,6 +92,10 @@ void SimEngine::AdmissionPass() {
   for (const GroupTimeout& t : round.timed_out) {
     for (const std::string& key : t.release_holds)
       state_.ReleaseHold(key);
+    // A gang that lost its core: its admitted members without a controller lose their
+    // admission, and the patch lands at once (docs/workloads.md#2-holds-quota-without-a-node).
+    for (const std::string& key : t.revoke)
+      RevokeAdmission(key, t);
     for (const std::string& key : t.evict) {
       auto it = pod_by_uid_.find(key);
       if (it == pod_by_uid_.end()) continue;
@@ -112,6 +121,30 @@ void SimEngine::AdmissionPass() {
   // After the round is recorded: a plan's evictions change the cluster, so the next round runs at
   // this instant (AdmitAndSchedule) and admits the unit into the room the plan freed.
   if (reclaim_) GateReclaimPass(round);
+}
+
+bool SimEngine::HasLostCore() const {
+  bool lost_core = false;
+  if (state_.HasGroups()) {
+    state_.ForEachGroup([&](const GroupView& g) { lost_core = lost_core || !g.orphaned.empty(); });
+  }
+  return lost_core;
+}
+
+void SimEngine::RevokeAdmission(const std::string& key, const GroupTimeout& t) {
+  auto it = pod_by_uid_.find(key);
+  if (it == pod_by_uid_.end()) return;
+  const uint32_t id = it->second;
+  const SimPod& p = pods_[id];
+  if (p.phase != Phase::kPending || p.gated || !p.group_member) return;
+  state_.RevokeAdmission(key, now_ + options_.group_timeout_ms);
+  // The watch shows the annotation gone: the record ends, the pod is a pending member.
+  state_.UpsertPod(GroupMemberPod(id, /*gated=*/false, /*admitted_ms=*/0));
+  ++out_->admissions_revoked;
+  if (options_.observer) {
+    options_.observer("revoke", key,
+                      reasons::AdmissionRevoked(t.group.Display(), t.active, t.min_member), now_);
+  }
 }
 
 void SimEngine::HoldGroupNeed(uint32_t id, const std::vector<std::string>& members) {

@@ -239,6 +239,11 @@ int SimEngine::BucketFor(const WorkloadPod& wp, int tenant) {
   key += '\x1f';
   for (const auto& m : wp.gpu_models)
     key += m + "|";
+  // Where the state knows groups (gang admission, fair sharing: every member is filed as one), a
+  // member's verdict is its group's (filter mode's group rule), so a group's pending members are
+  // a bucket of their own: a group that waits never parks single pods of the same shape.
+  if (!wp.group.empty() && (options_.admission == SimAdmission::kGang || profile_.fair_sharing))
+    key += "\x1fgroup=" + wp.group;
   auto [it, inserted] = bucket_by_key_.emplace(key, static_cast<int>(buckets_.size()));
   if (!inserted) return it->second;
 
@@ -336,7 +341,7 @@ void SimEngine::AdmitAndSchedule() {
   do {
     AdmissionPass();
     Schedule();
-  } while ((gated_ > 0 && admission_epoch_ != epoch_) || !recreate_.empty());
+  } while ((admission_epoch_ != epoch_ && (gated_ > 0 || HasLostCore())) || !recreate_.empty());
 }
 
 bool SimEngine::ReclaimPassUseful() const {

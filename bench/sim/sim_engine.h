@@ -167,6 +167,10 @@ class SimEngine {
   void AdmissionPass();
   // Filter mode's group rule passed for pod `id`: holds the other members of the need.
   void HoldGroupNeed(uint32_t id, const std::vector<std::string>& members);
+  // Some gang lost its core and still has admitted members to evict or revoke.
+  bool HasLostCore() const;
+  // Revokes an admitted member's admission for its gang `t` that lost its core.
+  void RevokeAdmission(const std::string& key, const GroupTimeout& t);
   // Controllers re-create the script pods evicted since the last call.
   void RecreateEvicted();
 

@@ -34,6 +34,16 @@ void SimEngine::FillScratch(int b, uint32_t id) {
     }
     return;
   }
+  // A group member the state files (gang admission, fair sharing) is decided as filed: its group
+  // is part of every decision about it (filter mode's group rule, the preemptor's need,
+  // docs/workloads.md#4-filter-mode), and a bucket's prototype does not carry it.
+  if (pods_[id].group_member) {
+    if (const NormalizedPod* filed = state_.FindPod(input_.workload.pods[id].name)) {
+      scratch_ = *filed;
+      scratch_bucket_ = -1;  // not the prototype any more
+      return;
+    }
+  }
   const std::string& name = input_.workload.pods[id].name;
   scratch_->SetIdentity(name, name, pods_[id].queued_ms);
 }

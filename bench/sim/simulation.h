@@ -146,6 +146,8 @@ struct SimulationResult {
   std::string admission;          // "pod" or "gang"
   int64_t admission_rounds = 0;   // gang: admission queue rounds
   int64_t admitted_by_queue = 0;  // gang: pods whose gate the queue lifted
+  // gang: admitted members whose admission was revoked (their gang lost its core)
+  int64_t admissions_revoked = 0;
   std::string scoring;
   std::string sampling;
   std::vector<TenantPlanView> tenants;

@@ -91,10 +91,12 @@ int AdmissionLoop::RunOnce() {
   if (acts) {
     Admit(round, now_ms, &lifted);
     Expire(round);
+    Revoke(round, now_ms);
   }
   Reclaim(&round, now_ms, acts);
   Publish(round, now_ms, acts);
   anything_waiting_ = !round.waiting.empty() || !round.admit.empty() || !round.timed_out.empty() ||
+                      !revoking_.empty() ||
                       cache_->Read([](const ClusterState& s) { return !s.holds().empty(); });
   metrics_->Count("capacity_extender_admission_rounds_total");
   return lifted;

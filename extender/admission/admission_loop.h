@@ -4,7 +4,9 @@
 // first (ClusterState::Hold), then lifts each member's gate (one JSON patch per pod: test the gate,
 // remove it, stamp admitted-at); a failed patch releases that pod's hold. Groups that timed out
 // have the members the plan names evicted (Eviction API) and their holds released; members without
-// a controller are reported once. Every gated pod's verdict is kept for /pending and, when an
+// a controller are reported once, except those of a gang that lost its core, whose admission is
+// revoked (ClusterState::RevokeAdmission, then one JSON patch removing admitted-at; an Event;
+// retried with backoff). Every gated pod's verdict is kept for /pending and, when an
 // EventSink is attached, written as an Event on the pod once per change of its reason (not per
 // round).
 //
@@ -61,6 +63,21 @@ class GateOpener {
   virtual GateOpenOutcome Open(const Pod& pod, int64_t admitted_ms) = 0;
 };
 
+// Revokes the admission of a member whose gang lost its core (live: kube::AdmissionRevoker
+// through ApiAdmissionRevocationWriter; docs/workloads-live.md#revoking-an-admission).
+enum class RevocationWriteKind { kRevoked, kNothingToRevoke, kChanged, kFailed };
+struct RevocationWriteOutcome {
+  RevocationWriteKind kind = RevocationWriteKind::kFailed;
+  std::string error;    // why not, for the log
+  bool reread = false;  // the cached pod was stale: it was read again
+};
+class AdmissionRevocationWriter {
+ public:
+  virtual ~AdmissionRevocationWriter() = default;
+  // Removes the pod's admitted-at annotation, when it still says `admitted_ms`.
+  virtual RevocationWriteOutcome Revoke(const Pod& pod, int64_t admitted_ms) = 0;
+};
+
 // Gate mode's reclaim for gated gangs
 // (docs/reclaim-plan.md#gate-mode-the-admission-loop-plans-for-a-gated-gang). Without
 // `victim_order` (or with mode kOff, or without ReclaimThrough) gated gangs get no reclaim.
@@ -89,6 +106,9 @@ struct AdmissionLoopOptions {
   int64_t hold_ttl_ms = 60'000;   // an explicit hold ends this long after admission unless
                                   // the pod's admitted-at annotation took over
   int max_events_per_round = 20;  // Event writes per round; the rest wait for the next
+  // A failed revocation is retried after this, doubling per consecutive failure up to the max.
+  int64_t revoke_retry_ms = 1000;
+  int64_t max_revoke_retry_ms = 60'000;
   std::string reporting_instance = "capacity-extender";
   GateReclaimOptions reclaim;
 };
@@ -106,6 +126,10 @@ class AdmissionLoop {
   // limits, one writer of victim Events). Without it, gated gangs get no reclaim. REQUIRES:
   // before Start(); it outlives the loop.
   void ReclaimThrough(ReclaimEvictions* evictions) { evictions_ = evictions; }
+  // Members of a gang that lost its core, without a controller, have their admission revoked
+  // through `writer` (docs/workloads-live.md#revoking-an-admission). Without it, they keep their
+  // admission (reported only). REQUIRES: before Start(); it outlives the loop.
+  void RevokeThrough(AdmissionRevocationWriter* writer) { revoker_ = writer; }
 
   // One round at the cache's clock. Returns the number of pods whose gate was lifted.
   int RunOnce();
@@ -123,6 +147,12 @@ class AdmissionLoop {
   bool Acts() const;
   void Admit(const AdmissionRound& round, int64_t now_ms, int* lifted);
   void Expire(const AdmissionRound& round);
+  // admission_revocation.cpp: revokes the admissions `round` lists, and retries the failed ones
+  // whose time has come.
+  void Revoke(const AdmissionRound& round, int64_t now_ms);
+  void RevokedEvent(const Pod& pod, const std::string& note, int64_t now_ms);
+  // Drops from revoked_ the members the round no longer lists (the watch showed the patch).
+  void ForgetRevoked(const std::set<std::string>& listed);
   void Publish(const AdmissionRound& round, int64_t now_ms, bool acts);
   // admission_reclaim.cpp: plans for the gated gangs `round` leaves waiting on the quota or the
   // nodes (and, with fair sharing, the units it leaves waiting on the shared capacity), and
@@ -146,6 +176,7 @@ class AdmissionLoop {
   Evictor* evictor_;
   EventSink* events_ = nullptr;
   ReclaimEvictions* evictions_ = nullptr;
+  AdmissionRevocationWriter* revoker_ = nullptr;
   const Leadership* leadership_ = nullptr;
   AdmissionLoopOptions options_;
 
@@ -173,6 +204,16 @@ class AdmissionLoop {
     std::string message;     // what its waiting members say meanwhile
   };
   std::map<std::string, RefusalBackoff> backoff_;  // by group Display()
+  // Admissions being revoked, by pod store key, until the patch lands (or is moot).
+  struct Revocation {
+    int64_t admitted_ms = 0;  // the admitted-at revoked
+    std::string note;         // the Event's text, with the numbers
+    int64_t next_ms = 0;      // not tried again before
+    int64_t backoff_ms = 0;   // the last wait; the next one doubles it
+  };
+  std::map<std::string, Revocation> revoking_;
+  // Revocations written, until the watch shows them (the member then leaves the round's lists).
+  std::set<std::string> revoked_;
 
   mutable std::mutex mutex_;
   std::map<std::string, PendingPodRecord> gated_;  // by store key; guarded by mutex_

@@ -105,7 +105,86 @@ std::string GatePatch(const PodPatchBasis& basis, const std::string& stamp) {
   return std::string(body.GetString(), body.GetSize());
 }
 
+// The patch of docs/workloads-live.md#revoking-an-admission, from `basis`.
+std::string RevokePatch(const PodPatchBasis& basis) {
+  rapidjson::StringBuffer body;
+  JsonWriter w(body);
+  w.StartArray();
+  w.StartObject();
+  w.Key("op");
+  w.String("test");
+  w.Key("path");
+  w.String("/metadata/resourceVersion");
+  w.Key("value");
+  w.String(basis.resource_version);
+  w.EndObject();
+  w.StartObject();
+  w.Key("op");
+  w.String("remove");
+  w.Key("path");
+  w.String("/metadata/annotations/" + PointerToken(kAdmittedAtAnnotation));
+  w.EndObject();
+  w.EndArray();
+  return std::string(body.GetString(), body.GetSize());
+}
+
 }  // namespace
+
+AdmissionRevocationWrite AdmissionRevoker::Revoke(const std::string& namespace_name,
+                                                  const std::string& pod_name,
+                                                  const std::string& pod_uid,
+                                                  const PodPatchBasis& cached, int64_t admitted_ms,
+                                                  std::chrono::milliseconds timeout) {
+  const std::string path = PodsPath(namespace_name) + "/" + EscapeUrlComponent(pod_name);
+  auto patch = [&](const PodPatchBasis& basis) {
+    return FromResponse(client_->Send("PATCH", path, RevokePatch(basis),
+                                      "application/json-patch+json", {}, timeout));
+  };
+  AdmissionRevocationWrite out;
+  auto settle = [&out]() {
+    if (out.write.ok) {
+      out.outcome = RevokeOutcome::kRevoked;
+    } else if (out.write.http_status == 404) {
+      out.outcome = RevokeOutcome::kNothingToRevoke;
+    }
+    return out;
+  };
+  if (!cached.resource_version.empty()) {
+    out.write = patch(cached);
+    // 422: a `test` failed; 409: the server's own retries met a conflict. Nothing was written.
+    if (out.write.ok || (out.write.http_status != 422 && out.write.http_status != 409))
+      return settle();
+  }
+  out.read = true;
+  const RestResponse got = client_->Send("GET", path, "", "", {}, timeout);
+  if (!got.ok()) {
+    out.write = FromResponse(got);
+    return settle();
+  }
+  Pod pod;
+  std::string kind;
+  if (Status s = DecodePodJson(got.body, DecodeOptions{}, &pod, &kind); !s.ok() || kind != "Pod") {
+    out.write = Failure(got.status, "Malformed",
+                        "GET pod: " + (s.ok() ? "kind " + kind + ", not Pod" : s.message()));
+    return out;
+  }
+  if (!pod_uid.empty() && pod.uid != pod_uid) {
+    out.write = Failure(409, "Conflict",
+                        fmt::format("pod {}/{} is another incarnation (uid {})", namespace_name,
+                                    pod_name, pod.uid));
+    return out;
+  }
+  if (pod.admitted_ms == 0) {
+    out.outcome = RevokeOutcome::kNothingToRevoke;
+    return out;
+  }
+  if (pod.admitted_ms != admitted_ms) {
+    out.outcome = RevokeOutcome::kChanged;
+    return out;
+  }
+  out.write = patch(pod.patch_basis);
+  return settle();
+}
 
 GateLift GateLifter::Lift(const std::string& namespace_name, const std::string& pod_name,
                           const std::string& pod_uid, const PodPatchBasis& cached,

@@ -1,8 +1,8 @@
 // The API calls of gate mode (docs/workloads-live.md): lifting our scheduling gate from an
-// admitted pod, and the start-up probe of whether the API server keeps spec.schedulingGates.
-// Blocking calls on the caller's thread (the admission loop's), each bounded by RestClient's
-// request timeout.
-// Thread-safety: every method may be called concurrently (RestClient is thread-safe).
+// admitted pod, revoking the admission of a pod whose gang lost its core, and the start-up probe of
+// whether the API server keeps spec.schedulingGates. Blocking calls on the caller's thread (the
+// admission loop's), each bounded by RestClient's request timeout. Thread-safety: every method may
+// be called concurrently (RestClient is thread-safe).
 #pragma once
 
 #include <chrono>
@@ -39,6 +39,37 @@ class GateLifter {
                 const std::string& pod_uid, const PodPatchBasis& cached,
                 std::chrono::system_clock::time_point admitted,
                 std::chrono::milliseconds timeout = {});
+
+ private:
+  RestClient* client_;
+};
+
+// What one revocation of an admission did (docs/workloads-live.md#revoking-an-admission).
+enum class RevokeOutcome {
+  kRevoked,          // the admitted-at annotation was removed
+  kNothingToRevoke,  // the pod is gone, or carries no admitted-at any more
+  kChanged,          // the pod carries another admitted-at (a later admission): left as it is
+  kFailed,           // not written (write.* says why): to be retried
+};
+struct AdmissionRevocationWrite {
+  RevokeOutcome outcome = RevokeOutcome::kFailed;
+  ApiWriteResult write;
+  bool read = false;  // the cached basis was stale: one GET, then a second patch
+};
+
+// Revokes the admission of a pod whose gang lost its core
+// (docs/workloads-live.md#revoking-an-admission): one JSON patch built from `cached` that
+// `test`s metadata.resourceVersion and `remove`s the admitted-at annotation. A refusal (422, 409)
+// reads the pod once: another uid than `pod_uid` is a failure with reason "Conflict"; no
+// admitted-at is kNothingToRevoke; another admitted-at than `admitted_ms` is kChanged; otherwise
+// the patch built from the read is sent once. A 404 is kNothingToRevoke.
+class AdmissionRevoker {
+ public:
+  explicit AdmissionRevoker(RestClient* client) : client_(client) {}
+  // `timeout` > 0 bounds each request (the tenure left); else the client's own.
+  AdmissionRevocationWrite Revoke(const std::string& namespace_name, const std::string& pod_name,
+                                  const std::string& pod_uid, const PodPatchBasis& cached,
+                                  int64_t admitted_ms, std::chrono::milliseconds timeout = {});
 
  private:
   RestClient* client_;

@@ -258,6 +258,9 @@ class LiveModeImpl final : public LiveMode {
   std::unique_ptr<kube::GateLifter> MakeGateLifter() override {
     return std::make_unique<kube::GateLifter>(client_.get());
   }
+  std::unique_ptr<kube::AdmissionRevoker> MakeAdmissionRevoker() override {
+    return std::make_unique<kube::AdmissionRevoker>(client_.get());
+  }
   std::unique_ptr<ReclaimRecorder> MakeReclaimRecorder() override {
     return std::make_unique<LiveReclaimRecorder>(client_.get(), leadership_.get());
   }

@@ -48,6 +48,8 @@ class LiveMode {
   // dry-run create in namespace `default`), and the patcher that lifts our gate.
   virtual kube::GateSupport ProbeSchedulingGates() = 0;
   virtual std::unique_ptr<kube::GateLifter> MakeGateLifter() = 0;
+  // And the patcher that revokes the admission of a gang's member once the gang lost its core.
+  virtual std::unique_ptr<kube::AdmissionRevoker> MakeAdmissionRevoker() = 0;
   // Records reclaims on their pods (annotation scheduling.capacity-extender.io/reclaim).
   virtual std::unique_ptr<ReclaimRecorder> MakeReclaimRecorder() = 0;
   // Whether this replica acts. Valid until the LiveMode is destroyed.

@@ -1,10 +1,10 @@
 // A gang holds whole or not at all (docs/workloads.md#2-holds-quota-without-a-node): when a
 // member on a node leaves and the gang is then below its minMember, it has lost its core: its
 // explicit holds end at once, its derived holds (gate mode) time out at once in the admission
-// loop, and with no member left on a node it is starting again. A surplus member leaving ends
-// only its own hold. The bug this names: filter mode kept the holds of a gang's unbound members
-// when a reclaim took its bound ones ("admitted members not in victim units"), so a gang held
-// quota while none of it could run.
+// loop (evicted with a controller, else their admission revoked), and with no member left on a node
+// it is starting again. A surplus member leaving ends only its own hold. The bug this names: filter
+// mode kept the holds of a gang's unbound members when a reclaim took its bound ones ("admitted
+// members not in victim units"), so a gang held quota while none of it could run.
 #include <catch2/catch.hpp>
 #include <string>
 
@@ -137,9 +137,10 @@ TEST_CASE("gate mode: a gang that loses its core has its admitted members timed 
   // 1 bound + 2 admitted = 3: not below minMember, nothing happens.
   REQUIRE(Gang(state).orphaned.empty());
   state.DeletePod(Key("w-0"));
-  // 0 on nodes, 2 admitted < 3: lost its core. The derived holds stay until the loop ends them.
+  // 0 on nodes, 2 admitted < 3: lost its core. The derived holds end at once (their admission
+  // revoked); the loop evicts or removes the annotation.
   CHECK(Gang(state).orphaned == std::vector<std::string>{Key("w-2"), Key("w-4")});
-  CHECK(state.Used("eq1").Get("cpu") == 2000);
+  CHECK(state.Used("eq1").Get("cpu") == 0);
   const ClusterState copy(state);
   CHECK(Gang(copy).orphaned == Gang(state).orphaned);
   const AdmissionRound round = PlanAdmissions(state, {}, 2000);  // well within the timeout
@@ -147,13 +148,20 @@ TEST_CASE("gate mode: a gang that loses its core has its admitted members timed 
   const GroupTimeout& t = round.timed_out.front();
   CHECK(t.timeout_ms == 0);
   CHECK(t.evict == std::vector<std::string>{Key("w-2")});
-  CHECK(t.reported == std::vector<std::string>{Key("w-4")});
-  CHECK(t.release_holds == std::vector<std::string>{Key("w-2"), Key("w-4")});
+  CHECK(t.reported.empty());
+  // Without a controller: its admission is revoked (the loop's), not left alone.
+  CHECK(t.revoke == std::vector<std::string>{Key("w-4")});
+  CHECK(t.active == 0);
+  CHECK(t.min_member == 3);
+  CHECK(t.release_holds == std::vector<std::string>{Key("w-2")});
   // The gated member waits until they are gone, then the gang is admitted afresh, whole.
   CHECK(round.admit.empty());
   REQUIRE(round.waiting.count(Key("w-3")) == 1);
   CHECK(round.waiting.at(Key("w-3")).message ==
         "gang eq1/w: lost its core: 2 admitted members are released first");
+  // Their annotation still on them: a watch event does not make them admitted again.
+  state.UpsertPod(AdmittedAt(W(2), 1000));
+  CHECK(state.Used("eq1").Get("cpu") == 0);
   state.DeletePod(Key("w-2"));
   state.DeletePod(Key("w-4"));
   CHECK(Gang(state).orphaned.empty());

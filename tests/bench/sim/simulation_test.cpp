@@ -522,3 +522,55 @@ TEST_CASE("a gang's members bind on the nodes their plan nominated, together",
 
 }  // namespace
 }  // namespace capext
+
+namespace capext {
+namespace {
+
+// docs/workloads.md#6-measuring-groups-in-the-simulator, item 3, in small: an elastic job
+// (minMember 3, five 1-cpu pods of tenant a) runs its core j-0..j-2 on the only node (3 cpu); its
+// surplus j-3, j-4 are admitted through the gate and wait for a node. At t=10 a 3-cpu pod h of the
+// same tenant at a higher priority arrives: the reclaim takes the core whole, and h binds. The gang
+// lost its core, and its surplus has no controller: their admission is revoked, so when h ends at
+// t=60 they do not bind as 2 of 3 (partially running until they end): they pass /filter only with a
+// whole gang.
+TEST_CASE("a gang that lost its core: its admitted members without a controller never run apart",
+          "[sim][engine][groups]") {
+  SimulationInput in;
+  in.nodes = {CpuNode("n1", 3000)};
+  in.plan.tenants["a"] =
+      TenantQuota{ResourceList{{"cpu", 0}}, ResourceList{{"cpu", 10000}}, std::nullopt};
+  in.workload.source = "test";
+  for (int i = 0; i < 5; ++i) {
+    WorkloadPod p = PodOf(fmt::format("j-{}", i), "a", 0, 1000, 1000);
+    p.group = "job-j";
+    p.min_member = 3;
+    in.workload.pods.push_back(p);
+  }
+  in.workload.pods.push_back(PodOf("h", "a", 10, 50, 3000, /*priority=*/100));
+  SortByArrival(&in.workload.pods);
+  Events events;
+  const SimulationResult r = RunAdmission(in, SimAdmission::kGang, &events);
+  INFO(fmt::format("{}", fmt::join(events.log, "\n")));
+  for (int i = 0; i < 3; ++i)
+    CHECK(events.Has(fmt::format("0 bind j-{} n1", i)));
+  CHECK(events.Has("10 evict j-0 n1"));
+  CHECK(events.Has("10 bind h n1"));
+  CHECK(r.admissions_revoked == 2);
+  int revoked = 0;
+  for (const auto& line : events.log) {
+    if (line.starts_with("10 revoke j-3 ") || line.starts_with("10 revoke j-4 ")) {
+      ++revoked;
+      CHECK(line.find("gang a/job-j lost its core (0 of minMember 3 active): admission revoked") !=
+            std::string::npos);
+    }
+    CHECK_FALSE(line.starts_with("60 bind j-"));
+  }
+  CHECK(revoked == 2);
+  const TenantSummary& a = Tenant(Summarize(r), "a");
+  CHECK(a.groups.started == 1);
+  CHECK(a.groups.ever_partial == 0);
+  CHECK(a.groups.partial_core_hours == 0);
+}
+
+}  // namespace
+}  // namespace capext
