@@ -566,7 +566,8 @@ TEST_CASE("a gang that lost its core: its admitted members without a controller 
     CHECK_FALSE(line.starts_with("60 bind j-"));
   }
   CHECK(revoked == 2);
-  const TenantSummary& a = Tenant(Summarize(r), "a");
+  const std::vector<TenantSummary> summary = Summarize(r);
+  const TenantSummary& a = Tenant(summary, "a");
   CHECK(a.groups.started == 1);
   CHECK(a.groups.ever_partial == 0);
   CHECK(a.groups.partial_core_hours == 0);

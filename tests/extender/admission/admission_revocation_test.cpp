@@ -22,10 +22,12 @@
 namespace capext {
 namespace {
 
+using kube::RestClient;
+using kube::RestResponse;
+using kube::testing::ApiServerDouble;
 using reclaim_testing::FakeEvictor;
 using reclaim_testing::kStartMs;
 using reclaim_testing::RecordingEventSink;
-using testing::ApiServerDouble;
 using testing::CpuList;
 using testing::MakeNode;
 using testing::MakePod;
@@ -179,9 +181,11 @@ TEST_CASE(
     s.UpsertQuota(MakeQuota("ns", CpuList(0), CpuList(2000)));
   });
   CHECK(h.FilterQuota(h.cached_w2.uid).message() ==
-        "gang ns/w: 3 pods need cpu 3: ElasticQuota ns/ns would exceed max: cpu used 0 + request "
-        "3 > max 2");
-  h.Write([](ClusterState& s) { s.UpsertQuota(MakeQuota("ns", CpuList(0), CpuList(3000))); });
+        "gang ns/w: 3 pods need cpu 3: its request alone exceeds the max of ElasticQuota ns/ns: "
+        "cpu request 3 > max 2");
+  // Room for the whole need (min too: the sum of all mins is the only room there is).
+  h.Write([](ClusterState& s) { s.UpsertQuota(MakeQuota("ns", CpuList(3000), CpuList(3000))); });
+  INFO(h.FilterQuota(h.cached_w2.uid).message());
   CHECK(h.FilterQuota(h.cached_w2.uid).ok());
 }
 
