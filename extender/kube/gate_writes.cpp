@@ -5,6 +5,7 @@
 #include <rapidjson/writer.h>
 
 #include <ctime>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -128,6 +129,29 @@ std::string RevokePatch(const PodPatchBasis& basis) {
   return std::string(body.GetString(), body.GetSize());
 }
 
+// After a refused patch: the pod read back, decoded as the watch's pods are (so that it means what
+// the cache would). On failure, the write's answer: `*refused` when the server refused the read
+// (its status then decides), else the answer was not this pod (malformed, another incarnation).
+std::optional<ApiWriteResult> ReadBack(RestClient* client, const std::string& path,
+                                       const std::string& namespace_name,
+                                       const std::string& pod_name, const std::string& pod_uid,
+                                       std::chrono::milliseconds timeout, Pod* pod, bool* refused) {
+  const RestResponse got = client->Send("GET", path, "", "", {}, timeout);
+  *refused = !got.ok();
+  if (*refused) return FromResponse(got);
+  std::string kind;
+  if (Status s = DecodePodJson(got.body, DecodeOptions{}, pod, &kind); !s.ok() || kind != "Pod") {
+    return Failure(got.status, "Malformed",
+                   "GET pod: " + (s.ok() ? "kind " + kind + ", not Pod" : s.message()));
+  }
+  if (!pod_uid.empty() && pod->uid != pod_uid) {
+    return Failure(409, "Conflict",
+                   fmt::format("pod {}/{} is another incarnation (uid {})", namespace_name,
+                               pod_name, pod->uid));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 AdmissionRevocationWrite AdmissionRevoker::Revoke(const std::string& namespace_name,
@@ -156,23 +180,12 @@ AdmissionRevocationWrite AdmissionRevoker::Revoke(const std::string& namespace_n
       return settle();
   }
   out.read = true;
-  const RestResponse got = client_->Send("GET", path, "", "", {}, timeout);
-  if (!got.ok()) {
-    out.write = FromResponse(got);
-    return settle();
-  }
   Pod pod;
-  std::string kind;
-  if (Status s = DecodePodJson(got.body, DecodeOptions{}, &pod, &kind); !s.ok() || kind != "Pod") {
-    out.write = Failure(got.status, "Malformed",
-                        "GET pod: " + (s.ok() ? "kind " + kind + ", not Pod" : s.message()));
-    return out;
-  }
-  if (!pod_uid.empty() && pod.uid != pod_uid) {
-    out.write = Failure(409, "Conflict",
-                        fmt::format("pod {}/{} is another incarnation (uid {})", namespace_name,
-                                    pod_name, pod.uid));
-    return out;
+  bool refused = false;
+  if (auto failed =
+          ReadBack(client_, path, namespace_name, pod_name, pod_uid, timeout, &pod, &refused)) {
+    out.write = std::move(*failed);
+    return refused ? settle() : out;  // a 404 on the read: nothing left to revoke
   }
   if (pod.admitted_ms == 0) {
     out.outcome = RevokeOutcome::kNothingToRevoke;
@@ -204,23 +217,11 @@ GateLift GateLifter::Lift(const std::string& namespace_name, const std::string& 
     if (out.write.ok || (out.write.http_status != 422 && out.write.http_status != 409)) return out;
   }
   out.read = true;
-  const RestResponse got = client_->Send("GET", path, "", "", {}, timeout);
-  if (!got.ok()) {
-    out.write = FromResponse(got);
-    return out;
-  }
-  // The read is decoded as the watch's pods are, so that it means what the cache would.
   Pod pod;
-  std::string kind;
-  if (Status s = DecodePodJson(got.body, DecodeOptions{}, &pod, &kind); !s.ok() || kind != "Pod") {
-    out.write = Failure(got.status, "Malformed",
-                        "GET pod: " + (s.ok() ? "kind " + kind + ", not Pod" : s.message()));
-    return out;
-  }
-  if (!pod_uid.empty() && pod.uid != pod_uid) {
-    out.write = Failure(409, "Conflict",
-                        fmt::format("pod {}/{} is another incarnation (uid {})", namespace_name,
-                                    pod_name, pod.uid));
+  bool refused = false;
+  if (auto failed =
+          ReadBack(client_, path, namespace_name, pod_name, pod_uid, timeout, &pod, &refused)) {
+    out.write = std::move(*failed);
     return out;
   }
   if (pod.patch_basis.quota_gate_index < 0) {
