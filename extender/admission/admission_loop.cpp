@@ -240,19 +240,10 @@ void AdmissionLoop::Publish(const AdmissionRound& round, int64_t now_ms, bool ac
     auto seen = evented_.find(key);
     if (seen != evented_.end() && seen->second == v.verdict.message) continue;
     const auto wait = round.waiting.at(key);
-    EventObject e;
-    e.ns = v.ns;
-    e.name = fmt::format("{}.{:x}", v.name, now_ms * 1'000'000 + written);
-    e.pod_name = v.name;
-    e.pod_uid = v.uid;
-    e.type = IsWarning(wait.reason) && in_flight_pods_.count(key) == 0 ? "Warning" : "Normal";
-    e.reason = "Gated";
-    e.action = "Admission";
-    e.note = v.verdict.message.substr(0, 1024);
-    e.reporting_controller = "capacity-extender.io/admission";
-    e.reporting_instance = options_.reporting_instance;
-    e.event_time_us = now_ms * 1000;
-    const EventWriteResult r = events_->Create(e);
+    const EventWriteResult r = events_->Create(
+        PodEvent(v.ns, v.name, v.uid, fmt::format("{}.{:x}", v.name, now_ms * 1'000'000 + written),
+                 IsWarning(wait.reason) && in_flight_pods_.count(key) == 0 ? "Warning" : "Normal",
+                 "Gated", v.verdict.message, now_ms));
     ++written;
     if (r.code == EventWriteCode::kOk) {
       evented_[key] = v.verdict.message;
@@ -260,6 +251,25 @@ void AdmissionLoop::Publish(const AdmissionRound& round, int64_t now_ms, bool ac
       Log(LogLevel::kWarn, "gated pod event failed", {{"pod", key}, {"error", r.error}});
     }
   }
+}
+
+EventObject AdmissionLoop::PodEvent(const std::string& ns, const std::string& pod_name,
+                                    const std::string& uid, std::string name, const char* type,
+                                    const char* reason, const std::string& note,
+                                    int64_t now_ms) const {
+  EventObject e;
+  e.ns = ns;
+  e.name = std::move(name);
+  e.pod_name = pod_name;
+  e.pod_uid = uid;
+  e.type = type;
+  e.reason = reason;
+  e.action = "Admission";
+  e.note = note.substr(0, 1024);
+  e.reporting_controller = "capacity-extender.io/admission";
+  e.reporting_instance = options_.reporting_instance;
+  e.event_time_us = now_ms * 1000;
+  return e;
 }
 
 std::vector<PendingPodRecord> AdmissionLoop::Gated() const {

@@ -151,6 +151,11 @@ class AdmissionLoop {
   // whose time has come.
   void Revoke(const AdmissionRound& round, int64_t now_ms);
   void RevokedEvent(const Pod& pod, const std::string& note, int64_t now_ms);
+  // An Event of the admission loop about one pod (reporting controller
+  // capacity-extender.io/admission, action Admission); `name` is the Event's own name.
+  EventObject PodEvent(const std::string& ns, const std::string& pod_name, const std::string& uid,
+                       std::string name, const char* type, const char* reason,
+                       const std::string& note, int64_t now_ms) const;
   // Drops from revoked_ the members the round no longer lists (the watch showed the patch).
   void ForgetRevoked(const std::set<std::string>& listed);
   void Publish(const AdmissionRound& round, int64_t now_ms, bool acts);

@@ -99,19 +99,9 @@ void AdmissionLoop::ForgetRevoked(const std::set<std::string>& listed) {
 
 void AdmissionLoop::RevokedEvent(const Pod& pod, const std::string& note, int64_t now_ms) {
   if (events_ == nullptr) return;
-  EventObject e;
-  e.ns = pod.ns;
-  e.name = fmt::format("{}.revoked.{:x}", pod.name, now_ms * 1'000'000);
-  e.pod_name = pod.name;
-  e.pod_uid = pod.uid;
-  e.type = "Warning";
-  e.reason = "AdmissionRevoked";
-  e.action = "Admission";
-  e.note = note.substr(0, 1024);
-  e.reporting_controller = "capacity-extender.io/admission";
-  e.reporting_instance = options_.reporting_instance;
-  e.event_time_us = now_ms * 1000;
-  const EventWriteResult w = events_->Create(e);
+  const EventWriteResult w = events_->Create(PodEvent(
+      pod.ns, pod.name, pod.uid, fmt::format("{}.revoked.{:x}", pod.name, now_ms * 1'000'000),
+      "Warning", "AdmissionRevoked", note, now_ms));
   if (w.code != EventWriteCode::kOk)
     Log(LogLevel::kWarn, "revocation event failed", {{"pod", pod.Key()}, {"error", w.error}});
 }
