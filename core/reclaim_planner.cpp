@@ -28,7 +28,7 @@ const char* ReclaimDecisionName(ReclaimDecision decision) {
 ReclaimPlanForPod PlanReclaim(const ClusterState& state, const NormalizedPod& pod,
                               const VictimOrder& victim_order, const ReclaimOptions& options) {
   ReclaimPlanForPod plan;
-  if (state.FindOurNomination(pod.store_key()) != nullptr) {
+  if (!options.replan_own_nomination && state.FindOurNomination(pod.store_key()) != nullptr) {
     plan.decision = ReclaimDecision::kInFlight;
     plan.why = Status::Unschedulable(std::string(reasons::kReclaimInFlight));
     return plan;

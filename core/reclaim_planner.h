@@ -44,6 +44,10 @@ struct ReclaimOptions {
   bool include_pods_without_quota = false;
   // Nodes to leave out of the search (e.g. a node whose eviction the API server just refused).
   std::vector<std::string> excluded_nodes;
+  // Plan again for a pod that holds our nomination (a reclaim cut short after some evictions,
+  // docs/capacity-semantics.md#8-the-reclaim-controller): its nomination is not "in flight", and
+  // the room it holds counts as its own (node fit and quota never count a pod's own nomination).
+  bool replan_own_nomination = false;
 };
 
 ReclaimPlanForPod PlanReclaim(const ClusterState& state, const NormalizedPod& pod,

@@ -93,106 +93,6 @@ void ReclaimController::MaybeNudge(const NormalizedPod& pod, int64_t now_ms, Wak
   }
 }
 
-ReclaimController::Plan ReclaimController::PlanFor(const NormalizedPod& pod,
-                                                   const std::vector<std::string>& excluded_nodes) {
-  Plan out;
-  ++last_pass_.plan_calls;
-  cache_->Read([&](const ClusterState& state) {
-    ReclaimOptions plan_options;
-    plan_options.excluded_nodes = excluded_nodes;
-    ReclaimPlanForPod plan = PlanReclaim(state, pod, victim_order_, plan_options);
-    out.decision = plan.decision;
-    out.node = plan.node;
-    out.reason = plan.decision == ReclaimDecision::kEvict ? plan.explanation : plan.why.message();
-    for (const NormalizedPod* v : plan.victims)
-      out.victims.push_back(*v);  // pointers are only valid under the lock
-    out.admission = AdmissionChanges(state.semantics());
-    out.victim_changes = kVictimRuleChanges | victim_order_.Declared();
-    if (plan.decision != ReclaimDecision::kFitsNow) {
-      const AdmissionVerdict admission = DecideAdmission(state, pod);
-      out.quota = admission.status;
-      out.quota_rule = admission.blocking;
-    }
-    if (plan.decision == ReclaimDecision::kFitsNow) {
-      // The node its Fits verdict is watched on: while this one does not change, it still fits.
-      const PodFilter filter(state, pod);
-      for (const auto& [name, node] : state.nodes()) {
-        const NodeRecord* record = state.FindNodeRecord(name);
-        if (record != nullptr && filter.Passes(*record)) {
-          out.fit_node = name;
-          break;
-        }
-      }
-    }
-    return 0;
-  });
-  return out;
-}
-
-PodVerdict ReclaimController::NoEviction(const NormalizedPod& pod, const Plan& plan,
-                                         bool dry_run) const {
-  PodVerdict v;
-  if (plan.decision == ReclaimDecision::kFitsNow) {
-    v.message = std::string(verdicts::kFits);
-    return v;
-  }
-  if (plan.decision == ReclaimDecision::kInFlight) {
-    v.code = VerdictCode::kWaitingForReclaim;
-    v.reclaim = ReclaimState::kInFlight;
-    std::lock_guard lock(mutex_);
-    if (auto it = in_flight_.find(pod.store_key()); it != in_flight_.end()) {
-      v.node = it->second.node;
-      v.victims = it->second.victim_keys;
-      v.reclaim_started_ms = it->second.started_ms;
-      v.message = it->second.recorded_elsewhere
-                      ? verdicts::WaitingForRecordedReclaim(pod.Key(), v.node)
-                      : verdicts::WaitingForReclaim(pod.Key(), v.victims, v.node);
-    } else {
-      v.message = plan.reason;
-    }
-    return v;
-  }
-  if (!plan.quota.ok()) {
-    v.code = VerdictCode::kQuotaExceeded;
-    v.message = plan.quota.message();  // what /filter answers, numbers included
-    return v;
-  }
-  v.code = VerdictCode::kUnschedulable;
-  v.message = dry_run                              ? verdicts::DryRun(plan.reason)
-              : options_.mode == ReclaimMode::kOff ? verdicts::NoReclaimPossible("reclaim is off")
-                                                   : verdicts::NoReclaimPossible(plan.reason);
-  return v;
-}
-
-PodVerdict ReclaimController::FollowerVerdict(const NormalizedPod& pod, WakeRule* wake) {
-  const Plan plan = PlanFor(pod, {});
-  *wake = WakeRuleFor(plan);
-  PodVerdict v = NoEviction(pod, plan, false);
-  if (plan.decision == ReclaimDecision::kEvict) v.message = verdicts::NotActing(plan.reason);
-  return v;
-}
-
-WakeRule ReclaimController::WakeRuleFor(const Plan& plan) {
-  WakeRule rule;
-  switch (plan.decision) {
-    case ReclaimDecision::kFitsNow:
-      rule.on = plan.admission | (plan.fit_node.empty() ? kChangesOnAnyNode : kChangesOnOneNode);
-      rule.node = plan.fit_node;
-      break;
-    case ReclaimDecision::kInFlight:
-      break;  // our nomination of it ending is a change of its own
-    case ReclaimDecision::kNotEligible:
-    case ReclaimDecision::kNoCandidate:
-    case ReclaimDecision::kEvict:
-      rule.on = plan.quota.IsUnresolvable() && plan.quota_rule != nullptr
-                    ? plan.quota_rule->Declared()
-                    : plan.admission | plan.victim_changes | kNodeFitChanges;
-      if (plan.decision == ReclaimDecision::kEvict) rule.on |= kCandidateOrderChanges;
-      break;
-  }
-  return rule;
-}
-
 PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_ms, bool* started,
                                          WakeRule* wake) {
   const std::string pod_uid = pod.store_key();
@@ -202,6 +102,23 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
     return it->second.verdict;  // its last candidates were all refused: wait out the backoff
   }
   if (std::optional<PodVerdict> gang = ReclaimForGang(pod, now_ms, started, wake)) return *gang;
+  // A reclaim cut short after some evictions, planned again: the room it holds is its own.
+  bool resuming = false;
+  if (auto it = refused_.find(pod_uid); it != refused_.end() && it->second.resume) {
+    it->second.resume = false;
+    resuming = cache_->Read(
+        [&](const ClusterState& state) { return state.FindOurNomination(pod_uid) != nullptr; });
+  }
+  // The resumed plan did not evict: the room held for it goes, with its record.
+  auto end_resumed = [&] {
+    if (!resuming) return;
+    resuming = false;
+    cache_->Write([&](ClusterState& state) {
+      state.ReleaseNomination(pod_uid);
+      return 0;
+    });
+    records_to_clear_.insert(pod_uid);
+  };
   std::vector<std::string> excluded;
   std::vector<RefusedEviction> refusals;
   bool all_by_pdb = true;
@@ -218,8 +135,7 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
   auto back_off = [&] {
     drop_record();
     RefusalBackoff& b = refused_[pod_uid];
-    b.backoff_ms = b.backoff_ms == 0 ? options_.refusal_backoff_ms
-                                     : std::min(b.backoff_ms * 2, options_.max_refusal_backoff_ms);
+    b.Next(options_.refusal_backoff_ms, options_.max_refusal_backoff_ms);
     const int64_t wait = std::max(b.backoff_ms, int64_t{max_retry_after_seconds} * 1000);
     b.until_ms = now_ms + wait;
     *wake = WakeRule{};
@@ -240,8 +156,9 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
     return b.verdict;
   };
   for (int attempt = 0; attempt < options_.max_candidate_attempts; ++attempt) {
-    const Plan plan = PlanFor(pod, excluded);
+    const Plan plan = PlanFor(pod, excluded, resuming);
     *wake = WakeRuleFor(plan);
+    if (plan.decision != ReclaimDecision::kEvict) end_resumed();
     if (plan.decision == ReclaimDecision::kFitsNow) {
       drop_record();
       MaybeNudge(pod, now_ms, wake);
@@ -330,6 +247,7 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
     // nomination expires (docs/architecture.md#two-replicas-one-actor).
     if (stopped_acting && evicted.empty()) return FollowerVerdict(pod, wake);
     if (refusal && evicted.empty()) {
+      resuming = false;  // the room it held is released here
       cache_->Write([&](ClusterState& state) {
         state.ReleaseNomination(pod_uid);  // nothing freed there: the room is not ours
         return 0;
@@ -339,13 +257,28 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
       all_by_pdb = all_by_pdb && refusal->refused_by_pdb;
       continue;
     }
-    refused_.erase(pod_uid);
     // The nomination stays even after a partial eviction: what was freed belongs to this pod.
+    // Cut short by a refusal: planned again after the backoff, keeping that room.
+    int64_t resume_at_ms = 0;
+    if (refusal) {
+      RefusalBackoff& b = refused_[pod_uid];
+      b.Next(options_.refusal_backoff_ms, options_.max_refusal_backoff_ms);
+      resume_at_ms = now_ms + std::max(b.backoff_ms, int64_t{refusal->retry_after_seconds} * 1000);
+      Log(LogLevel::kWarn, "reclaim cut short: planned again after the backoff",
+          {{"pod", pod.Key()},
+           {"node", plan.node},
+           {"evicted", JoinKeys(evicted_keys)},
+           {"retry_in_ms", std::to_string(resume_at_ms - now_ms)}});
+    } else {
+      refused_.erase(pod_uid);
+    }
     metrics_->Count("capacity_extender_reclaims_started_total");
+    if (resuming) metrics_->Count("capacity_extender_reclaims_resumed_total");
     {
       std::lock_guard lock(mutex_);
-      in_flight_[pod_uid] =
-          InFlightReclaim{pod.Key(), plan.node, evicted, evicted_keys, now_ms, false};
+      InFlightReclaim& r = in_flight_[pod_uid];
+      r = InFlightReclaim{pod.Key(), plan.node, evicted, evicted_keys, now_ms, false};
+      r.resume_at_ms = resume_at_ms;
     }
     board_.ReclaimStarted({pod_uid, pod.Key(), plan.node, evicted_keys, "in-flight", now_ms, 0});
     *started = true;

@@ -88,6 +88,7 @@
 // FlushEvents from one thread; InFlight and board() from any thread.
 #pragma once
 
+#include <algorithm>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -225,11 +226,20 @@ class ReclaimController {
     int64_t started_ms = 0;
     bool nudged = false;
     bool recorded_elsewhere = false;  // adopted from the pod's record: the victims are unknown
+    // Cut short after evicting some victims: planned again from then, once they are gone
+    // (0 = not cut short; docs/capacity-semantics.md#8-the-reclaim-controller).
+    int64_t resume_at_ms = 0;
   };
   struct RefusalBackoff {
     int64_t until_ms = 0;
     int64_t backoff_ms = 0;  // the last wait; the next one doubles it
     PodVerdict verdict;      // shown while it waits
+    bool resume = false;     // its reclaim was cut short: the next plan keeps the room it holds
+    // The next wait: `first_ms`, then twice the last one, at most `max_ms`.
+    int64_t Next(int64_t first_ms, int64_t max_ms) {
+      backoff_ms = backoff_ms == 0 ? first_ms : std::min(backoff_ms * 2, max_ms);
+      return backoff_ms;
+    }
   };
   // PlanReclaim for `pod` with the victims copied out of the lock, plus the quota check alone.
   // The one place that calls into core's planner.
@@ -243,7 +253,8 @@ class ReclaimController {
     DeclaredChanges victim_changes = 0;  // the victim rule's and the profile's victim order's
     std::string fit_node;                // kFitsNow: the first node (by name) that takes it
   };
-  Plan PlanFor(const NormalizedPod& pod, const std::vector<std::string>& excluded_nodes);
+  Plan PlanFor(const NormalizedPod& pod, const std::vector<std::string>& excluded_nodes,
+               bool replan_own_nomination = false);
   // The verdict of a pod for which nothing is evicted now.
   PodVerdict NoEviction(const NormalizedPod& pod, const Plan& plan, bool dry_run) const;
   // What wakes a pod whose last plan was `plan` (derived as the file comment says).

@@ -93,6 +93,15 @@ void ReclaimController::TrackInFlight(int64_t now_ms, bool acts) {
            {"node", r.node},
            {"reason", v.exists ? "nomination expired" : "pod deleted"}});
       done.push_back(uid);
+    } else if (r.resume_at_ms != 0 && now_ms >= r.resume_at_ms && v.victims_gone && !v.fits &&
+               !r.nudged && acts) {
+      // Cut short after some evictions, and what they freed is not enough: planned again now,
+      // keeping its nomination and record (docs/capacity-semantics.md#8-the-reclaim-controller).
+      refused_[uid].resume = true;
+      index_.Wake(uid);
+      Log(LogLevel::kInfo, "reclaim cut short: planning again for what is still missing",
+          {{"pod", r.pod_key}, {"node", r.node}});
+      done.push_back(uid);
     } else if (v.victims_gone && v.fits && !r.nudged && nudger_ != nullptr && acts) {
       const NormalizedPod pod =
           cache_->Read([&](const ClusterState& state) { return *state.FindPod(uid); });

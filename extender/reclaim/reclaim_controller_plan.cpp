@@ -166,8 +166,7 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
   if (evicted.empty()) {
     clear_records();
     RefusalBackoff& b = refused_[pod.store_key()];
-    b.backoff_ms = b.backoff_ms == 0 ? options_.refusal_backoff_ms
-                                     : std::min(b.backoff_ms * 2, options_.max_refusal_backoff_ms);
+    b.Next(options_.refusal_backoff_ms, options_.max_refusal_backoff_ms);
     const int64_t retry_after_ms = run.stop ? int64_t{run.stop->retry_after_seconds} * 1000 : 0;
     b.until_ms = now_ms + std::max(b.backoff_ms, retry_after_ms);
     wake->at_ms = b.until_ms;

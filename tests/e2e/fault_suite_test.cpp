@@ -520,6 +520,24 @@ TEST_CASE("fault suite: 429 and 5xx with Retry-After", "[e2e][faults][fault-suit
   ExpectClean(s, "429 and 5xx with Retry-After");
 }
 
+TEST_CASE("fault suite: the second eviction fails, the reclaim is cut short after the first",
+          "[e2e][faults][fault-suite]") {
+  FaultScenario s;
+  s.StartExtender();
+  const int64_t since = s.LastSeq();
+  // job-c's eviction goes through; job-b's is answered 503 once, as a server going away would.
+  s.Control("fail", R"({"count":1,"code":503,"method":"POST",)"
+                    R"("path_prefix":"/api/v1/namespaces/eq1/pods/job-b/eviction"})");
+  s.CreatePending();
+  const Clock::time_point back = s.WaitForRequests(
+      since, 1, [](const LoggedRequest& r) { return IsEviction(r) && r.status == 503; });
+  // The room job-c freed stays job-2's; after the backoff (5 s) the plan is made again and
+  // needs job-b alone (docs/capacity-semantics.md#8-the-reclaim-controller).
+  s.ScheduleUntilSettled(back, First(s));
+  ExpectClean(s, "the second eviction fails");
+  CHECK(Contains(s.extender().Log(), "reclaim cut short: planned again after the backoff"));
+}
+
 TEST_CASE("fault suite: slow answers, binds included", "[e2e][faults][fault-suite]") {
   FaultScenario s;
   s.StartExtender();

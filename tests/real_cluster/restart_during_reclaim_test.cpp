@@ -297,9 +297,16 @@ TEST_CASE(
                     ? "after the restart"
                     : "before the kill")
             << "\n";
-  REQUIRE(reclaims.size() == 1);
-  CHECK(reclaims[0].find("eq2/job-2") != std::string::npos);
-  CHECK(reclaims[0].find("nb-") == std::string::npos);
+  // One reclaim; or, when the kill fell between its two evictions, that reclaim cut short and
+  // planned again for what was still missing (docs/capacity-semantics.md#8-the-reclaim-controller).
+  const bool cut_short = !LinesWith(log, "reclaim cut short: planned again").empty();
+  std::cout << "restart_during_reclaim: " << reclaims.size() << " reclaim(s) started"
+            << (cut_short ? ", the first cut short by the kill" : "") << "\n";
+  REQUIRE(reclaims.size() == (cut_short ? 2u : 1u));
+  for (const std::string& reclaim : reclaims) {
+    CHECK(reclaim.find("eq2/job-2") != std::string::npos);
+    CHECK(reclaim.find("nb-") == std::string::npos);
+  }
 
   // Each victim evicted once, least important first: job-c (priority 0, started last), job-b.
   std::vector<std::string> evicted;
