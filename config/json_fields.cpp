@@ -206,8 +206,9 @@ Status ReadQuantity(const rapidjson::Value& value, const std::string& path, Quan
   } else {
     return WrongType(path, "quantity (string or number)", value);
   }
-  std::string error;
-  if (!Quantity::Parse(text, out, &error)) return Status::Error(fmt::format("{}: {}", path, error));
+  StatusOr<Quantity> parsed = Quantity::Parse(text);
+  if (!parsed.ok()) return Status::Error(fmt::format("{}: {}", path, parsed.status().message()));
+  *out = std::move(parsed).value();
   return {};
 }
 

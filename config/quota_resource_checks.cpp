@@ -87,12 +87,12 @@ std::optional<QuantityMap> ReadQuantityMap(const YAML::Node& node, int line,
                            fmt::format("expected a quantity, got {}", YamlTypeName(value))});
       continue;
     }
-    Quantity q;
-    std::string reason;
-    if (!Quantity::Parse(value.Scalar(), &q, &reason)) {
-      findings->push_back({Severity::kError, entry_line, field, reason});
+    const StatusOr<Quantity> parsed = Quantity::Parse(value.Scalar());
+    if (!parsed.ok()) {
+      findings->push_back({Severity::kError, entry_line, field, parsed.status().message()});
       continue;
     }
+    const Quantity& q = *parsed;
     if (q.IsNegative()) {
       findings->push_back({Severity::kError, entry_line, field,
                            fmt::format("quantity \"{}\" is negative", value.Scalar())});

@@ -88,16 +88,12 @@ constexpr std::array<SuffixEntry, 16> kSuffixes = {{
 }};
 
 // Interprets the text after the number. `offset` is where `suffix` starts in the input, for
-// messages. On failure returns false and sets *reason.
-bool InterpretSuffix(std::string_view suffix, size_t offset, Suffix* out, std::string* reason) {
+// messages. On failure the status's message is the reason, without the input.
+StatusOr<Suffix> InterpretSuffix(std::string_view suffix, size_t offset) {
   for (const SuffixEntry& entry : kSuffixes) {
     if (suffix != entry.text) continue;
-    if (entry.format == Quantity::Format::kBinarySI) {
-      *out = Suffix{entry.format, entry.exponent, 0};
-    } else {
-      *out = Suffix{entry.format, 0, entry.exponent};
-    }
-    return true;
+    if (entry.format == Quantity::Format::kBinarySI) return Suffix{entry.format, entry.exponent, 0};
+    return Suffix{entry.format, 0, entry.exponent};
   }
   const bool exponent_form = suffix.size() > 1 && (suffix[0] == 'e' || suffix[0] == 'E');
   if (exponent_form) {
@@ -121,31 +117,24 @@ bool InterpretSuffix(std::string_view suffix, size_t offset, Suffix* out, std::s
       const int64_t exponent = negative ? -magnitude : magnitude;
       if (exponent < std::numeric_limits<int32_t>::min() ||
           exponent > std::numeric_limits<int32_t>::max()) {
-        *reason =
-            "out of range: exponent " + std::string(suffix.substr(1)) + " does not fit in 32 bits";
-        return false;
+        return Status::Invalid("out of range: exponent " + std::string(suffix.substr(1)) +
+                               " does not fit in 32 bits");
       }
-      *out = Suffix{Quantity::Format::kDecimalExponent, 0, exponent};
-      return true;
+      return Suffix{Quantity::Format::kDecimalExponent, 0, exponent};
     }
   }
   for (size_t i = 0; i < suffix.size(); ++i) {
     const char c = suffix[i];
     const bool exponent_sign = exponent_form && i == 1 && (c == '+' || c == '-');
     if (!IsAlnum(c) && !exponent_sign) {
-      *reason = "unexpected character " + QuoteChar(c) + " at offset " + std::to_string(offset + i);
-      return false;
+      return Status::Invalid("unexpected character " + QuoteChar(c) + " at offset " +
+                             std::to_string(offset + i));
     }
   }
-  if (suffix == "e") {
-    *reason = "missing exponent digits after \"e\"";
-  } else if (exponent_form) {
-    *reason = "invalid exponent " + Quote(suffix);
-  } else {
-    *reason = "unknown suffix " + Quote(suffix) +
-              " (want one of n u m k M G T P E Ki Mi Gi Ti Pi Ei, or e<exponent>)";
-  }
-  return false;
+  if (suffix == "e") return Status::Invalid("missing exponent digits after \"e\"");
+  if (exponent_form) return Status::Invalid("invalid exponent " + Quote(suffix));
+  return Status::Invalid("unknown suffix " + Quote(suffix) +
+                         " (want one of n u m k M G T P E Ki Mi Gi Ti Pi Ei, or e<exponent>)");
 }
 
 // digits (ASCII '0'-'9', most significant first) *= 1024.
@@ -207,10 +196,9 @@ Quantity::Quantity(Int128 mantissa, int64_t scale, Format format) : format_(form
   scale_ = static_cast<int32_t>(scale);
 }
 
-bool Quantity::Parse(std::string_view text, Quantity* out, std::string* error) {
+StatusOr<Quantity> Quantity::Parse(std::string_view text) {
   const auto fail = [&](const std::string& reason) {
-    if (error != nullptr) *error = "quantity " + Quote(text) + ": " + reason;
-    return false;
+    return Status::Invalid("quantity " + Quote(text) + ": " + reason);
   };
   if (text.empty()) return fail("empty string");
 
@@ -238,9 +226,9 @@ bool Quantity::Parse(std::string_view text, Quantity* out, std::string* error) {
                 QuoteChar(text[pos]));
   }
 
-  Suffix suffix;
-  std::string reason;
-  if (!InterpretSuffix(text.substr(pos), pos, &suffix, &reason)) return fail(reason);
+  const StatusOr<Suffix> interpreted = InterpretSuffix(text.substr(pos), pos);
+  if (!interpreted.ok()) return fail(interpreted.status().message());
+  const Suffix suffix = *interpreted;
   const bool binary = suffix.format == Format::kBinarySI;
 
   // value = digits * 10^exponent, exactly; a binary suffix is folded into the digits.
@@ -254,8 +242,7 @@ bool Quantity::Parse(std::string_view text, Quantity* out, std::string* error) {
 
   const size_t first = digits.find_first_not_of('0');
   if (first == std::string::npos) {
-    *out = Quantity(0, 0, suffix.format);
-    return true;
+    return Quantity(0, 0, suffix.format);
   }
   digits.erase(0, first);
   StripTrailingZeros(&digits, &exponent);
@@ -286,8 +273,7 @@ bool Quantity::Parse(std::string_view text, Quantity* out, std::string* error) {
     }
     if (capped) {
       const auto cap = static_cast<Int128>(kBinaryCap);
-      *out = Quantity(negative ? -cap : cap, 0, format);
-      return true;
+      return Quantity(negative ? -cap : cap, 0, format);
     }
     // Below 1 in magnitude the value cannot be written with a binary suffix.
     if (integer_digits <= 0) format = Format::kDecimalSI;
@@ -299,8 +285,7 @@ bool Quantity::Parse(std::string_view text, Quantity* out, std::string* error) {
     return fail("out of range: decimal exponent too large");
   }
   const auto magnitude = static_cast<Int128>(ParseDigits(digits));
-  *out = Quantity(negative ? -magnitude : magnitude, exponent, format);
-  return true;
+  return Quantity(negative ? -magnitude : magnitude, exponent, format);
 }
 
 }  // namespace capext

@@ -24,6 +24,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/status.h"
+
 namespace capext {
 
 class Quantity {
@@ -32,11 +34,9 @@ class Quantity {
 
   Quantity() = default;  // zero, DecimalSI
 
-  // Parses `text`. On success returns true and sets *out. On failure returns false and sets
-  // *error to a reason that quotes the input, e.g.
-  // `quantity "1.2.3": unexpected character '.' at offset 3`; *out is then left unchanged.
-  // `error` may be null.
-  static bool Parse(std::string_view text, Quantity* out, std::string* error);
+  // Parses `text`: the quantity, or an Invalid status whose message quotes the input, e.g.
+  // `quantity "1.2.3": unexpected character '.' at offset 3`.
+  static StatusOr<Quantity> Parse(std::string_view text);
 
   // An exact integer amount in the given format (FromMilli(1500) is "1500m").
   static Quantity FromInt(int64_t value, Format format = Format::kDecimalSI);

@@ -14,10 +14,17 @@
 //                                  a pod already bound elsewhere, HTTP 409).
 //   kUnavailable                   a dependency cannot answer now (API server down, cache not
 //                                  synced); retrying later may succeed.
+//
+// An ok Status allocates nothing (an empty std::string lives in its small buffer), so returning
+// one on a hot path costs a few stores. Functions that can fail return a Status, or a
+// StatusOr<T> (below) when success produces a value; exceptions are caught only where a
+// third-party library throws them and become a Status there (docs/architecture.md#errors).
 // Thread-safety: a value type; distinct objects may be used from distinct threads.
 #pragma once
 
+#include <cassert>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -85,6 +92,35 @@ class Status {
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
+};
+
+// StatusOr<T>: the result of a function that produces a value and can fail: either the value
+// (status() is ok) or a non-ok Status saying why there is none. `return value;` and
+// `return Status::Invalid(...);` both convert. Like Status, it allocates nothing of its own on
+// the ok path.
+// Thread-safety: a value type.
+template <class T>
+class StatusOr {
+ public:
+  StatusOr(const T& value) : value_(value) {}        // NOLINT: implicit, for `return value;`
+  StatusOr(T&& value) : value_(std::move(value)) {}  // NOLINT: likewise
+  // REQUIRES: !status.ok() (an ok result has a value).
+  StatusOr(Status status) : status_(std::move(status)) {  // NOLINT: for `return Status::...;`
+    assert(!status_.ok());
+  }
+
+  bool ok() const { return status_.ok(); }
+  const Status& status() const { return status_; }
+  // REQUIRES: ok().
+  const T& value() const& { return *value_; }
+  T& value() & { return *value_; }
+  T&& value() && { return std::move(*value_); }
+  const T& operator*() const& { return *value_; }
+  const T* operator->() const { return &*value_; }
+
+ private:
+  Status status_;
+  std::optional<T> value_;
 };
 
 inline std::string_view StatusCodeName(StatusCode code) {

@@ -67,19 +67,21 @@ bool IsPlainInteger(const std::string& s) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  capext::Quantity q;
-  std::string error;
-  if (!capext::Quantity::Parse(text, &q, &error)) {
+  const capext::StatusOr<capext::Quantity> parsed = capext::Quantity::Parse(text);
+  if (!parsed.ok()) {
+    const std::string& error = parsed.status().message();
     Check(error.rfind("quantity \"", 0) == 0);
     Check(!MatchesGrammar(text) || error.find("out of range") != std::string::npos);
     return 0;
   }
   Check(MatchesGrammar(text));
+  const capext::Quantity& q = *parsed;
   Check(q.Compare(q) == 0);
 
   const std::string printed = q.ToString();
-  capext::Quantity reparsed;
-  Check(capext::Quantity::Parse(printed, &reparsed, &error));
+  const capext::StatusOr<capext::Quantity> reparsed_or = capext::Quantity::Parse(printed);
+  Check(reparsed_or.ok());
+  const capext::Quantity& reparsed = *reparsed_or;
   Check(reparsed == q);
   Check(reparsed.Value() == q.Value());
   Check(reparsed.MilliValue() == q.MilliValue());
@@ -89,8 +91,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string reprinted = reparsed.ToString();
   Check(reprinted == printed ||
         (q.format() == capext::Quantity::Format::kBinarySI && IsPlainInteger(printed)));
-  capext::Quantity third;
-  Check(capext::Quantity::Parse(reprinted, &third, &error));
+  const capext::StatusOr<capext::Quantity> third_or = capext::Quantity::Parse(reprinted);
+  Check(third_or.ok());
+  const capext::Quantity& third = *third_or;
   Check(third == q);
   Check(third.ToString() == reprinted);
 

@@ -151,9 +151,9 @@ struct QuotaNumbers {
 
 int64_t CpuMilli(const rapidjson::Value& list) {
   if (!list.IsObject() || !list.HasMember("cpu")) return -1;
-  Quantity q;
-  if (!Quantity::Parse(list["cpu"].GetString(), &q, nullptr)) return -1;
-  return DecisionAmount("cpu", q);
+  const StatusOr<Quantity> q = Quantity::Parse(list["cpu"].GetString());
+  if (!q.ok()) return -1;
+  return DecisionAmount("cpu", *q);
 }
 
 // The storm quota's numbers from a /quotas answer body.

@@ -323,9 +323,9 @@ TEST_CASE("prioritize: scores in 0..10 for every node, deterministic", "[service
 int64_t Amount(const rapidjson::Value& list, const char* resource) {
   REQUIRE(list.IsObject());
   REQUIRE(list.HasMember(resource));
-  Quantity q;
-  REQUIRE(Quantity::Parse(list[resource].GetString(), &q, nullptr));
-  return DecisionAmount(resource, q);
+  const StatusOr<Quantity> q = Quantity::Parse(list[resource].GetString());
+  REQUIRE(q.ok());
+  return DecisionAmount(resource, *q);
 }
 
 TEST_CASE("quotas: min, max, used, reserved, borrowed, lendable", "[service]") {
