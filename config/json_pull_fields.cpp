@@ -79,38 +79,38 @@ void KeepFirst(Status* into, const Status& s) {
   if (into->ok() && !s.ok()) *into = s;
 }
 
-bool WrongTypeSkip(JsonPullReader& r, std::string_view path, const char* want, Status* status) {
-  KeepFirst(status,
-            Status::Error(fmt::format("{}: expected {}, got {}", path, want, TypeName(r.token()))));
-  return r.SkipValue();
+Status WrongTypeSkip(JsonPullReader& r, std::string_view path, const char* want) {
+  Status wrong =
+      Status::Error(fmt::format("{}: expected {}, got {}", path, want, TypeName(r.token())));
+  r.SkipValue();  // a malformed rest stays the reader's state (see the header)
+  return wrong;
 }
 
-bool PullString(JsonPullReader& r, std::string_view path, std::string* out, Status* status) {
-  if (r.token() == Token::kNull) return true;
-  if (r.token() != Token::kString) return WrongTypeSkip(r, path, "string", status);
+Status PullString(JsonPullReader& r, std::string_view path, std::string* out) {
+  if (r.token() == Token::kNull) return {};
+  if (r.token() != Token::kString) return WrongTypeSkip(r, path, "string");
   out->assign(r.text());
-  return true;
+  return {};
 }
 
-bool PullBool(JsonPullReader& r, std::string_view path, bool* out, Status* status) {
-  if (r.token() == Token::kNull) return true;
+Status PullBool(JsonPullReader& r, std::string_view path, bool* out) {
+  if (r.token() == Token::kNull) return {};
   if (r.token() == Token::kBool) {
     *out = r.bool_value();
-    return true;
+    return {};
   }
   if (r.token() == Token::kString && (r.text() == "true" || r.text() == "false")) {
     *out = r.text() == "true";
-    return true;
+    return {};
   }
-  return WrongTypeSkip(r, path, "boolean", status);
+  return WrongTypeSkip(r, path, "boolean");
 }
 
-bool PullInt32(JsonPullReader& r, std::string_view path, std::optional<int32_t>* out,
-               Status* status) {
-  if (r.token() == Token::kNull) return true;
+Status PullInt32(JsonPullReader& r, std::string_view path, std::optional<int32_t>* out) {
+  if (r.token() == Token::kNull) return {};
   if (r.token() == Token::kNumber && r.IsInt()) {
     *out = static_cast<int32_t>(r.int64_value());
-    return true;
+    return {};
   }
   if (r.token() == Token::kString) {
     int32_t parsed = 0;
@@ -118,93 +118,95 @@ bool PullInt32(JsonPullReader& r, std::string_view path, std::optional<int32_t>*
     auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), parsed);
     if (ec == std::errc() && p == text.data() + text.size()) {
       *out = parsed;
-      return true;
+      return {};
     }
   }
   if (r.token() == Token::kNumber) {
-    KeepFirst(status, Status::Error(fmt::format("{}: number out of the int32 range", path)));
-    return true;
+    return Status::Error(fmt::format("{}: number out of the int32 range", path));
   }
-  return WrongTypeSkip(r, path, "integer", status);
+  return WrongTypeSkip(r, path, "integer");
 }
 
-bool PullTime(JsonPullReader& r, std::string_view path, int64_t* out_ms, Status* status) {
-  if (r.token() == Token::kNull) return true;
-  if (r.token() != Token::kString) return WrongTypeSkip(r, path, "string", status);
-  if (r.text().empty()) return true;
+Status PullTime(JsonPullReader& r, std::string_view path, int64_t* out_ms) {
+  if (r.token() == Token::kNull) return {};
+  if (r.token() != Token::kString) return WrongTypeSkip(r, path, "string");
+  if (r.text().empty()) return {};
   if (!ParseRfc3339(r.text(), out_ms)) {
-    KeepFirst(status,
-              Status::Error(fmt::format("{}: invalid RFC 3339 time \"{}\"", path, r.text())));
+    return Status::Error(fmt::format("{}: invalid RFC 3339 time \"{}\"", path, r.text()));
   }
-  return true;
+  return {};
 }
 
-bool PullStringMap(JsonPullReader& r, std::string_view path, Labels* out, Status* status) {
-  if (r.token() == Token::kNull) return true;
-  if (r.token() != Token::kStartObject) return WrongTypeSkip(r, path, "object", status);
-  return ForEachMember(r, [&](std::string_view member) {
+Status PullStringMap(JsonPullReader& r, std::string_view path, Labels* out) {
+  if (r.token() == Token::kNull) return {};
+  if (r.token() != Token::kStartObject) return WrongTypeSkip(r, path, "object");
+  Status first;
+  ForEachMember(r, [&](std::string_view member) {
     const char* key = member.data();  // NUL-terminated on the tape, as the DOM's GetString()
     if (r.token() == Token::kNull) return true;
     if (r.token() != Token::kString) {
-      KeepFirst(status, Status::Error(fmt::format("{}.{}: expected string", path, key)));
+      KeepFirst(&first, Status::Error(fmt::format("{}.{}: expected string", path, key)));
       return r.SkipValue();
     }
     (*out)[key] = r.c_text();
     return true;
   });
+  return first;
 }
 
-bool PullStringArray(JsonPullReader& r, std::string_view path, std::vector<std::string>* out,
-                     Status* status) {
-  if (r.token() == Token::kNull) return true;
-  if (r.token() != Token::kStartArray) return WrongTypeSkip(r, path, "array", status);
-  return ForEachElement(r, [&](size_t i) {
+Status PullStringArray(JsonPullReader& r, std::string_view path, std::vector<std::string>* out) {
+  if (r.token() == Token::kNull) return {};
+  if (r.token() != Token::kStartArray) return WrongTypeSkip(r, path, "array");
+  Status first;
+  ForEachElement(r, [&](size_t i) {
     if (r.token() != Token::kString) {
-      KeepFirst(status, Status::Error(fmt::format("{}[{}]: expected string", path, i)));
+      KeepFirst(&first, Status::Error(fmt::format("{}[{}]: expected string", path, i)));
       return r.SkipValue();
     }
     out->emplace_back(r.text());
     return true;
   });
+  return first;
 }
 
-bool PullResourceList(JsonPullReader& r, std::string_view path, bool allow_negative,
-                      std::optional<ResourceList>* out, Status* status) {
-  if (r.token() == Token::kNull) return true;
-  if (r.token() != Token::kStartObject) return WrongTypeSkip(r, path, "object", status);
+Status PullResourceList(JsonPullReader& r, std::string_view path, bool allow_negative,
+                        std::optional<ResourceList>* out) {
+  if (r.token() == Token::kNull) return {};
+  if (r.token() != Token::kStartObject) return WrongTypeSkip(r, path, "object");
   ResourceList list;
   std::string text;
+  Status first;
   bool ok = ForEachMember(r, [&](std::string_view member) {
     const char* name = member.data();  // NUL-terminated on the tape, as the DOM's GetString()
     if (r.token() == Token::kNull) return true;
-    if (!status->ok()) return r.SkipValue();  // the list has failed already
+    if (!first.ok()) return r.SkipValue();  // the list has failed already
     // The field's path is built only for a message.
     auto field = [&] { return fmt::format("{}.{}", path, name); };
     switch (QuantityText(r, &text)) {
       case QuantityToken::kNotQuantity:
-        return WrongTypeSkip(r, field(), "quantity (string or number)", status);
+        first = WrongTypeSkip(r, field(), "quantity (string or number)");
+        return true;
       case QuantityToken::kNotFinite:
-        KeepFirst(status, Status::Error(fmt::format("{}: not a finite number", field())));
+        first = Status::Error(fmt::format("{}: not a finite number", field()));
         return true;
       case QuantityToken::kText:
         break;
     }
-    Quantity q;
-    std::string error;
-    if (!Quantity::Parse(text, &q, &error)) {
-      KeepFirst(status, Status::Error(fmt::format("{}: {}", field(), error)));
+    const StatusOr<Quantity> parsed = Quantity::Parse(text);
+    if (!parsed.ok()) {
+      first = Status::Error(fmt::format("{}: {}", field(), parsed.status().message()));
       return true;
     }
+    const Quantity& q = *parsed;
     if (!allow_negative && q.IsNegative()) {
-      KeepFirst(status,
-                Status::Error(fmt::format("{}: negative quantity \"{}\"", field(), q.ToString())));
+      first = Status::Error(fmt::format("{}: negative quantity \"{}\"", field(), q.ToString()));
       return true;
     }
     list.Set(name, DecisionAmount(name, q));
     return true;
   });
   if (ok) *out = std::move(list);
-  return ok;
+  return first;
 }
 
 }  // namespace capext::json

@@ -1,8 +1,15 @@
 // Typed reads of the value under a JsonPullReader, with exactly the semantics of json_fields.h
 // (null = absent, the same type checks, the same quantity and time parsing), for decoders that
-// pull tokens instead of walking a DOM. Each Read* starts at the value's first token, consumes
-// the whole value, and returns false only for malformed JSON; a type or content error goes to
-// *status (the first one kept), never stopping the walk.
+// pull tokens instead of walking a DOM. Each Pull* starts at the value's first token, consumes
+// the whole value, and returns its type or content error (the first one, for a value with
+// several parts; ok when none): an error never stops the walk.
+//
+// Malformed JSON is the reader's own state, not a result of these helpers: the tape holds only
+// well-formed text, and a malformed or truncated one makes the reader answer kError (or kEnd)
+// from then on. The walkers (ForEachMember, ForEachElement) return false when they meet it where
+// a token of the object or array was due, so an enclosing walker stops too and the decoder's
+// root (ReadRoot) reports it. A walker's callback returns whether to go on walking: true after it
+// consumed its value, whatever the value's content.
 //
 // Member selection follows json::Member: MemberSlot::Take says whether a key selects a field now.
 //
@@ -76,20 +83,19 @@ class FieldPath {
   fmt::basic_memory_buffer<char, 192> buffer_;
 };
 
-// "{path}: expected {want}, got {type of the current token}" and the value skipped.
-bool WrongTypeSkip(JsonPullReader& r, std::string_view path, const char* want, Status* status);
+// Skips the current value and returns "{path}: expected {want}, got {type of the current token}".
+Status WrongTypeSkip(JsonPullReader& r, std::string_view path, const char* want);
 
-bool PullString(JsonPullReader& r, std::string_view path, std::string* out, Status* status);
-bool PullBool(JsonPullReader& r, std::string_view path, bool* out, Status* status);
-bool PullInt32(JsonPullReader& r, std::string_view path, std::optional<int32_t>* out,
-               Status* status);
-bool PullTime(JsonPullReader& r, std::string_view path, int64_t* out_ms, Status* status);
+// Null leaves *out unchanged (absent), as in json_fields.h.
+Status PullString(JsonPullReader& r, std::string_view path, std::string* out);
+Status PullBool(JsonPullReader& r, std::string_view path, bool* out);
+Status PullInt32(JsonPullReader& r, std::string_view path, std::optional<int32_t>* out);
+Status PullTime(JsonPullReader& r, std::string_view path, int64_t* out_ms);
 // An object of strings (null members skipped); keys and values cut at a NUL, as the DOM's.
-bool PullStringMap(JsonPullReader& r, std::string_view path, Labels* out, Status* status);
-bool PullStringArray(JsonPullReader& r, std::string_view path, std::vector<std::string>* out,
-                     Status* status);
+Status PullStringMap(JsonPullReader& r, std::string_view path, Labels* out);
+Status PullStringArray(JsonPullReader& r, std::string_view path, std::vector<std::string>* out);
 // An object of quantities in decision units; *out is set (possibly empty) when it is an object.
-bool PullResourceList(JsonPullReader& r, std::string_view path, bool allow_negative,
-                      std::optional<ResourceList>* out, Status* status);
+Status PullResourceList(JsonPullReader& r, std::string_view path, bool allow_negative,
+                        std::optional<ResourceList>* out);
 
 }  // namespace capext::json

@@ -8,6 +8,44 @@ namespace capext {
 
 using namespace stream_decoding;  // NOLINT: the decoder's own toolkit
 
+namespace {
+
+// spec.taints: a list of {key, value, effect} objects.
+Status ReadTaints(JsonPullReader& r, std::vector<Taint>* taints) {
+  if (r.token() == Token::kNull) return {};
+  if (r.token() != Token::kStartArray) return json::WrongTypeSkip(r, "spec.taints", "array");
+  Status first;
+  ForEachElement(r, [&](size_t i) {
+    const FieldPath path("spec.taints", i);
+    KeepFirst(&first, ObjectElement(r, path, [&] {
+      Taint taint;
+      MemberSlot slots[3];
+      static constexpr std::string_view kNames[3] = {"key", "value", "effect"};
+      std::string* fields[3] = {&taint.key, &taint.value, &taint.effect};
+      ForEachMember(r, [&](std::string_view k) {
+        for (int f = 0; f < 3; ++f) {
+          if (slots[f].Take(k, kNames[f])) {
+            fields[f]->clear();
+            slots[f].status =
+                json::PullString(r, FieldPath(path, FieldPath(".", kNames[f])), fields[f]);
+            return true;
+          }
+        }
+        return r.SkipValue();
+      });
+      Status element;
+      for (const auto& slot : slots)
+        KeepFirst(&element, slot.status);
+      taints->push_back(std::move(taint));
+      return element;
+    }));
+    return true;
+  });
+  return first;
+}
+
+}  // namespace
+
 Status DecodeNodeJson(std::string_view json, Node* out, std::string* kind) {
   JsonPullReader r(json, /*may_reuse=*/true);  // a watch event's object: parsed already
   RootFields root;
@@ -25,17 +63,18 @@ Status DecodeNodeJson(std::string_view json, Node* out, std::string* kind) {
       node.name.clear();
       node.labels = Labels{};
       name_slot = labels_slot = MemberSlot{};
-      meta_status = Status::Ok();
-      if (!ObjectOrAbsent(r, "metadata", &meta_status, &meta_present)) return false;
+      meta_status = ObjectOrAbsent(r, "metadata", &meta_present);
       if (!meta_present) return true;
       return ForEachMember(r, [&](std::string_view member) {
         if (name_slot.Take(member, "name")) {
           node.name.clear();
-          return json::PullString(r, "metadata.name", &node.name, &name_slot.status);
+          name_slot.status = json::PullString(r, "metadata.name", &node.name);
+          return true;
         }
         if (labels_slot.Take(member, "labels")) {
           node.labels = Labels{};
-          return json::PullStringMap(r, "metadata.labels", &node.labels, &labels_slot.status);
+          labels_slot.status = json::PullStringMap(r, "metadata.labels", &node.labels);
+          return true;
         }
         return r.SkipValue();
       });
@@ -44,46 +83,19 @@ Status DecodeNodeJson(std::string_view json, Node* out, std::string* kind) {
       node.unschedulable = false;
       node.taints.clear();
       unschedulable_slot = taints_slot = MemberSlot{};
-      spec_status = Status::Ok();
       bool present = false;
-      if (!ObjectOrAbsent(r, "spec", &spec_status, &present)) return false;
+      spec_status = ObjectOrAbsent(r, "spec", &present);
       if (!present) return true;
       return ForEachMember(r, [&](std::string_view member) {
         if (unschedulable_slot.Take(member, "unschedulable")) {
           node.unschedulable = false;
-          return json::PullBool(r, "spec.unschedulable", &node.unschedulable,
-                                &unschedulable_slot.status);
+          unschedulable_slot.status = json::PullBool(r, "spec.unschedulable", &node.unschedulable);
+          return true;
         }
         if (taints_slot.Take(member, "taints")) {
           node.taints.clear();
-          Status* ts = &taints_slot.status;
-          if (r.token() == Token::kNull) return true;
-          if (r.token() != Token::kStartArray) {
-            return json::WrongTypeSkip(r, "spec.taints", "array", ts);
-          }
-          return ForEachElement(r, [&](size_t i) {
-            const FieldPath path("spec.taints", i);
-            return ObjectElement(r, path, ts, [&] {
-              Taint taint;
-              MemberSlot slots[3];
-              static constexpr std::string_view kNames[3] = {"key", "value", "effect"};
-              std::string* fields[3] = {&taint.key, &taint.value, &taint.effect};
-              bool ok = ForEachMember(r, [&](std::string_view k) {
-                for (int f = 0; f < 3; ++f) {
-                  if (slots[f].Take(k, kNames[f])) {
-                    fields[f]->clear();
-                    return json::PullString(r, FieldPath(path, FieldPath(".", kNames[f])),
-                                            fields[f], &slots[f].status);
-                  }
-                }
-                return r.SkipValue();
-              });
-              for (const auto& slot : slots)
-                KeepFirst(ts, slot.status);
-              node.taints.push_back(std::move(taint));
-              return ok;
-            });
-          });
+          taints_slot.status = ReadTaints(r, &node.taints);
+          return true;
         }
         return r.SkipValue();
       });
@@ -92,20 +104,20 @@ Status DecodeNodeJson(std::string_view json, Node* out, std::string* kind) {
       allocatable.reset();
       capacity.reset();
       allocatable_slot = capacity_slot = MemberSlot{};
-      status_status = Status::Ok();
       bool present = false;
-      if (!ObjectOrAbsent(r, "status", &status_status, &present)) return false;
+      status_status = ObjectOrAbsent(r, "status", &present);
       if (!present) return true;
       return ForEachMember(r, [&](std::string_view member) {
         if (allocatable_slot.Take(member, "allocatable")) {
           allocatable.reset();
-          return json::PullResourceList(r, "status.allocatable", false, &allocatable,
-                                        &allocatable_slot.status);
+          allocatable_slot.status =
+              json::PullResourceList(r, "status.allocatable", false, &allocatable);
+          return true;
         }
         if (capacity_slot.Take(member, "capacity")) {
           capacity.reset();
-          return json::PullResourceList(r, "status.capacity", false, &capacity,
-                                        &capacity_slot.status);
+          capacity_slot.status = json::PullResourceList(r, "status.capacity", false, &capacity);
+          return true;
         }
         return r.SkipValue();
       });

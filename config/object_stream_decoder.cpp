@@ -38,114 +38,122 @@ struct PodMetadata {
 };
 
 // metadata.ownerReferences: whether one has controller: true (non-objects are skipped).
-bool ReadOwnerReferences(JsonPullReader& r, bool* has_controller, Status* status) {
-  if (r.token() == Token::kNull) return true;
+Status ReadOwnerReferences(JsonPullReader& r, bool* has_controller) {
+  if (r.token() == Token::kNull) return {};
   if (r.token() != Token::kStartArray) {
-    return json::WrongTypeSkip(r, "metadata.ownerReferences", "array", status);
+    return json::WrongTypeSkip(r, "metadata.ownerReferences", "array");
   }
-  return ForEachElement(r, [&](size_t i) {
+  Status first;
+  ForEachElement(r, [&](size_t i) {
     if (r.token() != Token::kStartObject) return r.SkipValue();
     const FieldPath path("metadata.ownerReferences", i);
     MemberSlot slot;
     bool controller = false;
-    bool ok = ForEachMember(r, [&](std::string_view key) {
-      if (slot.Take(key, "controller")) {
-        controller = false;
-        return json::PullBool(r, FieldPath(path, ".controller"), &controller, &slot.status);
-      }
-      return r.SkipValue();
+    ForEachMember(r, [&](std::string_view key) {
+      if (!slot.Take(key, "controller")) return r.SkipValue();
+      controller = false;
+      slot.status = json::PullBool(r, FieldPath(path, ".controller"), &controller);
+      return true;
     });
-    KeepFirst(status, slot.status);
+    KeepFirst(&first, slot.status);
     if (slot.status.ok() && controller) *has_controller = true;
-    return ok;
+    return true;
   });
+  return first;
 }
 
 // spec.schedulingGates[].name (non-objects are skipped) and our gate's position.
-bool ReadSchedulingGates(JsonPullReader& r, std::vector<std::string>* gates, int32_t* quota_index,
-                         Status* status) {
-  if (r.token() == Token::kNull) return true;
+Status ReadSchedulingGates(JsonPullReader& r, std::vector<std::string>* gates,
+                           int32_t* quota_index) {
+  if (r.token() == Token::kNull) return {};
   if (r.token() != Token::kStartArray) {
-    return json::WrongTypeSkip(r, "spec.schedulingGates", "array", status);
+    return json::WrongTypeSkip(r, "spec.schedulingGates", "array");
   }
-  return ForEachElement(r, [&](size_t i) {
+  Status first;
+  ForEachElement(r, [&](size_t i) {
     if (r.token() != Token::kStartObject) return r.SkipValue();
     const FieldPath path("spec.schedulingGates", i);
     MemberSlot slot;
     std::string name;
-    bool ok = ForEachMember(r, [&](std::string_view key) {
-      if (slot.Take(key, "name")) {
-        name.clear();
-        return json::PullString(r, FieldPath(path, ".name"), &name, &slot.status);
-      }
-      return r.SkipValue();
+    ForEachMember(r, [&](std::string_view key) {
+      if (!slot.Take(key, "name")) return r.SkipValue();
+      name.clear();
+      slot.status = json::PullString(r, FieldPath(path, ".name"), &name);
+      return true;
     });
-    KeepFirst(status, slot.status);
+    KeepFirst(&first, slot.status);
     if (name == kQuotaGate && *quota_index < 0) *quota_index = static_cast<int32_t>(i);
     gates->push_back(std::move(name));
-    return ok;
+    return true;
   });
+  return first;
 }
 
 // spec.workloadRef {name, podGroup, podGroupReplicaKey}.
-bool ReadWorkloadRef(JsonPullReader& r, PodWorkloadText* out, Status* status) {
+Status ReadWorkloadRef(JsonPullReader& r, PodWorkloadText* out) {
   bool present = false;
-  if (!ObjectOrAbsent(r, "spec.workloadRef", status, &present)) return false;
-  if (!present) return true;
+  Status object = ObjectOrAbsent(r, "spec.workloadRef", &present);
+  if (!present) return object;
   MemberSlot slots[3];
   static constexpr std::string_view kNames[3] = {"name", "podGroup", "podGroupReplicaKey"};
   std::string* outs[3] = {&out->workload_name, &out->workload_pod_group,
                           &out->workload_replica_key};
-  bool ok = ForEachMember(r, [&](std::string_view key) {
+  ForEachMember(r, [&](std::string_view key) {
     for (int f = 0; f < 3; ++f) {
       if (slots[f].Take(key, kNames[f])) {
         outs[f]->clear();
-        return json::PullString(r, FieldPath("spec.workloadRef.", kNames[f]), outs[f],
-                                &slots[f].status);
+        slots[f].status = json::PullString(r, FieldPath("spec.workloadRef.", kNames[f]), outs[f]);
+        return true;
       }
     }
     return r.SkipValue();
   });
+  Status first;
   for (const auto& slot : slots)
-    KeepFirst(status, slot.status);
-  return ok;
+    KeepFirst(&first, slot.status);
+  return first;
 }
 
 bool ReadPodMetadata(JsonPullReader& r, const DecodeOptions& options, PodMetadata* m) {
   *m = PodMetadata{};
-  if (!ObjectOrAbsent(r, "metadata", &m->object_status, &m->present)) return false;
+  m->object_status = ObjectOrAbsent(r, "metadata", &m->present);
   if (!m->present) return true;
   return ForEachMember(r, [&](std::string_view key) {
     if (m->ns_slot.Take(key, "namespace")) {
       m->ns.clear();
-      return json::PullString(r, "metadata.namespace", &m->ns, &m->ns_slot.status);
+      m->ns_slot.status = json::PullString(r, "metadata.namespace", &m->ns);
+      return true;
     }
     if (m->name_slot.Take(key, "name")) {
       m->name.clear();
-      return json::PullString(r, "metadata.name", &m->name, &m->name_slot.status);
+      m->name_slot.status = json::PullString(r, "metadata.name", &m->name);
+      return true;
     }
     if (m->uid_slot.Take(key, "uid")) {
       m->uid.clear();
-      return json::PullString(r, "metadata.uid", &m->uid, &m->uid_slot.status);
+      m->uid_slot.status = json::PullString(r, "metadata.uid", &m->uid);
+      return true;
     }
     if (m->version_slot.Take(key, "resourceVersion")) {
       m->resource_version.clear();
-      return json::PullString(r, "metadata.resourceVersion", &m->resource_version,
-                              &m->version_slot.status);
+      m->version_slot.status =
+          json::PullString(r, "metadata.resourceVersion", &m->resource_version);
+      return true;
     }
     if (m->creation_slot.Take(key, "creationTimestamp")) {
       m->creation_ms = 0;
-      return json::PullTime(r, "metadata.creationTimestamp", &m->creation_ms,
-                            &m->creation_slot.status);
+      m->creation_slot.status = json::PullTime(r, "metadata.creationTimestamp", &m->creation_ms);
+      return true;
     }
     if (m->labels_slot.Take(key, "labels")) {
       m->labels = Labels{};
-      return json::PullStringMap(r, "metadata.labels", &m->labels, &m->labels_slot.status);
+      m->labels_slot.status = json::PullStringMap(r, "metadata.labels", &m->labels);
+      return true;
     }
     if (m->deletion_slot.Take(key, "deletionTimestamp")) {
       m->deletion_ms = 0;
-      return json::PullTime(r, "metadata.deletionTimestamp", &m->deletion_ms,
-                            &m->deletion_slot.status);
+      m->deletion_slot.status = json::PullTime(r, "metadata.deletionTimestamp", &m->deletion_ms);
+      return true;
     }
     if (m->annotations_slot.Take(key, "annotations")) {
       m->accelerator_model.clear();
@@ -153,9 +161,7 @@ bool ReadPodMetadata(JsonPullReader& r, const DecodeOptions& options, PodMetadat
       m->workload.min_member.clear();
       m->workload.admitted_at.clear();
       bool present = false;
-      if (!ObjectOrAbsent(r, "metadata.annotations", &m->annotations_slot.status, &present)) {
-        return false;
-      }
+      m->annotations_slot.status = ObjectOrAbsent(r, "metadata.annotations", &present);
       m->has_annotations = present;
       if (!present) return true;
       MemberSlot model_slot, record_slot, min_slot, admitted_slot;
@@ -163,12 +169,12 @@ bool ReadPodMetadata(JsonPullReader& r, const DecodeOptions& options, PodMetadat
         // One value may match several names (case-insensitively): read it into each.
         std::string value;
         Status value_status;
-        bool read = false, pulled = true;
+        bool read = false;
         auto take = [&](MemberSlot& slot, std::string_view name, std::string* out) {
           if (name.empty() || !slot.Take(annotation, name)) return;
           if (!read) {
             read = true;
-            pulled = json::PullString(r, "metadata.annotations", &value, &value_status);
+            value_status = json::PullString(r, "metadata.annotations", &value);
           }
           out->clear();
           KeepFirst(&slot.status, value_status);
@@ -178,7 +184,7 @@ bool ReadPodMetadata(JsonPullReader& r, const DecodeOptions& options, PodMetadat
         take(record_slot, kReclaimRecordAnnotation, &m->reclaim_record);
         take(min_slot, kMinMemberAnnotation, &m->workload.min_member);
         take(admitted_slot, kAdmittedAtAnnotation, &m->workload.admitted_at);
-        return read ? pulled : r.SkipValue();
+        return read || r.SkipValue();
       });
       KeepFirst(&m->annotations_slot.status, model_slot.status);
       KeepFirst(&m->annotations_slot.status, record_slot.status);
@@ -188,7 +194,8 @@ bool ReadPodMetadata(JsonPullReader& r, const DecodeOptions& options, PodMetadat
     }
     if (m->owners_slot.Take(key, "ownerReferences")) {
       m->workload.has_controller = false;
-      return ReadOwnerReferences(r, &m->workload.has_controller, &m->owners_slot.status);
+      m->owners_slot.status = ReadOwnerReferences(r, &m->workload.has_controller);
+      return true;
     }
     return r.SkipValue();
   });
@@ -216,66 +223,76 @@ struct PodSpec {
 
 bool ReadPodSpec(JsonPullReader& r, PodSpec* spec) {
   *spec = PodSpec{};
-  if (!ObjectOrAbsent(r, "spec", &spec->object_status, &spec->present)) return false;
+  spec->object_status = ObjectOrAbsent(r, "spec", &spec->present);
   if (!spec->present) return true;
   return ForEachMember(r, [&](std::string_view key) {
     PodSpec& s = *spec;
     if (s.node_name_slot.Take(key, "nodeName")) {
       s.node_name.clear();
-      return json::PullString(r, "spec.nodeName", &s.node_name, &s.node_name_slot.status);
+      s.node_name_slot.status = json::PullString(r, "spec.nodeName", &s.node_name);
+      return true;
     }
     if (s.scheduler_slot.Take(key, "schedulerName")) {
       s.scheduler_name.clear();
-      return json::PullString(r, "spec.schedulerName", &s.scheduler_name, &s.scheduler_slot.status);
+      s.scheduler_slot.status = json::PullString(r, "spec.schedulerName", &s.scheduler_name);
+      return true;
     }
     if (s.priority_slot.Take(key, "priority")) {
       s.priority.reset();
-      return json::PullInt32(r, "spec.priority", &s.priority, &s.priority_slot.status);
+      s.priority_slot.status = json::PullInt32(r, "spec.priority", &s.priority);
+      return true;
     }
     if (s.class_slot.Take(key, "priorityClassName")) {
       s.priority_class_name.clear();
-      return json::PullString(r, "spec.priorityClassName", &s.priority_class_name,
-                              &s.class_slot.status);
+      s.class_slot.status = json::PullString(r, "spec.priorityClassName", &s.priority_class_name);
+      return true;
     }
     if (s.preemption_slot.Take(key, "preemptionPolicy")) {
       s.preemption_text.clear();
-      return json::PullString(r, "spec.preemptionPolicy", &s.preemption_text,
-                              &s.preemption_slot.status);
+      s.preemption_slot.status = json::PullString(r, "spec.preemptionPolicy", &s.preemption_text);
+      return true;
     }
     if (s.selector_slot.Take(key, "nodeSelector")) {
       s.node_selector = Labels{};
-      return json::PullStringMap(r, "spec.nodeSelector", &s.node_selector, &s.selector_slot.status);
+      s.selector_slot.status = json::PullStringMap(r, "spec.nodeSelector", &s.node_selector);
+      return true;
     }
     if (s.tolerations_slot.Take(key, "tolerations")) {
       s.tolerations.clear();
-      return ReadTolerations(r, &s.tolerations, &s.tolerations_slot.status);
+      s.tolerations_slot.status = ReadTolerations(r, &s.tolerations);
+      return true;
     }
     if (s.affinity_slot.Take(key, "affinity")) {
       s.affinity.clear();
-      return ReadAffinity(r, &s.affinity, &s.affinity_slot.status);
+      s.affinity_slot.status = ReadAffinity(r, &s.affinity);
+      return true;
     }
     if (s.containers_slot.Take(key, "containers")) {
       s.containers.clear();
-      return ReadContainers(r, "spec.containers", &s.containers, &s.containers_slot.status);
+      s.containers_slot.status = ReadContainers(r, "spec.containers", &s.containers);
+      return true;
     }
     if (s.init_slot.Take(key, "initContainers")) {
       s.init_containers.clear();
-      return ReadContainers(r, "spec.initContainers", &s.init_containers, &s.init_slot.status);
+      s.init_slot.status = ReadContainers(r, "spec.initContainers", &s.init_containers);
+      return true;
     }
     if (s.overhead_slot.Take(key, "overhead")) {
       s.overhead.reset();
-      return json::PullResourceList(r, "spec.overhead", false, &s.overhead,
-                                    &s.overhead_slot.status);
+      s.overhead_slot.status = json::PullResourceList(r, "spec.overhead", false, &s.overhead);
+      return true;
     }
     if (json::EqualFold(key, "resourceClaims")) s.names_claims = true;
     if (s.gates_slot.Take(key, "schedulingGates")) {
       s.gates.clear();
       s.quota_gate_index = -1;
-      return ReadSchedulingGates(r, &s.gates, &s.quota_gate_index, &s.gates_slot.status);
+      s.gates_slot.status = ReadSchedulingGates(r, &s.gates, &s.quota_gate_index);
+      return true;
     }
     if (s.workload_slot.Take(key, "workloadRef")) {
       s.workload_ref = PodWorkloadText{};
-      return ReadWorkloadRef(r, &s.workload_ref, &s.workload_slot.status);
+      s.workload_slot.status = ReadWorkloadRef(r, &s.workload_ref);
+      return true;
     }
     return r.SkipValue();
   });
@@ -316,23 +333,25 @@ struct PodStatusFields {
   MemberSlot phase_slot, nominated_slot, start_slot, conditions_slot;
 };
 
-bool ReadConditions(JsonPullReader& r, bool* unschedulable, Status* status) {
-  if (r.token() == Token::kNull) return true;
+Status ReadConditions(JsonPullReader& r, bool* unschedulable) {
+  if (r.token() == Token::kNull) return {};
   if (r.token() != Token::kStartArray) {
-    return json::WrongTypeSkip(r, "status.conditions", "array", status);
+    return json::WrongTypeSkip(r, "status.conditions", "array");
   }
-  return ForEachElement(r, [&](size_t i) {
+  Status first;
+  ForEachElement(r, [&](size_t i) {
     if (r.token() != Token::kStartObject) return r.SkipValue();  // skipped, as the DOM path does
     const FieldPath path("status.conditions", i);
     std::string values[3];
     MemberSlot slots[3];
     static constexpr std::string_view kNames[3] = {"type", "status", "reason"};
-    bool ok = ForEachMember(r, [&](std::string_view key) {
+    ForEachMember(r, [&](std::string_view key) {
       for (int f = 0; f < 3; ++f) {
         if (slots[f].Take(key, kNames[f])) {
           values[f].clear();
-          return json::PullString(r, FieldPath(path, FieldPath(".", kNames[f])), &values[f],
-                                  &slots[f].status);
+          slots[f].status =
+              json::PullString(r, FieldPath(path, FieldPath(".", kNames[f])), &values[f]);
+          return true;
         }
       }
       return r.SkipValue();
@@ -340,36 +359,40 @@ bool ReadConditions(JsonPullReader& r, bool* unschedulable, Status* status) {
     Status element;
     for (const auto& slot : slots)
       KeepFirst(&element, slot.status);
-    KeepFirst(status, element);
+    KeepFirst(&first, element);
     if (element.ok() && values[0] == "PodScheduled" && values[1] == "False" &&
         values[2] == "Unschedulable") {
       *unschedulable = true;
     }
-    return ok;
+    return true;
   });
+  return first;
 }
 
 bool ReadPodStatus(JsonPullReader& r, PodStatusFields* st) {
   *st = PodStatusFields{};
-  if (!ObjectOrAbsent(r, "status", &st->object_status, &st->present)) return false;
+  st->object_status = ObjectOrAbsent(r, "status", &st->present);
   if (!st->present) return true;
   return ForEachMember(r, [&](std::string_view key) {
     if (st->phase_slot.Take(key, "phase")) {
       st->phase.clear();
-      return json::PullString(r, "status.phase", &st->phase, &st->phase_slot.status);
+      st->phase_slot.status = json::PullString(r, "status.phase", &st->phase);
+      return true;
     }
     if (st->nominated_slot.Take(key, "nominatedNodeName")) {
       st->nominated.clear();
-      return json::PullString(r, "status.nominatedNodeName", &st->nominated,
-                              &st->nominated_slot.status);
+      st->nominated_slot.status = json::PullString(r, "status.nominatedNodeName", &st->nominated);
+      return true;
     }
     if (st->start_slot.Take(key, "startTime")) {
       st->start_ms = 0;
-      return json::PullTime(r, "status.startTime", &st->start_ms, &st->start_slot.status);
+      st->start_slot.status = json::PullTime(r, "status.startTime", &st->start_ms);
+      return true;
     }
     if (st->conditions_slot.Take(key, "conditions")) {
       st->unschedulable = false;
-      return ReadConditions(r, &st->unschedulable, &st->conditions_slot.status);
+      st->conditions_slot.status = ReadConditions(r, &st->unschedulable);
+      return true;
     }
     if (json::EqualFold(key, "resourceClaimStatuses")) st->names_claims = true;
     return r.SkipValue();

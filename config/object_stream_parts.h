@@ -1,8 +1,9 @@
 // Pieces shared by the streaming Pod and Node decoders (config/object_stream_decoder.h): the
 // root object's kind/apiVersion, objects read member by member with json::Member's choice, and
 // the pod spec's lists (containers, tolerations, required node affinity). Internal to config/.
-// Each reader starts at its value's first token and consumes the whole value; it returns false
-// only for malformed JSON and records type or content errors in *status (the first one kept).
+// Each reader starts at its value's first token, consumes the whole value and returns its first
+// type or content error (ok when none); malformed JSON is the reader's state, which the walkers
+// and ReadRoot report (config/json_pull_fields.h).
 // Thread-safety: stateless.
 #pragma once
 
@@ -24,41 +25,42 @@ using json::KeepFirst;
 using json::MemberSlot;
 using json::Token;
 
-// A member whose value must be an object when present: false (after recording the error and
-// skipping it) unless the current token starts an object. Null counts as absent.
-bool ObjectOrAbsent(JsonPullReader& r, std::string_view path, Status* status, bool* present);
+// A member whose value must be an object when present: *present says whether the current token
+// starts an object; a value of another type is skipped and its error returned. Null is absent.
+Status ObjectOrAbsent(JsonPullReader& r, std::string_view path, bool* present);
 
 // The members of the root object every decoded kind reads: kind and apiVersion (strings).
 struct RootFields {
   std::string kind;
   std::string api_version;
   MemberSlot kind_slot, api_version_slot;
-  // Reads `key`'s value when it is kind or apiVersion (*handled); false on malformed JSON.
-  bool Read(JsonPullReader& r, std::string_view key, bool* handled);
+  // Reads `key`'s value into its slot when it is kind or apiVersion; says whether it was.
+  bool Read(JsonPullReader& r, std::string_view key);
 };
 
-// One element of a list of objects: a non-object is an error at `path`.
+// One element of a list of objects, read by members() (which returns its Status); a non-object
+// is an error at `path`.
 template <class F>
-bool ObjectElement(JsonPullReader& r, std::string_view path, Status* status, F&& members) {
-  if (r.token() != Token::kStartObject) return json::WrongTypeSkip(r, path, "object", status);
+Status ObjectElement(JsonPullReader& r, std::string_view path, F&& members) {
+  if (r.token() != Token::kStartObject) return json::WrongTypeSkip(r, path, "object");
   return members();
 }
 
-// An object of which only the member `name` (the best match) is read, by inner(&its status);
-// the rest is skipped. Null counts as absent; a non-object is an error at `path`.
+// An object of which only the member `name` (the best match) is read, by inner() (which
+// returns its Status); the rest is skipped. Null counts as absent; a non-object is an error at
+// `path`.
 template <class F>
-bool OnlyMember(JsonPullReader& r, std::string_view path, std::string_view name, Status* status,
-                F&& inner) {
+Status OnlyMember(JsonPullReader& r, std::string_view path, std::string_view name, F&& inner) {
   bool present = false;
-  if (!ObjectOrAbsent(r, path, status, &present)) return false;
-  if (!present) return true;
+  Status object = ObjectOrAbsent(r, path, &present);
+  if (!present) return object;
   MemberSlot slot;
-  bool ok = ForEachMember(r, [&](std::string_view key) {
-    if (slot.Take(key, name)) return inner(&slot.status);
-    return r.SkipValue();
+  ForEachMember(r, [&](std::string_view key) {
+    if (!slot.Take(key, name)) return r.SkipValue();
+    slot.status = inner();
+    return true;
   });
-  KeepFirst(status, slot.status);
-  return ok;
+  return slot.status;
 }
 
 // Reads the root object: kind/apiVersion plus the members `member` handles. Returns the parse
@@ -71,11 +73,7 @@ Status ReadRoot(JsonPullReader& r, RootFields* root, F&& member) {
   if (first != Token::kStartObject) {
     ok = r.SkipValue();
   } else {
-    ok = ForEachMember(r, [&](std::string_view key) {
-      bool handled = false;
-      if (!root->Read(r, key, &handled)) return false;
-      return handled ? true : member(key);
-    });
+    ok = ForEachMember(r, [&](std::string_view key) { return root->Read(r, key) || member(key); });
   }
   // The whole text must be well-formed, whatever was read of it.
   while (ok) {
@@ -91,10 +89,10 @@ Status ReadRoot(JsonPullReader& r, RootFields* root, F&& member) {
   return s;
 }
 
-bool ReadTolerations(JsonPullReader& r, std::vector<Toleration>* out, Status* status);
+Status ReadTolerations(JsonPullReader& r, std::vector<Toleration>* out);
 // spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms.
-bool ReadAffinity(JsonPullReader& r, std::vector<NodeSelectorTerm>* terms, Status* status);
-bool ReadContainers(JsonPullReader& r, std::string_view path, std::vector<ContainerRequests>* out,
-                    Status* status);
+Status ReadAffinity(JsonPullReader& r, std::vector<NodeSelectorTerm>* terms);
+Status ReadContainers(JsonPullReader& r, std::string_view path,
+                      std::vector<ContainerRequests>* out);
 
 }  // namespace capext::stream_decoding
