@@ -57,8 +57,7 @@ using HierarchyProblem = std::tuple<std::string, std::string, Severity>;
 std::set<HierarchyProblem> HierarchyProblems(const std::vector<ElasticQuota>& quotas) {
   std::set<HierarchyProblem> out;
   for (const auto& p : CheckQuotaHierarchy(quotas, "in the cluster")) {
-    const std::string text = p.field.empty() ? p.message : p.field + ": " + p.message;
-    out.emplace(quotas[p.quota].Key(), text, p.severity);
+    out.emplace(quotas[p.quota].Key(), FindingText(p.finding), p.finding.severity);
   }
   return out;
 }

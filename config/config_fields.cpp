@@ -247,68 +247,61 @@ struct FieldSetter {
   std::string_view text;
   ValueSource source;
   ExtenderConfig* config;
-  std::string* error;
 
-  bool operator()(std::string EC::*member) const {
+  Status operator()(std::string EC::*member) const {
     config->*member = std::string(text);
-    return true;
+    return {};
   }
-  bool operator()(int EC::*member) const {
+  Status operator()(int EC::*member) const {
     int64_t v = 0;
     if (source == ValueSource::kYamlQuoted || !ParseInteger(text, &v)) {
-      *error = fmt::format("expected an integer, {}", GotText(text, source));
-      return false;
+      return Status::Invalid(fmt::format("expected an integer, {}", GotText(text, source)));
     }
     if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) {
-      *error = fmt::format("integer {} is out of range", text);
-      return false;
+      return Status::Invalid(fmt::format("integer {} is out of range", text));
     }
     config->*member = static_cast<int>(v);
-    return true;
+    return {};
   }
-  bool operator()(int64_t EC::*member) const {
+  Status operator()(int64_t EC::*member) const {
     // A byte size: an integer, or a quantity such as 16Mi.
-    Quantity q;
-    std::string reason;
-    if (!Quantity::Parse(text, &q, &reason)) {
-      *error = fmt::format("expected a size in bytes (16Mi, 1048576): {}", reason);
-      return false;
+    const StatusOr<Quantity> parsed = Quantity::Parse(text);
+    if (!parsed.ok()) {
+      return Status::Invalid(
+          fmt::format("expected a size in bytes (16Mi, 1048576): {}", parsed.status().message()));
     }
+    const Quantity& q = *parsed;
     if (q.IsNegative()) {
-      *error = fmt::format("size \"{}\" is negative", text);
-      return false;
+      return Status::Invalid(fmt::format("size \"{}\" is negative", text));
     }
     config->*member = q.Value();
-    return true;
+    return {};
   }
-  bool operator()(double EC::*member) const {
+  Status operator()(double EC::*member) const {
     double v = 0;
     const char* end = text.data() + text.size();
     auto [p, ec] = std::from_chars(text.data(), end, v);
     if (source == ValueSource::kYamlQuoted || ec != std::errc() || p != end || !std::isfinite(v)) {
-      *error = fmt::format("expected a number, {}", GotText(text, source));
-      return false;
+      return Status::Invalid(fmt::format("expected a number, {}", GotText(text, source)));
     }
     config->*member = v;
-    return true;
+    return {};
   }
-  bool operator()(bool EC::*member) const {
+  Status operator()(bool EC::*member) const {
     bool v = false;
     if (source == ValueSource::kYamlQuoted || !ParseBool(text, source, &v)) {
-      *error = fmt::format("expected true or false, {}", GotText(text, source));
-      return false;
+      return Status::Invalid(fmt::format("expected true or false, {}", GotText(text, source)));
     }
     config->*member = v;
-    return true;
+    return {};
   }
-  bool operator()(std::chrono::milliseconds EC::*member) const {
+  Status operator()(std::chrono::milliseconds EC::*member) const {
     std::chrono::milliseconds v{};
     if (Status s = ParseDuration(text, &v); !s.ok()) {
-      *error = s.message();
-      return false;
+      return s;
     }
     config->*member = v;
-    return true;
+    return {};
   }
 };
 
@@ -365,9 +358,9 @@ bool IsBoolField(const ConfigField& field) {
   return std::holds_alternative<bool EC::*>(field.member);
 }
 
-bool SetConfigField(const ConfigField& field, std::string_view text, ValueSource source,
-                    ExtenderConfig* config, std::string* error) {
-  return std::visit(FieldSetter{text, source, config, error}, field.member);
+Status SetConfigField(const ConfigField& field, std::string_view text, ValueSource source,
+                      ExtenderConfig* config) {
+  return std::visit(FieldSetter{text, source, config}, field.member);
 }
 
 std::string FormatConfigField(const ConfigField& field, const ExtenderConfig& config) {

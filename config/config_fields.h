@@ -49,10 +49,10 @@ bool IsBoolField(const ConfigField& field);
 // untyped text.
 enum class ValueSource { kFlag, kYamlPlain, kYamlQuoted };
 
-// Reads `text` into the field of *config. On failure returns false, leaves *config unchanged
-// and sets *error to a reason that quotes the text ("expected an integer, got \"abc\"").
-bool SetConfigField(const ConfigField& field, std::string_view text, ValueSource source,
-                    ExtenderConfig* config, std::string* error);
+// Reads `text` into the field of *config. On failure leaves *config unchanged and returns an
+// Invalid status whose message quotes the text ("expected an integer, got \"abc\"").
+Status SetConfigField(const ConfigField& field, std::string_view text, ValueSource source,
+                      ExtenderConfig* config);
 
 // The field's value as the config file would spell it ("4s", "16Mi", "true", "127.0.0.1").
 std::string FormatConfigField(const ConfigField& field, const ExtenderConfig& config);

@@ -9,16 +9,16 @@
 
 namespace capext {
 
-bool ApplyDeviceClassMappings(const YAML::Node& value, const std::string& file,
-                              ExtenderConfig* config, std::vector<ConfigDiagnostic>* diagnostics) {
+void ApplyDeviceClassMappings(const YAML::Node& value, const std::string& file,
+                              ExtenderConfig* config, std::vector<ValidationFinding>* diagnostics) {
   const std::size_t before = diagnostics->size();
   const std::string key = "deviceClassMappings";
   auto report = [&](int line, std::string field, std::string message) {
-    diagnostics->push_back({file, line, std::move(field), std::move(message)});
+    diagnostics->push_back({Severity::kError, line, std::move(field), std::move(message), file});
   };
   if (!value.IsSequence()) {
     report(YamlLine(value), key, fmt::format("expected a list, got {}", YamlTypeName(value)));
-    return false;
+    return;
   }
   std::vector<DeviceClassMapping> mappings;
   std::set<std::string> seen;
@@ -77,9 +77,8 @@ bool ApplyDeviceClassMappings(const YAML::Node& value, const std::string& file,
       report(YamlLine(entry), path, "deviceClassNames: missing");
     mappings.push_back(std::move(m));
   }
-  if (diagnostics->size() != before) return false;
+  if (diagnostics->size() != before) return;
   config->device_class_mappings = std::move(mappings);
-  return true;
 }
 
 }  // namespace capext

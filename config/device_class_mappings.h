@@ -14,9 +14,9 @@
 
 namespace capext {
 
-// Reads `value` (the key's value) into config->device_class_mappings; appends one diagnostic per
-// problem (with `file`). Returns true when there was none.
-bool ApplyDeviceClassMappings(const YAML::Node& value, const std::string& file,
-                              ExtenderConfig* config, std::vector<ConfigDiagnostic>* diagnostics);
+// Reads `value` (the key's value) into config->device_class_mappings when it has no problem;
+// appends one finding per problem (with `file`).
+void ApplyDeviceClassMappings(const YAML::Node& value, const std::string& file,
+                              ExtenderConfig* config, std::vector<ValidationFinding>* diagnostics);
 
 }  // namespace capext

@@ -40,35 +40,35 @@ bool IsHelp(const std::string& arg) {
 
 }  // namespace
 
-bool LoadExtenderConfigFile(const std::string& path, ExtenderConfig* config,
-                            std::vector<ConfigDiagnostic>* diagnostics) {
+void LoadExtenderConfigFile(const std::string& path, ExtenderConfig* config,
+                            std::vector<ValidationFinding>* diagnostics) {
   std::string text;
   if (Status s = ReadFileToString(path, &text); !s.ok()) {
-    diagnostics->push_back({path, 0, "", "cannot read the config file"});
-    return false;
+    diagnostics->push_back({Severity::kError, 0, "", "cannot read the config file", path});
+    return;
   }
   std::vector<YAML::Node> documents;
   try {
     documents = LoadAllYamlDocuments(text);
   } catch (const YAML::Exception& e) {
-    diagnostics->push_back({path, e.mark.line + 1, "", fmt::format("invalid YAML: {}", e.msg)});
-    return false;
+    diagnostics->push_back(
+        {Severity::kError, e.mark.line + 1, "", fmt::format("invalid YAML: {}", e.msg), path});
+    return;
   }
   std::erase_if(documents, [](const YAML::Node& d) { return !d.IsDefined() || d.IsNull(); });
-  if (documents.empty()) return true;
+  if (documents.empty()) return;
   if (documents.size() > 1) {
-    diagnostics->push_back({path, documents[1].Mark().line + 1, "",
-                            "a config file holds one document; found a second one"});
-    return false;
+    diagnostics->push_back({Severity::kError, documents[1].Mark().line + 1, "",
+                            "a config file holds one document; found a second one", path});
+    return;
   }
-  return ApplyExtenderConfigYaml(documents[0], path, config, diagnostics);
+  ApplyExtenderConfigYaml(documents[0], path, config, diagnostics);
 }
 
-bool ParseServeFlags(const std::vector<std::string>& args, ExtenderConfig* config,
-                     std::vector<ConfigDiagnostic>* diagnostics, bool* help) {
+void ParseServeFlags(const std::vector<std::string>& args, ExtenderConfig* config,
+                     std::vector<ValidationFinding>* diagnostics, bool* help) {
   *help = std::any_of(args.begin(), args.end(), IsHelp);
-  if (*help) return true;
-  const std::size_t before = diagnostics->size();
+  if (*help) return;
 
   // The file first, wherever --config appears, so that every flag overrides it.
   std::string config_path;
@@ -77,7 +77,7 @@ bool ParseServeFlags(const std::vector<std::string>& args, ExtenderConfig* confi
     FlagArg flag;
     if (!SplitFlag(args[i], &flag) || flag.name != kConfigFlag) continue;
     if (config_seen) {
-      diagnostics->push_back({"", 0, "--config", "given more than once"});
+      diagnostics->push_back({Severity::kError, 0, "--config", "given more than once"});
       continue;
     }
     config_seen = true;
@@ -86,14 +86,16 @@ bool ParseServeFlags(const std::vector<std::string>& args, ExtenderConfig* confi
     } else if (i + 1 < args.size()) {
       config_path = args[i + 1];
     }
-    if (config_path.empty()) diagnostics->push_back({"", 0, "--config", "needs a file name"});
+    if (config_path.empty())
+      diagnostics->push_back({Severity::kError, 0, "--config", "needs a file name"});
   }
   if (!config_path.empty()) LoadExtenderConfigFile(config_path, config, diagnostics);
 
   for (std::size_t i = 0; i < args.size(); ++i) {
     FlagArg flag;
     if (!SplitFlag(args[i], &flag)) {
-      diagnostics->push_back({"", 0, args[i], "unexpected argument (flags start with --)"});
+      diagnostics->push_back(
+          {Severity::kError, 0, args[i], "unexpected argument (flags start with --)"});
       continue;
     }
     const std::string shown = "--" + flag.name;
@@ -105,26 +107,25 @@ bool ParseServeFlags(const std::vector<std::string>& args, ExtenderConfig* confi
     if (field == nullptr) {
       std::vector<std::string> flags = ExtenderConfigFlags();
       flags.emplace_back(kConfigFlag);
-      diagnostics->push_back({"", 0, shown, "unknown flag" + DidYouMean(flag.name, flags)});
+      diagnostics->push_back(
+          {Severity::kError, 0, shown, "unknown flag" + DidYouMean(flag.name, flags)});
       continue;
     }
     // Booleans never take the next argument (as Go's flag package): "--flag" or "--flag=false".
     if (!flag.has_value && !IsBoolField(*field)) {
       if (i + 1 >= args.size()) {
         diagnostics->push_back(
-            {"", 0, shown, fmt::format("needs a value ({})", field->value_name)});
+            {Severity::kError, 0, shown, fmt::format("needs a value ({})", field->value_name)});
         continue;
       }
       flag.value = args[++i];
       flag.has_value = true;
     }
-    std::string error;
     const std::string value = flag.has_value ? flag.value : "true";
-    if (!SetConfigField(*field, value, ValueSource::kFlag, config, &error)) {
-      diagnostics->push_back({"", 0, shown, error});
+    if (Status s = SetConfigField(*field, value, ValueSource::kFlag, config); !s.ok()) {
+      diagnostics->push_back({Severity::kError, 0, shown, s.message()});
     }
   }
-  return diagnostics->size() == before;
 }
 
 std::string ServeFlagsHelp() {
@@ -155,10 +156,10 @@ std::string ServeFlagsHelp() {
   return out;
 }
 
-std::string FormatDiagnostic(const ConfigDiagnostic& d) {
+std::string FormatDiagnostic(const ValidationFinding& d) {
   std::string out;
   if (!d.file.empty()) out += d.line > 0 ? fmt::format("{}:{}: ", d.file, d.line) : d.file + ": ";
-  if (!d.key.empty()) out += d.key + ": ";
+  if (!d.field.empty()) out += d.field + ": ";
   return out + d.message;
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "config/validation_finding.h"
 #include "core/device_claim.h"
 #include "core/status.h"
 
@@ -143,33 +144,30 @@ struct ExtenderConfig {
   std::string log_level = "info";     // logLevel / --log-level (debug|info|warn|error)
 };
 
-// One problem found in a config file or on the command line.
-struct ConfigDiagnostic {
-  std::string file;  // "" for flags
-  int line = 0;      // 1-based; 0 when unknown
-  std::string key;
-  std::string message;
-};
+// Problems in a config file or on the command line are ValidationFindings, all of severity
+// error: the file ("" for flags), the line (0 when unknown), the key or flag as the field, and
+// the message. Each function below appends every problem it finds (not only the first) to
+// *diagnostics; the input is good when it appended none.
 
 // Loads the YAML config file into *config (keys not present keep their current values).
-// Returns false and fills *diagnostics on any problem (every problem, not only the first).
-bool LoadExtenderConfigFile(const std::string& path, ExtenderConfig* config,
-                            std::vector<ConfigDiagnostic>* diagnostics);
+void LoadExtenderConfigFile(const std::string& path, ExtenderConfig* config,
+                            std::vector<ValidationFinding>* diagnostics);
 
 // Parses `serve` flags (after the subcommand) into *config: first --config FILE is loaded, then
 // every flag overrides. Accepts "--flag value" and "--flag=value"; booleans also as bare
-// "--flag". Returns false with diagnostics on unknown flags or bad values. Sets *help when
-// --help/-h was given.
-bool ParseServeFlags(const std::vector<std::string>& args, ExtenderConfig* config,
-                     std::vector<ConfigDiagnostic>* diagnostics, bool* help);
+// "--flag". Unknown flags and bad values are problems. Sets *help when --help/-h was given (and
+// then reads nothing).
+void ParseServeFlags(const std::vector<std::string>& args, ExtenderConfig* config,
+                     std::vector<ValidationFinding>* diagnostics, bool* help);
 
 // Checks cross-field rules and policy names (e.g. tls cert without key, unknown scoring).
-bool ValidateExtenderConfig(const ExtenderConfig& config,
-                            std::vector<ConfigDiagnostic>* diagnostics);
+void ValidateExtenderConfig(const ExtenderConfig& config,
+                            std::vector<ValidationFinding>* diagnostics);
 
 // The --help text of `serve`, generated from the same table as the parser.
 std::string ServeFlagsHelp();
 
-std::string FormatDiagnostic(const ConfigDiagnostic& d);  // "file:line: key: message"
+// "file:line: key: message", leaving out what is unknown (no severity: all are errors).
+std::string FormatDiagnostic(const ValidationFinding& d);
 
 }  // namespace capext

@@ -16,10 +16,10 @@ namespace {
 
 class Checker {
  public:
-  explicit Checker(std::vector<ConfigDiagnostic>* diagnostics) : diagnostics_(diagnostics) {}
+  explicit Checker(std::vector<ValidationFinding>* diagnostics) : diagnostics_(diagnostics) {}
 
   void Fail(std::string key, std::string message) {
-    diagnostics_->push_back({"", 0, std::move(key), std::move(message)});
+    diagnostics_->push_back({Severity::kError, 0, std::move(key), std::move(message)});
   }
 
   void OneOf(const char* key, const std::string& value, const std::vector<std::string>& names,
@@ -38,13 +38,12 @@ class Checker {
   }
 
  private:
-  std::vector<ConfigDiagnostic>* diagnostics_;
+  std::vector<ValidationFinding>* diagnostics_;
 };
 
 }  // namespace
 
-bool ValidateExtenderConfig(const ExtenderConfig& c, std::vector<ConfigDiagnostic>* diagnostics) {
-  const std::size_t before = diagnostics->size();
+void ValidateExtenderConfig(const ExtenderConfig& c, std::vector<ValidationFinding>* diagnostics) {
   Checker check(diagnostics);
 
   check.OneOf("quotaSemantics", c.quota_semantics, QuotaSemanticsPolicies().Names(),
@@ -161,7 +160,6 @@ bool ValidateExtenderConfig(const ExtenderConfig& c, std::vector<ConfigDiagnosti
                            "must find a renewal well before the tenure runs out",
                            c.lease_check_interval.count(), c.lease_renew_deadline.count()));
   }
-  return diagnostics->size() == before;
 }
 
 }  // namespace capext

@@ -13,20 +13,20 @@ namespace {
 constexpr const char* kDeviceClassMappingsKey = "deviceClassMappings";
 }  // namespace
 
-bool ApplyExtenderConfigYaml(const YAML::Node& root, const std::string& file,
-                             ExtenderConfig* config, std::vector<ConfigDiagnostic>* diagnostics) {
-  const std::size_t before = diagnostics->size();
-  if (!root.IsDefined() || root.IsNull()) return true;
+void ApplyExtenderConfigYaml(const YAML::Node& root, const std::string& file,
+                             ExtenderConfig* config, std::vector<ValidationFinding>* diagnostics) {
+  if (!root.IsDefined() || root.IsNull()) return;
   if (!root.IsMap()) {
     diagnostics->push_back(
-        {file, root.Mark().line + 1, "",
-         fmt::format("expected a map of config keys, got {}", YamlTypeName(root))});
-    return false;
+        {Severity::kError, root.Mark().line + 1, "",
+         fmt::format("expected a map of config keys, got {}", YamlTypeName(root)), file});
+    return;
   }
   std::vector<ValidationFinding> key_problems;
   const std::vector<YamlMember> members = UniqueMembers(root, "", &key_problems);
   for (auto& p : key_problems) {
-    diagnostics->push_back({file, p.line, std::move(p.field), std::move(p.message)});
+    diagnostics->push_back(
+        {Severity::kError, p.line, std::move(p.field), std::move(p.message), file});
   }
   for (const auto& member : members) {
     const int line = member.line;
@@ -40,24 +40,23 @@ bool ApplyExtenderConfigYaml(const YAML::Node& root, const std::string& file,
     if (field == nullptr) {
       std::vector<std::string> keys = ExtenderConfigKeys();
       keys.push_back(kDeviceClassMappingsKey);
-      diagnostics->push_back({file, line, key, "unknown key" + DidYouMean(key, keys)});
+      diagnostics->push_back(
+          {Severity::kError, line, key, "unknown key" + DidYouMean(key, keys), file});
       continue;
     }
     const YAML::Node& value = member.value;
     if (value.IsNull()) continue;  // "key:" with nothing after it keeps the default
     if (!value.IsScalar()) {
-      diagnostics->push_back(
-          {file, line, key, fmt::format("expected a value, got {}", YamlTypeName(value))});
+      diagnostics->push_back({Severity::kError, line, key,
+                              fmt::format("expected a value, got {}", YamlTypeName(value)), file});
       continue;
     }
     const ValueSource source =
         value.Tag() == "?" ? ValueSource::kYamlPlain : ValueSource::kYamlQuoted;
-    std::string error;
-    if (!SetConfigField(*field, value.Scalar(), source, config, &error)) {
-      diagnostics->push_back({file, line, key, error});
+    if (Status s = SetConfigField(*field, value.Scalar(), source, config); !s.ok()) {
+      diagnostics->push_back({Severity::kError, line, key, s.message(), file});
     }
   }
-  return diagnostics->size() == before;
 }
 
 int ConfigKeyLine(const YAML::Node& root, std::string_view key) {

@@ -16,10 +16,10 @@ namespace capext {
 
 // Applies the keys of `root` (a mapping, or null for an empty file) to *config; keys not present
 // keep their current values, and so do keys whose value is null. Unknown keys, duplicate keys,
-// wrong types and bad values are each reported (all of them) with `file`, line and key.
-// Returns true when nothing was reported.
-bool ApplyExtenderConfigYaml(const YAML::Node& root, const std::string& file,
-                             ExtenderConfig* config, std::vector<ConfigDiagnostic>* diagnostics);
+// wrong types and bad values are each appended to *diagnostics (all of them) with `file`, line
+// and key: the document is good when none was.
+void ApplyExtenderConfigYaml(const YAML::Node& root, const std::string& file,
+                             ExtenderConfig* config, std::vector<ValidationFinding>* diagnostics);
 
 // The 1-based line of `key` in the mapping `root`, or 0 when absent.
 int ConfigKeyLine(const YAML::Node& root, std::string_view key);

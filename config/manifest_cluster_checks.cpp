@@ -21,18 +21,18 @@ void CheckNodes(const std::vector<QuotaSetMember>& quotas, const ClusterInputs& 
       if (amount <= 0 || total.Get(resource) > 0) continue;
       const std::string field = fmt::format("spec.min.{}", resource);
       report->entries.push_back(
-          {member.located->file, member.located->checked.LineOf(field), Severity::kWarning,
-           DescribeQuota(member.quota), field,
-           fmt::format("no node has allocatable {}: this guarantee can never be met", resource)});
+          {Severity::kWarning, member.located->checked.LineOf(field), field,
+           fmt::format("no node has allocatable {}: this guarantee can never be met", resource),
+           member.located->file, DescribeQuota(member.quota)});
     }
   }
   std::vector<ElasticQuota> all;
   for (const auto& member : quotas)
     all.push_back(member.quota);
   for (auto& [resource, message] : CheckMinsFitAllocatable(all, total)) {
-    report->entries.push_back({cluster.nodes_file, 0,
-                               cluster.from_snapshot ? Severity::kError : Severity::kWarning,
-                               "ElasticQuotas", "spec.min." + resource, std::move(message)});
+    report->entries.push_back({cluster.from_snapshot ? Severity::kError : Severity::kWarning, 0,
+                               "spec.min." + resource, std::move(message), cluster.nodes_file,
+                               "ElasticQuotas"});
   }
 }
 
@@ -60,13 +60,13 @@ void CheckPodRequests(const std::vector<QuotaSetMember>& quotas, const ClusterIn
   }
   for (const auto& [resource, located] : first_requester) {
     report->entries.push_back(
-        {located->file, located->line, Severity::kWarning,
-         fmt::format("Pod {}", located->pod.Key()), "",
+        {Severity::kWarning, located->line, "",
          fmt::format("requests {}, which no ElasticQuota names in min: under scheduler-plugins "
                      "semantics the cluster-wide min {} is 0 and such pods of quota namespaces "
                      "are rejected; under capacity-extender semantics {} is not checked "
                      "cluster-wide",
-                     resource, resource, resource)});
+                     resource, resource, resource),
+         located->file, fmt::format("Pod {}", located->pod.Key())});
   }
 }
 

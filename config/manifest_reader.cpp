@@ -116,7 +116,7 @@ class FileReader {
   void Add(Severity severity, int line, std::string object, std::string field,
            std::string message) {
     set_->report.entries.push_back(
-        {file_, line, severity, std::move(object), std::move(field), std::move(message)});
+        {severity, line, std::move(field), std::move(message), file_, std::move(object)});
   }
 
   void List(const YAML::Node& doc, const std::string& kind) {
@@ -182,7 +182,7 @@ class FileReader {
       }
     }
     ExtenderConfig config;
-    std::vector<ConfigDiagnostic> diagnostics;
+    std::vector<ValidationFinding> diagnostics;
     ApplyExtenderConfigYaml(doc, file_, &config, &diagnostics);
     ValidateExtenderConfig(config, &diagnostics);
     const int mappings_line = ConfigKeyLine(doc, "deviceClassMappings");
@@ -191,9 +191,9 @@ class FileReader {
         set_->mapped_classes.push_back({c, file_, mappings_line});
     }
     for (auto& d : diagnostics) {
-      int line = d.line > 0 ? d.line : ConfigKeyLine(doc, d.key);
+      int line = d.line > 0 ? d.line : ConfigKeyLine(doc, d.field);
       if (line == 0) line = YamlLine(doc);
-      Add(Severity::kError, line, "extender config", std::move(d.key), std::move(d.message));
+      Add(Severity::kError, line, "extender config", std::move(d.field), std::move(d.message));
     }
     ++set_->report.config_files;
   }
@@ -223,7 +223,7 @@ std::vector<std::string> ExpandManifestPaths(const std::vector<std::string>& pat
       files.push_back(path);
     } else {
       set->report.entries.push_back(
-          {path, 0, Severity::kError, "", "", "no such file or directory"});
+          {Severity::kError, 0, "", "no such file or directory", path, ""});
       set->report.unreadable = true;
     }
   }
@@ -234,7 +234,7 @@ void ReadManifestFile(const std::string& path, bool force_config, ManifestSet* s
   ValidateReport& report = set->report;
   std::string text;
   if (Status s = ReadFileToString(path, &text); !s.ok()) {
-    report.entries.push_back({path, 0, Severity::kError, "", "", "cannot read the file"});
+    report.entries.push_back({Severity::kError, 0, "", "cannot read the file", path, ""});
     report.unreadable = true;
     return;
   }
@@ -245,11 +245,11 @@ void ReadManifestFile(const std::string& path, bool force_config, ManifestSet* s
     documents = LoadAllYamlDocuments(text);
   } catch (const YAML::Exception& e) {
     if (lenient) {
-      report.entries.push_back({path, 0, Severity::kNote, "", "", "skipped: not YAML"});
+      report.entries.push_back({Severity::kNote, 0, "", "skipped: not YAML", path, ""});
       return;
     }
     report.entries.push_back(
-        {path, e.mark.line + 1, Severity::kError, "", "", fmt::format("invalid YAML: {}", e.msg)});
+        {Severity::kError, e.mark.line + 1, "", fmt::format("invalid YAML: {}", e.msg), path, ""});
     report.unreadable = true;
     return;
   }

@@ -51,11 +51,11 @@ class SetChecker {
       }
       const bool same = SameDefinition(q, it->second->checked.quota);
       report_->entries.push_back(
-          {located.file, located.checked.line, same ? Severity::kNote : Severity::kWarning,
-           DescribeQuota(q), "",
+          {same ? Severity::kNote : Severity::kWarning, located.checked.line, "",
            fmt::format("defined again (first at {}){}", Location(*it->second),
                        same ? ", identically"
-                            : " with a different spec or parent: the one applied last wins")});
+                            : " with a different spec or parent: the one applied last wins"),
+           located.file, DescribeQuota(q)});
     }
   }
 
@@ -74,21 +74,25 @@ class SetChecker {
   const std::vector<QuotaSetMember>& members() const { return members_; }
 
  private:
+  // Places the problem's finding on its quota: the file and line of its field, or the snapshot.
   void Add(QuotaSetProblem& p) {
     const QuotaSetMember& m = members_[p.quota];
-    std::string message = std::move(p.message);
+    ValidationFinding f = std::move(p.finding);
     if (p.other) {
       const LocatedQuota* other = members_[*p.other].located;
-      message += other != nullptr ? fmt::format(" (see {})", Location(*other))
-                                  : std::string(" (in the cluster snapshot)");
+      f.message += other != nullptr ? fmt::format(" (see {})", Location(*other))
+                                    : std::string(" (in the cluster snapshot)");
     }
     if (m.located != nullptr) {
-      report_->entries.push_back({m.located->file, m.located->checked.LineOf(p.field), p.severity,
-                                  DescribeQuota(m.quota), p.field, message});
+      f.line = m.located->checked.LineOf(f.field);
+      f.file = m.located->file;
+      f.object = DescribeQuota(m.quota);
     } else {
-      report_->entries.push_back(
-          {snapshot_file_, 0, p.severity, DescribeQuota(m.quota) + " (cluster)", p.field, message});
+      f.line = 0;
+      f.file = snapshot_file_;
+      f.object = DescribeQuota(m.quota) + " (cluster)";
     }
+    report_->entries.push_back(std::move(f));
   }
 
   const std::string& snapshot_file_;
@@ -110,8 +114,8 @@ ValidateReport ValidateManifests(const ValidateOptions& options) {
   const bool has_snapshot = !options.cluster_snapshot.empty();
   if (has_snapshot) {
     if (Status s = LoadSnapshotFile(options.cluster_snapshot, {}, &snapshot); !s.ok()) {
-      set.report.entries.push_back({options.cluster_snapshot, 0, Severity::kError, "", "",
-                                    "cluster snapshot: " + s.message()});
+      set.report.entries.push_back({Severity::kError, 0, "", "cluster snapshot: " + s.message(),
+                                    options.cluster_snapshot, ""});
       set.report.unreadable = true;
     }
   }
@@ -124,11 +128,12 @@ ValidateReport ValidateManifests(const ValidateOptions& options) {
   for (const auto& m : set.mapped_classes) {
     if (classes.contains(m.name)) continue;
     set.report.entries.push_back(
-        {m.file, m.line, Severity::kWarning, "extender config", "deviceClassMappings",
+        {Severity::kWarning, m.line, "deviceClassMappings",
          fmt::format("DeviceClass {} is not among the DeviceClasses given ({}): check the name "
                      "(claims of an unknown class leave their pods pending)",
                      m.name,
-                     classes.empty() ? "none" : fmt::format("{}", fmt::join(classes, ", ")))});
+                     classes.empty() ? "none" : fmt::format("{}", fmt::join(classes, ", "))),
+         m.file, "extender config"});
   }
 
   SetChecker checker(options.cluster_snapshot, &set.report);

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "config/quota_manifest_validator.h"
+#include "core/status.h"
 
 namespace capext {
 namespace {
@@ -13,19 +14,17 @@ struct CommandLine {
   bool help = false;
 };
 
-// Reads "--name VALUE", "--name=VALUE" and, for short names, "-oVALUE". Returns false when
-// args[*i] is not this option; sets *error when its value is missing.
-bool OptionValue(const std::vector<std::string>& args, std::size_t* i, std::string_view long_name,
-                 std::string_view short_name, std::string* value, std::string* error) {
+// Whether args[*i] is the option `long_name` (or `short_name`): "--name VALUE", "--name=VALUE"
+// and, for short names, "-oVALUE". Its value goes to *value; a missing one is an Invalid status.
+StatusOr<bool> OptionValue(const std::vector<std::string>& args, std::size_t* i,
+                           std::string_view long_name, std::string_view short_name,
+                           std::string* value) {
   const std::string& arg = args[*i];
   for (std::string_view name : {long_name, short_name}) {
     if (name.empty() || !std::string_view(arg).starts_with(name)) continue;
     const std::string_view rest = std::string_view(arg).substr(name.size());
     if (rest.empty()) {
-      if (*i + 1 >= args.size()) {
-        *error = fmt::format("{} needs a value", name);
-        return true;
-      }
+      if (*i + 1 >= args.size()) return Status::Invalid(fmt::format("{} needs a value", name));
       *value = args[++*i];
       return true;
     }
@@ -41,34 +40,48 @@ bool OptionValue(const std::vector<std::string>& args, std::size_t* i, std::stri
   return false;
 }
 
-bool ParseArgs(const std::vector<std::string>& args, CommandLine* cl, std::string* error) {
-  for (std::size_t i = 0; i < args.size() && error->empty(); ++i) {
+Status ParseArgs(const std::vector<std::string>& args, CommandLine* cl) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    std::string value;
     if (arg == "-h" || arg == "--help") {
       cl->help = true;
-    } else if (arg == "-v" || arg == "--verbose") {
+      continue;
+    }
+    if (arg == "-v" || arg == "--verbose") {
       cl->verbose = true;
-    } else if (OptionValue(args, &i, "--output", "-o", &value, error)) {
-      if (error->empty() && value != "text" && value != "json") {
-        *error = fmt::format("unknown output format \"{}\" (text or json)", value);
+      continue;
+    }
+    std::string value;
+    const StatusOr<bool> output = OptionValue(args, &i, "--output", "-o", &value);
+    if (!output.ok()) return output.status();
+    if (*output) {
+      if (value != "text" && value != "json") {
+        return Status::Invalid(fmt::format("unknown output format \"{}\" (text or json)", value));
       }
       cl->output = value;
-    } else if (OptionValue(args, &i, "--cluster", "", &value, error)) {
-      cl->options.cluster_snapshot = value;
-    } else if (OptionValue(args, &i, "--config", "", &value, error)) {
-      cl->options.config_paths.push_back(value);
-    } else if (arg.size() > 1 && arg.front() == '-') {
-      *error = fmt::format("unknown flag {}", arg);
-    } else {
-      cl->options.paths.push_back(arg);
+      continue;
     }
+    const StatusOr<bool> cluster = OptionValue(args, &i, "--cluster", "", &value);
+    if (!cluster.ok()) return cluster.status();
+    if (*cluster) {
+      cl->options.cluster_snapshot = value;
+      continue;
+    }
+    const StatusOr<bool> config = OptionValue(args, &i, "--config", "", &value);
+    if (!config.ok()) return config.status();
+    if (*config) {
+      cl->options.config_paths.push_back(value);
+      continue;
+    }
+    if (arg.size() > 1 && arg.front() == '-') {
+      return Status::Invalid(fmt::format("unknown flag {}", arg));
+    }
+    cl->options.paths.push_back(arg);
   }
-  if (error->empty() && !cl->help && cl->options.paths.empty() &&
-      cl->options.config_paths.empty()) {
-    *error = "no files given";
+  if (!cl->help && cl->options.paths.empty() && cl->options.config_paths.empty()) {
+    return Status::Invalid("no files given");
   }
-  return error->empty();
+  return {};
 }
 
 }  // namespace
@@ -110,9 +123,8 @@ std::string ValidateCommandHelp() {
 
 int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CommandLine cl;
-  std::string error;
-  if (!ParseArgs(args, &cl, &error)) {
-    err << "capacity-extender validate: " << error << "\n"
+  if (Status s = ParseArgs(args, &cl); !s.ok()) {
+    err << "capacity-extender validate: " << s.message() << "\n"
         << "Run 'capacity-extender validate --help' for usage.\n";
     return 2;
   }

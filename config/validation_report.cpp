@@ -9,9 +9,9 @@
 namespace capext {
 
 int ValidateReport::Count(Severity severity) const {
-  return static_cast<int>(std::count_if(entries.begin(), entries.end(), [&](const ReportEntry& e) {
-    return e.severity == severity;
-  }));
+  return static_cast<int>(
+      std::count_if(entries.begin(), entries.end(),
+                    [&](const ValidationFinding& e) { return e.severity == severity; }));
 }
 
 int ValidateReport::ExitCode() const {
@@ -20,13 +20,14 @@ int ValidateReport::ExitCode() const {
 }
 
 void ValidateReport::Sort() {
-  std::stable_sort(entries.begin(), entries.end(), [](const ReportEntry& a, const ReportEntry& b) {
-    if (a.file != b.file) return a.file < b.file;
-    return a.line < b.line;
-  });
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const ValidationFinding& a, const ValidationFinding& b) {
+                     if (a.file != b.file) return a.file < b.file;
+                     return a.line < b.line;
+                   });
 }
 
-std::string FormatReportEntry(const ReportEntry& e) {
+std::string FormatReportEntry(const ValidationFinding& e) {
   std::string out = e.file;
   if (e.line > 0) out += fmt::format(":{}", e.line);
   out += fmt::format(": {}: ", SeverityName(e.severity));

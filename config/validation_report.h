@@ -12,21 +12,12 @@
 
 namespace capext {
 
-struct ReportEntry {
-  std::string file;
-  int line = 0;  // 0 = the file as a whole
-  Severity severity = Severity::kError;
-  std::string object;  // "ElasticQuota eq1/eq1", "extender config", "" for the file
-  std::string field;
-  std::string message;
-};
-
 struct ValidateReport {
-  std::vector<ReportEntry> entries;
-  bool unreadable = false;  // some input could not be read or is not YAML/JSON
-  int files = 0;            // files read
-  int quotas = 0;           // ElasticQuota objects checked
-  int config_files = 0;     // extender config documents checked
+  std::vector<ValidationFinding> entries;  // each with its file (and its object, if any)
+  bool unreadable = false;                 // some input could not be read or is not YAML/JSON
+  int files = 0;                           // files read
+  int quotas = 0;                          // ElasticQuota objects checked
+  int config_files = 0;                    // extender config documents checked
 
   int Count(Severity severity) const;
   // 2 when an input was unreadable, else 1 when there is an error, else 0.
@@ -40,6 +31,6 @@ void PrintReportText(const ValidateReport& report, bool verbose, std::ostream& o
 // A JSON array of entries (notes only when `verbose`), nothing else.
 void PrintReportJson(const ValidateReport& report, bool verbose, std::ostream& out);
 // "file:line: severity: object: field: message", leaving out empty parts.
-std::string FormatReportEntry(const ReportEntry& entry);
+std::string FormatReportEntry(const ValidationFinding& entry);
 
 }  // namespace capext

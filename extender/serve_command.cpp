@@ -77,10 +77,11 @@ std::unique_ptr<http::Server> StartListener(const ExtenderConfig& config, int po
 
 int RunServeCommand(const std::vector<std::string>& args) {
   ExtenderConfig config;
-  std::vector<ConfigDiagnostic> diagnostics;
+  std::vector<ValidationFinding> diagnostics;
   bool help = false;
-  if (!ParseServeFlags(args, &config, &diagnostics, &help) ||
-      (!help && !ValidateExtenderConfig(config, &diagnostics))) {
+  ParseServeFlags(args, &config, &diagnostics, &help);
+  if (diagnostics.empty() && !help) ValidateExtenderConfig(config, &diagnostics);
+  if (!diagnostics.empty()) {
     for (const auto& d : diagnostics)
       std::cerr << FormatDiagnostic(d) << "\n";
     std::cerr << "see 'capacity-extender serve --help'\n";
@@ -125,12 +126,12 @@ int RunServeCommand(const std::vector<std::string>& args) {
   const bool use_live =
       !config.kubeconfig.empty() || (config.snapshot.empty() && LiveMode::InClusterAvailable());
   if (use_live) {
-    std::string error;
-    live = LiveMode::Start(config, &cache, &metrics, &error);
-    if (!live) {
-      Log(LogLevel::kError, "cannot start live mode", {{"error", error}});
+    StatusOr<std::unique_ptr<LiveMode>> started = LiveMode::Start(config, &cache, &metrics);
+    if (!started.ok()) {
+      Log(LogLevel::kError, "cannot start live mode", {{"error", started.status().message()}});
       return 1;
     }
+    live = std::move(started).value();
     binder = live->MakeBinder();
     evictor = live->MakeEvictor();
     nudger = live->MakeNudger();

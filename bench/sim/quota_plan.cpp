@@ -104,11 +104,12 @@ Status CheckQuotaPlanHierarchy(const std::string& source, QuotaPlan* plan) {
   std::vector<std::string> errors;
   for (const auto& p : CheckQuotaHierarchy(quotas, "in the plan")) {
     // The plan's own field names: parent, min.<resource>, max.<resource>.
-    std::string field = p.field;
+    std::string field = p.finding.field;
     if (field == ParentAnnotationField()) field = "parent";
     if (field.starts_with("spec.")) field = field.substr(5);
-    std::string text = fmt::format("{}: {}.{}: {}", source, tenants[p.quota], field, p.message);
-    (p.severity == Severity::kError ? errors : plan->warnings).push_back(std::move(text));
+    std::string text =
+        fmt::format("{}: {}.{}: {}", source, tenants[p.quota], field, p.finding.message);
+    (p.finding.severity == Severity::kError ? errors : plan->warnings).push_back(std::move(text));
   }
   if (errors.empty()) return {};
   return Status::Error(fmt::format("{}", fmt::join(errors, "; ")));

@@ -33,19 +33,32 @@ class TempConfig {
   std::string path_;
 };
 
-std::string Joined(const std::vector<ConfigDiagnostic>& diagnostics) {
+std::string Joined(const std::vector<ValidationFinding>& diagnostics) {
   std::string out;
   for (const auto& d : diagnostics)
     out += FormatDiagnostic(d) + "\n";
   return out;
 }
 
+// Each of these says whether the call appended no finding.
 bool Parse(const std::vector<std::string>& args, ExtenderConfig* config,
-           std::vector<ConfigDiagnostic>* diagnostics) {
+           std::vector<ValidationFinding>* diagnostics) {
   bool help = false;
-  const bool ok = ParseServeFlags(args, config, diagnostics, &help);
+  const std::size_t before = diagnostics->size();
+  ParseServeFlags(args, config, diagnostics, &help);
   CHECK_FALSE(help);
-  return ok;
+  return diagnostics->size() == before;
+}
+bool Load(const std::string& path, ExtenderConfig* config,
+          std::vector<ValidationFinding>* diagnostics) {
+  const std::size_t before = diagnostics->size();
+  LoadExtenderConfigFile(path, config, diagnostics);
+  return diagnostics->size() == before;
+}
+bool Validate(const ExtenderConfig& config, std::vector<ValidationFinding>* diagnostics) {
+  const std::size_t before = diagnostics->size();
+  ValidateExtenderConfig(config, diagnostics);
+  return diagnostics->size() == before;
 }
 
 TEST_CASE("every setting has a distinct flag and key, and help shows each with its default") {
@@ -69,10 +82,9 @@ TEST_CASE("formatting a default and reading it back gives the default") {
   for (const auto& f : ExtenderConfigFields()) {
     INFO(f.key);
     ExtenderConfig config;
-    std::string error;
     const std::string text = FormatConfigField(f, defaults);
     if (text.empty()) continue;  // empty strings
-    REQUIRE(SetConfigField(f, text, ValueSource::kFlag, &config, &error));
+    REQUIRE(SetConfigField(f, text, ValueSource::kFlag, &config).ok());
     CHECK(FormatConfigField(f, config) == text);
   }
 }
@@ -102,7 +114,7 @@ TEST_CASE("durations read like Go's and print in their shortest exact form") {
 
 TEST_CASE("flags: both spellings, booleans bare or with a value, last one wins") {
   ExtenderConfig config;
-  std::vector<ConfigDiagnostic> diagnostics;
+  std::vector<ValidationFinding> diagnostics;
   REQUIRE(Parse({"--port", "9000", "--listen-address=0.0.0.0", "--cross-node-reclaim",
                  "--status-updates=false", "--body-limit", "1Mi", "--request-timeout=3s",
                  "--max-evictions-per-second", "0.5", "--port=9001", "--bind-deadline=4500ms",
@@ -123,7 +135,7 @@ TEST_CASE("flags: both spellings, booleans bare or with a value, last one wins")
 
 TEST_CASE("flags: every problem is reported, with the flag named") {
   ExtenderConfig config;
-  std::vector<ConfigDiagnostic> diagnostics;
+  std::vector<ValidationFinding> diagnostics;
   CHECK_FALSE(Parse({"--prot", "1", "--threads", "two", "--ignore-not-ready=maybe", "stray",
                      "--reclaim-interval", "5", "--scoring"},
                     &config, &diagnostics));
@@ -140,9 +152,9 @@ TEST_CASE("flags: every problem is reported, with the flag named") {
 
 TEST_CASE("serve flags: --help is reported without parsing anything else") {
   ExtenderConfig config;
-  std::vector<ConfigDiagnostic> diagnostics;
+  std::vector<ValidationFinding> diagnostics;
   bool help = false;
-  CHECK(ParseServeFlags({"--nonsense", "-h"}, &config, &diagnostics, &help));
+  ParseServeFlags({"--nonsense", "-h"}, &config, &diagnostics, &help);
   CHECK(help);
   CHECK(diagnostics.empty());
 }
@@ -150,7 +162,7 @@ TEST_CASE("serve flags: --help is reported without parsing anything else") {
 TEST_CASE("serve flags: --config loads the file first; flags win wherever they appear") {
   TempConfig file("port: 7000\nthreads: 8\nreclaim: dry-run\nrequestTimeout: 2s\n");
   ExtenderConfig config;
-  std::vector<ConfigDiagnostic> diagnostics;
+  std::vector<ValidationFinding> diagnostics;
   REQUIRE(Parse({"--threads", "3", "--config", file.path()}, &config, &diagnostics));
   CHECK(config.port == 7000);
   CHECK(config.threads == 3);
@@ -171,8 +183,8 @@ TEST_CASE("the config file: unknown keys, wrong types and duplicates name file, 
       "port: 1\n"
       "snapshot:\n");
   ExtenderConfig config;
-  std::vector<ConfigDiagnostic> diagnostics;
-  CHECK_FALSE(LoadExtenderConfigFile(file.path(), &config, &diagnostics));
+  std::vector<ValidationFinding> diagnostics;
+  CHECK_FALSE(Load(file.path(), &config, &diagnostics));
   const std::string text = Joined(diagnostics);
   const std::string p = file.path();
   CHECK(text.find(p + ":2: port: expected an integer, got the string \"8888\"") !=
@@ -189,18 +201,18 @@ TEST_CASE("the config file: unknown keys, wrong types and duplicates name file, 
 
 TEST_CASE("the config file: unreadable, not YAML, two documents, not a map") {
   ExtenderConfig config;
-  std::vector<ConfigDiagnostic> diagnostics;
-  CHECK_FALSE(LoadExtenderConfigFile("/nonexistent/config.yaml", &config, &diagnostics));
+  std::vector<ValidationFinding> diagnostics;
+  CHECK_FALSE(Load("/nonexistent/config.yaml", &config, &diagnostics));
   CHECK(Joined(diagnostics).find("cannot read") != std::string::npos);
   for (const std::string text : {"port: [1\n", "port: 1\n---\nport: 2\n", "- port\n"}) {
     TempConfig file(text);
     diagnostics.clear();
     INFO(text);
-    CHECK_FALSE(LoadExtenderConfigFile(file.path(), &config, &diagnostics));
+    CHECK_FALSE(Load(file.path(), &config, &diagnostics));
   }
   TempConfig empty("# nothing\n");
   diagnostics.clear();
-  CHECK(LoadExtenderConfigFile(empty.path(), &config, &diagnostics));
+  CHECK(Load(empty.path(), &config, &diagnostics));
 }
 
 TEST_CASE("the deploy config lists every key and is valid") {
@@ -210,9 +222,9 @@ TEST_CASE("the deploy config lists every key and is valid") {
     return;
   }
   ExtenderConfig config;
-  std::vector<ConfigDiagnostic> diagnostics;
-  CHECK(LoadExtenderConfigFile(path, &config, &diagnostics));
-  CHECK(ValidateExtenderConfig(config, &diagnostics));
+  std::vector<ValidationFinding> diagnostics;
+  CHECK(Load(path, &config, &diagnostics));
+  CHECK(Validate(config, &diagnostics));
   CHECK(Joined(diagnostics).empty());
   std::ifstream in(path);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -232,8 +244,8 @@ TEST_CASE(
       "  - {name: example.com/fpga, deviceClassNames: [fpga.example.com], "
       "allocationModeAllCount: 4}\n");
   ExtenderConfig config;
-  std::vector<ConfigDiagnostic> diagnostics;
-  REQUIRE(LoadExtenderConfigFile(good.path(), &config, &diagnostics));
+  std::vector<ValidationFinding> diagnostics;
+  REQUIRE(Load(good.path(), &config, &diagnostics));
   REQUIRE(config.device_class_mappings.size() == 2);
   CHECK(config.device_class_mappings[0].resource == "nvidia.com/gpu");
   CHECK(config.device_class_mappings[0].device_classes ==
@@ -248,7 +260,7 @@ TEST_CASE(
       "  - {deviceClassNames: [x], allocationModeAllCount: -1}\n");
   diagnostics.clear();
   ExtenderConfig unchanged;
-  CHECK_FALSE(LoadExtenderConfigFile(bad.path(), &unchanged, &diagnostics));
+  CHECK_FALSE(Load(bad.path(), &unchanged, &diagnostics));
   const std::string all = Joined(diagnostics);
   CHECK_THAT(all, Catch::Contains("colour"));
   CHECK_THAT(all, Catch::Contains("DeviceClass gpu.nvidia.com is mapped twice"));
@@ -258,8 +270,8 @@ TEST_CASE(
 }
 
 TEST_CASE("validation: the defaults are valid") {
-  std::vector<ConfigDiagnostic> diagnostics;
-  CHECK(ValidateExtenderConfig(ExtenderConfig{}, &diagnostics));
+  std::vector<ValidationFinding> diagnostics;
+  CHECK(Validate(ExtenderConfig{}, &diagnostics));
   CHECK(diagnostics.empty());
 }
 
@@ -322,8 +334,8 @@ TEST_CASE("validation: policy names, modes and cross-field rules") {
     INFO(c.expected);
     ExtenderConfig config;
     c.change(&config);
-    std::vector<ConfigDiagnostic> diagnostics;
-    CHECK_FALSE(ValidateExtenderConfig(config, &diagnostics));
+    std::vector<ValidationFinding> diagnostics;
+    CHECK_FALSE(Validate(config, &diagnostics));
     REQUIRE(diagnostics.size() == 1);
     CHECK(FormatDiagnostic(diagnostics[0]).find(c.expected) != std::string::npos);
   }
@@ -334,16 +346,16 @@ TEST_CASE("a webhook with both files, on a port of its own, is valid") {
   config.webhook_port = 8443;
   config.webhook_tls_cert_file = "tls.crt";
   config.webhook_tls_key_file = "tls.key";
-  std::vector<ConfigDiagnostic> diagnostics;
-  CHECK(ValidateExtenderConfig(config, &diagnostics));
+  std::vector<ValidationFinding> diagnostics;
+  CHECK(Validate(config, &diagnostics));
   config.webhook_port = config.port;
-  CHECK_FALSE(ValidateExtenderConfig(config, &diagnostics));
+  CHECK_FALSE(Validate(config, &diagnostics));
 }
 
 TEST_CASE("FormatDiagnostic leaves out what is unknown") {
-  CHECK(FormatDiagnostic({"f.yaml", 3, "port", "bad"}) == "f.yaml:3: port: bad");
-  CHECK(FormatDiagnostic({"f.yaml", 0, "", "bad"}) == "f.yaml: bad");
-  CHECK(FormatDiagnostic({"", 0, "--port", "bad"}) == "--port: bad");
+  CHECK(FormatDiagnostic({Severity::kError, 3, "port", "bad", "f.yaml"}) == "f.yaml:3: port: bad");
+  CHECK(FormatDiagnostic({Severity::kError, 0, "", "bad", "f.yaml"}) == "f.yaml: bad");
+  CHECK(FormatDiagnostic({Severity::kError, 0, "--port", "bad"}) == "--port: bad");
 }
 
 }  // namespace

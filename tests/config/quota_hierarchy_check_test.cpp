@@ -29,8 +29,9 @@ std::vector<CheckedProblem> Check(const std::vector<ElasticQuota>& quotas) {
 std::vector<std::string> Problems(const std::vector<ElasticQuota>& quotas) {
   std::vector<std::string> out;
   for (const auto& p : CheckQuotaHierarchy(quotas, "here")) {
-    out.push_back(quotas[p.quota].Key() + " " + p.field + ": " +
-                  (p.severity == Severity::kWarning ? "(warning) " : "") + p.message);
+    out.push_back(quotas[p.quota].Key() + " " + p.finding.field + ": " +
+                  (p.finding.severity == Severity::kWarning ? "(warning) " : "") +
+                  p.finding.message);
   }
   return out;
 }
@@ -103,7 +104,7 @@ TEST_CASE("a parent in the other API group is an error, and the link is not foll
             "scheduling.x-k8s.io quota: a parent must be in the same API group"});
   REQUIRE(checked.size() == 1);
   CHECK(checked[0].other == std::optional<std::size_t>(0));
-  CHECK(checked[0].severity == Severity::kError);
+  CHECK(checked[0].finding.severity == Severity::kError);
   // In one group, the same three are checked as a tree: a's min does not fit org's.
   quotas[0].api_group = quotas[1].api_group;
   const std::vector<std::string> p = Problems(quotas);
@@ -118,7 +119,7 @@ TEST_CASE("missing parents, self-parents and cycles are errors") {
              Q("d/d", {}, {}, "c/c")});
   REQUIRE(problems.size() == 4);
   for (const auto& p : problems)
-    CHECK(p.severity == Severity::kError);
+    CHECK(p.finding.severity == Severity::kError);
 }
 
 }  // namespace

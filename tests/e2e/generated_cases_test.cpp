@@ -97,9 +97,9 @@ TEST_CASE("quota forests: depth 2 to 4, valid up to warnings, both kinds of pare
     std::string text;
     int errors = 0;
     for (const auto& p : CheckQuotaHierarchy(quotas, "in the generated case")) {
-      text += p.message + "\n";
-      errors += p.severity == Severity::kError ? 1 : 0;
-      warnings += p.severity == Severity::kWarning ? 1 : 0;
+      text += p.finding.message + "\n";
+      errors += p.finding.severity == Severity::kError ? 1 : 0;
+      warnings += p.finding.severity == Severity::kWarning ? 1 : 0;
     }
     INFO("seed " << seed << "\n" << text << SnapshotYaml(c, {}));
     CHECK(errors == 0);
@@ -146,7 +146,7 @@ TEST_CASE("quota forests: an invalid parent fails validation and is a root at ru
     const Snapshot s = Parse(SnapshotJson(c), c);
     int errors = 0;
     for (const auto& p : CheckQuotaHierarchy(TreeQuotas(s), "in the generated case"))
-      errors += p.severity == Severity::kError ? 1 : 0;
+      errors += p.finding.severity == Severity::kError ? 1 : 0;
     ClusterState state(c.semantics);
     REQUIRE(BuildState(c, &state).ok());
     const auto& problems = state.ledger().tree().problems();

@@ -17,10 +17,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;  // the loader reports these as "not YAML" (exit 2)
   }
   capext::ExtenderConfig config;
-  std::vector<capext::ConfigDiagnostic> diagnostics;
-  if (capext::ApplyExtenderConfigYaml(root, "fuzz.yaml", &config, &diagnostics)) {
-    (void)capext::ValidateExtenderConfig(config, &diagnostics);
-  }
+  std::vector<capext::ValidationFinding> diagnostics;
+  capext::ApplyExtenderConfigYaml(root, "fuzz.yaml", &config, &diagnostics);
+  if (diagnostics.empty()) capext::ValidateExtenderConfig(config, &diagnostics);
   for (const auto& d : diagnostics)
     (void)capext::FormatDiagnostic(d);
   return 0;
