@@ -46,7 +46,7 @@ bool IsStaleConnection(const beast::error_code& ec) {
          ec == net::ssl::error::stream_truncated;
 }
 
-bool ParseApiEndpoint(const std::string& url, ApiEndpoint* out, std::string* error) {
+StatusOr<ApiEndpoint> ParseApiEndpoint(const std::string& url) {
   ApiEndpoint endpoint;
   std::string rest;
   if (url.rfind("https://", 0) == 0) {
@@ -55,8 +55,7 @@ bool ParseApiEndpoint(const std::string& url, ApiEndpoint* out, std::string* err
   } else if (url.rfind("http://", 0) == 0) {
     rest = url.substr(7);
   } else {
-    *error = "API server URL \"" + url + "\" is not http:// or https://";
-    return false;
+    return Status::Invalid("API server URL \"" + url + "\" is not http:// or https://");
   }
   const size_t slash = rest.find('/');
   std::string authority = rest.substr(0, slash);
@@ -67,8 +66,7 @@ bool ParseApiEndpoint(const std::string& url, ApiEndpoint* out, std::string* err
   if (!authority.empty() && authority.front() == '[') {
     const size_t close = authority.find(']');
     if (close == std::string::npos) {
-      *error = "API server URL \"" + url + "\": unterminated IPv6 address";
-      return false;
+      return Status::Invalid("API server URL \"" + url + "\": unterminated IPv6 address");
     }
     endpoint.host = authority.substr(1, close - 1);
     if (close + 1 < authority.size() && authority[close + 1] == ':')
@@ -80,11 +78,9 @@ bool ParseApiEndpoint(const std::string& url, ApiEndpoint* out, std::string* err
   }
   if (endpoint.port.empty()) endpoint.port = endpoint.tls ? "443" : "80";
   if (endpoint.host.empty()) {
-    *error = "API server URL \"" + url + "\" has no host";
-    return false;
+    return Status::Invalid("API server URL \"" + url + "\" has no host");
   }
-  *out = std::move(endpoint);
-  return true;
+  return endpoint;
 }
 
 ApiConnection::ApiConnection(net::io_context& io, const ApiEndpoint& endpoint,

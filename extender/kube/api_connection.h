@@ -23,6 +23,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/status.h"
+
 namespace capext::kube {
 
 // Where the API server is: parsed from KubeConfig::server ("https://host:port/prefix").
@@ -34,8 +36,8 @@ struct ApiEndpoint {
   std::string base_path;    // "" or "/prefix" (no trailing '/')
 };
 
-// Returns false with *error for a URL that is not http(s)://host[:port][/path].
-bool ParseApiEndpoint(const std::string& url, ApiEndpoint* out, std::string* error);
+// The endpoint of an http(s)://host[:port][/path] URL; Invalid for any other text.
+StatusOr<ApiEndpoint> ParseApiEndpoint(const std::string& url);
 
 namespace beast_http = boost::beast::http;
 using ApiRequest = beast_http::request<beast_http::string_body>;

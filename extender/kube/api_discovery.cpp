@@ -57,26 +57,24 @@ GroupVersion ChooseVersion(const ServedGroup& group) {
   return GroupVersion{group.name, version};
 }
 
-// The resource names of GET /apis/<group>/<version>; false with *why when it cannot be read.
-bool ListResources(RestClient* client, const GroupVersion& gv, std::vector<std::string>* names,
-                   std::string* why) {
+// The resource names of GET /apis/<group>/<version>, or why they cannot be read.
+Status ListResources(RestClient* client, const GroupVersion& gv, std::vector<std::string>* names) {
   RestResponse response = client->Get(gv.ApiPath());
   if (response.status != 200) {
-    *why = response.error.empty() ? "HTTP " + std::to_string(response.status) : response.error;
-    return false;
+    return Status::Unavailable(response.error.empty() ? "HTTP " + std::to_string(response.status)
+                                                      : response.error);
   }
   rapidjson::Document document;
   document.Parse(response.body.data(), response.body.size());
   if (document.HasParseError() || !document.IsObject()) {
-    *why = "malformed APIResourceList";
-    return false;
+    return Status::Invalid("malformed APIResourceList");
   }
   auto resources = document.FindMember("resources");
   if (resources != document.MemberEnd() && resources->value.IsArray()) {
     for (const auto& resource : resources->value.GetArray())
       names->push_back(StringMember(resource, "name"));
   }
-  return true;
+  return {};
 }
 
 bool Lists(const std::vector<std::string>& names, const char* resource) {
@@ -90,9 +88,8 @@ std::optional<GroupVersion> ChooseDeviceApi(RestClient* client, const ServedGrou
     if (std::find(group.versions.begin(), group.versions.end(), version) == group.versions.end())
       continue;
     GroupVersion gv{group.name, version};
-    std::string why;
     std::vector<std::string> names;
-    if (ListResources(client, gv, &names, &why) && Lists(names, "resourceclaims")) return gv;
+    if (ListResources(client, gv, &names).ok() && Lists(names, "resourceclaims")) return gv;
   }
   return std::nullopt;
 }
@@ -125,10 +122,9 @@ Status DiscoverApis(RestClient* client, DiscoveredApis* out) {
   for (const ServedGroup* candidate : {current, legacy}) {
     if (candidate == nullptr) continue;
     GroupVersion gv = ChooseVersion(*candidate);
-    std::string why;
     std::vector<std::string> names;
-    if (!ListResources(client, gv, &names, &why)) {
-      apis.unusable.push_back("ElasticQuota group " + gv.ToString() + " unusable: " + why);
+    if (Status s = ListResources(client, gv, &names); !s.ok()) {
+      apis.unusable.push_back("ElasticQuota group " + gv.ToString() + " unusable: " + s.message());
       continue;
     }
     if (Lists(names, "elasticquotas")) {
@@ -145,9 +141,8 @@ Status DiscoverApis(RestClient* client, DiscoveredApis* out) {
   if (workload != nullptr && std::find(workload->versions.begin(), workload->versions.end(),
                                        "v1alpha1") != workload->versions.end()) {
     const GroupVersion gv{kWorkloadGroup, "v1alpha1"};
-    std::string why;
     std::vector<std::string> names;
-    if (ListResources(client, gv, &names, &why) && Lists(names, "workloads")) apis.workload = gv;
+    if (ListResources(client, gv, &names).ok() && Lists(names, "workloads")) apis.workload = gv;
   }
   if (!apis.elastic_quota_groups.empty()) apis.elastic_quota = apis.elastic_quota_groups.front();
   *out = std::move(apis);

@@ -31,39 +31,35 @@ Status BearerTokenSource::FromFile(const std::string& path,
   std::shared_ptr<BearerTokenSource> source(new BearerTokenSource());
   source->path_ = path;
   source->recheck_interval_ = recheck_interval;
-  std::string error;
   std::lock_guard<std::mutex> lock(source->mutex_);
-  if (!source->ReadFileLocked(&error)) return Status::Error(error);
+  if (Status s = source->ReadFileLocked(); !s.ok()) return s;
   *out = std::move(source);
   return Status::Ok();
 }
 
-bool BearerTokenSource::ReadFileLocked(std::string* error) {
+Status BearerTokenSource::ReadFileLocked() {
   std::error_code ec;
   // Stat before reading: if the file changes in between, the next look reads it again.
   auto mtime = std::filesystem::last_write_time(path_, ec);
   auto size = ec ? 0 : std::filesystem::file_size(path_, ec);
   last_check_ = std::chrono::steady_clock::now();
   if (ec) {
-    *error = "token file " + path_ + ": " + ec.message();
-    return false;
+    return Status::Invalid("token file " + path_ + ": " + ec.message());
   }
   std::ifstream in(path_, std::ios::binary);
   std::ostringstream content;
   content << in.rdbuf();
   if (!in.good() && !in.eof()) {
-    *error = "token file " + path_ + ": cannot be read";
-    return false;
+    return Status::Invalid("token file " + path_ + ": cannot be read");
   }
   std::string token = Trim(content.str());
   if (token.empty()) {
-    *error = "token file " + path_ + " is empty";
-    return false;
+    return Status::Invalid("token file " + path_ + " is empty");
   }
   mtime_ = mtime;
   size_ = size;
   token_ = std::move(token);
-  return true;
+  return {};
 }
 
 std::string BearerTokenSource::Current() {
@@ -79,9 +75,8 @@ std::string BearerTokenSource::Current() {
   last_check_ = now;
   if (!forced && !ec && mtime == mtime_ && size == size_) return token_;
   std::string previous = token_;
-  std::string error;
-  if (!ReadFileLocked(&error)) {
-    Log(LogSeverity::kWarning, error + "; keeping the previous token");
+  if (Status s = ReadFileLocked(); !s.ok()) {
+    Log(LogSeverity::kWarning, s.message() + "; keeping the previous token");
   } else if (token_ != previous) {
     Log(LogSeverity::kInfo, "bearer token reloaded from " + path_);
   }

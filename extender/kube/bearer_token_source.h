@@ -41,8 +41,8 @@ class BearerTokenSource {
 
  private:
   BearerTokenSource() = default;
-  // REQUIRES: mutex_ held. Reads the file; returns false (token_ unchanged) on failure.
-  bool ReadFileLocked(std::string* error);
+  // REQUIRES: mutex_ held. Reads the file; on failure token_ is unchanged.
+  Status ReadFileLocked();
 
   std::string path_;  // empty: fixed token
   std::chrono::milliseconds recheck_interval_{0};

@@ -261,17 +261,17 @@ RestClient::~RestClient() = default;
 Status RestClient::Create(const KubeConfig& config, const RestClientOptions& options,
                           std::unique_ptr<RestClient>* out) {
   if (config.server.empty()) return Status::Error("API server URL is empty");
-  ApiEndpoint endpoint;
-  std::string error;
-  if (!ParseApiEndpoint(config.server, &endpoint, &error)) return Status::Error(error);
+  StatusOr<ApiEndpoint> parsed = ParseApiEndpoint(config.server);
+  if (!parsed.ok()) return parsed.status();
+  ApiEndpoint endpoint = std::move(parsed).value();
   std::unique_ptr<net::ssl::context> tls;
   if (endpoint.tls) {
-    try {
-      tls = MakeTlsContext(config);
-    } catch (const std::exception& e) {
-      return Status::Error(std::string("TLS configuration for ") + config.server + " (" +
-                           config.origin + "): " + e.what());
+    StatusOr<std::unique_ptr<net::ssl::context>> made = MakeTlsContext(config);
+    if (!made.ok()) {
+      return made.status().WithContext(std::string("TLS configuration for ") + config.server +
+                                       " (" + config.origin + ")");
     }
+    tls = std::move(made).value();
   }
   out->reset(
       new RestClient(std::make_unique<Impl>(config, options, std::move(endpoint), std::move(tls))));

@@ -5,7 +5,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
-#include <stdexcept>
+#include <exception>
 
 namespace capext::kube {
 namespace {
@@ -28,7 +28,8 @@ int AddPemCertificates(X509_STORE* store, const std::string& pem) {
 
 }  // namespace
 
-std::unique_ptr<net::ssl::context> MakeTlsContext(const KubeConfig& config) {
+// The edge of Boost.Asio's ssl::context, which throws boost::system::system_error.
+StatusOr<std::unique_ptr<net::ssl::context>> MakeTlsContext(const KubeConfig& config) try {
   auto context = std::make_unique<net::ssl::context>(net::ssl::context::tls_client);
   SSL_CTX* native = context->native_handle();
   SSL_CTX_set_min_proto_version(native, TLS1_2_VERSION);
@@ -43,7 +44,7 @@ std::unique_ptr<net::ssl::context> MakeTlsContext(const KubeConfig& config) {
     X509_STORE* store = X509_STORE_new();
     if (AddPemCertificates(store, config.ca_pem) == 0) {
       X509_STORE_free(store);
-      throw std::runtime_error("the certificate-authority data holds no PEM certificate");
+      return Status::Invalid("the certificate-authority data holds no PEM certificate");
     }
     SSL_CTX_set_cert_store(native, store);  // takes ownership
   }
@@ -52,6 +53,8 @@ std::unique_ptr<net::ssl::context> MakeTlsContext(const KubeConfig& config) {
     context->use_private_key(net::buffer(config.client_key_pem), net::ssl::context::pem);
   }
   return context;
+} catch (const std::exception& e) {
+  return Status::Invalid(e.what());
 }
 
 }  // namespace capext::kube

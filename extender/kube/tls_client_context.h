@@ -9,12 +9,13 @@
 
 #include <memory>
 
+#include "core/status.h"
 #include "extender/kube/kube_config.h"
 
 namespace capext::kube {
 
-// Throws std::exception on unusable material (a CA bundle without a certificate, a key that
-// does not parse).
-std::unique_ptr<boost::asio::ssl::context> MakeTlsContext(const KubeConfig& config);
+// Invalid on unusable material (a CA bundle without a certificate, a key that does not parse:
+// Boost.Asio's exceptions are caught here and their text becomes the message).
+StatusOr<std::unique_ptr<boost::asio::ssl::context>> MakeTlsContext(const KubeConfig& config);
 
 }  // namespace capext::kube

@@ -16,13 +16,15 @@ std::string QuotaGroupOf(const std::string& resource) {
   return "";
 }
 
-bool DecodeWithDom(const std::string& resource, std::string_view text, const DecodeOptions& options,
-                   KubeObject* out) {
+// Decodes one object of `resource` through the DOM. A failure is logged here, where the object
+// can be described, and returned: the caller skips the object.
+Status DecodeWithDom(const std::string& resource, std::string_view text,
+                     const DecodeOptions& options, KubeObject* out) {
   rapidjson::Document doc;
   doc.Parse(text.data(), text.size());
   if (doc.HasParseError() || !doc.IsObject()) {
     Log(LogLevel::kWarn, "watch object is not JSON; skipped", {{"resource", resource}});
-    return false;
+    return Status::Invalid("watch object is not JSON");
   }
   static const std::map<std::string, std::string> kKinds = {
       {"pods", "Pod"},
@@ -39,19 +41,19 @@ bool DecodeWithDom(const std::string& resource, std::string_view text, const Dec
   } else if (!QuotaGroupOf(resource).empty()) {
     default_kind = "ElasticQuota";
   } else {
-    return false;
+    return Status::NotFound("no decoder for resource " + resource);  // not watched: not logged
   }
   bool skipped = false;
   std::string kind;
   Status s = DecodeKubeObject(doc, options, default_kind, out, &skipped, &kind);
-  if (!s.ok() || skipped) {
+  if (s.ok() && skipped) s = Status::Invalid("unexpected kind " + kind);
+  if (!s.ok()) {
     Log(LogLevel::kWarn, "cannot decode object; skipped",
         {{"resource", resource},
          {"object", DescribeObject(doc, default_kind)},
-         {"error", s.ok() ? "unexpected kind " + kind : s.message()}});
-    return false;
+         {"error", s.message()}});
   }
-  return true;
+  return s;
 }
 
 // The stored quota (in use or waiting as a duplicate) with the namespace and name of `quota` but
@@ -70,21 +72,21 @@ const ElasticQuota* SameNameOtherGroup(const ClusterState& state, const ElasticQ
 
 // Pods and nodes, nearly every event, go through the streaming decoder (no DOM); anything it
 // does not decode (another kind, a malformed object: logged by the DOM path) and the rare kinds
-// go through the DOM.
-bool Decode(const std::string& resource, std::string_view text, const DecodeOptions& options,
-            KubeObject* out) {
+// go through the DOM. A failure has been logged; the caller skips the object.
+Status Decode(const std::string& resource, std::string_view text, const DecodeOptions& options,
+              KubeObject* out) {
   std::string kind;
   if (resource == "pods") {
     Pod pod;
     if (DecodePodJson(text, options, &pod, &kind).ok() && kind == "Pod") {
       *out = std::move(pod);
-      return true;
+      return {};
     }
   } else if (resource == "nodes") {
     Node node;
     if (DecodeNodeJson(text, &node, &kind).ok() && kind == "Node") {
       *out = std::move(node);
-      return true;
+      return {};
     }
   }
   return DecodeWithDom(resource, text, options, out);
@@ -165,7 +167,9 @@ void CacheSink::Replace(const std::string& resource, std::vector<std::string> ob
   objects.reserve(objects_json.size());
   for (const auto& text : objects_json) {
     KubeObject obj;
-    if (Decode(resource, text, cache_->decode_options(), &obj)) objects.push_back(std::move(obj));
+    if (Decode(resource, text, cache_->decode_options(), &obj).ok()) {
+      objects.push_back(std::move(obj));
+    }
   }
   cache_->Write([&](ClusterState& state) {
     // Remove what the list no longer has, then apply every listed object.
@@ -268,7 +272,7 @@ void CacheSink::Apply(const std::string& resource, kube::WatchEventType type,
     return;
   }
   KubeObject obj;
-  if (!Decode(resource, object_json, cache_->decode_options(), &obj)) return;
+  if (!Decode(resource, object_json, cache_->decode_options(), &obj).ok()) return;
   cache_->Write([&](ClusterState& state) {
     if (type == kube::WatchEventType::kDeleted) {
       Remove(state, obj);

@@ -7,8 +7,8 @@
 
 namespace capext {
 
-bool GroupObjectSink::Decode(const std::string& resource, std::string_view json,
-                             std::string* object_key, std::vector<PodGroupSpec>* specs) {
+Status GroupObjectSink::Decode(const std::string& resource, std::string_view json,
+                               std::string* object_key, std::vector<PodGroupSpec>* specs) {
   Status s;
   specs->clear();
   if (resource == kPodGroupsResource) {
@@ -25,9 +25,8 @@ bool GroupObjectSink::Decode(const std::string& resource, std::string_view json,
   }
   if (!s.ok()) {
     Log(LogLevel::kWarn, "group object skipped", {{"resource", resource}, {"error", s.message()}});
-    return false;
   }
-  return true;
+  return s;
 }
 
 void GroupObjectSink::Set(ClusterState& state, const std::string& resource,
@@ -57,7 +56,7 @@ void GroupObjectSink::Replace(ClusterState& state, const std::string& resource,
   for (const auto& json : objects_json) {
     std::string key;
     std::vector<PodGroupSpec> specs;
-    if (Decode(resource, json, &key, &specs)) listed[key] = std::move(specs);
+    if (Decode(resource, json, &key, &specs).ok()) listed[key] = std::move(specs);
   }
   std::vector<std::string> gone;
   for (const auto& [key, keys] : stated_[resource]) {
@@ -73,7 +72,7 @@ void GroupObjectSink::Apply(ClusterState& state, const std::string& resource,
                             kube::WatchEventType type, std::string_view object_json) {
   std::string key;
   std::vector<PodGroupSpec> specs;
-  if (!Decode(resource, object_json, &key, &specs)) return;
+  if (!Decode(resource, object_json, &key, &specs).ok()) return;
   if (type == kube::WatchEventType::kDeleted) specs.clear();
   Set(state, resource, key, std::move(specs));
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/cluster_state.h"
+#include "core/status.h"
 #include "extender/kube/informer_sink.h"
 
 namespace capext {
@@ -32,9 +33,10 @@ class GroupObjectSink {
              std::string_view object_json);
 
  private:
-  // Decodes one object: its "ns/name" and the specs it states. False when malformed (logged).
-  bool Decode(const std::string& resource, std::string_view json, std::string* object_key,
-              std::vector<PodGroupSpec>* specs);
+  // Decodes one object: its "ns/name" and the specs it states; the error when it is malformed
+  // (logged here, and the object skipped).
+  Status Decode(const std::string& resource, std::string_view json, std::string* object_key,
+                std::vector<PodGroupSpec>* specs);
   // Makes the object's specs exactly `specs`.
   void Set(ClusterState& state, const std::string& resource, const std::string& object_key,
            std::vector<PodGroupSpec> specs);

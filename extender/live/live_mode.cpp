@@ -144,12 +144,9 @@ class LiveModeImpl final : public LiveMode {
       : config_(config), cache_(cache), metrics_(metrics), sink_(cache, metrics) {}
   ~LiveModeImpl() override { Stop(); }
 
-  bool Init(std::string* error) {
+  Status Init() {
     kube::KubeConfig kube_config;
-    if (Status s = kube::LoadKubeConfig(config_.kubeconfig, &kube_config); !s.ok()) {
-      *error = s.message();
-      return false;
-    }
+    if (Status s = kube::LoadKubeConfig(config_.kubeconfig, &kube_config); !s.ok()) return s;
     Log(LogLevel::kInfo, "connecting to the API server",
         {{"server", kube_config.server}, {"from", kube_config.origin}});
     const std::string identity =
@@ -157,10 +154,8 @@ class LiveModeImpl final : public LiveMode {
     kube::RestClientOptions client_options;
     // Tells the replicas apart in the API server's audit log.
     if (!identity.empty()) client_options.user_agent = "capacity-extender/" + identity;
-    if (Status s = kube::RestClient::Create(kube_config, client_options, &client_); !s.ok()) {
-      *error = s.message();
-      return false;
-    }
+    if (Status s = kube::RestClient::Create(kube_config, client_options, &client_); !s.ok())
+      return s;
     // Bindings on a client of their own: never queued behind a relist, a status patch or an
     // Event, nor those behind binds. /bind bounds the calls (maxBindsInFlight).
     kube::RestClientOptions bind_options;
@@ -168,14 +163,12 @@ class LiveModeImpl final : public LiveMode {
     bind_options.max_queued = static_cast<std::size_t>(config_.max_binds_in_flight);
     bind_options.request_timeout = kBindingAnswerTimeout;
     bind_options.user_agent = client_options.user_agent;
-    if (Status s = kube::RestClient::Create(kube_config, bind_options, &bind_client_); !s.ok()) {
-      *error = s.message();
-      return false;
-    }
+    if (Status s = kube::RestClient::Create(kube_config, bind_options, &bind_client_); !s.ok())
+      return s;
     if (config_.leader_election == "follow-scheduler") {
       if (identity.empty()) {
-        *error = "leaderElection: follow-scheduler needs leaderIdentity (the hostname is unknown)";
-        return false;
+        return Status::Invalid(
+            "leaderElection: follow-scheduler needs leaderIdentity (the hostname is unknown)");
       }
       SchedulerLeaseFollower::Options lease;
       const std::size_t slash = config_.leader_lease.find('/');
@@ -193,10 +186,7 @@ class LiveModeImpl final : public LiveMode {
       leadership_ = std::make_unique<SoleReplica>();
     }
     kube::DiscoveredApis apis;
-    if (Status s = kube::DiscoverApis(client_.get(), &apis); !s.ok()) {
-      *error = s.message();
-      return false;
-    }
+    if (Status s = kube::DiscoverApis(client_.get(), &apis); !s.ok()) return s;
     std::string groups;
     for (const auto& g : apis.groups)
       groups += (groups.empty() ? "" : ",") + g;
@@ -218,7 +208,7 @@ class LiveModeImpl final : public LiveMode {
     cache_->set_sync_source(informers_.get());
     last_discovery_ = std::chrono::steady_clock::now();
     background_ = std::jthread([this](std::stop_token stop) { Background(stop); });
-    return true;
+    return {};
   }
 
   void Stop() override {
@@ -444,11 +434,11 @@ bool LiveMode::InClusterAvailable() {
   return kube::RunningInCluster();
 }
 
-std::unique_ptr<LiveMode> LiveMode::Start(const ExtenderConfig& config, SchedulerCache* cache,
-                                          Metrics* metrics, std::string* error) {
+StatusOr<std::unique_ptr<LiveMode>> LiveMode::Start(const ExtenderConfig& config,
+                                                    SchedulerCache* cache, Metrics* metrics) {
   auto live = std::make_unique<LiveModeImpl>(config, cache, metrics);
-  if (!live->Init(error)) return nullptr;
-  return live;
+  if (Status s = live->Init(); !s.ok()) return s;
+  return std::unique_ptr<LiveMode>(std::move(live));
 }
 
 }  // namespace capext

@@ -32,9 +32,9 @@ namespace capext {
 class LiveMode {
  public:
   static bool InClusterAvailable();
-  // Returns nullptr with *error when the connection cannot be configured or discovery fails.
-  static std::unique_ptr<LiveMode> Start(const ExtenderConfig& config, SchedulerCache* cache,
-                                         Metrics* metrics, std::string* error);
+  // Fails when the connection cannot be configured or discovery fails.
+  static StatusOr<std::unique_ptr<LiveMode>> Start(const ExtenderConfig& config,
+                                                   SchedulerCache* cache, Metrics* metrics);
   virtual ~LiveMode() = default;
   // Stops the informers and the API client (calls in flight complete as cancelled). The
   // binder, evictor and nudger must not be used afterwards. Idempotent.

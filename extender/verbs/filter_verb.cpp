@@ -75,9 +75,8 @@ http::Response ExtenderService::Filter(std::string& body) {
   if (!quota.ok()) verdicts.FailAll(quota);
   if (quota.ok() && hold_group && verdicts.passed() > 0) HoldGroupNeed(args.pod);
 
-  std::string answer;
-  if (!verdicts.Encode(args, &answer))
-    return BadRequest("filter", Status::Invalid("Nodes.items nest too deeply"));
+  StatusOr<std::string> answer = verdicts.Encode(args);
+  if (!answer.ok()) return BadRequest("filter", answer.status());
   const char* outcome = !quota.ok()              ? "quota-rejected"
                         : verdicts.passed() == 0 ? "no-node-fits"
                                                  : "pass";
@@ -86,7 +85,7 @@ http::Response ExtenderService::Filter(std::string& body) {
     Log(LogLevel::kInfo, "filter rejected pod",
         {{"pod", args.pod.Key()}, {"outcome", outcome}, {"reason", quota.message()}});
   }
-  return {200, "application/json", std::move(answer), {}};
+  return {200, "application/json", std::move(answer).value(), {}};
 }
 
 void ExtenderService::HoldGroupNeed(const Pod& raw) {

@@ -48,7 +48,7 @@ void WriteReasonMap(JsonOut& w, const char* key, const std::vector<std::string_v
 
 }  // namespace
 
-bool FilterVerdicts::Encode(const ExtenderArgs& args, std::string* out) const {
+StatusOr<std::string> FilterVerdicts::Encode(const ExtenderArgs& args) const {
   JsonOut w;
   // The answer's size, nearly: every name once, plus a reason for the failed ones.
   std::size_t estimate = 256;
@@ -75,7 +75,9 @@ bool FilterVerdicts::Encode(const ExtenderArgs& args, std::string* out) const {
     w.StartArray();
     for (std::size_t i = 0; i < args.node_names.size(); ++i) {
       if (!Passed(i)) continue;
-      if (!WriteBounded((*args.node_items)[static_cast<rapidjson::SizeType>(i)], &w)) return false;
+      if (!WriteBounded((*args.node_items)[static_cast<rapidjson::SizeType>(i)], &w)) {
+        return Status::Invalid("Nodes.items nest too deeply");
+      }
     }
     w.EndArray();
     w.EndObject();
@@ -87,8 +89,7 @@ bool FilterVerdicts::Encode(const ExtenderArgs& args, std::string* out) const {
   w.Key("Error");
   w.String("");
   w.EndObject();
-  *out = w.Take();
-  return true;
+  return w.Take();
 }
 
 std::string EncodeFilterNotReady(std::string_view reason) {

@@ -26,9 +26,9 @@ class FilterVerdicts {
   bool Passed(std::size_t i) const { return code_[i] == StatusCode::kOk; }
   std::size_t passed() const;
 
-  // The whole answer. Returns false (and leaves *out unspecified) when a node object of a
-  // full-mode request nests too deeply to be echoed.
-  bool Encode(const ExtenderArgs& args, std::string* out) const;
+  // The whole answer; Invalid when a node object of a full-mode request nests too deeply to be
+  // echoed.
+  StatusOr<std::string> Encode(const ExtenderArgs& args) const;
 
  private:
   std::vector<StatusCode> code_;       // per node, in request order

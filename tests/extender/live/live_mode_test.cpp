@@ -94,10 +94,10 @@ struct LiveFixture {
     REQUIRE(r.status == 201);
   }
   void Start() {
-    std::string error;
-    live = LiveMode::Start(config, &cache, &metrics, &error);
-    INFO(error);
-    REQUIRE(live);
+    StatusOr<std::unique_ptr<LiveMode>> started = LiveMode::Start(config, &cache, &metrics);
+    INFO(started.status().message());
+    REQUIRE(started.ok());
+    live = std::move(started).value();
     binder = live->MakeBinder();
     ServiceOptions options;
     options.bind_deadline = config.bind_deadline;
