@@ -20,6 +20,7 @@
 
 #include "bench/micro/podcost_child_process.h"
 #include "bench/micro/podcost_http_client.h"
+#include "core/status.h"
 
 namespace capext::bench {
 
@@ -27,10 +28,9 @@ class ApiServerDouble {
  public:
   static constexpr const char* kToken = "podcost-bench-token";
 
-  // Starts `script` with python3; false with *error (and the double's log) on failure. Without
-  // `request_log` the double keeps no request log (GET /_double/requests stays empty).
-  bool Start(const std::string& script, const std::string& work_dir, std::string* error,
-             bool request_log = false) {
+  // Starts `script` with python3; the failure (with the double's log) when it does not start.
+  // Without `request_log` the double keeps no request log (GET /_double/requests stays empty).
+  Status Start(const std::string& script, const std::string& work_dir, bool request_log = false) {
     const std::string port_file = work_dir + "/double.port";
     std::remove(port_file.c_str());
     log_path_ = work_dir + "/double.log";
@@ -39,15 +39,13 @@ class ApiServerDouble {
                                      "--tcp-nodelay", "--history", "1000000"};
     if (!request_log) argv.push_back("--no-request-log");
     if (!process_.Start(argv, log_path_)) {
-      *error = "cannot start python3 " + script;
-      return false;
+      return Status::Unavailable("cannot start python3 " + script);
     }
     port_ = process_.WaitForPortFile(port_file, std::chrono::seconds(20));
     if (port_ == 0 || !control_.Connect(port_)) {
-      *error = "the API-server double did not start: " + process_.Log();
-      return false;
+      return Status::Unavailable("the API-server double did not start: " + process_.Log());
     }
-    return true;
+    return {};
   }
   void Stop() {
     control_.Close();
@@ -78,9 +76,9 @@ class ApiServerDouble {
     return status;
   }
 
-  // Creates `items` (JSON objects) of one resource, `batch` per control call. False on error.
-  bool CreateMany(const std::string& resource, const std::vector<std::string>& items,
-                  std::string* error, std::size_t batch = 1000, const std::string& group = "") {
+  // Creates `items` (JSON objects) of one resource, `batch` per control call.
+  Status CreateMany(const std::string& resource, const std::vector<std::string>& items,
+                    std::size_t batch = 1000, const std::string& group = "") {
     for (std::size_t start = 0; start < items.size(); start += batch) {
       std::string body = R"({"resource":")" + resource + '"';
       if (!group.empty()) body += R"(,"group":")" + group + '"';
@@ -93,24 +91,25 @@ class ApiServerDouble {
       std::string answer;
       const int status = Control("create_many", body, &answer);
       if (status != 201) {
-        *error = fmt::format("create_many {}: HTTP {} {}", resource, status, answer);
-        return false;
+        return Status::Unavailable(
+            fmt::format("create_many {}: HTTP {} {}", resource, status, answer));
       }
     }
-    return true;
+    return {};
   }
 
   // Deletes (MODIFIED with deletionTimestamp, then DELETED, as a grace-0 deletion) every pod of
   // `ns` whose name starts with `prefix`.
-  bool DeletePods(const std::string& ns, const std::string& prefix, std::string* error) {
+  Status DeletePods(const std::string& ns, const std::string& prefix) {
     std::string answer;
     const int status = Control(
         "churn",
         fmt::format(R"({{"resource":"pods","namespace":"{}","prefix":"{}","action":"delete"}})", ns,
                     prefix),
         &answer);
-    if (status != 200) *error = fmt::format("churn delete: HTTP {} {}", status, answer);
-    return status == 200;
+    if (status != 200)
+      return Status::Unavailable(fmt::format("churn delete: HTTP {} {}", status, answer));
+    return {};
   }
 
   // Every stored object of `resource` (GET /_double/objects), parsed into *document.

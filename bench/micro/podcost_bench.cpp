@@ -260,9 +260,10 @@ int main(int argc, char** argv) {
   env.double_script = args.Str("--double", "tests/apiserver_double/apiserver_double.py");
   if (!std::filesystem::exists(env.double_script))
     env.double_script = (exe_dir / "../../tests/apiserver_double/apiserver_double.py").string();
-  std::string error;
-  if (!env.objects.Load(args.Str("--fixtures", "tests/fixtures/kube-scheduler"), &error)) {
-    std::fprintf(stderr, "bench_podcost_bench: %s (run from the repository root)\n", error.c_str());
+  if (capext::Status s = env.objects.Load(args.Str("--fixtures", "tests/fixtures/kube-scheduler"));
+      !s.ok()) {
+    std::fprintf(stderr, "bench_podcost_bench: %s (run from the repository root)\n",
+                 s.message().c_str());
     return 1;
   }
   if (!std::filesystem::exists(env.extender_binary)) {
@@ -277,12 +278,13 @@ int main(int argc, char** argv) {
   Report report("podcost_bench");
   report.Number("machine.cores", static_cast<double>(std::thread::hardware_concurrency()));
   TaskExitListener exits;
-  if (exits.Start(&error)) {
+  if (capext::Status s = exits.Start(); s.ok()) {
     env.exits = &exits;
     report.Note("task_exits", "taskstats exit records: threads created and switches are exact");
   } else {
-    report.Note("task_exits", "unavailable (" + error + "): thread counts are lower bounds");
-    std::printf("taskstats unavailable (%s): thread counts are lower bounds\n", error.c_str());
+    report.Note("task_exits", "unavailable (" + s.message() + "): thread counts are lower bounds");
+    std::printf("taskstats unavailable (%s): thread counts are lower bounds\n",
+                s.message().c_str());
   }
   bool ok = true;
 

@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 
 #include "bench/micro/podcost_child_process.h"
+#include "core/status.h"
 
 namespace capext::bench {
 
@@ -39,8 +40,8 @@ class TextTemplate {
     int expected_count;
   };
 
-  // False with *error when a literal does not occur exactly expected_count times.
-  bool Make(const std::string& text, const std::vector<Hole>& holes, std::string* error) {
+  // Invalid when a literal does not occur exactly expected_count times.
+  Status Make(const std::string& text, const std::vector<Hole>& holes) {
     std::string marked = text;
     for (const auto& hole : holes) {
       int count = 0;
@@ -51,9 +52,8 @@ class TextTemplate {
         ++count;
       }
       if (count != hole.expected_count) {
-        *error = fmt::format("capture changed: '{}' occurs {} times, expected {}", hole.literal,
-                             count, hole.expected_count);
-        return false;
+        return Status::Invalid(fmt::format("capture changed: '{}' occurs {} times, expected {}",
+                                           hole.literal, count, hole.expected_count));
       }
     }
     parts_.clear();
@@ -66,7 +66,7 @@ class TextTemplate {
       start = at + 2;
     }
     parts_.push_back(marked.substr(start));
-    return true;
+    return {};
   }
 
   std::string Render(const std::vector<std::string_view>& values) const {
@@ -94,34 +94,31 @@ struct PodFields {
 class ClusterObjects {
  public:
   // Reads the two captures under `fixtures_dir` (tests/fixtures/kube-scheduler).
-  bool Load(const std::string& fixtures_dir, std::string* error) {
+  Status Load(const std::string& fixtures_dir) {
     const std::string filter =
         ReadWholeFile(fixtures_dir + "/filter-nodecache-001.request.raw.json");
     const std::string framing = R"(,"Nodes":null,"NodeNames":[)";
     const std::size_t names_at = filter.rfind(framing);
     if (filter.rfind(R"({"Pod":)", 0) != 0 || names_at == std::string::npos) {
-      *error = "cannot read a nodeCacheCapable filter body from " + fixtures_dir;
-      return false;
+      return Status::Invalid("cannot read a nodeCacheCapable filter body from " + fixtures_dir);
     }
     filter_prefix_ = filter.substr(0, 7);
     const std::string pod = filter.substr(7, names_at - 7);
     const std::string status = R"("status":{"phase":"Pending","qosClass":"Guaranteed"})";
     if (pod.find(R"("requests":{"cpu":"3","memory":"1Gi"})") == std::string::npos) {
-      *error = "capture changed: the pod no longer requests cpu 3, memory 1Gi";
-      return false;
+      return Status::Invalid("capture changed: the pod no longer requests cpu 3, memory 1Gi");
     }
     const std::string node_anchor = R"("serviceAccount":"default",)";
-    if (!pod_.Make(pod,
-                   {{R"("name":"l1")", 0, 1},
-                    {R"(\"name\":\"l1\")", 1, 1},
-                    {R"("namespace":"ext-test")", 2, 1},
-                    {R"(\"namespace\":\"ext-test\")", 3, 1},
-                    {"fa240c36-d199-4189-b548-c62723d9b393", 4, 1},
-                    {"\"resourceVersion\":\"205\"", 5, 1},
-                    {node_anchor, 6, 1},
-                    {status, 7, 1}},
-                   error)) {
-      return false;
+    if (Status s = pod_.Make(pod, {{R"("name":"l1")", 0, 1},
+                                   {R"(\"name\":\"l1\")", 1, 1},
+                                   {R"("namespace":"ext-test")", 2, 1},
+                                   {R"(\"namespace\":\"ext-test\")", 3, 1},
+                                   {"fa240c36-d199-4189-b548-c62723d9b393", 4, 1},
+                                   {"\"resourceVersion\":\"205\"", 5, 1},
+                                   {node_anchor, 6, 1},
+                                   {status, 7, 1}});
+        !s.ok()) {
+      return s;
     }
     rapidjson::Document full;
     const std::string nodes =
@@ -130,16 +127,15 @@ class ClusterObjects {
     if (full.HasParseError() || !full.IsObject() || !full.HasMember("Nodes") ||
         !full["Nodes"].IsObject() || !full["Nodes"]["items"].IsArray() ||
         full["Nodes"]["items"].Empty()) {
-      *error = "cannot read a Node from filter-fullnodes-001.request.raw.json in " + fixtures_dir;
-      return false;
+      return Status::Invalid("cannot read a Node from filter-fullnodes-001.request.raw.json in " +
+                             fixtures_dir);
     }
     rapidjson::StringBuffer buffer;
     rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
     full["Nodes"]["items"][0].Accept(writer);
     return node_.Make(
         buffer.GetString(),
-        {{"node-a", 0, 8}, {"zone-1", 1, 2}, {R"("cpu":"8")", 2, 2}, {R"("memory":"32Gi")", 3, 2}},
-        error);
+        {{"node-a", 0, 8}, {"zone-1", 1, 2}, {R"("cpu":"8")", 2, 2}, {R"("memory":"32Gi")", 3, 2}});
   }
 
   // The pod as the API server serves it (and kube-scheduler forwards it).

@@ -39,48 +39,46 @@ class ExtenderUnderTest {
  public:
   // Starts `binary serve --kubeconfig <kubeconfig> --listen-address 127.0.0.1 --port 0` and waits
   // for /readyz (every informer listed once). `extra` flags are appended.
-  bool StartCapacity(const std::string& binary, const std::string& kubeconfig,
-                     const std::vector<std::string>& extra, const std::string& log_path,
-                     std::chrono::seconds timeout, std::string* error) {
+  Status StartCapacity(const std::string& binary, const std::string& kubeconfig,
+                       const std::vector<std::string>& extra, const std::string& log_path,
+                       std::chrono::seconds timeout) {
     std::vector<std::string> argv = {
         binary,   "serve", "--kubeconfig", kubeconfig, "--listen-address", "127.0.0.1",
         "--port", "0"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     if (!process_.Start(argv, log_path)) {
-      *error = "cannot start " + binary;
-      return false;
+      return Status::Unavailable("cannot start " + binary);
     }
     auto line = process_.WaitForLogLine("extender listening", std::chrono::seconds(30));
     const std::size_t at = line ? line->find("127.0.0.1:") : std::string::npos;
     if (at == std::string::npos) {
-      *error = "capacity-extender did not listen: " + process_.Log().substr(0, 4000);
-      return false;
+      return Status::Unavailable("capacity-extender did not listen: " +
+                                 process_.Log().substr(0, 4000));
     }
     port_ = static_cast<uint16_t>(std::atoi(line->c_str() + at + 10));
     const bool ready = PollUntil([&] { return Get("/readyz") == 200 || !process_.Running(); },
                                  std::chrono::duration_cast<std::chrono::milliseconds>(timeout),
                                  std::chrono::milliseconds(50));
     if (!ready || !process_.Running()) {
-      *error = "capacity-extender not ready: " + process_.Log().substr(0, 4000);
-      return false;
+      return Status::Unavailable("capacity-extender not ready: " + process_.Log().substr(0, 4000));
     }
-    return true;
+    return {};
   }
 
   // Starts `self --noop-extender --api-port P --port-file F` and waits for its port.
-  bool StartNoop(const std::string& self, uint16_t api_port, const std::string& work_dir,
-                 std::string* error) {
+  Status StartNoop(const std::string& self, uint16_t api_port, const std::string& work_dir) {
     const std::string port_file = work_dir + "/noop.port";
     std::remove(port_file.c_str());
     if (!process_.Start({self, "--noop-extender", "--api-port", std::to_string(api_port),
                          "--port-file", port_file},
                         work_dir + "/noop.log")) {
-      *error = "cannot start " + self + " --noop-extender";
-      return false;
+      return Status::Unavailable("cannot start " + self + " --noop-extender");
     }
     port_ = process_.WaitForPortFile(port_file, std::chrono::seconds(10));
-    if (port_ == 0) *error = "the do-nothing extender did not start: " + process_.Log();
-    return port_ != 0;
+    if (port_ == 0) {
+      return Status::Unavailable("the do-nothing extender did not start: " + process_.Log());
+    }
+    return {};
   }
 
   int Stop() { return process_.Stop(); }

@@ -63,15 +63,14 @@ inline LiveClusterShape ShapeForPods(const BenchEnvironment& env, int nodes, int
 }
 
 // Creates priority classes, quotas, nodes and the shape's pods in the double.
-inline bool FillCluster(const BenchEnvironment& env, ApiServerDouble& api,
-                        const LiveClusterShape& shape, std::vector<std::string>* node_names,
-                        std::string* error) {
+inline Status FillCluster(const BenchEnvironment& env, ApiServerDouble& api,
+                          const LiveClusterShape& shape, std::vector<std::string>* node_names) {
   const ClusterObjects& o = env.objects;
-  if (!api.CreateMany(
-          "priorityclasses",
-          {ClusterObjects::PriorityClass("low", 100), ClusterObjects::PriorityClass("high", 1000)},
-          error))
-    return false;
+  if (Status s = api.CreateMany("priorityclasses", {ClusterObjects::PriorityClass("low", 100),
+                                                    ClusterObjects::PriorityClass("high", 1000)});
+      !s.ok()) {
+    return s;
+  }
   std::vector<std::string> items;
   for (int k = 0; k < env.namespaces; ++k) {
     items.push_back(ClusterObjects::ElasticQuota(
@@ -79,7 +78,7 @@ inline bool FillCluster(const BenchEnvironment& env, ApiServerDouble& api,
         fmt::format("{}Gi", shape.quota_min_gib), std::to_string(2 * shape.quota_min_cores),
         fmt::format("{}Gi", 2 * shape.quota_min_gib)));
   }
-  if (!api.CreateMany("elasticquotas", items, error)) return false;
+  if (Status s = api.CreateMany("elasticquotas", items); !s.ok()) return s;
   items.clear();
   node_names->clear();
   const char* zones[] = {"us-east-1a", "us-east-1b", "us-east-1c"};
@@ -87,7 +86,7 @@ inline bool FillCluster(const BenchEnvironment& env, ApiServerDouble& api,
     node_names->push_back(NodeName(i));
     items.push_back(o.Node(node_names->back(), zones[i % 3], "64", "256Gi"));
   }
-  if (!api.CreateMany("nodes", items, error, 500)) return false;
+  if (Status s = api.CreateMany("nodes", items, 500); !s.ok()) return s;
   items.clear();
   for (int k = 0; k < env.namespaces; ++k) {
     for (int j = 0; j < shape.bound_per_namespace; ++j) {
@@ -104,7 +103,7 @@ inline bool FillCluster(const BenchEnvironment& env, ApiServerDouble& api,
     items.push_back(o.Pod({fmt::format("waiting-{:06}", i), TeamNamespaceName(i % env.namespaces),
                            "", "", "", unschedulable}));
   }
-  return api.CreateMany("pods", items, error, 1000);
+  return api.CreateMany("pods", items, 1000);
 }
 
 // The double and the extender under test, started on a filled cluster.
@@ -114,27 +113,29 @@ struct LiveSetup {
   std::vector<std::string> nodes;
   std::map<std::string, int64_t> base_used_cpu;  // per namespace, before any replayed pod
 
-  bool Start(const BenchEnvironment& env, const LiveClusterShape& shape, bool noop,
-             std::string* error) {
-    if (!api.Start(env.double_script, env.work_dir, error)) return false;
-    if (!FillCluster(env, api, shape, &nodes, error)) return false;
+  Status Start(const BenchEnvironment& env, const LiveClusterShape& shape, bool noop) {
+    if (Status s = api.Start(env.double_script, env.work_dir); !s.ok()) return s;
+    if (Status s = FillCluster(env, api, shape, &nodes); !s.ok()) return s;
     for (int k = 0; k < env.namespaces; ++k)
       base_used_cpu[TeamNamespaceName(k)] =
           int64_t{shape.bound_per_namespace} * ClusterObjects::kPodCpuMilli;
-    if (noop) return extender.StartNoop(env.self, api.port(), env.work_dir, error);
+    if (noop) return extender.StartNoop(env.self, api.port(), env.work_dir);
     const std::string kubeconfig = env.work_dir + "/kubeconfig";
     std::ofstream(kubeconfig) << api.Kubeconfig();
-    if (!extender.StartCapacity(env.extender_binary, kubeconfig, {}, env.work_dir + "/extender.log",
-                                std::chrono::seconds(300), error))
-      return false;
+    if (Status s =
+            extender.StartCapacity(env.extender_binary, kubeconfig, {},
+                                   env.work_dir + "/extender.log", std::chrono::seconds(300));
+        !s.ok()) {
+      return s;
+    }
     // Synced and at rest: the initial status.used write-back is done.
     std::string last;
     if (!extender.WaitForQuotaUsage(base_used_cpu, std::chrono::seconds(120), &last) ||
         !ExtenderUnderTest::WaitForQuotaStatus(api, base_used_cpu, std::chrono::seconds(60))) {
-      *error = "the extender did not settle after sync; /quotas: " + last.substr(0, 2000);
-      return false;
+      return Status::Unavailable("the extender did not settle after sync; /quotas: " +
+                                 last.substr(0, 2000));
     }
-    return true;
+    return {};
   }
   ~LiveSetup() {
     extender.Stop();
@@ -156,7 +157,10 @@ inline PerPodResult RunPerPod(const BenchEnvironment& env, int nodes, int pods, 
   PerPodResult r;
   const LiveClusterShape shape = ShapeForPods(env, nodes, pods);
   LiveSetup live;
-  if (!live.Start(env, shape, noop, &r.error)) return r;
+  if (Status s = live.Start(env, shape, noop); !s.ok()) {
+    r.error = s.message();
+    return r;
+  }
   {
     ProcessWindow idle(live.extender.pid(), env.exits);
     idle.Begin();
@@ -265,7 +269,10 @@ inline RestResult RunReclaimAtRest(const BenchEnvironment& env, int nodes, int p
   shape.pending = pending;
   LiveSetup live;
   const auto started = Clock::now();
-  if (!live.Start(env, shape, false, &r.error)) return r;
+  if (Status s = live.Start(env, shape, false); !s.ok()) {
+    r.error = s.message();
+    return r;
+  }
   r.setup_seconds = std::chrono::duration<double>(Clock::now() - started).count();
   const std::string log = live.extender.Log();
   const std::size_t synced = log.find("sync_ms=");
@@ -341,7 +348,10 @@ inline ChurnResult RunChurn(const BenchEnvironment& env, int nodes, int pods, in
   ChurnResult r;
   const LiveClusterShape shape = ShapeForPods(env, nodes, pods);
   LiveSetup live;
-  if (!live.Start(env, shape, false, &r.error)) return r;
+  if (Status s = live.Start(env, shape, false); !s.ok()) {
+    r.error = s.message();
+    return r;
+  }
   const std::string status_path = "/proc/" + std::to_string(live.extender.pid()) + "/status";
   for (int c = 1; c <= cycles; ++c) {
     const double cpu_before = ProcessCpuMs(live.extender.pid());
@@ -366,7 +376,10 @@ inline ChurnResult RunChurn(const BenchEnvironment& env, int nodes, int pods, in
     r.cpu_ms_per_pod.push_back((ProcessCpuMs(live.extender.pid()) - cpu_before) / pods);
     r.rss_bound_kb.push_back(ReadStatusFields(status_path)["VmRSS"]);
     for (int k = 0; k < env.namespaces; ++k) {
-      if (!live.api.DeletePods(TeamNamespaceName(k), options.prefix + "-", &r.error)) return r;
+      if (Status s = live.api.DeletePods(TeamNamespaceName(k), options.prefix + "-"); !s.ok()) {
+        r.error = s.message();
+        return r;
+      }
     }
     if (!live.extender.WaitForQuotaUsage(live.base_used_cpu, std::chrono::seconds(120), &last) ||
         !ExtenderUnderTest::WaitForQuotaStatus(live.api, live.base_used_cpu,

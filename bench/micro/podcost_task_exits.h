@@ -24,6 +24,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/status.h"
+
 namespace capext::bench {
 
 struct ExitedTask {
@@ -40,24 +42,24 @@ class TaskExitListener {
   TaskExitListener& operator=(const TaskExitListener&) = delete;
   ~TaskExitListener() { Stop(); }
 
-  bool Start(std::string* error) {
+  Status Start() {
     fd_ = ::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
-    if (fd_ < 0) return Fail(error, "netlink socket");
+    if (fd_ < 0) return Fail("netlink socket");
     const int buffer = 32 << 20;
     if (::setsockopt(fd_, SOL_SOCKET, SO_RCVBUFFORCE, &buffer, sizeof(buffer)) != 0)
       ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &buffer, sizeof(buffer));
     sockaddr_nl address{};
     address.nl_family = AF_NETLINK;
     if (::bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0)
-      return Fail(error, "netlink bind");
+      return Fail("netlink bind");
     family_ = ResolveFamily();
-    if (family_ <= 0) return Fail(error, "no TASKSTATS generic netlink family");
+    if (family_ <= 0) return Fail("no TASKSTATS generic netlink family");
     cpus_ = "0-" + std::to_string(std::max(1u, std::thread::hardware_concurrency()) - 1);
-    if (!SendCommand(TASKSTATS_CMD_ATTR_REGISTER_CPUMASK)) return Fail(error, "register");
+    if (!SendCommand(TASKSTATS_CMD_ATTR_REGISTER_CPUMASK)) return Fail("register");
     timeval tv{0, 100'000};
     ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     thread_ = std::thread([this] { Receive(); });
-    return true;
+    return {};
   }
 
   void Stop() {
@@ -95,9 +97,8 @@ class TaskExitListener {
     char attributes[256];
   };
 
-  static bool Fail(std::string* error, const char* what) {
-    if (error) *error = std::string(what) + ": " + std::strerror(errno);
-    return false;
+  static Status Fail(const char* what) {
+    return Status::Unavailable(std::string(what) + ": " + std::strerror(errno));
   }
 
   static void AddAttribute(Message& m, uint16_t type, const void* data, std::size_t size) {

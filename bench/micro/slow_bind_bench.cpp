@@ -69,7 +69,7 @@ std::vector<std::string> Split(const std::string& text) {
   return out;
 }
 
-bool LoadCluster(ApiServerDouble& api, int pods, std::string* error) {
+Status LoadCluster(ApiServerDouble& api, int pods) {
   std::vector<std::string> nodes, quotas, items;
   for (const char* n : {"n1", "n2"}) {
     nodes.push_back(fmt::format(
@@ -89,9 +89,11 @@ bool LoadCluster(ApiServerDouble& api, int pods, std::string* error) {
         R"({{"cpu":"10m"}}}}}}]}},"status":{{"phase":"Pending"}}}})",
         i, kNs));
   }
-  return api.CreateMany("nodes", nodes, error) &&
-         api.CreateMany("elasticquotas", quotas, error, 1000, "scheduling.x-k8s.io") &&
-         api.CreateMany("pods", items, error);
+  if (Status s = api.CreateMany("nodes", nodes); !s.ok()) return s;
+  if (Status s = api.CreateMany("elasticquotas", quotas, 1000, "scheduling.x-k8s.io"); !s.ok()) {
+    return s;
+  }
+  return api.CreateMany("pods", items);
 }
 
 std::vector<BindRetryScheduler::Pod> PodsOf(ApiServerDouble& api) {
@@ -114,21 +116,22 @@ ScenarioResult RunScenario(const Environment& env, const std::string& name, int 
   ScenarioResult out;
   const std::string dir = env.work_dir + "/" + name;
   std::filesystem::create_directories(dir);
-  std::string error;
   ApiServerDouble api;
   ExtenderUnderTest extender;
-  if (!api.Start(env.double_script, dir, &error, /*request_log=*/true) ||
-      !LoadCluster(api, env.pods, &error)) {
-    std::fprintf(stderr, "%s: %s\n", name.c_str(), error.c_str());
+  Status started = api.Start(env.double_script, dir, /*request_log=*/true);
+  if (started.ok()) started = LoadCluster(api, env.pods);
+  if (!started.ok()) {
+    std::fprintf(stderr, "%s: %s\n", name.c_str(), started.message().c_str());
     return out;
   }
   { std::ofstream(dir + "/kubeconfig") << api.Kubeconfig(); }
   // Debug: the log then has each sent Binding with its bind's deadline (CheckBindRun).
   std::vector<std::string> flags = {"--reclaim", "off", "--events=false", "--log-level", "debug"};
   flags.insert(flags.end(), env.flags.begin(), env.flags.end());
-  if (!extender.StartCapacity(env.extender_binary, dir + "/kubeconfig", flags,
-                              dir + "/extender.log", 60s, &error)) {
-    std::fprintf(stderr, "%s: %s\n", name.c_str(), error.c_str());
+  if (Status s = extender.StartCapacity(env.extender_binary, dir + "/kubeconfig", flags,
+                                        dir + "/extender.log", 60s);
+      !s.ok()) {
+    std::fprintf(stderr, "%s: %s\n", name.c_str(), s.message().c_str());
     return out;
   }
   const std::vector<BindRetryScheduler::Pod> pods = PodsOf(api);

@@ -263,9 +263,11 @@ Status ParseSimFlags(const std::vector<std::string>& args, bool compare, SimCliC
   c.synthetic = boolean("synthetic");
   if (c.synthetic == !c.trace.empty())
     return Status::Error("give exactly one workload: --trace FILE or --synthetic");
-  std::string error;
-  if (has("tenants") && !ParseTenantRule(get("tenants"), &c.trace_options.tenants, &error))
-    return Status::Error(error);
+  if (has("tenants")) {
+    StatusOr<TenantRule> tenants = ParseTenantRule(get("tenants"));
+    if (!tenants.ok()) return tenants.status();
+    c.trace_options.tenants = std::move(tenants).value();
+  }
   GpuSharing sharing = GpuSharing::kRoundUp;
   if (has("gpu-sharing") && !ParseGpuSharing(get("gpu-sharing"), &sharing)) {
     return Status::Error("--gpu-sharing: expected round-up or milli");

@@ -9,25 +9,18 @@ std::string TenantRule::ToString() const {
   return kind == Kind::kQos ? "qos" : "hash:" + std::to_string(buckets);
 }
 
-bool ParseTenantRule(std::string_view text, TenantRule* out, std::string* error) {
-  if (text == "qos") {
-    *out = TenantRule{TenantRule::Kind::kQos, 0};
-    return true;
-  }
+StatusOr<TenantRule> ParseTenantRule(std::string_view text) {
+  if (text == "qos") return TenantRule{TenantRule::Kind::kQos, 0};
   if (text.starts_with("hash:")) {
     std::string_view digits = text.substr(5);
     int n = 0;
     auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
     if (ec == std::errc() && p == digits.data() + digits.size() && n >= 1 && n <= 10000) {
-      *out = TenantRule{TenantRule::Kind::kHash, n};
-      return true;
+      return TenantRule{TenantRule::Kind::kHash, n};
     }
   }
-  if (error != nullptr) {
-    *error =
-        "--tenants: expected qos or hash:N with 1 <= N <= 10000, got '" + std::string(text) + "'";
-  }
-  return false;
+  return Status::Invalid("--tenants: expected qos or hash:N with 1 <= N <= 10000, got '" +
+                         std::string(text) + "'");
 }
 
 uint64_t Fnv1a64(std::string_view bytes) {

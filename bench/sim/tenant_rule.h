@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/status.h"
+
 namespace capext {
 
 struct TenantRule {
@@ -23,9 +25,8 @@ struct TenantRule {
   std::string ToString() const;
 };
 
-// Parses "qos" or "hash:N" (1 <= N <= 10000). On failure returns false with *error set (when
-// `error` is not null).
-bool ParseTenantRule(std::string_view text, TenantRule* out, std::string* error);
+// Parses "qos" or "hash:N" (1 <= N <= 10000); an Invalid status names --tenants and the text.
+StatusOr<TenantRule> ParseTenantRule(std::string_view text);
 
 uint64_t Fnv1a64(std::string_view bytes);
 

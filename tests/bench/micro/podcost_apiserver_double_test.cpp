@@ -26,18 +26,18 @@ std::string PodItem(const ClusterObjects& objects, const std::string& name, cons
 TEST_CASE("create_many creates like POST, in order, visible to watches", "[podcost][double]") {
   capext::testing::TempDir dir;
   ApiServerDouble api;
-  std::string error;
-  REQUIRE(api.Start(kScript, dir.path(), &error));
+  REQUIRE(api.Start(kScript, dir.path()).ok());
   ClusterObjects objects;
-  REQUIRE(objects.Load(kFixtures, &error));
+  REQUIRE(objects.Load(kFixtures).ok());
   std::string state;
   REQUIRE(api.Control("state", "", &state) == 200);
   rapidjson::Document doc;
   doc.Parse(state.c_str());
   const int64_t rv_before = doc["resourceVersion"].GetInt64();
 
-  REQUIRE(api.CreateMany(
-      "pods", {PodItem(objects, "a-1", "team-0"), PodItem(objects, "a-2", "team-1")}, &error));
+  REQUIRE(
+      api.CreateMany("pods", {PodItem(objects, "a-1", "team-0"), PodItem(objects, "a-2", "team-1")})
+          .ok());
   HttpConnection client;
   REQUIRE(client.Connect(api.port()));
   // A single pod is over 2 KB: the double answers chunked, as Go's net/http does.
@@ -73,8 +73,7 @@ TEST_CASE("create_many creates like POST, in order, visible to watches", "[podco
 TEST_CASE("create_many answers the API server's errors for bad items", "[podcost][double]") {
   capext::testing::TempDir dir;
   ApiServerDouble api;
-  std::string error;
-  REQUIRE(api.Start(kScript, dir.path(), &error));
+  REQUIRE(api.Start(kScript, dir.path()).ok());
   std::string answer;
   CHECK(api.Control("create_many", R"({"resource":"pods","items":[{"metadata":{"name":"x"}}]})",
                     &answer) == 400);

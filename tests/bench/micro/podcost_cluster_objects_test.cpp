@@ -16,8 +16,7 @@ const std::string kFixtures = capext::test::SourcePath("tests/fixtures/kube-sche
 
 TEST_CASE("the capture's own values render the capture byte for byte", "[podcost]") {
   ClusterObjects objects;
-  std::string error;
-  REQUIRE(objects.Load(kFixtures, &error));
+  REQUIRE(objects.Load(kFixtures).ok());
   const std::string pod =
       objects.Pod({"l1", "ext-test", "fa240c36-d199-4189-b548-c62723d9b393", "205", "",
                    R"({"phase":"Pending","qosClass":"Guaranteed"})"});
@@ -27,8 +26,7 @@ TEST_CASE("the capture's own values render the capture byte for byte", "[podcost
 
 TEST_CASE("a pod renders with its own name, namespace, uid, node and status", "[podcost]") {
   ClusterObjects objects;
-  std::string error;
-  REQUIRE(objects.Load(kFixtures, &error));
+  REQUIRE(objects.Load(kFixtures).ok());
   const std::string pod = objects.Pod({"p-000042", "team-3", "uid-42", "777", "worker-pool-a-00007",
                                        ClusterObjects::RunningStatus()});
   rapidjson::Document doc;
@@ -61,8 +59,7 @@ TEST_CASE("a pod renders with its own name, namespace, uid, node and status", "[
 TEST_CASE("node-name lists rotate through the cluster as kube-scheduler's search does",
           "[podcost]") {
   ClusterObjects objects;
-  std::string error;
-  REQUIRE(objects.Load(kFixtures, &error));
+  REQUIRE(objects.Load(kFixtures).ok());
   const std::vector<std::string> names = {"a", "b", "c", "d"};
   const std::string body = objects.ExtenderArgs("{}", names, 3, 3);
   CHECK(body == R"({"Pod":{},"Nodes":null,"NodeNames":["d","a","b"]})");
@@ -70,8 +67,7 @@ TEST_CASE("node-name lists rotate through the cluster as kube-scheduler's search
 
 TEST_CASE("a node renders with its name, zone and size", "[podcost]") {
   ClusterObjects objects;
-  std::string error;
-  REQUIRE(objects.Load(kFixtures, &error));
+  REQUIRE(objects.Load(kFixtures).ok());
   rapidjson::Document doc;
   const std::string node = objects.Node("worker-pool-a-00001", "us-east-1b", "64", "256Gi");
   doc.Parse(node.c_str());
@@ -88,13 +84,13 @@ TEST_CASE("a node renders with its name, zone and size", "[podcost]") {
 
 TEST_CASE("a template refuses a capture whose substituted text changed", "[podcost]") {
   TextTemplate t;
-  std::string error;
-  CHECK_FALSE(t.Make(R"({"name":"x","name":"x"})", {{R"("name":"x")", 0, 1}}, &error));
-  CHECK(error.find("occurs 2 times, expected 1") != std::string::npos);
-  REQUIRE(t.Make(R"({"name":"x","other":"x"})", {{R"("name":"x")", 0, 1}}, &error));
+  const Status twice = t.Make(R"({"name":"x","name":"x"})", {{R"("name":"x")", 0, 1}});
+  CHECK_FALSE(twice.ok());
+  CHECK(twice.message().find("occurs 2 times, expected 1") != std::string::npos);
+  REQUIRE(t.Make(R"({"name":"x","other":"x"})", {{R"("name":"x")", 0, 1}}).ok());
   CHECK(t.Render({R"("name":"y")"}) == R"({"name":"y","other":"x"})");
   ClusterObjects objects;
-  CHECK_FALSE(objects.Load("/nonexistent", &error));
+  CHECK_FALSE(objects.Load("/nonexistent").ok());
 }
 
 }  // namespace

@@ -31,16 +31,15 @@ TEST_CASE("a replay against the do-nothing extender binds every pod in the API s
   BenchEnvironment env;
   env.double_script = capext::test::SourcePath("tests/apiserver_double/apiserver_double.py");
   env.work_dir = dir.path();
-  std::string error;
-  REQUIRE(env.objects.Load(capext::test::SourcePath("tests/fixtures/kube-scheduler"), &error));
+  REQUIRE(env.objects.Load(capext::test::SourcePath("tests/fixtures/kube-scheduler")).ok());
   ApiServerDouble api;
-  REQUIRE(api.Start(env.double_script, env.work_dir, &error));
+  REQUIRE(api.Start(env.double_script, env.work_dir).ok());
   LiveClusterShape shape;
   shape.nodes = 12;
   shape.quota_min_cores = 100;
   shape.quota_min_gib = 100;
   std::vector<std::string> nodes;
-  REQUIRE(FillCluster(env, api, shape, &nodes, &error));
+  REQUIRE(FillCluster(env, api, shape, &nodes).ok());
   REQUIRE(nodes.size() == 12);
 
   NoopExtender extender(api.port(), std::string("Bearer ") + ApiServerDouble::kToken);

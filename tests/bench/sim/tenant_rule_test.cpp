@@ -8,19 +8,21 @@ namespace capext {
 namespace {
 
 TEST_CASE("tenant rules parse", "[sim][tenants]") {
-  TenantRule rule;
-  std::string error;
-  REQUIRE(ParseTenantRule("qos", &rule, &error));
-  CHECK(rule.kind == TenantRule::Kind::kQos);
-  CHECK(rule.ToString() == "qos");
-  REQUIRE(ParseTenantRule("hash:8", &rule, &error));
-  CHECK(rule.kind == TenantRule::Kind::kHash);
-  CHECK(rule.buckets == 8);
-  CHECK(rule.ToString() == "hash:8");
-  for (const char* bad : {"", "hash", "hash:", "hash:0", "hash:-1", "hash:3x", "hash:10001", "QOS", "tenant"}) {
+  StatusOr<TenantRule> rule = ParseTenantRule("qos");
+  REQUIRE(rule.ok());
+  CHECK(rule->kind == TenantRule::Kind::kQos);
+  CHECK(rule->ToString() == "qos");
+  rule = ParseTenantRule("hash:8");
+  REQUIRE(rule.ok());
+  CHECK(rule->kind == TenantRule::Kind::kHash);
+  CHECK(rule->buckets == 8);
+  CHECK(rule->ToString() == "hash:8");
+  for (const char* bad :
+       {"", "hash", "hash:", "hash:0", "hash:-1", "hash:3x", "hash:10001", "QOS", "tenant"}) {
     INFO(bad);
-    CHECK_FALSE(ParseTenantRule(bad, &rule, &error));
-    CHECK(error.find("--tenants") == 0);
+    rule = ParseTenantRule(bad);
+    CHECK_FALSE(rule.ok());
+    CHECK(rule.status().message().find("--tenants") == 0);
   }
 }
 
@@ -41,12 +43,16 @@ TEST_CASE("qos classes map to lower-case namespaces", "[sim][tenants]") {
 
 TEST_CASE("hash tenants are stable and spread", "[sim][tenants]") {
   TenantRule rule{TenantRule::Kind::kHash, 4};
-  CHECK(TenantOf(rule, "openb-pod-0000", "LS") == "tenant-" + std::to_string(Fnv1a64("openb-pod-0000") % 4));
-  CHECK(TenantOf(rule, "openb-pod-0000", "BE") == TenantOf(rule, "openb-pod-0000", "LS"));  // qos ignored
+  CHECK(TenantOf(rule, "openb-pod-0000", "LS") ==
+        "tenant-" + std::to_string(Fnv1a64("openb-pod-0000") % 4));
+  CHECK(TenantOf(rule, "openb-pod-0000", "BE") ==
+        TenantOf(rule, "openb-pod-0000", "LS"));  // qos ignored
   std::map<std::string, int> counts;
-  for (int i = 0; i < 4000; ++i) ++counts[TenantOf(rule, "openb-pod-" + std::to_string(i), "")];
+  for (int i = 0; i < 4000; ++i)
+    ++counts[TenantOf(rule, "openb-pod-" + std::to_string(i), "")];
   REQUIRE(counts.size() == 4);
-  for (const auto& [tenant, n] : counts) CHECK(n > 800);
+  for (const auto& [tenant, n] : counts)
+    CHECK(n > 800);
 }
 
 }  // namespace

@@ -91,7 +91,9 @@ TEST_CASE("milli GPU sharing requests the share", "[sim][trace]") {
 
 TEST_CASE("hash tenants follow the pod name", "[sim][trace]") {
   TraceOptions options;
-  REQUIRE(ParseTenantRule("hash:3", &options.tenants, nullptr));
+  StatusOr<TenantRule> tenants = ParseTenantRule("hash:3");
+  REQUIRE(tenants.ok());
+  options.tenants = *tenants;
   Workload w = Parse(options);
   for (const auto& p : w.pods)
     CHECK(p.tenant == TenantOf(options.tenants, p.name, ""));
