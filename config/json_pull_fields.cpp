@@ -75,10 +75,6 @@ bool MemberSlot::Take(std::string_view key, std::string_view name) {
   return true;
 }
 
-void KeepFirst(Status* into, const Status& s) {
-  if (into->ok() && !s.ok()) *into = s;
-}
-
 Status WrongTypeSkip(JsonPullReader& r, std::string_view path, const char* want) {
   Status wrong =
       Status::Error(fmt::format("{}: expected {}, got {}", path, want, TypeName(r.token())));

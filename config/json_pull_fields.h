@@ -38,10 +38,17 @@ struct MemberSlot {
   int rank = 0;  // 0 none yet, 1 case-insensitive match, 2 exact match
   Status status;
   bool Take(std::string_view key, std::string_view name);
+  // The status of the value just taken (Take() reset it to ok). An ok one is not even moved:
+  // this runs once per decoded field of every watch event.
+  void Keep(Status s) {
+    if (!s.ok()) status = std::move(s);
+  }
 };
 
-// Keeps the first error.
-void KeepFirst(Status* into, const Status& s);
+// Keeps the first error. Inline: called per list element and per field on the decode path.
+inline void KeepFirst(Status* into, const Status& s) {
+  if (into->ok() && !s.ok()) *into = s;
+}
 
 // Calls member(key) for each member of the object whose kStartObject is current; `member` must
 // consume the value (its first token is current when called). False on malformed JSON.

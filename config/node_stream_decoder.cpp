@@ -26,8 +26,8 @@ Status ReadTaints(JsonPullReader& r, std::vector<Taint>* taints) {
         for (int f = 0; f < 3; ++f) {
           if (slots[f].Take(k, kNames[f])) {
             fields[f]->clear();
-            slots[f].status =
-                json::PullString(r, FieldPath(path, FieldPath(".", kNames[f])), fields[f]);
+            slots[f].Keep(
+                json::PullString(r, FieldPath(path, FieldPath(".", kNames[f])), fields[f]));
             return true;
           }
         }
@@ -68,12 +68,12 @@ Status DecodeNodeJson(std::string_view json, Node* out, std::string* kind) {
       return ForEachMember(r, [&](std::string_view member) {
         if (name_slot.Take(member, "name")) {
           node.name.clear();
-          name_slot.status = json::PullString(r, "metadata.name", &node.name);
+          name_slot.Keep(json::PullString(r, "metadata.name", &node.name));
           return true;
         }
         if (labels_slot.Take(member, "labels")) {
           node.labels = Labels{};
-          labels_slot.status = json::PullStringMap(r, "metadata.labels", &node.labels);
+          labels_slot.Keep(json::PullStringMap(r, "metadata.labels", &node.labels));
           return true;
         }
         return r.SkipValue();
@@ -89,12 +89,12 @@ Status DecodeNodeJson(std::string_view json, Node* out, std::string* kind) {
       return ForEachMember(r, [&](std::string_view member) {
         if (unschedulable_slot.Take(member, "unschedulable")) {
           node.unschedulable = false;
-          unschedulable_slot.status = json::PullBool(r, "spec.unschedulable", &node.unschedulable);
+          unschedulable_slot.Keep(json::PullBool(r, "spec.unschedulable", &node.unschedulable));
           return true;
         }
         if (taints_slot.Take(member, "taints")) {
           node.taints.clear();
-          taints_slot.status = ReadTaints(r, &node.taints);
+          taints_slot.Keep(ReadTaints(r, &node.taints));
           return true;
         }
         return r.SkipValue();
@@ -110,13 +110,13 @@ Status DecodeNodeJson(std::string_view json, Node* out, std::string* kind) {
       return ForEachMember(r, [&](std::string_view member) {
         if (allocatable_slot.Take(member, "allocatable")) {
           allocatable.reset();
-          allocatable_slot.status =
-              json::PullResourceList(r, "status.allocatable", false, &allocatable);
+          allocatable_slot.Keep(
+              json::PullResourceList(r, "status.allocatable", false, &allocatable));
           return true;
         }
         if (capacity_slot.Take(member, "capacity")) {
           capacity.reset();
-          capacity_slot.status = json::PullResourceList(r, "status.capacity", false, &capacity);
+          capacity_slot.Keep(json::PullResourceList(r, "status.capacity", false, &capacity));
           return true;
         }
         return r.SkipValue();

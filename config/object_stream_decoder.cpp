@@ -52,7 +52,7 @@ Status ReadOwnerReferences(JsonPullReader& r, bool* has_controller) {
     ForEachMember(r, [&](std::string_view key) {
       if (!slot.Take(key, "controller")) return r.SkipValue();
       controller = false;
-      slot.status = json::PullBool(r, FieldPath(path, ".controller"), &controller);
+      slot.Keep(json::PullBool(r, FieldPath(path, ".controller"), &controller));
       return true;
     });
     KeepFirst(&first, slot.status);
@@ -78,7 +78,7 @@ Status ReadSchedulingGates(JsonPullReader& r, std::vector<std::string>* gates,
     ForEachMember(r, [&](std::string_view key) {
       if (!slot.Take(key, "name")) return r.SkipValue();
       name.clear();
-      slot.status = json::PullString(r, FieldPath(path, ".name"), &name);
+      slot.Keep(json::PullString(r, FieldPath(path, ".name"), &name));
       return true;
     });
     KeepFirst(&first, slot.status);
@@ -102,7 +102,7 @@ Status ReadWorkloadRef(JsonPullReader& r, PodWorkloadText* out) {
     for (int f = 0; f < 3; ++f) {
       if (slots[f].Take(key, kNames[f])) {
         outs[f]->clear();
-        slots[f].status = json::PullString(r, FieldPath("spec.workloadRef.", kNames[f]), outs[f]);
+        slots[f].Keep(json::PullString(r, FieldPath("spec.workloadRef.", kNames[f]), outs[f]));
         return true;
       }
     }
@@ -121,38 +121,37 @@ bool ReadPodMetadata(JsonPullReader& r, const DecodeOptions& options, PodMetadat
   return ForEachMember(r, [&](std::string_view key) {
     if (m->ns_slot.Take(key, "namespace")) {
       m->ns.clear();
-      m->ns_slot.status = json::PullString(r, "metadata.namespace", &m->ns);
+      m->ns_slot.Keep(json::PullString(r, "metadata.namespace", &m->ns));
       return true;
     }
     if (m->name_slot.Take(key, "name")) {
       m->name.clear();
-      m->name_slot.status = json::PullString(r, "metadata.name", &m->name);
+      m->name_slot.Keep(json::PullString(r, "metadata.name", &m->name));
       return true;
     }
     if (m->uid_slot.Take(key, "uid")) {
       m->uid.clear();
-      m->uid_slot.status = json::PullString(r, "metadata.uid", &m->uid);
+      m->uid_slot.Keep(json::PullString(r, "metadata.uid", &m->uid));
       return true;
     }
     if (m->version_slot.Take(key, "resourceVersion")) {
       m->resource_version.clear();
-      m->version_slot.status =
-          json::PullString(r, "metadata.resourceVersion", &m->resource_version);
+      m->version_slot.Keep(json::PullString(r, "metadata.resourceVersion", &m->resource_version));
       return true;
     }
     if (m->creation_slot.Take(key, "creationTimestamp")) {
       m->creation_ms = 0;
-      m->creation_slot.status = json::PullTime(r, "metadata.creationTimestamp", &m->creation_ms);
+      m->creation_slot.Keep(json::PullTime(r, "metadata.creationTimestamp", &m->creation_ms));
       return true;
     }
     if (m->labels_slot.Take(key, "labels")) {
       m->labels = Labels{};
-      m->labels_slot.status = json::PullStringMap(r, "metadata.labels", &m->labels);
+      m->labels_slot.Keep(json::PullStringMap(r, "metadata.labels", &m->labels));
       return true;
     }
     if (m->deletion_slot.Take(key, "deletionTimestamp")) {
       m->deletion_ms = 0;
-      m->deletion_slot.status = json::PullTime(r, "metadata.deletionTimestamp", &m->deletion_ms);
+      m->deletion_slot.Keep(json::PullTime(r, "metadata.deletionTimestamp", &m->deletion_ms));
       return true;
     }
     if (m->annotations_slot.Take(key, "annotations")) {
@@ -161,7 +160,7 @@ bool ReadPodMetadata(JsonPullReader& r, const DecodeOptions& options, PodMetadat
       m->workload.min_member.clear();
       m->workload.admitted_at.clear();
       bool present = false;
-      m->annotations_slot.status = ObjectOrAbsent(r, "metadata.annotations", &present);
+      m->annotations_slot.Keep(ObjectOrAbsent(r, "metadata.annotations", &present));
       m->has_annotations = present;
       if (!present) return true;
       MemberSlot model_slot, record_slot, min_slot, admitted_slot;
@@ -194,7 +193,7 @@ bool ReadPodMetadata(JsonPullReader& r, const DecodeOptions& options, PodMetadat
     }
     if (m->owners_slot.Take(key, "ownerReferences")) {
       m->workload.has_controller = false;
-      m->owners_slot.status = ReadOwnerReferences(r, &m->workload.has_controller);
+      m->owners_slot.Keep(ReadOwnerReferences(r, &m->workload.has_controller));
       return true;
     }
     return r.SkipValue();
@@ -229,69 +228,69 @@ bool ReadPodSpec(JsonPullReader& r, PodSpec* spec) {
     PodSpec& s = *spec;
     if (s.node_name_slot.Take(key, "nodeName")) {
       s.node_name.clear();
-      s.node_name_slot.status = json::PullString(r, "spec.nodeName", &s.node_name);
+      s.node_name_slot.Keep(json::PullString(r, "spec.nodeName", &s.node_name));
       return true;
     }
     if (s.scheduler_slot.Take(key, "schedulerName")) {
       s.scheduler_name.clear();
-      s.scheduler_slot.status = json::PullString(r, "spec.schedulerName", &s.scheduler_name);
+      s.scheduler_slot.Keep(json::PullString(r, "spec.schedulerName", &s.scheduler_name));
       return true;
     }
     if (s.priority_slot.Take(key, "priority")) {
       s.priority.reset();
-      s.priority_slot.status = json::PullInt32(r, "spec.priority", &s.priority);
+      s.priority_slot.Keep(json::PullInt32(r, "spec.priority", &s.priority));
       return true;
     }
     if (s.class_slot.Take(key, "priorityClassName")) {
       s.priority_class_name.clear();
-      s.class_slot.status = json::PullString(r, "spec.priorityClassName", &s.priority_class_name);
+      s.class_slot.Keep(json::PullString(r, "spec.priorityClassName", &s.priority_class_name));
       return true;
     }
     if (s.preemption_slot.Take(key, "preemptionPolicy")) {
       s.preemption_text.clear();
-      s.preemption_slot.status = json::PullString(r, "spec.preemptionPolicy", &s.preemption_text);
+      s.preemption_slot.Keep(json::PullString(r, "spec.preemptionPolicy", &s.preemption_text));
       return true;
     }
     if (s.selector_slot.Take(key, "nodeSelector")) {
       s.node_selector = Labels{};
-      s.selector_slot.status = json::PullStringMap(r, "spec.nodeSelector", &s.node_selector);
+      s.selector_slot.Keep(json::PullStringMap(r, "spec.nodeSelector", &s.node_selector));
       return true;
     }
     if (s.tolerations_slot.Take(key, "tolerations")) {
       s.tolerations.clear();
-      s.tolerations_slot.status = ReadTolerations(r, &s.tolerations);
+      s.tolerations_slot.Keep(ReadTolerations(r, &s.tolerations));
       return true;
     }
     if (s.affinity_slot.Take(key, "affinity")) {
       s.affinity.clear();
-      s.affinity_slot.status = ReadAffinity(r, &s.affinity);
+      s.affinity_slot.Keep(ReadAffinity(r, &s.affinity));
       return true;
     }
     if (s.containers_slot.Take(key, "containers")) {
       s.containers.clear();
-      s.containers_slot.status = ReadContainers(r, "spec.containers", &s.containers);
+      s.containers_slot.Keep(ReadContainers(r, "spec.containers", &s.containers));
       return true;
     }
     if (s.init_slot.Take(key, "initContainers")) {
       s.init_containers.clear();
-      s.init_slot.status = ReadContainers(r, "spec.initContainers", &s.init_containers);
+      s.init_slot.Keep(ReadContainers(r, "spec.initContainers", &s.init_containers));
       return true;
     }
     if (s.overhead_slot.Take(key, "overhead")) {
       s.overhead.reset();
-      s.overhead_slot.status = json::PullResourceList(r, "spec.overhead", false, &s.overhead);
+      s.overhead_slot.Keep(json::PullResourceList(r, "spec.overhead", false, &s.overhead));
       return true;
     }
     if (json::EqualFold(key, "resourceClaims")) s.names_claims = true;
     if (s.gates_slot.Take(key, "schedulingGates")) {
       s.gates.clear();
       s.quota_gate_index = -1;
-      s.gates_slot.status = ReadSchedulingGates(r, &s.gates, &s.quota_gate_index);
+      s.gates_slot.Keep(ReadSchedulingGates(r, &s.gates, &s.quota_gate_index));
       return true;
     }
     if (s.workload_slot.Take(key, "workloadRef")) {
       s.workload_ref = PodWorkloadText{};
-      s.workload_slot.status = ReadWorkloadRef(r, &s.workload_ref);
+      s.workload_slot.Keep(ReadWorkloadRef(r, &s.workload_ref));
       return true;
     }
     return r.SkipValue();
@@ -349,8 +348,8 @@ Status ReadConditions(JsonPullReader& r, bool* unschedulable) {
       for (int f = 0; f < 3; ++f) {
         if (slots[f].Take(key, kNames[f])) {
           values[f].clear();
-          slots[f].status =
-              json::PullString(r, FieldPath(path, FieldPath(".", kNames[f])), &values[f]);
+          slots[f].Keep(
+              json::PullString(r, FieldPath(path, FieldPath(".", kNames[f])), &values[f]));
           return true;
         }
       }
@@ -376,22 +375,22 @@ bool ReadPodStatus(JsonPullReader& r, PodStatusFields* st) {
   return ForEachMember(r, [&](std::string_view key) {
     if (st->phase_slot.Take(key, "phase")) {
       st->phase.clear();
-      st->phase_slot.status = json::PullString(r, "status.phase", &st->phase);
+      st->phase_slot.Keep(json::PullString(r, "status.phase", &st->phase));
       return true;
     }
     if (st->nominated_slot.Take(key, "nominatedNodeName")) {
       st->nominated.clear();
-      st->nominated_slot.status = json::PullString(r, "status.nominatedNodeName", &st->nominated);
+      st->nominated_slot.Keep(json::PullString(r, "status.nominatedNodeName", &st->nominated));
       return true;
     }
     if (st->start_slot.Take(key, "startTime")) {
       st->start_ms = 0;
-      st->start_slot.status = json::PullTime(r, "status.startTime", &st->start_ms);
+      st->start_slot.Keep(json::PullTime(r, "status.startTime", &st->start_ms));
       return true;
     }
     if (st->conditions_slot.Take(key, "conditions")) {
       st->unschedulable = false;
-      st->conditions_slot.status = ReadConditions(r, &st->unschedulable);
+      st->conditions_slot.Keep(ReadConditions(r, &st->unschedulable));
       return true;
     }
     if (json::EqualFold(key, "resourceClaimStatuses")) st->names_claims = true;

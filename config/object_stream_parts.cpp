@@ -13,12 +13,12 @@ Status ObjectOrAbsent(JsonPullReader& r, std::string_view path, bool* present) {
 bool RootFields::Read(JsonPullReader& r, std::string_view key) {
   if (kind_slot.Take(key, "kind")) {
     kind.clear();
-    kind_slot.status = json::PullString(r, "kind", &kind);
+    kind_slot.Keep(json::PullString(r, "kind", &kind));
     return true;
   }
   if (api_version_slot.Take(key, "apiVersion")) {
     api_version.clear();
-    api_version_slot.status = json::PullString(r, "apiVersion", &api_version);
+    api_version_slot.Keep(json::PullString(r, "apiVersion", &api_version));
     return true;
   }
   return false;
@@ -39,13 +39,13 @@ Status ReadRequirements(JsonPullReader& r, std::string_view path,
       ForEachMember(r, [&](std::string_view key) {
         if (key_slot.Take(key, "key")) {
           req.key.clear();
-          key_slot.status = json::PullString(r, FieldPath(rpath, ".key"), &req.key);
+          key_slot.Keep(json::PullString(r, FieldPath(rpath, ".key"), &req.key));
         } else if (op_slot.Take(key, "operator")) {
           req.op.clear();
-          op_slot.status = json::PullString(r, FieldPath(rpath, ".operator"), &req.op);
+          op_slot.Keep(json::PullString(r, FieldPath(rpath, ".operator"), &req.op));
         } else if (values_slot.Take(key, "values")) {
           req.values.clear();
-          values_slot.status = json::PullStringArray(r, FieldPath(rpath, ".values"), &req.values);
+          values_slot.Keep(json::PullStringArray(r, FieldPath(rpath, ".values"), &req.values));
         } else {
           return r.SkipValue();
         }
@@ -74,12 +74,12 @@ Status ReadTerms(JsonPullReader& r, std::string_view path, std::vector<NodeSelec
       ForEachMember(r, [&](std::string_view key) {
         if (expressions_slot.Take(key, "matchExpressions")) {
           term.match_expressions.clear();
-          expressions_slot.status =
-              ReadRequirements(r, FieldPath(tpath, ".matchExpressions"), &term.match_expressions);
+          expressions_slot.Keep(
+              ReadRequirements(r, FieldPath(tpath, ".matchExpressions"), &term.match_expressions));
         } else if (fields_slot.Take(key, "matchFields")) {
           term.match_fields.clear();
-          fields_slot.status =
-              ReadRequirements(r, FieldPath(tpath, ".matchFields"), &term.match_fields);
+          fields_slot.Keep(
+              ReadRequirements(r, FieldPath(tpath, ".matchFields"), &term.match_fields));
         } else {
           return r.SkipValue();
         }
@@ -129,15 +129,15 @@ Status ReadContainers(JsonPullReader& r, std::string_view path,
           container.requests = ResourceList{};
           const FieldPath rpath(cpath, ".resources");
           bool present = false;
-          resources_slot.status = ObjectOrAbsent(r, rpath, &present);
+          resources_slot.Keep(ObjectOrAbsent(r, rpath, &present));
           if (!present) return true;
           MemberSlot requests_slot;
           std::optional<ResourceList> requests;
           ForEachMember(r, [&](std::string_view member) {
             if (!requests_slot.Take(member, "requests")) return r.SkipValue();
             requests.reset();
-            requests_slot.status =
-                json::PullResourceList(r, FieldPath(rpath, ".requests"), false, &requests);
+            requests_slot.Keep(
+                json::PullResourceList(r, FieldPath(rpath, ".requests"), false, &requests));
             return true;
           });
           KeepFirst(&resources_slot.status, requests_slot.status);
@@ -146,8 +146,8 @@ Status ReadContainers(JsonPullReader& r, std::string_view path,
         }
         if (policy_slot.Take(key, "restartPolicy")) {
           restart_policy.clear();
-          policy_slot.status =
-              json::PullString(r, FieldPath(cpath, ".restartPolicy"), &restart_policy);
+          policy_slot.Keep(
+              json::PullString(r, FieldPath(cpath, ".restartPolicy"), &restart_policy));
           return true;
         }
         return r.SkipValue();
@@ -178,8 +178,8 @@ Status ReadTolerations(JsonPullReader& r, std::vector<Toleration>* out) {
         for (int f = 0; f < 4; ++f) {
           if (slots[f].Take(key, kNames[f])) {
             fields[f]->clear();
-            slots[f].status =
-                json::PullString(r, FieldPath(path, FieldPath(".", kNames[f])), fields[f]);
+            slots[f].Keep(
+                json::PullString(r, FieldPath(path, FieldPath(".", kNames[f])), fields[f]));
             return true;
           }
         }

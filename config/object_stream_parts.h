@@ -57,7 +57,7 @@ Status OnlyMember(JsonPullReader& r, std::string_view path, std::string_view nam
   MemberSlot slot;
   ForEachMember(r, [&](std::string_view key) {
     if (!slot.Take(key, name)) return r.SkipValue();
-    slot.status = inner();
+    slot.Keep(inner());
     return true;
   });
   return slot.status;
