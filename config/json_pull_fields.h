@@ -16,6 +16,8 @@
 // Thread-safety: stateless helpers.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -104,5 +106,29 @@ Status PullStringArray(JsonPullReader& r, std::string_view path, std::vector<std
 // An object of quantities in decision units; *out is set (possibly empty) when it is an object.
 Status PullResourceList(JsonPullReader& r, std::string_view path, bool allow_negative,
                         std::optional<ResourceList>* out);
+
+// The members of the object whose kStartObject is current that name string fields: names[f]
+// (selected as MemberSlot does) is pulled into *fields[f], at `path`.name; other members are
+// skipped. The first field's error, if any (a taint, a toleration).
+template <std::size_t N>
+Status PullStringFields(JsonPullReader& r, std::string_view path,
+                        const std::array<std::string_view, N>& names,
+                        const std::array<std::string*, N>& fields) {
+  MemberSlot slots[N];
+  ForEachMember(r, [&](std::string_view key) {
+    for (std::size_t f = 0; f < N; ++f) {
+      if (slots[f].Take(key, names[f])) {
+        fields[f]->clear();
+        slots[f].Keep(PullString(r, FieldPath(path, FieldPath(".", names[f])), fields[f]));
+        return true;
+      }
+    }
+    return r.SkipValue();
+  });
+  Status first;
+  for (const auto& slot : slots)
+    KeepFirst(&first, slot.status);
+  return first;
+}
 
 }  // namespace capext::json

@@ -19,23 +19,9 @@ Status ReadTaints(JsonPullReader& r, std::vector<Taint>* taints) {
     const FieldPath path("spec.taints", i);
     KeepFirst(&first, ObjectElement(r, path, [&] {
       Taint taint;
-      MemberSlot slots[3];
-      static constexpr std::string_view kNames[3] = {"key", "value", "effect"};
-      std::string* fields[3] = {&taint.key, &taint.value, &taint.effect};
-      ForEachMember(r, [&](std::string_view k) {
-        for (int f = 0; f < 3; ++f) {
-          if (slots[f].Take(k, kNames[f])) {
-            fields[f]->clear();
-            slots[f].Keep(
-                json::PullString(r, FieldPath(path, FieldPath(".", kNames[f])), fields[f]));
-            return true;
-          }
-        }
-        return r.SkipValue();
-      });
-      Status element;
-      for (const auto& slot : slots)
-        KeepFirst(&element, slot.status);
+      static constexpr std::array<std::string_view, 3> kNames = {"key", "value", "effect"};
+      Status element =
+          json::PullStringFields<3>(r, path, kNames, {&taint.key, &taint.value, &taint.effect});
       taints->push_back(std::move(taint));
       return element;
     }));

@@ -171,23 +171,10 @@ Status ReadTolerations(JsonPullReader& r, std::vector<Toleration>* out) {
     const FieldPath path("spec.tolerations", i);
     KeepFirst(&first, ObjectElement(r, path, [&] {
       Toleration tol;
-      MemberSlot slots[4];
-      static constexpr std::string_view kNames[4] = {"key", "operator", "value", "effect"};
-      std::string* fields[4] = {&tol.key, &tol.op, &tol.value, &tol.effect};
-      ForEachMember(r, [&](std::string_view key) {
-        for (int f = 0; f < 4; ++f) {
-          if (slots[f].Take(key, kNames[f])) {
-            fields[f]->clear();
-            slots[f].Keep(
-                json::PullString(r, FieldPath(path, FieldPath(".", kNames[f])), fields[f]));
-            return true;
-          }
-        }
-        return r.SkipValue();
-      });
-      Status element;
-      for (const auto& slot : slots)
-        KeepFirst(&element, slot.status);
+      static constexpr std::array<std::string_view, 4> kNames = {"key", "operator", "value",
+                                                                 "effect"};
+      Status element =
+          json::PullStringFields<4>(r, path, kNames, {&tol.key, &tol.op, &tol.value, &tol.effect});
       out->push_back(std::move(tol));
       return element;
     }));
