@@ -74,7 +74,7 @@ if ! $quick; then
   # Every test of the extender's threaded parts: HTTP server, bind storms, reclaim controller,
   # service verbs, API-server client and informers; two at a time, as the other stages.
   TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp" \
-    ctest --test-dir build-tsan --output-on-failure -j2 --timeout 600 -R '^extender: '
+    ctest --test-dir build-tsan --output-on-failure -j2 --timeout 600 -R '^extender:'
 
   stage "fuzzing"
   ./scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
