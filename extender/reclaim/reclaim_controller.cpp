@@ -101,13 +101,15 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
     wake->at_ms = it->second.until_ms;
     return it->second.verdict;  // its last candidates were all refused: wait out the backoff
   }
-  if (std::optional<PodVerdict> gang = ReclaimForGang(pod, now_ms, started, wake)) return *gang;
   // A reclaim cut short after some evictions, planned again: the room it holds is its own.
   bool resuming = false;
   if (auto it = refused_.find(pod_uid); it != refused_.end() && it->second.resume) {
     it->second.resume = false;
     resuming = cache_->Read(
         [&](const ClusterState& state) { return state.FindOurNomination(pod_uid) != nullptr; });
+  }
+  if (std::optional<PodVerdict> gang = ReclaimForGang(pod, now_ms, resuming, started, wake)) {
+    return *gang;
   }
   // The resumed plan did not evict: the room held for it goes, with its record.
   auto end_resumed = [&] {

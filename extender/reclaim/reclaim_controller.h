@@ -229,6 +229,7 @@ class ReclaimController {
     // Cut short after evicting some victims: planned again from then, once they are gone
     // (0 = not cut short; docs/capacity-semantics.md#8-the-reclaim-controller).
     int64_t resume_at_ms = 0;
+    bool gang = false;  // the asking member of a plan across nodes: its members are the unit
   };
   struct RefusalBackoff {
     int64_t until_ms = 0;
@@ -264,9 +265,13 @@ class ReclaimController {
   // are several, one plan across nodes for all of them (docs/reclaim-plan.md): evicts its
   // victims, nominates every member on its planned node, and returns the verdict. With fair
   // sharing, a single pod whose quota would borrow too, when the plan takes victims. nullopt for
-  // any other pod (the one-node path of ReclaimFor).
-  std::optional<PodVerdict> ReclaimForGang(const NormalizedPod& pod, int64_t now_ms, bool* started,
-                                           WakeRule* wake);
+  // any other pod (the one-node path of ReclaimFor). `resuming`: the gang's plan was cut short
+  // after some evictions and is made again, the rooms its members hold counted as theirs.
+  std::optional<PodVerdict> ReclaimForGang(const NormalizedPod& pod, int64_t now_ms, bool resuming,
+                                           bool* started, WakeRule* wake);
+  // Releases our nomination of every member of `pod`'s plan, and queues their records for
+  // removal: a plan cut short that can no longer be completed holds nothing.
+  void ReleaseGangHolds(const NormalizedPod& pod);
   // Publishes the verdict, unless the pod stopped being a pending quota pod meanwhile.
   void Publish(const NormalizedPod& pod, const std::string& quota, PodVerdict verdict,
                int64_t now_ms);

@@ -93,10 +93,11 @@ void ReclaimController::TrackInFlight(int64_t now_ms, bool acts) {
            {"node", r.node},
            {"reason", v.exists ? "nomination expired" : "pod deleted"}});
       done.push_back(uid);
-    } else if (r.resume_at_ms != 0 && now_ms >= r.resume_at_ms && v.victims_gone && !v.fits &&
-               !r.nudged && acts) {
-      // Cut short after some evictions, and what they freed is not enough: planned again now,
-      // keeping its nomination and record (docs/capacity-semantics.md#8-the-reclaim-controller).
+    } else if (r.resume_at_ms != 0 && now_ms >= r.resume_at_ms && v.victims_gone &&
+               (!v.fits || r.gang) && !r.nudged && acts) {
+      // Cut short after some evictions, and what they freed is not enough (for a gang, asked of
+      // the plan again: its other members' nodes count too): planned again now, keeping the
+      // nominations and records (docs/capacity-semantics.md#8-the-reclaim-controller).
       refused_[uid].resume = true;
       index_.Wake(uid);
       Log(LogLevel::kInfo, "reclaim cut short: planning again for what is still missing",

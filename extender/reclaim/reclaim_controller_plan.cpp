@@ -2,7 +2,8 @@
 // starting gang whose waiting members are several gets one plan for all of them
 // (core/reclaim_plan.h's SearchReclaimPlan): the victims are evicted on whatever nodes the plan
 // names, each waiting member is nominated on its planned node, and every member's reclaim is in
-// flight, so none of them is planned again until the hold ends (reclaim_controller.h).
+// flight, so none of them is planned again until the hold ends, or until the plan, cut short
+// after some evictions, is made again (reclaim_controller.h).
 #include <chrono>
 
 #include <fmt/format.h>
@@ -14,9 +15,20 @@
 
 namespace capext {
 
+void ReclaimController::ReleaseGangHolds(const NormalizedPod& pod) {
+  cache_->Write([&](ClusterState& state) {
+    for (const NormalizedPod* m : PlanMembers(state, pod)) {
+      if (state.FindOurNomination(m->store_key()) == nullptr) continue;
+      state.ReleaseNomination(m->store_key());
+      records_to_clear_.insert(m->store_key());
+    }
+    return 0;
+  });
+}
+
 std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod& pod,
-                                                            int64_t now_ms, bool* started,
-                                                            WakeRule* wake) {
+                                                            int64_t now_ms, bool resuming,
+                                                            bool* started, WakeRule* wake) {
   struct Copied {
     bool gang = false, in_flight = false;
     bool single = false;  // a single borrower's plan (fair sharing), not a gang's
@@ -37,7 +49,10 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
     for (const NormalizedPod* m : members) {
       if (state.FindOurNomination(m->store_key()) != nullptr) out.in_flight = true;
     }
-    if (out.in_flight) return out;  // a plan in flight is not planned again
+    // A plan in flight is not planned again, unless it was cut short (its members' rooms are
+    // theirs in the search: docs/capacity-semantics.md#8-the-reclaim-controller).
+    if (out.in_flight && !resuming) return out;
+    out.in_flight = false;
     ReclaimPlanBudget budget;
     budget.max_steps = options_.plan_max_steps;
     budget.should_stop = [&] {
@@ -72,6 +87,7 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
   }
   metrics_->Observe("capacity_extender_reclaim_plan_search_seconds", search_seconds);
   if (!plan.found()) {
+    if (resuming) ReleaseGangHolds(pod);  // cut short, and no longer completable
     metrics_->Count("capacity_extender_reclaim_plans_total", "outcome",
                     ReclaimPlanOutcomeName(plan.outcome));
     wake->on = kWakeOnQuota | kWakeOnClusterQuota | kWakeOnAnyNode;
@@ -180,7 +196,22 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
                                          : verdicts::EvictionsFailed(pod.Key(), refusals);
     return b.verdict;
   }
-  refused_.erase(pod.store_key());
+  // Cut short by a refusal after some evictions: planned again after the backoff, the rooms
+  // held meanwhile (docs/capacity-semantics.md#8-the-reclaim-controller).
+  int64_t resume_at_ms = 0;
+  if (run.stop && !run.stopped_acting) {
+    RefusalBackoff& b = refused_[pod.store_key()];
+    b.Next(options_.refusal_backoff_ms, options_.max_refusal_backoff_ms);
+    resume_at_ms = now_ms + std::max(b.backoff_ms, int64_t{run.stop->retry_after_seconds} * 1000);
+    Log(LogLevel::kWarn, "reclaim cut short: planned again after the backoff",
+        {{"pod", pod.Key()},
+         {"plan", reason},
+         {"evicted", std::to_string(evicted.size())},
+         {"retry_in_ms", std::to_string(resume_at_ms - now_ms)}});
+  } else {
+    refused_.erase(pod.store_key());
+  }
+  if (resuming) metrics_->Count("capacity_extender_reclaims_resumed_total");
   // Hold the room for every member, even after a partial eviction: what was freed is the gang's.
   const int64_t expires = now_ms + options_.nomination_ttl_ms;
   cache_->Write([&](ClusterState& state) {
@@ -196,14 +227,18 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
     for (const auto& [member, node] : plan.placement) {
       // The victims go with the asking pod's entry: its hold ending unbound wastes them once.
       const bool asking = member.store_key() == pod.store_key();
-      in_flight_[member.store_key()] =
-          InFlightReclaim{member.Key(),
+      InFlightReclaim& r = in_flight_[member.store_key()];
+      r = InFlightReclaim{member.Key(),
                           node,
                           asking ? evicted : std::vector<std::string>{},
                           asking ? evicted_keys : std::vector<std::string>{},
                           now_ms,
                           false,
                           false};
+      if (asking) {
+        r.resume_at_ms = resume_at_ms;
+        r.gang = true;
+      }
     }
   }
   for (const auto& [member, node] : plan.placement) {

@@ -98,6 +98,36 @@ TEST_CASE("a gang's plan: the 4 borrowers evicted once, every member held on its
   CHECK(h.evictor.calls.size() == 4);
 }
 
+TEST_CASE("a gang's plan cut short after two evictions is made again for what is missing",
+          "[reclaim][reclaim-plan]") {
+  Harness h;
+  LoadFullNodes(h);
+  h.evictor.fail = {"team-b/b2"};  // once: the API server answers 500, then goes on
+  CHECK(h.controller->RunOnce() == 1);
+  CHECK(h.evictor.calls == std::vector<std::string>{"team-b/b4", "team-b/b3", "team-b/b2"});
+  for (int i = 0; i < 4; ++i)
+    CHECK(h.OurNomination("u-w-" + std::to_string(i)) != nullptr);  // what was freed is held
+  h.evictor.fail.clear();
+
+  // Within the backoff: nothing more.
+  h.now += 1000;
+  h.controller->RunOnce();
+  CHECK(h.evictor.calls.size() == 3);
+
+  // After it: planned again, with the rooms of n3 and n4 the members': only b2 and b1 go.
+  h.now += ReclaimControllerOptions{}.refusal_backoff_ms;
+  h.controller->RunOnce();
+  CHECK(h.evictor.calls ==
+        std::vector<std::string>{"team-b/b4", "team-b/b3", "team-b/b2", "team-b/b2", "team-b/b1"});
+  for (int i = 0; i < 4; ++i)
+    CHECK(h.OurNomination("u-w-" + std::to_string(i)) != nullptr);
+  CHECK(MetricsContain(h, "capacity_extender_reclaims_resumed_total 1"));
+  // Done: nothing is taken a second time.
+  h.now += 1000;
+  h.controller->RunOnce();
+  CHECK(h.evictor.calls.size() == 5);
+}
+
 TEST_CASE("a gang's plan: an Event on each victim names the gang and the plan; /pending shows it",
           "[reclaim][reclaim-plan]") {
   Harness h;
