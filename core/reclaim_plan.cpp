@@ -269,13 +269,14 @@ class PlanSearch {
   }
 
   // The victim rule for each pod of the unit in turn, as if the ones before it were gone.
-  // `side_done`: the first pod's side is not borrowing on the what-if as it is.
-  bool Eligible(const VictimUnit& unit, bool* side_done) {
+  // `side_done`: the first pod's side is not borrowing on the what-if as it is. `ns`: the unit's
+  // namespace (its candidate's), for a one-pod unit without looking it up again.
+  bool Eligible(const VictimUnit& unit, const NamespaceInfo& ns, bool* side_done) {
     delta_.clear();
     *side_done = false;
     const QuotaTree& tree = state_.ledger().tree();
     for (const NormalizedPod* y : unit.pods) {
-      const NamespaceInfo& info = InfoOf(y->ns);
+      const NamespaceInfo& info = unit.pods.size() == 1 ? ns : InfoOf(y->ns);
       const VictimRule::Scope& scope = info.scope;
       if (!scope.any || (scope.lower_priority_only && y->priority >= pod_.priority)) return false;
       if (scope.recheck && !context_.rule->SideBorrowing(
@@ -335,7 +336,7 @@ class PlanSearch {
         unit = &core;
       }
       bool side_done = false;
-      if (!unit->pods.empty() && Eligible(*unit, &side_done)) {
+      if (!unit->pods.empty() && Eligible(*unit, info, &side_done)) {
         std::vector<int> nodes;
         for (const NormalizedPod* y : unit->pods)
           nodes.push_back(candidate.node >= 0 ? candidate.node : what_if_.NodeOf(*y));
@@ -380,7 +381,10 @@ class PlanSearch {
   // Steps 4 and 5: the put-back pass, PDB-violating units first, most important first; then
   // again over the victims until none can be dropped.
   std::vector<Taken> PutBack() {
-    std::vector<Taken> order(taken_.rbegin(), taken_.rend());
+    // Moved, not copied: the removal pass is over and only the put-back reads the units now.
+    std::vector<Taken> order(std::make_move_iterator(taken_.rbegin()),
+                             std::make_move_iterator(taken_.rend()));
+    taken_.clear();
     std::vector<const NormalizedPod*> flat, violating, non_violating;
     for (const Taken& t : order) {
       for (const NormalizedPod* y : t.pods) {
