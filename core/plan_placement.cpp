@@ -8,6 +8,7 @@ PlanPlacement::PlanPlacement(PlanWhatIf* what_if, const std::vector<const Normal
     : what_if_(*what_if), members_(members), nodes_(members.size(), -1) {
   for (const NormalizedPod* m : members_) {
     needs_.push_back(PlanWhatIf::NeedOf(*m));
+    amounts_.push_back(PlanWhatIf::AmountsOf(*m));
     full_check_.push_back(PlanWhatIf::NeedsFullCheck(*m));
     keys_.insert(m->store_key());
   }
@@ -40,6 +41,14 @@ bool PlanPlacement::PlaceFrom(std::size_t first, int* placed) {
 }
 
 bool PlanPlacement::FitsBeside(std::size_t j, int node) {
+  if (!full_check_[j] && what_if_.SummaryNode(node)) {
+    // FitsOnWithout's summary test, with the members' amounts found once.
+    PlanWhatIf::SummaryChange summary = what_if_.SummaryChangeOf(node);
+    for (std::size_t k = j; k < members_.size(); ++k) {
+      if (nodes_[k] == node) PlanWhatIf::GiveBack(&summary, amounts_[k]);
+    }
+    return what_if_.SummaryFitsOn(node, summary, needs_[j]);
+  }
   without_.clear();
   for (std::size_t k = j; k < members_.size(); ++k) {
     if (nodes_[k] == node) without_.push_back(members_[k]);
@@ -55,9 +64,16 @@ int PlanPlacement::FirstFitAfter(std::size_t j, int at) {
   int node = what_if_.FirstFit(at + 1, needs_[j], [&](int n) {
     return what_if_.FitsOn(m, needs_[j], full_check_[j], n, keys_);
   });
+  int no_room = -1;  // the node last found without room (the later members on a node are
+                     // usually next to each other)
   for (std::size_t k = j + 1; k < members_.size(); ++k) {
     const int n = nodes_[k];
-    if (n > at && (node < 0 || n < node) && FitsBeside(j, n)) node = n;
+    if (n <= at || n == no_room || (node >= 0 && n >= node)) continue;
+    if (FitsBeside(j, n)) {
+      node = n;
+    } else {
+      no_room = n;
+    }
   }
   return node;
 }

@@ -49,6 +49,7 @@ class PlanPlacement {
   PlanWhatIf& what_if_;
   const std::vector<const NormalizedPod*>& members_;
   std::vector<PlanWhatIf::Need> needs_;
+  std::vector<PlanWhatIf::Need> amounts_;  // PlanWhatIf::AmountsOf each member
   std::vector<bool> full_check_;
   std::unordered_set<std::string> keys_;  // the members' store keys
   std::vector<int> nodes_;

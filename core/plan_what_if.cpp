@@ -10,27 +10,14 @@ namespace capext {
 
 namespace {
 
-// SaturatingAdd and SaturatingSub (resource_list.h), inlined here: node fit on the what-if
-// runs them a few times per member looked at.
-inline int64_t AddSat(int64_t a, int64_t b) {
-  int64_t out;
-  if (__builtin_add_overflow(a, b, &out))
-    return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
-  return out;
-}
-inline int64_t SubSat(int64_t a, int64_t b) {
-  int64_t out;
-  if (__builtin_sub_overflow(a, b, &out))
-    return b < 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
-  return out;
-}
-
 // The free amounts of node fit's summary (NodeFitSummary) with the node's requested change of
 // cpu, memory and ephemeral storage (`change`, PlanWhatIf::change_) and of its pod count.
 PlanWhatIf::Need FreeOf(const NodeRecord& record, const PlanWhatIf::Need& change, int32_t pods) {
   const NodeFitSummary& fit = record.fit;
-  return {SubSat(fit.free_cpu, change[0]), SubSat(fit.free_memory, change[1]),
-          SubSat(fit.free_ephemeral_storage, change[2]), SubSat(fit.free_pods, pods)};
+  return {PlanWhatIf::SubSat(fit.free_cpu, change[0]),
+          PlanWhatIf::SubSat(fit.free_memory, change[1]),
+          PlanWhatIf::SubSat(fit.free_ephemeral_storage, change[2]),
+          PlanWhatIf::SubSat(fit.free_pods, pods)};
 }
 
 // Where a resource's requested change is kept in a Need (cpu, memory, ephemeral storage), or -1.
@@ -230,6 +217,14 @@ bool PlanWhatIf::FitsOn(const NormalizedPod& pod, const Need& need, bool full_ch
 }  // namespace capext
 
 namespace capext {
+
+PlanWhatIf::Need PlanWhatIf::AmountsOf(const NormalizedPod& pod) {
+  Need amounts{0, 0, 0, 0};
+  for (const auto& [name, amount] : pod.requests.entries()) {
+    if (const int k = NeedIndexOf(name); k >= 0) amounts[static_cast<std::size_t>(k)] = amount;
+  }
+  return amounts;
+}
 
 bool PlanWhatIf::FitsOnWithout(const NormalizedPod& pod, const Need& need, bool full_check,
                                int node, const std::unordered_set<std::string>& skip,
