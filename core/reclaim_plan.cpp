@@ -6,7 +6,6 @@
 #include <unordered_set>
 #include <utility>
 
-#include "core/group_quota.h"
 #include "core/plan_placement.h"
 #include "core/plan_what_if.h"
 #include "core/quota_admission.h"
@@ -33,21 +32,6 @@ std::vector<const NormalizedPod*> ReclaimPlan::Victims() const {
   std::vector<const NormalizedPod*> out;
   for (const PlannedUnit& unit : units)
     out.insert(out.end(), unit.victims.begin(), unit.victims.end());
-  return out;
-}
-
-std::vector<const NormalizedPod*> PlanMembers(const ClusterState& state, const NormalizedPod& pod) {
-  int32_t need = 0;
-  const std::vector<const NormalizedPod*> unit = GroupNeedMembers(state, pod, &need);
-  if (need == 0) return {&pod};
-  if (static_cast<int32_t>(unit.size()) < need) return {};
-  std::vector<const NormalizedPod*> out;
-  // The gang's admitted members wait for a node too (held, no node): placed first, in start
-  // order (docs/reclaim-plan.md#1-what-a-plan-is-for).
-  for (const auto& m : state.GroupOf(pod)->members) {
-    if (m.state == MemberState::kAdmitted) out.push_back(m.pod);
-  }
-  out.insert(out.end(), unit.begin(), unit.end());
   return out;
 }
 
