@@ -14,27 +14,6 @@
 
 namespace capext {
 
-const char* ReclaimPlanOutcomeName(ReclaimPlanOutcome outcome) {
-  switch (outcome) {
-    case ReclaimPlanOutcome::kFound:
-      return "found";
-    case ReclaimPlanOutcome::kNoVictims:
-      return "no-victims";
-    case ReclaimPlanOutcome::kNoPlacement:
-      return "no-placement";
-    case ReclaimPlanOutcome::kBudgetExhausted:
-      return "budget-exhausted";
-  }
-  return "unknown";
-}
-
-std::vector<const NormalizedPod*> ReclaimPlan::Victims() const {
-  std::vector<const NormalizedPod*> out;
-  for (const PlannedUnit& unit : units)
-    out.insert(out.end(), unit.victims.begin(), unit.victims.end());
-  return out;
-}
-
 namespace {
 
 // A unit removed from the what-if: its pods (pointers into the state) in removal order.
@@ -182,7 +161,6 @@ class PlanSearch {
     }
     return it->second;
   }
-  const VictimRule::Scope& ScopeOf(const std::string& ns) { return InfoOf(ns).scope; }
 
   // Whether nothing about the pod itself keeps it from being a victim (its namespace's scope, its
   // priority, a side not borrowing even now: removals only lower usage).
