@@ -40,14 +40,37 @@ class PlanPlacement {
 
  private:
   void Release(std::size_t first);
+  // Whether member j fits on `node` beside the members before it only: the room the members from
+  // j on hold there (they have not been placed again yet) is given back for the question.
+  bool FitsBeside(std::size_t j, int node);
+  // Member j's first fit among the nodes after `at`, beside the members before it only.
+  int FirstFitAfter(std::size_t j, int at);
 
   PlanWhatIf& what_if_;
   const std::vector<const NormalizedPod*>& members_;
   std::vector<PlanWhatIf::Need> needs_;
+  std::vector<PlanWhatIf::Need> amounts_;  // PlanWhatIf::AmountsOf each member
   std::vector<bool> full_check_;
   std::unordered_set<std::string> keys_;  // the members' store keys
   std::vector<int> nodes_;
   std::vector<int> before_;  // the placement before the last Refit that moved a member
+  // A node where room grew during a Refit (a member left it), and the last need that found
+  // no room there since (`has_failed`): node fit on the summary (NodeFitScreen's test on free
+  // amounts) is monotone, and until a member leaves the node again its room only shrinks, so a
+  // member asking at least that much of every amount finds none either.
+  struct Grown {
+    int node = -1;
+    PlanWhatIf::Need failed{};
+    bool has_failed = false;
+  };
+  // Room grew on `node`: added to grew_, or its failed need forgotten.
+  void Grew(int node);
+  // Whether member j, on the summary, asks at least what found no room on g.node since it grew.
+  bool NoRoomYet(const Grown& g, std::size_t j) const;
+
+  std::vector<int> shrank_;                    // Refit's nodes where room shrank (kept for reuse)
+  std::vector<Grown> grew_;                    // Refit's nodes where room grew (kept for reuse)
+  std::vector<const NormalizedPod*> without_;  // FitsBeside's members left out (kept for reuse)
 };
 
 }  // namespace capext

@@ -10,13 +10,22 @@ namespace capext {
 
 namespace {
 
-// The free amounts of node fit's summary (NodeFitSummary) with the node's requested change.
-PlanWhatIf::Need FreeOf(const NodeRecord& record, const ResourceList& change, int32_t pods) {
+// The free amounts of node fit's summary (NodeFitSummary) with the node's requested change of
+// cpu, memory and ephemeral storage (`change`, PlanWhatIf::change_) and of its pod count.
+PlanWhatIf::Need FreeOf(const NodeRecord& record, const PlanWhatIf::Need& change, int32_t pods) {
   const NodeFitSummary& fit = record.fit;
-  return {SaturatingSub(fit.free_cpu, change.Get(kCpuName)),
-          SaturatingSub(fit.free_memory, change.Get(kMemoryName)),
-          SaturatingSub(fit.free_ephemeral_storage, change.Get(kEphemeralStorageName)),
-          SaturatingSub(fit.free_pods, pods)};
+  return {PlanWhatIf::SubSat(fit.free_cpu, change[0]),
+          PlanWhatIf::SubSat(fit.free_memory, change[1]),
+          PlanWhatIf::SubSat(fit.free_ephemeral_storage, change[2]),
+          PlanWhatIf::SubSat(fit.free_pods, pods)};
+}
+
+// Where a resource's requested change is kept in a Need (cpu, memory, ephemeral storage), or -1.
+int NeedIndexOf(ResourceName name) {
+  if (name == kCpuName) return 0;
+  if (name == kMemoryName) return 1;
+  if (name == kEphemeralStorageName) return 2;
+  return -1;
 }
 
 }  // namespace
@@ -29,6 +38,7 @@ PlanWhatIf::PlanWhatIf(const ClusterState& state) : state_(state), totals_(state
     records_.push_back(record);
   }
   requested_.resize(records_.size());
+  change_.assign(records_.size(), Need{0, 0, 0, 0});
   pods_.assign(records_.size(), 0);
   is_dirty_.assign(records_.size(), false);
   while (leaves_ < node_count())
@@ -36,7 +46,7 @@ PlanWhatIf::PlanWhatIf(const ClusterState& state) : state_(state), totals_(state
   const int64_t none = std::numeric_limits<int64_t>::min();
   max_.assign(static_cast<std::size_t>(2 * leaves_), Need{none, none, none, none});
   for (int i = 0; i < node_count(); ++i)
-    max_[static_cast<std::size_t>(leaves_ + i)] = FreeOf(record(i), {}, 0);
+    max_[static_cast<std::size_t>(leaves_ + i)] = FreeOf(record(i), Need{0, 0, 0, 0}, 0);
   for (int at = leaves_ - 1; at >= 1; --at) {
     for (std::size_t k = 0; k < 4; ++k) {
       max_[static_cast<std::size_t>(at)][k] = std::max(
@@ -121,8 +131,14 @@ void PlanWhatIf::Change(const NormalizedPod& pod, int node, int sign) {
 
 void PlanWhatIf::ChangeNode(int node, const NormalizedPod& pod, int sign) {
   ResourceList& requested = requested_[static_cast<std::size_t>(node)];
-  for (const auto& [name, amount] : pod.requests.entries())
-    requested.AddTo(name, sign > 0 ? amount : SaturatingSub(0, amount));
+  Need& change = change_[static_cast<std::size_t>(node)];
+  for (const auto& [name, amount] : pod.requests.entries()) {
+    const int64_t delta = sign > 0 ? amount : SubSat(0, amount);
+    requested.AddTo(name, delta);
+    // The same saturating sum as the list's (AddTo), kept where FreeOf reads it.
+    if (const int k = NeedIndexOf(name); k >= 0)
+      change[static_cast<std::size_t>(k)] = AddSat(change[static_cast<std::size_t>(k)], delta);
+  }
   pods_[static_cast<std::size_t>(node)] += sign;
   if (!is_dirty_[static_cast<std::size_t>(node)]) {
     is_dirty_[static_cast<std::size_t>(node)] = true;
@@ -138,13 +154,19 @@ void PlanWhatIf::Flush() {
   dirty_.clear();
 }
 
+// A subtree's maxima depend on its children's only: the walk up stops at the first that stays.
 void PlanWhatIf::Refresh(int node) {
   const auto i = static_cast<std::size_t>(node);
   std::size_t at = static_cast<std::size_t>(leaves_) + i;
-  max_[at] = FreeOf(record(node), requested_[i], pods_[i]);
+  const Need leaf = FreeOf(record(node), change_[i], pods_[i]);
+  if (leaf == max_[at]) return;
+  max_[at] = leaf;
   for (at /= 2; at >= 1; at /= 2) {
+    Need up;
     for (std::size_t k = 0; k < 4; ++k)
-      max_[at][k] = std::max(max_[2 * at][k], max_[2 * at + 1][k]);
+      up[k] = std::max(max_[2 * at][k], max_[2 * at + 1][k]);
+    if (up == max_[at]) return;
+    max_[at] = up;
   }
 }
 
@@ -174,9 +196,7 @@ bool PlanWhatIf::FitsOn(const NormalizedPod& pod, const Need& need, bool full_ch
   const auto i = static_cast<std::size_t>(node);
   if (!full_check && !rec.fit.static_checks && rec.fit.nominations == 0) {
     // NodeFitScreen's summary test, on the changed free amounts.
-    const Need free = FreeOf(rec, requested_[i], pods_[i]);
-    return free[3] >= 1 && need[0] <= std::max<int64_t>(free[0], 0) &&
-           need[1] <= std::max<int64_t>(free[1], 0) && need[2] <= std::max<int64_t>(free[2], 0);
+    return SummaryFits(FreeOf(rec, change_[i], pods_[i]), need);
   }
   if (!CheckNodeStatic(pod, *rec.node).ok()) return false;
   ResourceList requested = rec.usage.requested;
@@ -192,6 +212,45 @@ bool PlanWhatIf::FitsOn(const NormalizedPod& pod, const Need& need, bool full_ch
     });
   }
   return CheckNodeResources(pod, *rec.node, requested, pod_count).ok();
+}
+
+}  // namespace capext
+
+namespace capext {
+
+PlanWhatIf::Need PlanWhatIf::AmountsOf(const NormalizedPod& pod) {
+  Need amounts{0, 0, 0, 0};
+  for (const auto& [name, amount] : pod.requests.entries()) {
+    if (const int k = NeedIndexOf(name); k >= 0) amounts[static_cast<std::size_t>(k)] = amount;
+  }
+  return amounts;
+}
+
+bool PlanWhatIf::FitsOnWithout(const NormalizedPod& pod, const Need& need, bool full_check,
+                               int node, const std::unordered_set<std::string>& skip,
+                               const std::vector<const NormalizedPod*>& without) {
+  if (without.empty()) return FitsOn(pod, need, full_check, node, skip);
+  const NodeRecord& rec = record(node);
+  const auto i = static_cast<std::size_t>(node);
+  if (!full_check && !rec.fit.static_checks && rec.fit.nominations == 0) {
+    // FitsOn's summary test on the change that Reserve(node, *p, -1) for each would leave: the
+    // same saturating sums, in the same order (ChangeNode's).
+    Need change = change_[i];
+    for (const NormalizedPod* p : without) {
+      for (const auto& [name, amount] : p->requests.entries()) {
+        if (const int k = NeedIndexOf(name); k >= 0)
+          change[static_cast<std::size_t>(k)] =
+              AddSat(change[static_cast<std::size_t>(k)], SubSat(0, amount));
+      }
+    }
+    return SummaryFits(FreeOf(rec, change, pods_[i] - static_cast<int32_t>(without.size())), need);
+  }
+  for (const NormalizedPod* p : without)
+    ChangeNode(node, *p, -1);
+  const bool fits = FitsOn(pod, need, full_check, node, skip);
+  for (const NormalizedPod* p : without)
+    ChangeNode(node, *p, +1);
+  return fits;
 }
 
 }  // namespace capext

@@ -9,8 +9,10 @@
 // Thread-safety: one thread; the caller keeps `state` still while the what-if lives.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -54,16 +56,80 @@ class PlanWhatIf {
   // required affinity, another resource), so every node it may take is checked in full.
   static bool NeedsFullCheck(const NormalizedPod& pod);
   // The first node >= `from` whose free amounts cover `need` and for which `exact(node)` is
-  // true; -1 when none.
+  // true; -1 when none. Searched from `from`'s leaf up, then down the first subtree to its right
+  // that covers `need`: about 2 log d nodes looked at for an answer d nodes on.
   template <typename F>
   int FirstFit(int from, const Need& need, F&& exact) {
     Flush();
-    return Find(1, 0, leaves_, from, need, exact);
+    if (from < 0) from = 0;
+    if (from >= node_count()) return -1;
+    auto at = static_cast<std::size_t>(leaves_ + from);
+    if (const int found = Find(at, need, exact); found >= 0) return found;
+    for (; at > 1; at /= 2) {
+      if (at % 2 != 0) continue;  // a right child: its sibling's nodes are before `from`
+      if (const int found = Find(at + 1, need, exact); found >= 0) return found;
+    }
+    return -1;
   }
   // Node fit (CheckNodeFit's answer) for `pod` on `node` with every change, the nominations of
   // `skip` (the waiting members: the room they hold is theirs) and of removed pods left out.
   bool FitsOn(const NormalizedPod& pod, const Need& need, bool full_check, int node,
               const std::unordered_set<std::string>& skip) const;
+  // Whether FitsOn answers for `node` by the summary test on free amounts alone (a node without
+  // static checks or nominations), for a pod that needs no full check.
+  bool SummaryNode(int node) const {
+    const NodeRecord& rec = record(node);
+    return !rec.fit.static_checks && rec.fit.nominations == 0;
+  }
+  // What the summary test sees of a node (SummaryNode): the requested change of cpu, memory and
+  // ephemeral storage, and the pod count change.
+  struct SummaryChange {
+    Need change{};
+    int32_t pods = 0;
+  };
+  SummaryChange SummaryChangeOf(int node) const {
+    const auto i = static_cast<std::size_t>(node);
+    return {change_[i], pods_[i]};
+  }
+  // A pod's requested cpu, memory and ephemeral storage (0 when absent; slot 3 unused): what
+  // Reserve changes the summary by.
+  static Need AmountsOf(const NormalizedPod& pod);
+  // `summary` after Reserve(node, pod, -1) for the pod of `amounts`: ChangeNode's saturating
+  // sums (an absent amount adds 0: no change).
+  static void GiveBack(SummaryChange* summary, const Need& amounts) {
+    for (std::size_t k = 0; k < 3; ++k)
+      summary->change[k] = AddSat(summary->change[k], SubSat(0, amounts[k]));
+    summary->pods -= 1;
+  }
+  // FitsOn's answer on a SummaryNode for a pod that needs no full check, on `summary`.
+  bool SummaryFitsOn(int node, const SummaryChange& summary, const Need& need) const {
+    const NodeFitSummary& fit = record(node).fit;
+    return SummaryFits(
+        {SubSat(fit.free_cpu, summary.change[0]), SubSat(fit.free_memory, summary.change[1]),
+         SubSat(fit.free_ephemeral_storage, summary.change[2]),
+         SubSat(fit.free_pods, summary.pods)},
+        need);
+  }
+  // SaturatingAdd and SaturatingSub (resource_list.h), inline: node fit on the what-if runs them
+  // a few times per member looked at.
+  static int64_t AddSat(int64_t a, int64_t b) {
+    int64_t out;
+    if (__builtin_add_overflow(a, b, &out))
+      return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+    return out;
+  }
+  static int64_t SubSat(int64_t a, int64_t b) {
+    int64_t out;
+    if (__builtin_sub_overflow(a, b, &out))
+      return b < 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+    return out;
+  }
+  // FitsOn with the room that `without` (pods given room on `node` by Reserve, in that order)
+  // hold there given back first: the answer FitsOn gives after Reserve(node, *p, -1) for each.
+  // Leaves the what-if as it was.
+  bool FitsOnWithout(const NormalizedPod& pod, const Need& need, bool full_check, int node,
+                     const std::unordered_set<std::string>& skip,
+                     const std::vector<const NormalizedPod*>& without);
 
  private:
   void Change(const NormalizedPod& pod, int node, int sign);
@@ -79,21 +145,31 @@ class PlanWhatIf {
     }
     return true;
   }
+  // The first node of the subtree at `at` (1-based heap index) that covers `need` and passes
+  // `exact`, or -1.
   template <typename F>
-  int Find(int at, int lo, int hi, int from, const Need& need, F& exact) const {
-    if (hi <= from || lo >= node_count() || !Covers(max_[static_cast<std::size_t>(at)], need))
-      return -1;
-    if (hi - lo == 1) return exact(lo) ? lo : -1;
-    const int mid = lo + (hi - lo) / 2;
-    const int left = Find(2 * at, lo, mid, from, need, exact);
-    return left >= 0 ? left : Find(2 * at + 1, mid, hi, from, need, exact);
+  int Find(std::size_t at, const Need& need, F& exact) const {
+    if (!Covers(max_[at], need)) return -1;
+    if (at >= static_cast<std::size_t>(leaves_)) {
+      const int node = static_cast<int>(at) - leaves_;
+      return node < node_count() && exact(node) ? node : -1;
+    }
+    const int left = Find(2 * at, need, exact);
+    return left >= 0 ? left : Find(2 * at + 1, need, exact);
+  }
+  // The summary test of FitsOn (NodeFitScreen's) on free amounts.
+  static bool SummaryFits(const Need& free, const Need& need) {
+    return free[3] >= 1 && need[0] <= std::max<int64_t>(free[0], 0) &&
+           need[1] <= std::max<int64_t>(free[1], 0) && need[2] <= std::max<int64_t>(free[2], 0);
   }
 
   const ClusterState& state_;
   std::vector<const NodeRecord*> records_;
   std::unordered_map<std::string_view, int> index_;  // node name -> position in records_
   std::vector<ResourceList> requested_;              // per node: requested change
-  std::vector<int32_t> pods_;                        // per node: pod count change
+  std::vector<Need>
+      change_;  // per node: requested_'s cpu, memory, ephemeral storage (the summary's)
+  std::vector<int32_t> pods_;  // per node: pod count change
   int leaves_ = 1;
   std::vector<Need> max_;   // max-tree of each node's free amounts (1-based heap)
   std::vector<int> dirty_;  // nodes changed since the last Flush

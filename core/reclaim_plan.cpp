@@ -6,7 +6,6 @@
 #include <unordered_set>
 #include <utility>
 
-#include "core/group_quota.h"
 #include "core/plan_placement.h"
 #include "core/plan_what_if.h"
 #include "core/quota_admission.h"
@@ -15,48 +14,12 @@
 
 namespace capext {
 
-const char* ReclaimPlanOutcomeName(ReclaimPlanOutcome outcome) {
-  switch (outcome) {
-    case ReclaimPlanOutcome::kFound:
-      return "found";
-    case ReclaimPlanOutcome::kNoVictims:
-      return "no-victims";
-    case ReclaimPlanOutcome::kNoPlacement:
-      return "no-placement";
-    case ReclaimPlanOutcome::kBudgetExhausted:
-      return "budget-exhausted";
-  }
-  return "unknown";
-}
-
-std::vector<const NormalizedPod*> ReclaimPlan::Victims() const {
-  std::vector<const NormalizedPod*> out;
-  for (const PlannedUnit& unit : units)
-    out.insert(out.end(), unit.victims.begin(), unit.victims.end());
-  return out;
-}
-
-std::vector<const NormalizedPod*> PlanMembers(const ClusterState& state, const NormalizedPod& pod) {
-  int32_t need = 0;
-  const std::vector<const NormalizedPod*> unit = GroupNeedMembers(state, pod, &need);
-  if (need == 0) return {&pod};
-  if (static_cast<int32_t>(unit.size()) < need) return {};
-  std::vector<const NormalizedPod*> out;
-  // The gang's admitted members wait for a node too (held, no node): placed first, in start
-  // order (docs/reclaim-plan.md#1-what-a-plan-is-for).
-  for (const auto& m : state.GroupOf(pod)->members) {
-    if (m.state == MemberState::kAdmitted) out.push_back(m.pod);
-  }
-  out.insert(out.end(), unit.begin(), unit.end());
-  return out;
-}
-
 namespace {
 
 // A unit removed from the what-if: its pods (pointers into the state) in removal order.
 struct Taken {
   VictimUnitKind kind = VictimUnitKind::kSingle;
-  GroupKey group;
+  const GroupKey* group = nullptr;  // its candidate's (step 1's unit); null for a single pod
   std::vector<const NormalizedPod*> pods;
   std::vector<int> nodes;  // each pod's node on the what-if (-1: held, no node)
   std::size_t order = 0;   // removal rank: eviction order
@@ -123,7 +86,7 @@ class PlanSearch {
                : reasons::PlanNoPlacement(static_cast<int>(plan_.members.size()), placed));
       return;
     }
-    std::vector<Taken> victims = PutBack();
+    std::vector<Taken*> victims = PutBack();
     if (exhausted_) return Exhausted();
     if (Status fair = CheckFairGivers(victims); !fair.ok()) {
       plan_.outcome = ReclaimPlanOutcome::kNoVictims;
@@ -136,11 +99,12 @@ class PlanSearch {
       plan_.nodes.push_back(what_if_.record(node).name);
     plan_.placed = static_cast<int32_t>(plan_.members.size());
     std::sort(victims.begin(), victims.end(),
-              [](const Taken& a, const Taken& b) { return a.order < b.order; });
-    for (const Taken& t : victims) {
+              [](const Taken* a, const Taken* b) { return a->order < b->order; });
+    for (const Taken* victim : victims) {
+      const Taken& t = *victim;
       PlannedUnit unit;
       unit.kind = t.kind;
-      unit.group = t.group;
+      if (t.group != nullptr) unit.group = *t.group;
       unit.pdb_violations = t.pdb_violations;
       for (const NormalizedPod* y : t.pods) {
         if (!HeldWithoutNode(state_, *y)) unit.victims.push_back(y);
@@ -197,12 +161,11 @@ class PlanSearch {
     }
     return it->second;
   }
-  const VictimRule::Scope& ScopeOf(const std::string& ns) { return InfoOf(ns).scope; }
 
   // Whether nothing about the pod itself keeps it from being a victim (its namespace's scope, its
   // priority, a side not borrowing even now: removals only lower usage).
-  bool MayEverGo(const NormalizedPod& y) {
-    const NamespaceInfo& info = InfoOf(y.ns);
+  bool MayEverGo(const NormalizedPod& y) { return MayEverGo(y, InfoOf(y.ns)); }
+  bool MayEverGo(const NormalizedPod& y, const NamespaceInfo& info) const {
     if (info.scope.lower_priority_only && y.priority >= pod_.priority) return false;
     return info.may;
   }
@@ -230,9 +193,10 @@ class PlanSearch {
       for (const NormalizedPod* x : what_if_.record(i).usage.pods) {
         if (x->store_key() == pod_.store_key()) continue;
         if (x->group.empty()) {
-          // VictimUnitOf's single pod, without its one-pod list.
-          if (!MayEverGo(*x)) continue;
+          // VictimUnitOf's single pod, without its one-pod list; MayEverGo with its namespace
+          // looked up once.
           NamespaceInfo& info = InfoOf(x->ns);
+          if (!MayEverGo(*x, info)) continue;
           ++info.left;
           Candidate& c = units->emplace_back();
           c.distance = info.scope.distance;
@@ -269,13 +233,14 @@ class PlanSearch {
   }
 
   // The victim rule for each pod of the unit in turn, as if the ones before it were gone.
-  // `side_done`: the first pod's side is not borrowing on the what-if as it is.
-  bool Eligible(const VictimUnit& unit, bool* side_done) {
+  // `side_done`: the first pod's side is not borrowing on the what-if as it is. `ns`: the unit's
+  // namespace (its candidate's), for a one-pod unit without looking it up again.
+  bool Eligible(const VictimUnit& unit, const NamespaceInfo& ns, bool* side_done) {
     delta_.clear();
     *side_done = false;
     const QuotaTree& tree = state_.ledger().tree();
     for (const NormalizedPod* y : unit.pods) {
-      const NamespaceInfo& info = InfoOf(y->ns);
+      const NamespaceInfo& info = unit.pods.size() == 1 ? ns : InfoOf(y->ns);
       const VictimRule::Scope& scope = info.scope;
       if (!scope.any || (scope.lower_priority_only && y->priority >= pod_.priority)) return false;
       if (scope.recheck && !context_.rule->SideBorrowing(
@@ -335,12 +300,14 @@ class PlanSearch {
         unit = &core;
       }
       bool side_done = false;
-      if (!unit->pods.empty() && Eligible(*unit, &side_done)) {
+      if (!unit->pods.empty() && Eligible(*unit, info, &side_done)) {
         std::vector<int> nodes;
         for (const NormalizedPod* y : unit->pods)
           nodes.push_back(candidate.node >= 0 ? candidate.node : what_if_.NodeOf(*y));
         what_if_.Remove(unit->pods, nodes);
-        taken_.push_back({unit->kind, unit->group, unit->pods, std::move(nodes), taken_.size(), 0});
+        const GroupKey* group =
+            candidate.unit.group.empty() ? nullptr : &candidate.unit.group;  // the core's too
+        taken_.push_back({unit->kind, group, unit->pods, std::move(nodes), taken_.size(), 0});
       }
       if (side_done) info.done = true;
       if (info.done || info.left == 0) live -= 1;
@@ -379,56 +346,65 @@ class PlanSearch {
 
   // Steps 4 and 5: the put-back pass, PDB-violating units first, most important first; then
   // again over the victims until none can be dropped.
-  std::vector<Taken> PutBack() {
-    std::vector<Taken> order(taken_.rbegin(), taken_.rend());
+  std::vector<Taken*> PutBack() {
+    // The units stay in taken_ (Step 1's candidates hold their group keys): the pass orders and
+    // keeps pointers to them.
+    std::vector<Taken*> order;
+    order.reserve(taken_.size());
+    for (auto it = taken_.rbegin(); it != taken_.rend(); ++it)
+      order.push_back(&*it);
     std::vector<const NormalizedPod*> flat, violating, non_violating;
-    for (const Taken& t : order) {
-      for (const NormalizedPod* y : t.pods) {
+    for (const Taken* t : order) {
+      for (const NormalizedPod* y : t->pods) {
         if (!HeldWithoutNode(state_, *y)) flat.push_back(y);
       }
     }
     SplitByPdbViolation(state_.pdbs(), flat, &violating, &non_violating);
-    for (Taken& t : order) {
-      for (const NormalizedPod* y : t.pods)
-        t.pdb_violations += std::count(violating.begin(), violating.end(), y) > 0 ? 1 : 0;
+    for (Taken* t : order) {
+      for (const NormalizedPod* y : t->pods)
+        t->pdb_violations += std::count(violating.begin(), violating.end(), y) > 0 ? 1 : 0;
     }
     std::stable_partition(order.begin(), order.end(),
-                          [](const Taken& t) { return t.pdb_violations > 0; });
+                          [](const Taken* t) { return t->pdb_violations > 0; });
+    const auto same_group = [](const Taken* a, const Taken* b) {
+      return a->group != nullptr && b->group != nullptr && *a->group == *b->group;
+    };
     // A surplus member is tried after its gang's core: alone beside a core that goes it would
     // leave the gang running below its minMember.
     for (std::size_t i = 0; i < order.size(); ++i) {
-      if (order[i].kind != VictimUnitKind::kSurplus) continue;
+      if (order[i]->kind != VictimUnitKind::kSurplus) continue;
       const auto first = order.begin() + static_cast<std::ptrdiff_t>(i);
-      const auto core = std::find_if(first + 1, order.end(), [&](const Taken& t) {
-        return t.kind == VictimUnitKind::kCore && t.group == first->group;
+      const auto core = std::find_if(first + 1, order.end(), [&](const Taken* t) {
+        return t->kind == VictimUnitKind::kCore && same_group(t, *first);
       });
       if (core == order.end()) continue;
       std::rotate(first, first + 1, core + 1);
       --i;
     }
-    std::vector<Taken> victims;
-    for (Taken& t : order) {
-      if (t.kind == VictimUnitKind::kSurplus) {
+    std::vector<Taken*> victims;
+    for (Taken* t : order) {
+      if (t->kind == VictimUnitKind::kSurplus) {
         // Its core goes: the surplus goes with it, in one unit.
-        const auto core = std::find_if(victims.begin(), victims.end(), [&](const Taken& v) {
-          return v.kind == VictimUnitKind::kCore && v.group == t.group;
+        const auto core = std::find_if(victims.begin(), victims.end(), [&](const Taken* v) {
+          return v->kind == VictimUnitKind::kCore && same_group(v, t);
         });
         if (core != victims.end()) {
-          core->pods.insert(core->pods.begin(), t.pods.begin(), t.pods.end());
-          core->nodes.insert(core->nodes.begin(), t.nodes.begin(), t.nodes.end());
-          core->order = std::min(core->order, t.order);
-          core->pdb_violations += t.pdb_violations;
+          Taken& c = **core;
+          c.pods.insert(c.pods.begin(), t->pods.begin(), t->pods.end());
+          c.nodes.insert(c.nodes.begin(), t->nodes.begin(), t->nodes.end());
+          c.order = std::min(c.order, t->order);
+          c.pdb_violations += t->pdb_violations;
           continue;
         }
       }
-      const bool back = TryPutBack(t);
+      const bool back = TryPutBack(*t);
       if (exhausted_) return {};
-      if (!back) victims.push_back(std::move(t));
+      if (!back) victims.push_back(t);
     }
     for (bool dropped = true; dropped;) {
       dropped = false;
       for (std::size_t i = 0; i < victims.size(); ++i) {
-        const bool back = TryPutBack(victims[i]);
+        const bool back = TryPutBack(*victims[i]);
         if (exhausted_) return {};
         if (!back) continue;
         victims.erase(victims.begin() + static_cast<std::ptrdiff_t>(i));
@@ -441,12 +417,12 @@ class PlanSearch {
 
   // Reclaim between borrowers: the final plan's victims from each giver by fairness pass
   // FairReclaimAllowed together (docs/fair-sharing.md#6-reclaim-between-borrowers).
-  Status CheckFairGivers(const std::vector<Taken>& victims) {
+  Status CheckFairGivers(const std::vector<Taken*>& victims) {
     if (!fair_) return Status::Ok();
     std::vector<std::pair<const FairVictimEligibility::Scope*, std::vector<const NormalizedPod*>>>
         givers;
-    for (const Taken& t : victims) {
-      for (const NormalizedPod* y : t.pods) {
+    for (const Taken* t : victims) {
+      for (const NormalizedPod* y : t->pods) {
         const FairVictimEligibility::Scope& scope = InfoOf(y->ns).fair;
         if (!scope.any || HeldWithoutNode(state_, *y)) continue;
         auto it = std::find_if(givers.begin(), givers.end(),
