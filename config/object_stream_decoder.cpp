@@ -1,9 +1,10 @@
 #include "config/object_stream_decoder.h"
 
-#include <fmt/format.h>
-
+#include <array>
 #include <optional>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "config/json_fields.h"
 #include "config/object_stream_parts.h"
@@ -94,24 +95,11 @@ Status ReadWorkloadRef(JsonPullReader& r, PodWorkloadText* out) {
   bool present = false;
   Status object = ObjectOrAbsent(r, "spec.workloadRef", &present);
   if (!present) return object;
-  MemberSlot slots[3];
-  static constexpr std::string_view kNames[3] = {"name", "podGroup", "podGroupReplicaKey"};
-  std::string* outs[3] = {&out->workload_name, &out->workload_pod_group,
-                          &out->workload_replica_key};
-  ForEachMember(r, [&](std::string_view key) {
-    for (int f = 0; f < 3; ++f) {
-      if (slots[f].Take(key, kNames[f])) {
-        outs[f]->clear();
-        slots[f].Keep(json::PullString(r, FieldPath("spec.workloadRef.", kNames[f]), outs[f]));
-        return true;
-      }
-    }
-    return r.SkipValue();
-  });
-  Status first;
-  for (const auto& slot : slots)
-    KeepFirst(&first, slot.status);
-  return first;
+  static constexpr std::array<std::string_view, 3> kNames = {"name", "podGroup",
+                                                             "podGroupReplicaKey"};
+  return json::PullStringFields<3>(
+      r, "spec.workloadRef", kNames,
+      {&out->workload_name, &out->workload_pod_group, &out->workload_replica_key});
 }
 
 bool ReadPodMetadata(JsonPullReader& r, const DecodeOptions& options, PodMetadata* m) {
