@@ -93,6 +93,13 @@ void ReclaimController::MaybeNudge(const NormalizedPod& pod, int64_t now_ms, Wak
   }
 }
 
+int64_t ReclaimController::NextRetryAt(const std::string& uid, int retry_after_seconds,
+                                       int64_t now_ms) {
+  const int64_t backoff =
+      refused_[uid].Next(options_.refusal_backoff_ms, options_.max_refusal_backoff_ms);
+  return now_ms + std::max(backoff, int64_t{retry_after_seconds} * 1000);
+}
+
 PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_ms, bool* started,
                                          WakeRule* wake) {
   const std::string pod_uid = pod.store_key();
@@ -137,9 +144,8 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
   auto back_off = [&] {
     drop_record();
     RefusalBackoff& b = refused_[pod_uid];
-    b.Next(options_.refusal_backoff_ms, options_.max_refusal_backoff_ms);
-    const int64_t wait = std::max(b.backoff_ms, int64_t{max_retry_after_seconds} * 1000);
-    b.until_ms = now_ms + wait;
+    b.until_ms = NextRetryAt(pod_uid, max_retry_after_seconds, now_ms);
+    const int64_t wait = b.until_ms - now_ms;
     *wake = WakeRule{};
     wake->at_ms = b.until_ms;
     // One reason for the whole refuse-wait-retry cycle, with a message that stays the same.
@@ -263,9 +269,7 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
     // Cut short by a refusal: planned again after the backoff, keeping that room.
     int64_t resume_at_ms = 0;
     if (refusal) {
-      RefusalBackoff& b = refused_[pod_uid];
-      b.Next(options_.refusal_backoff_ms, options_.max_refusal_backoff_ms);
-      resume_at_ms = now_ms + std::max(b.backoff_ms, int64_t{refusal->retry_after_seconds} * 1000);
+      resume_at_ms = NextRetryAt(pod_uid, refusal->retry_after_seconds, now_ms);
       Log(LogLevel::kWarn, "reclaim cut short: planned again after the backoff",
           {{"pod", pod.Key()},
            {"node", plan.node},

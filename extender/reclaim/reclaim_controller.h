@@ -272,6 +272,10 @@ class ReclaimController {
   // Releases our nomination of every member of `pod`'s plan, and queues their records for
   // removal: a plan cut short that can no longer be completed holds nothing.
   void ReleaseGangHolds(const NormalizedPod& pod);
+  // After a refusal (every candidate refused, or a reclaim cut short): the pod's next backoff
+  // (doubling from refusal_backoff_ms) or the server's Retry-After, whichever is longer; returns
+  // when it ends.
+  int64_t NextRetryAt(const std::string& uid, int retry_after_seconds, int64_t now_ms);
   // Publishes the verdict, unless the pod stopped being a pending quota pod meanwhile.
   void Publish(const NormalizedPod& pod, const std::string& quota, PodVerdict verdict,
                int64_t now_ms);

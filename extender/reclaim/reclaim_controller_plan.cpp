@@ -182,9 +182,7 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
   if (evicted.empty()) {
     clear_records();
     RefusalBackoff& b = refused_[pod.store_key()];
-    b.Next(options_.refusal_backoff_ms, options_.max_refusal_backoff_ms);
-    const int64_t retry_after_ms = run.stop ? int64_t{run.stop->retry_after_seconds} * 1000 : 0;
-    b.until_ms = now_ms + std::max(b.backoff_ms, retry_after_ms);
+    b.until_ms = NextRetryAt(pod.store_key(), run.stop ? run.stop->retry_after_seconds : 0, now_ms);
     wake->at_ms = b.until_ms;
     b.verdict = PodVerdict{};
     b.verdict.code = all_by_pdb && !refusals.empty() ? VerdictCode::kReclaimRefused
@@ -200,9 +198,7 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
   // held meanwhile (docs/capacity-semantics.md#8-the-reclaim-controller).
   int64_t resume_at_ms = 0;
   if (run.stop && !run.stopped_acting) {
-    RefusalBackoff& b = refused_[pod.store_key()];
-    b.Next(options_.refusal_backoff_ms, options_.max_refusal_backoff_ms);
-    resume_at_ms = now_ms + std::max(b.backoff_ms, int64_t{run.stop->retry_after_seconds} * 1000);
+    resume_at_ms = NextRetryAt(pod.store_key(), run.stop->retry_after_seconds, now_ms);
     Log(LogLevel::kWarn, "reclaim cut short: planned again after the backoff",
         {{"pod", pod.Key()},
          {"plan", reason},
