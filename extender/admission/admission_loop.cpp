@@ -1,12 +1,14 @@
 #include "extender/admission/admission_loop.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <iterator>
 #include <tuple>
 
 #include <fmt/format.h>
 
+#include "extender/admission/concurrent_for_each.h"
 #include "extender/log.h"
 
 namespace capext {
@@ -103,6 +105,11 @@ int AdmissionLoop::RunOnce() {
 }
 
 void AdmissionLoop::Admit(const AdmissionRound& round, int64_t now_ms, int* lifted) {
+  struct Lift {
+    Pod pod;
+    std::string unit;  // the unit's name, for the log
+  };
+  std::vector<Lift> lifts;
   for (const AdmissionUnit& unit : round.admit) {
     // Hold first: from here on no /filter and no later unit sees the room free. The pods still
     // carry our gate; core keeps such a hold and counts the pod admitted until the watch shows
@@ -120,29 +127,39 @@ void AdmissionLoop::Admit(const AdmissionRound& round, int64_t now_ms, int* lift
       return out;
     });
     const std::string what = unit.group.empty() ? "pod" : unit.group.Display();
-    for (const Pod& pod : pods) {
-      const GateOpenOutcome outcome = opener_->Open(pod, now_ms);
-      if (outcome.reread) metrics_->Count("capacity_extender_gate_rereads_total");
-      if (outcome.ok) {
-        ++*lifted;
-        metrics_->Count("capacity_extender_admissions_total");
-        Log(LogLevel::kInfo, "admitted", {{"pod", pod.Key()}, {"unit", what}});
-        continue;
-      }
-      // A failed patch releases that pod's hold (unless the watch already shows it admitted:
-      // then the hold is derived and stays); the unit's other members stay admitted (the
-      // group's timeout covers a unit that never completes).
-      cache_->Write([&](ClusterState& state) {
-        const std::string key = StoreKeyOf(pod);
-        const QuotaHold* hold = state.FindHold(key);
-        if (hold != nullptr && !hold->derived) state.ReleaseHold(key);
-        return 0;
-      });
-      metrics_->Count("capacity_extender_admission_failures_total");
-      Log(LogLevel::kWarn, "gate removal failed: hold released",
-          {{"pod", pod.Key()}, {"unit", what}, {"error", outcome.error}});
-    }
+    for (Pod& pod : pods)
+      lifts.push_back({std::move(pod), what});
   }
+  // Every unit of the round is held: the patches may go out in any order, several at once.
+  std::atomic<int> opened{0};
+  ForEachConcurrently(lifts.size(), static_cast<std::size_t>(options_.max_lifts_in_flight),
+                      [&](std::size_t i) {
+                        if (OpenGate(lifts[i].pod, lifts[i].unit, now_ms)) ++opened;
+                      });
+  *lifted += opened.load();
+}
+
+bool AdmissionLoop::OpenGate(const Pod& pod, const std::string& unit, int64_t now_ms) {
+  const GateOpenOutcome outcome = opener_->Open(pod, now_ms);
+  if (outcome.reread) metrics_->Count("capacity_extender_gate_rereads_total");
+  if (outcome.ok) {
+    metrics_->Count("capacity_extender_admissions_total");
+    Log(LogLevel::kInfo, "admitted", {{"pod", pod.Key()}, {"unit", unit}});
+    return true;
+  }
+  // A failed patch releases that pod's hold (unless the watch already shows it admitted: then
+  // the hold is derived and stays); the unit's other members stay admitted (the group's timeout
+  // covers a unit that never completes).
+  cache_->Write([&](ClusterState& state) {
+    const std::string key = StoreKeyOf(pod);
+    const QuotaHold* hold = state.FindHold(key);
+    if (hold != nullptr && !hold->derived) state.ReleaseHold(key);
+    return 0;
+  });
+  metrics_->Count("capacity_extender_admission_failures_total");
+  Log(LogLevel::kWarn, "gate removal failed: hold released",
+      {{"pod", pod.Key()}, {"unit", unit}, {"error", outcome.error}});
+  return false;
 }
 
 void AdmissionLoop::Expire(const AdmissionRound& round) {

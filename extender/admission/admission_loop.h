@@ -1,14 +1,14 @@
 // AdmissionLoop: gate mode's actor (docs/workloads-live.md#the-admission-loop). On the replica
 // that acts (its Leadership; a follower only plans and publishes verdicts), it plans with core's
-// PlanAdmissions over the cache and, for each admitted unit in order: holds every member's quota
-// first (ClusterState::Hold), then lifts each member's gate (one JSON patch per pod: test the gate,
-// remove it, stamp admitted-at); a failed patch releases that pod's hold. Groups that timed out
-// have the members the plan names evicted (Eviction API) and their holds released; members without
-// a controller are reported once, except those of a gang that lost its core, whose admission is
-// revoked (ClusterState::RevokeAdmission, then one JSON patch removing admitted-at; an Event;
-// retried with backoff). Every gated pod's verdict is kept for /pending and, when an
-// EventSink is attached, written as an Event on the pod once per change of its reason (not per
-// round).
+// PlanAdmissions over the cache, holds the quota of every member of every admitted unit, in the
+// plan's order (ClusterState::Hold), then lifts their gates, a few patches at once (one JSON patch
+// per pod: test the gate, remove it, stamp admitted-at); a failed patch releases that pod's hold.
+// Groups that timed out have the members the plan names evicted (Eviction API) and their holds
+// released; members without a controller are reported once, except those of a gang that lost its
+// core, whose admission is revoked (ClusterState::RevokeAdmission, then one JSON patch removing
+// admitted-at; an Event; retried with backoff). Every gated pod's verdict is kept for /pending and,
+// when an EventSink is attached, written as an Event on the pod once per change of its reason (not
+// per round).
 //
 // A gated gang whose unit waits on the quota or the nodes gets a reclaim plan across nodes
 // (docs/reclaim-plan.md#gate-mode-the-admission-loop-plans-for-a-gated-gang,
@@ -51,7 +51,8 @@
 
 namespace capext {
 
-// Lifts our scheduling gate from an admitted pod (live: kube::GateLifter).
+// Lifts our scheduling gate from an admitted pod (live: kube::GateLifter). Open is called from
+// up to AdmissionLoopOptions::max_lifts_in_flight threads at once.
 struct GateOpenOutcome {
   bool ok = false;
   std::string error;    // why not, for the log
@@ -106,6 +107,9 @@ struct AdmissionLoopOptions {
   int64_t hold_ttl_ms = 60'000;   // an explicit hold ends this long after admission unless
                                   // the pod's admitted-at annotation took over
   int max_events_per_round = 20;  // Event writes per round; the rest wait for the next
+  // Gate removals sent at once (docs/workloads-live.md#the-admission-loop): the API client's
+  // pool of keep-alive connections. 1 sends them one after the other, in the plan's order.
+  int max_lifts_in_flight = 4;
   // A failed revocation is retried after this, doubling per consecutive failure up to the max.
   int64_t revoke_retry_ms = 1000;
   int64_t max_revoke_retry_ms = 60'000;
@@ -146,6 +150,9 @@ class AdmissionLoop {
   bool Due(int64_t now_ms);
   bool Acts() const;
   void Admit(const AdmissionRound& round, int64_t now_ms, int* lifted);
+  // Lifts one held pod's gate; on failure releases its explicit hold. Returns whether lifted.
+  // Called from several threads at once (Admit's patches in flight).
+  bool OpenGate(const Pod& pod, const std::string& unit, int64_t now_ms);
   void Expire(const AdmissionRound& round);
   // admission_revocation.cpp: revokes the admissions `round` lists, and retries the failed ones
   // whose time has come.

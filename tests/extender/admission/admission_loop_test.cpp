@@ -4,7 +4,11 @@
 // timed-out gang is evicted once; gated pods' verdicts carry /filter's words with the numbers.
 #include "extender/admission/admission_loop.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -30,16 +34,55 @@ using testing::Member;
 using testing::PodGroupOf;
 using testing::SwitchableLeadership;
 
-// Records each gate removal; fails the pods named in `fail` (by name) once each.
+// Records each gate removal; fails the pods named in `fail` (by name) once each. A round sends
+// its patches several at once, in no set order: read `calls` between rounds, through Sorted.
 class RecordingOpener final : public GateOpener {
  public:
   GateOpenOutcome Open(const Pod& pod, int64_t /*admitted_ms*/) override {
+    std::lock_guard<std::mutex> lock(mutex_);
     calls.push_back(pod.name);
     if (fail.erase(pod.name) != 0) return {false, "HTTP 422 Invalid: test failed"};
     return {true, ""};
   }
   std::vector<std::string> calls;
   std::set<std::string> fail;
+
+ private:
+  std::mutex mutex_;
+};
+
+std::vector<std::string> Sorted(std::vector<std::string> names) {
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Lets each gate removal return only once `width` removals are under way together (or after
+// 1 s), and keeps the most that were ever under way at once.
+class ConcurrencyOpener final : public GateOpener {
+ public:
+  explicit ConcurrencyOpener(int width) : width_(width) {}
+  GateOpenOutcome Open(const Pod& /*pod*/, int64_t /*admitted_ms*/) override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ++inside_;
+    most_ = std::max(most_, inside_);
+    changed_.notify_all();
+    changed_.wait_for(lock, std::chrono::seconds(1), [&] { return inside_ >= width_ || left_; });
+    left_ = true;  // the first to leave lets the rest of its batch go too
+    if (--inside_ == 0) left_ = false;
+    return {true, ""};
+  }
+  int most() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return most_;
+  }
+
+ private:
+  const int width_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int inside_ = 0;
+  int most_ = 0;
+  bool left_ = false;
 };
 
 struct LoopHarness {
@@ -106,7 +149,7 @@ TEST_CASE("admission loop: a gang is admitted whole, the other waits with its nu
   LoopHarness h;
   h.TwoGangs();
   CHECK(h.loop->RunOnce() == 4);
-  CHECK(h.opener.calls == std::vector<std::string>{"a-0", "a-1", "a-2", "a-3"});
+  CHECK(Sorted(h.opener.calls) == std::vector<std::string>{"a-0", "a-1", "a-2", "a-3"});
   CHECK(h.Used() == 4000);  // held before the patches, still gated in the cache
   for (int i = 0; i < 4; ++i) {
     CHECK(h.Held("a-" + std::to_string(i)));
@@ -160,6 +203,29 @@ class QuotasNotListed final : public CacheSyncSource {
   }
 };
 
+TEST_CASE("admission loop: a round's gate removals are sent four at once, every pod lifted once",
+          "[admission_loop]") {
+  LoopHarness h;
+  h.Write([](ClusterState& s) {
+    s.UpsertNode(MakeNode("n1", 16000));
+    s.UpsertQuota(MakeQuota("eq1", CpuList(16000), CpuList(16000)));
+    for (int i = 0; i < 10; ++i) {
+      const std::string name = "p-" + std::to_string(i);
+      s.UpsertPod(Gated(MakePod("eq1", name).Uid("u-" + name).Cpu(1000).Created(kStartMs + i)));
+    }
+  });
+  ConcurrencyOpener opener(4);
+  AdmissionLoopOptions options;
+  options.max_lifts_in_flight = 4;
+  AdmissionLoop loop(&h.cache, &h.metrics, &opener, &h.evictor, options);
+  CHECK(loop.RunOnce() == 10);
+  CHECK(opener.most() == 4);  // one after the other, it would be 1
+  CHECK(h.Used() == 10000);
+  for (int i = 0; i < 10; ++i)
+    CHECK(h.Held("p-" + std::to_string(i)));
+  CHECK(h.metrics.Render().find("capacity_extender_admissions_total 10") != std::string::npos);
+}
+
 TEST_CASE("admission loop: nothing is admitted while the cache is out of sync",
           "[admission_loop]") {
   LoopHarness h;
@@ -172,7 +238,7 @@ TEST_CASE("admission loop: nothing is admitted while the cache is out of sync",
   CHECK(h.sink.creates.empty());
   h.cache.set_sync_source(nullptr);  // in sync: the next round admits, as without the wait
   CHECK(h.loop->RunOnce() == 4);
-  CHECK(h.opener.calls == std::vector<std::string>{"a-0", "a-1", "a-2", "a-3"});
+  CHECK(Sorted(h.opener.calls) == std::vector<std::string>{"a-0", "a-1", "a-2", "a-3"});
 }
 
 TEST_CASE("admission loop: a failed patch releases that pod's hold; it is admitted again later",
@@ -346,7 +412,7 @@ TEST_CASE("admission loop: a gated gang within its min gets a plan: held, evicte
     s.UpsertPod(Gated(MakePod("team-b", "b1-r").Uid("u-b1-r").Cpu(4000).Created(kStartMs)));
   });
   CHECK(h.loop->RunOnce() == 4);
-  CHECK(h.opener.calls == std::vector<std::string>{"w-0", "w-1", "w-2", "w-3"});
+  CHECK(Sorted(h.opener.calls) == std::vector<std::string>{"w-0", "w-1", "w-2", "w-3"});
   // The re-created borrower waits (team-a's held 12 fill the sum of mins), nothing evicted again.
   for (int round = 0; round < 3; ++round)
     CHECK(h.loop->RunOnce() == 0);
