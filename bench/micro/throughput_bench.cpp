@@ -319,9 +319,13 @@ int Main(int argc, char** argv) {
     for (const char* base : {"no-extender", "go-noop"}) {
       if (c.name == base || !has(base)) continue;
       const auto ratios = Paired(runs, c.name, base, pps);
+      const int collapsed = CollapsedPairs(runs, c.name, base);
+      if (ratios.empty() && collapsed == 0) continue;
+      std::printf(
+          "  pods/s %s / %s: %.3f (%s; %zu pairs%s)\n", c.name.c_str(), base,
+          ratios.empty() ? 0.0 : Median(ratios), Range(ratios, 2).c_str(), ratios.size(),
+          collapsed == 0 ? "" : fmt::format(", {} left out: a run collapsed", collapsed).c_str());
       if (ratios.empty()) continue;
-      std::printf("  pods/s %s / %s: %.3f (%s)\n", c.name.c_str(), base, Median(ratios),
-                  Range(ratios, 2).c_str());
       report.Series(fmt::format("ratio.{}/{}", c.name, base), ratios);
       report.Number(fmt::format("ratio.{}/{}.median", c.name, base), Median(ratios));
     }
@@ -354,8 +358,13 @@ int Main(int argc, char** argv) {
                            const RunValue& value, bool difference, const std::string& op,
                            double threshold, const std::string& unit) {
     const auto values = Paired(runs, a, b, value, difference);
+    if (const int collapsed = CollapsedPairs(runs, a, b); collapsed > 0) {
+      report.Note("pairs_left_out." + key,
+                  fmt::format("{} of {} repetitions: {} or {} collapsed", collapsed,
+                              collapsed + static_cast<int>(values.size()), a, b));
+    }
     if (values.empty()) {
-      report.Note("not_measured." + key, a + " and " + b + " did not both run");
+      report.Note("not_measured." + key, a + " and " + b + " did not both run healthy");
       return;
     }
     report.Target(key, Median(values), op, threshold, unit);

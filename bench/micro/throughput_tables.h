@@ -44,14 +44,16 @@ inline std::vector<double> ValuesOf(const std::vector<const ThroughputRun*>& run
 }
 
 // value(a) / value(b), or value(a) - value(b) with `difference`, for each repetition in which
-// both `a` and `b` ran.
+// both `a` and `b` ran and neither collapsed: a collapsed run measures kube-scheduler's retries,
+// not the configuration, and one collapsed baseline would make any ratio look like a win
+// (collapsed runs are counted apart: CollapsedPairs).
 inline std::vector<double> Paired(const std::vector<ThroughputRun>& runs, const std::string& a,
                                   const std::string& b, const RunValue& value,
                                   bool difference = false) {
   std::vector<double> out;
   for (const ThroughputRun* x : RunsOf(runs, a)) {
     for (const ThroughputRun* y : RunsOf(runs, b)) {
-      if (x->repetition != y->repetition) continue;
+      if (x->repetition != y->repetition || x->collapsed || y->collapsed) continue;
       const double vx = value(*x), vy = value(*y);
       if (difference) {
         out.push_back(vx - vy);
@@ -61,6 +63,17 @@ inline std::vector<double> Paired(const std::vector<ThroughputRun>& runs, const 
     }
   }
   return out;
+}
+
+// The repetitions in which both `a` and `b` ran and at least one of them collapsed.
+inline int CollapsedPairs(const std::vector<ThroughputRun>& runs, const std::string& a,
+                          const std::string& b) {
+  int n = 0;
+  for (const ThroughputRun* x : RunsOf(runs, a)) {
+    for (const ThroughputRun* y : RunsOf(runs, b))
+      n += x->repetition == y->repetition && (x->collapsed || y->collapsed) ? 1 : 0;
+  }
+  return n;
 }
 
 // "a-b" with `digits` decimals ("a" when equal); "-" when empty.
