@@ -315,7 +315,8 @@ int main(int argc, char** argv) {
   std::printf("\ntree / flat\n");
   report.Target("filter_server_tree_over_flat", tree_server / flat_server, ">=", 0.9, "x");
   report.Target("filter_http_tree_over_flat", http_ratio_median, ">=", 0.9, "x");
-  report.Target("sim_decisions_tree_over_flat", sim_ratio_median, ">=", 0.9, "x");
+  // The simulator's target is the project's (trees >= 0.8x flat: the guide and issue 24).
+  report.Target("sim_decisions_tree_over_flat", sim_ratio_median, ">=", 0.8, "x");
   report.Note("note",
               "flat = the same 1,000 quotas without the parent annotation; each pair measured "
               "alternately in one run.");

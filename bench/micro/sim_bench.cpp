@@ -120,8 +120,9 @@ int main(int argc, char** argv) {
   report.Number("decisions.per_second_median", Median(wall_rate));
   report.Number("decisions.per_cpu_second_median", Median(cpu_rate));
   report.Series("decisions.per_second", wall_rate);
-  // Issue 14's target for the simulator inside bench.sh.
-  report.Target("decisions_per_second_5k_nodes", Median(wall_rate), ">=", 150'000, "decisions/s");
+  // The project's target for the simulator at 5,000 nodes (the developers' guide and issue 24;
+  // issue 14 asked for 150,000).
+  report.Target("decisions_per_second_5k_nodes", Median(wall_rate), ">=", 200'000, "decisions/s");
 
   // 2. A million pods.
   if (million > 0) {
