@@ -61,7 +61,7 @@ if ! $quick; then
   # kube-apiserver and etcd for paths the end-to-end tests on the API-server double also drive.
   stage "ASan+UBSan build and tests"
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCE_SANITIZE=address,undefined \
-    -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" -DCE_BENCH_PROGRAMS=OFF >/dev/null
+    -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DCE_BENCH_PROGRAMS=OFF >/dev/null
   cmake --build build-asan -j2
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp" \
@@ -69,7 +69,7 @@ if ! $quick; then
 
   stage "TSan build and concurrency tests"
   cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCE_SANITIZE=thread \
-    -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" -DCE_BENCH_PROGRAMS=OFF >/dev/null
+    -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DCE_BENCH_PROGRAMS=OFF >/dev/null
   cmake --build build-tsan -j2 --target extender_tests
   # Every test of the extender's threaded parts: HTTP server, bind storms, reclaim controller,
   # service verbs, API-server client and informers; two at a time, as the other stages.
