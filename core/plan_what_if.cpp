@@ -14,10 +14,8 @@ namespace {
 // cpu, memory and ephemeral storage (`change`, PlanWhatIf::change_) and of its pod count.
 PlanWhatIf::Need FreeOf(const NodeRecord& record, const PlanWhatIf::Need& change, int32_t pods) {
   const NodeFitSummary& fit = record.fit;
-  return {PlanWhatIf::SubSat(fit.free_cpu, change[0]),
-          PlanWhatIf::SubSat(fit.free_memory, change[1]),
-          PlanWhatIf::SubSat(fit.free_ephemeral_storage, change[2]),
-          PlanWhatIf::SubSat(fit.free_pods, pods)};
+  return {SaturatingSub(fit.free_cpu, change[0]), SaturatingSub(fit.free_memory, change[1]),
+          SaturatingSub(fit.free_ephemeral_storage, change[2]), SaturatingSub(fit.free_pods, pods)};
 }
 
 // Where a resource's requested change is kept in a Need (cpu, memory, ephemeral storage), or -1.
@@ -133,11 +131,12 @@ void PlanWhatIf::ChangeNode(int node, const NormalizedPod& pod, int sign) {
   ResourceList& requested = requested_[static_cast<std::size_t>(node)];
   Need& change = change_[static_cast<std::size_t>(node)];
   for (const auto& [name, amount] : pod.requests.entries()) {
-    const int64_t delta = sign > 0 ? amount : SubSat(0, amount);
+    const int64_t delta = sign > 0 ? amount : SaturatingSub(0, amount);
     requested.AddTo(name, delta);
     // The same saturating sum as the list's (AddTo), kept where FreeOf reads it.
     if (const int k = NeedIndexOf(name); k >= 0)
-      change[static_cast<std::size_t>(k)] = AddSat(change[static_cast<std::size_t>(k)], delta);
+      change[static_cast<std::size_t>(k)] =
+          SaturatingAdd(change[static_cast<std::size_t>(k)], delta);
   }
   pods_[static_cast<std::size_t>(node)] += sign;
   if (!is_dirty_[static_cast<std::size_t>(node)]) {
@@ -240,7 +239,7 @@ bool PlanWhatIf::FitsOnWithout(const NormalizedPod& pod, const Need& need, bool 
       for (const auto& [name, amount] : p->requests.entries()) {
         if (const int k = NeedIndexOf(name); k >= 0)
           change[static_cast<std::size_t>(k)] =
-              AddSat(change[static_cast<std::size_t>(k)], SubSat(0, amount));
+              SaturatingAdd(change[static_cast<std::size_t>(k)], SaturatingSub(0, amount));
       }
     }
     return SummaryFits(FreeOf(rec, change, pods_[i] - static_cast<int32_t>(without.size())), need);

@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -98,31 +97,17 @@ class PlanWhatIf {
   // sums (an absent amount adds 0: no change).
   static void GiveBack(SummaryChange* summary, const Need& amounts) {
     for (std::size_t k = 0; k < 3; ++k)
-      summary->change[k] = AddSat(summary->change[k], SubSat(0, amounts[k]));
+      summary->change[k] = SaturatingAdd(summary->change[k], SaturatingSub(0, amounts[k]));
     summary->pods -= 1;
   }
   // FitsOn's answer on a SummaryNode for a pod that needs no full check, on `summary`.
   bool SummaryFitsOn(int node, const SummaryChange& summary, const Need& need) const {
     const NodeFitSummary& fit = record(node).fit;
-    return SummaryFits(
-        {SubSat(fit.free_cpu, summary.change[0]), SubSat(fit.free_memory, summary.change[1]),
-         SubSat(fit.free_ephemeral_storage, summary.change[2]),
-         SubSat(fit.free_pods, summary.pods)},
-        need);
-  }
-  // SaturatingAdd and SaturatingSub (resource_list.h), inline: node fit on the what-if runs them
-  // a few times per member looked at.
-  static int64_t AddSat(int64_t a, int64_t b) {
-    int64_t out;
-    if (__builtin_add_overflow(a, b, &out))
-      return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
-    return out;
-  }
-  static int64_t SubSat(int64_t a, int64_t b) {
-    int64_t out;
-    if (__builtin_sub_overflow(a, b, &out))
-      return b < 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
-    return out;
+    return SummaryFits({SaturatingSub(fit.free_cpu, summary.change[0]),
+                        SaturatingSub(fit.free_memory, summary.change[1]),
+                        SaturatingSub(fit.free_ephemeral_storage, summary.change[2]),
+                        SaturatingSub(fit.free_pods, summary.pods)},
+                       need);
   }
   // FitsOn with the room that `without` (pods given room on `node` by Reserve, in that order)
   // hold there given back first: the answer FitsOn gives after Reserve(node, *p, -1) for each.

@@ -7,22 +7,6 @@
 
 namespace capext {
 
-int64_t SaturatingAdd(int64_t a, int64_t b) {
-  int64_t out;
-  if (__builtin_add_overflow(a, b, &out)) {
-    return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
-  }
-  return out;
-}
-
-int64_t SaturatingSub(int64_t a, int64_t b) {
-  int64_t out;
-  if (__builtin_sub_overflow(a, b, &out)) {
-    return b < 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
-  }
-  return out;
-}
-
 ResourceList::ResourceList(std::initializer_list<std::pair<std::string_view, int64_t>> entries) {
   for (const auto& [name, amount] : entries)
     Set(ResourceName::Of(name), amount);
