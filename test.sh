@@ -50,18 +50,37 @@ stage "build (in $copy)"
 (
   cd "$copy"
   export CCACHE_BASEDIR="$PWD"
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  # -g1 (line tables: file:line in every stack trace) instead of full debug info: a third less
+  # compile time on the Beast-heavy files, nothing a test reads.
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
   cmake --build build -j2
 )
 stage "tests (in $copy)"
-ctest --test-dir "$copy/build" --output-on-failure -j2 --timeout 300
+# The long-window tests spend minutes watching a quiet cluster, nearly idle: they run beside the
+# others instead of holding one of their two slots for that long.
+long_log="$copy/build/long-window-tests.log"
+ctest --test-dir "$copy/build" --output-on-failure --timeout 900 -L long-window >"$long_log" 2>&1 &
+long_pid=$!
+trap 'kill "$long_pid" 2>/dev/null || true' EXIT
+ctest --test-dir "$copy/build" --output-on-failure -j2 --timeout 300 -LE long-window
+long_status=0
+wait "$long_pid" || long_status=$?
+trap - EXIT
+echo "--- the long-window tests (beside the others):"
+cat "$long_log"
+[ "$long_status" -eq 0 ] || exit "$long_status"
 
 if ! $quick; then
   # The real-cluster tests ran in the first stage; here they would add minutes of waiting on
   # kube-apiserver and etcd for paths the end-to-end tests on the API-server double also drive.
   stage "ASan+UBSan build and tests"
-  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCE_SANITIZE=address,undefined \
-    -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DCE_BENCH_PROGRAMS=OFF >/dev/null
+  # clang: at -O1 it compiles this tree with ASan+UBSan in about 60% of GCC 12's time (GCC's
+  # UBSan instrumentation at -O1 alone doubles its compile time); the tests run as fast
+  # (docs/architecture.md#tests).
+  cmake -S . -B build-asan -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
+    -DCE_SANITIZE=address,undefined -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DCE_BENCH_PROGRAMS=OFF \
+    >/dev/null
   cmake --build build-asan -j2
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp" \

@@ -28,6 +28,13 @@
 
 namespace capext::bench {
 
+// NLMSG_OK for a buffer of `left` bytes, without the macro's comparison of the header's unsigned
+// length with a signed count (clang warns on it in our code, GCC does not).
+inline bool NetlinkMessageFits(const nlmsghdr* h, int left) {
+  return left >= static_cast<int>(sizeof(nlmsghdr)) && h->nlmsg_len >= sizeof(nlmsghdr) &&
+         static_cast<int64_t>(h->nlmsg_len) <= left;
+}
+
 struct ExitedTask {
   int tid = 0;
   int tgid = 0;
@@ -165,7 +172,7 @@ class TaskExitListener {
         continue;
       }
       int left = static_cast<int>(n);
-      for (auto* h = reinterpret_cast<nlmsghdr*>(buffer); NLMSG_OK(h, left);
+      for (auto* h = reinterpret_cast<nlmsghdr*>(buffer); NetlinkMessageFits(h, left);
            h = NLMSG_NEXT(h, left)) {
         if (h->nlmsg_type != family_) continue;
         ForEachAttribute(static_cast<const char*>(NLMSG_DATA(h)) + GENL_HDRLEN,

@@ -139,7 +139,11 @@ void AdmissionLoop::Reclaim(AdmissionRound* round, int64_t now_ms, bool acts) {
       if (it != round->waiting.end()) it->second.message = message;
     }
   };
-  for (const auto& [id, key] : asking) {
+  // Named references, not a structured binding: the lambdas below use them, and clang before 16
+  // cannot capture a structured binding (the ASan stage builds with clang 14).
+  for (const auto& unit : asking) {
+    const std::string& id = unit.first;
+    const std::string& key = unit.second;
     const auto search_start = std::chrono::steady_clock::now();
     int64_t replan_at_ms = INT64_MAX;
     const PlanCopy plan = cache_->Read([&](const ClusterState& state) {

@@ -367,7 +367,11 @@ class LiveModeImpl final : public LiveMode {
     std::vector<Row> rows = cache_->Read([&](const ClusterState& state) {
       std::vector<Row> out;
       const QuotaTree& tree = state.ledger().tree();
-      for (const auto& [ns, q] : state.quota_set().quotas()) {
+      // Named references, not a structured binding: the lambdas below use them, and clang before 16
+      // cannot capture a structured binding (the ASan stage builds with clang 14).
+      for (const auto& entry : state.quota_set().quotas()) {
+        const auto& ns = entry.first;
+        const auto& q = entry.second;
         // A parent's status.used is its subtree's usage.
         const ResourceList& used = state.ledger().NodeUsed(tree.QuotaNodeOf(ns));
         Row row{ns, q.name, q.api_group, {}};

@@ -38,7 +38,11 @@ bool ReclaimController::Acts() const {
 void ReclaimController::TrackInFlight(int64_t now_ms, bool acts) {
   std::vector<std::string> done;
   std::lock_guard lock(mutex_);
-  for (auto& [uid, r] : in_flight_) {
+  // Named references, not a structured binding: the lambdas below use them, and clang before 16
+  // cannot capture a structured binding (the ASan stage builds with clang 14).
+  for (auto& entry : in_flight_) {
+    const auto& uid = entry.first;
+    auto& r = entry.second;
     struct View {
       bool exists, bound, nominated, reserved, victims_gone, fits, recorded;
     };
@@ -125,7 +129,11 @@ void ReclaimController::AdoptRecords(int64_t now_ms) {
   if (records_to_adopt_.empty()) return;
   std::map<std::string, std::string> noted;
   noted.swap(records_to_adopt_);
-  for (const auto& [uid, record] : noted) {
+  // Named references, not a structured binding: the lambdas below use them, and clang before 16
+  // cannot capture a structured binding (the ASan stage builds with clang 14).
+  for (const auto& entry : noted) {
+    const auto& uid = entry.first;
+    const auto& record = entry.second;
     if (!index_.Tracks(uid)) continue;  // no longer a pending quota pod
     seen_records_[uid] = record;
     {

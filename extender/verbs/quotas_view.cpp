@@ -60,7 +60,11 @@ http::Response ExtenderService::Quotas() const {
     const QuotaTree& tree = state.ledger().tree();
     const FairShareModel model(state);
     const std::vector<NodeFairness> fairness = ComputeFairness(state, model);
-    for (const auto& [ns, q] : state.quota_set().quotas()) {
+    // Named references, not a structured binding: the lambdas below use them, and clang before 16
+    // cannot capture a structured binding (the ASan stage builds with clang 14).
+    for (const auto& entry : state.quota_set().quotas()) {
+      const auto& ns = entry.first;
+      const auto& q = entry.second;
       const auto names = ShownResources(state.semantics(), q);
       const int node = tree.QuotaNodeOf(ns);
       // used is the subtree's (its own namespace plus its children's used); without children
