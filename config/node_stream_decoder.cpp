@@ -16,7 +16,7 @@ Status ReadTaints(JsonPullReader& r, std::vector<Taint>* taints) {
   if (r.token() != Token::kStartArray) return json::WrongTypeSkip(r, "spec.taints", "array");
   Status first;
   ForEachElement(r, [&](size_t i) {
-    const FieldPath path("spec.taints", i);
+    const json::FieldPath path("spec.taints", i);
     KeepFirst(&first, ObjectElement(r, path, [&] {
       Taint taint;
       static constexpr std::array<std::string_view, 3> kNames = {"key", "value", "effect"};

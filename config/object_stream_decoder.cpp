@@ -47,13 +47,13 @@ Status ReadOwnerReferences(JsonPullReader& r, bool* has_controller) {
   Status first;
   ForEachElement(r, [&](size_t i) {
     if (r.token() != Token::kStartObject) return r.SkipValue();
-    const FieldPath path("metadata.ownerReferences", i);
+    const json::FieldPath path("metadata.ownerReferences", i);
     MemberSlot slot;
     bool controller = false;
     ForEachMember(r, [&](std::string_view key) {
       if (!slot.Take(key, "controller")) return r.SkipValue();
       controller = false;
-      slot.Keep(json::PullBool(r, FieldPath(path, ".controller"), &controller));
+      slot.Keep(json::PullBool(r, json::FieldPath(path, ".controller"), &controller));
       return true;
     });
     KeepFirst(&first, slot.status);
@@ -73,13 +73,13 @@ Status ReadSchedulingGates(JsonPullReader& r, std::vector<std::string>* gates,
   Status first;
   ForEachElement(r, [&](size_t i) {
     if (r.token() != Token::kStartObject) return r.SkipValue();
-    const FieldPath path("spec.schedulingGates", i);
+    const json::FieldPath path("spec.schedulingGates", i);
     MemberSlot slot;
     std::string name;
     ForEachMember(r, [&](std::string_view key) {
       if (!slot.Take(key, "name")) return r.SkipValue();
       name.clear();
-      slot.Keep(json::PullString(r, FieldPath(path, ".name"), &name));
+      slot.Keep(json::PullString(r, json::FieldPath(path, ".name"), &name));
       return true;
     });
     KeepFirst(&first, slot.status);
@@ -246,22 +246,23 @@ bool ReadPodSpec(JsonPullReader& r, PodSpec* spec) {
     }
     if (s.tolerations_slot.Take(key, "tolerations")) {
       s.tolerations.clear();
-      s.tolerations_slot.Keep(ReadTolerations(r, &s.tolerations));
+      s.tolerations_slot.Keep(stream_decoding::ReadTolerations(r, &s.tolerations));
       return true;
     }
     if (s.affinity_slot.Take(key, "affinity")) {
       s.affinity.clear();
-      s.affinity_slot.Keep(ReadAffinity(r, &s.affinity));
+      s.affinity_slot.Keep(stream_decoding::ReadAffinity(r, &s.affinity));
       return true;
     }
     if (s.containers_slot.Take(key, "containers")) {
       s.containers.clear();
-      s.containers_slot.Keep(ReadContainers(r, "spec.containers", &s.containers));
+      s.containers_slot.Keep(stream_decoding::ReadContainers(r, "spec.containers", &s.containers));
       return true;
     }
     if (s.init_slot.Take(key, "initContainers")) {
       s.init_containers.clear();
-      s.init_slot.Keep(ReadContainers(r, "spec.initContainers", &s.init_containers));
+      s.init_slot.Keep(
+          stream_decoding::ReadContainers(r, "spec.initContainers", &s.init_containers));
       return true;
     }
     if (s.overhead_slot.Take(key, "overhead")) {
@@ -328,7 +329,7 @@ Status ReadConditions(JsonPullReader& r, bool* unschedulable) {
   Status first;
   ForEachElement(r, [&](size_t i) {
     if (r.token() != Token::kStartObject) return r.SkipValue();  // skipped, as the DOM path does
-    const FieldPath path("status.conditions", i);
+    const json::FieldPath path("status.conditions", i);
     std::string values[3];
     MemberSlot slots[3];
     static constexpr std::string_view kNames[3] = {"type", "status", "reason"};
@@ -336,8 +337,8 @@ Status ReadConditions(JsonPullReader& r, bool* unschedulable) {
       for (int f = 0; f < 3; ++f) {
         if (slots[f].Take(key, kNames[f])) {
           values[f].clear();
-          slots[f].Keep(
-              json::PullString(r, FieldPath(path, FieldPath(".", kNames[f])), &values[f]));
+          slots[f].Keep(json::PullString(r, json::FieldPath(path, json::FieldPath(".", kNames[f])),
+                                         &values[f]));
           return true;
         }
       }

@@ -16,10 +16,10 @@ class LeastAllocated final : public NodeScorer {
   }
 };
 
-const LeastAllocated kScorer;
+const LeastAllocated kLeastAllocatedScorer;
 
 }  // namespace
 
-const NodeScoring NodeScoring::kLeastAllocated{&kScorer};
+const NodeScoring NodeScoring::kLeastAllocated{&kLeastAllocatedScorer};
 
 }  // namespace capext

@@ -16,10 +16,10 @@ class MostAllocated final : public NodeScorer {
   }
 };
 
-const MostAllocated kScorer;
+const MostAllocated kMostAllocatedScorer;
 
 }  // namespace
 
-const NodeScoring NodeScoring::kMostAllocated{&kScorer};
+const NodeScoring NodeScoring::kMostAllocated{&kMostAllocatedScorer};
 
 }  // namespace capext

@@ -14,10 +14,10 @@ class NoScore final : public NodeScorer {
   int FromUtilisation(int64_t) const override { return 0; }
 };
 
-const NoScore kScorer;
+const NoScore kNoScorer;
 
 }  // namespace
 
-const NodeScoring NodeScoring::kNone{&kScorer};
+const NodeScoring NodeScoring::kNone{&kNoScorer};
 
 }  // namespace capext

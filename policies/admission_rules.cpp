@@ -9,7 +9,7 @@
 namespace capext {
 namespace {
 
-PolicyTable<const AdmissionRule*>& Table() {
+PolicyTable<const AdmissionRule*>& AdmissionRuleTable() {
   static PolicyTable<const AdmissionRule*> table("admission rule", {});
   return table;
 }
@@ -28,12 +28,12 @@ const AdmissionRules* Interned(const std::string& names, AdmissionRules rules) {
 }  // namespace
 
 const PolicyTable<const AdmissionRule*>& AdmissionRulePolicies() {
-  return Table();
+  return AdmissionRuleTable();
 }
 
 AdmissionRuleRegistration::AdmissionRuleRegistration(std::string_view name, std::string_view help,
                                                      const AdmissionRule* (*make)()) {
-  Table().Add({name, help, make});
+  AdmissionRuleTable().Add({name, help, make});
 }
 
 Status WithAdmissionRules(QuotaSemantics base, std::string_view names, QuotaSemantics* out) {

@@ -3,7 +3,7 @@
 namespace capext {
 namespace {
 
-PolicyTable<const NodeScorer*>& Table() {
+PolicyTable<const NodeScorer*>& NodeScorerTable() {
   static PolicyTable<const NodeScorer*> table(
       "scoring",
       {{NodeScoring::kLeastAllocated->name(),
@@ -19,11 +19,11 @@ PolicyTable<const NodeScorer*>& Table() {
 }  // namespace
 
 const PolicyTable<const NodeScorer*>& NodeScoringPolicies() {
-  return Table();
+  return NodeScorerTable();
 }
 
 NodeScorerRegistration::NodeScorerRegistration(std::string_view help, const NodeScorer* (*make)()) {
-  Table().Add({make()->name(), help, make});
+  NodeScorerTable().Add({make()->name(), help, make});
 }
 
 }  // namespace capext

@@ -3,7 +3,7 @@
 namespace capext {
 namespace {
 
-PolicyTable<const VictimOrder*>& Table() {
+PolicyTable<const VictimOrder*>& VictimOrderTable() {
   static PolicyTable<const VictimOrder*> table(
       "victim order",
       {{PriorityThenStartTimeOrder().name(),
@@ -18,12 +18,12 @@ PolicyTable<const VictimOrder*>& Table() {
 }  // namespace
 
 const PolicyTable<const VictimOrder*>& VictimOrderPolicies() {
-  return Table();
+  return VictimOrderTable();
 }
 
 VictimOrderRegistration::VictimOrderRegistration(std::string_view help,
                                                  const VictimOrder* (*make)()) {
-  Table().Add({make()->name(), help, make});
+  VictimOrderTable().Add({make()->name(), help, make});
 }
 
 }  // namespace capext

@@ -13,7 +13,7 @@ struct ServedGroup {
   std::string preferred;
 };
 
-std::string StringMember(const rapidjson::Value& object, const char* name) {
+std::string DiscoveryString(const rapidjson::Value& object, const char* name) {
   if (!object.IsObject()) return "";
   auto it = object.FindMember(name);
   if (it == object.MemberEnd() || !it->value.IsString()) return "";
@@ -24,25 +24,25 @@ Status ParseGroupList(const std::string& body, std::vector<ServedGroup>* out) {
   rapidjson::Document document;
   document.Parse(body.data(), body.size());
   if (document.HasParseError() || !document.IsObject() ||
-      StringMember(document, "kind") != "APIGroupList") {
+      DiscoveryString(document, "kind") != "APIGroupList") {
     return Status::Error("GET /apis did not return an APIGroupList");
   }
   auto groups = document.FindMember("groups");
   if (groups == document.MemberEnd() || !groups->value.IsArray()) return Status::Ok();
   for (const auto& group : groups->value.GetArray()) {
     ServedGroup served;
-    served.name = StringMember(group, "name");
+    served.name = DiscoveryString(group, "name");
     if (served.name.empty()) continue;
     auto versions = group.FindMember("versions");
     if (versions != group.MemberEnd() && versions->value.IsArray()) {
       for (const auto& version : versions->value.GetArray()) {
-        std::string v = StringMember(version, "version");
+        std::string v = DiscoveryString(version, "version");
         if (!v.empty()) served.versions.push_back(v);
       }
     }
     auto preferred = group.FindMember("preferredVersion");
     if (preferred != group.MemberEnd())
-      served.preferred = StringMember(preferred->value, "version");
+      served.preferred = DiscoveryString(preferred->value, "version");
     out->push_back(std::move(served));
   }
   return Status::Ok();
@@ -72,7 +72,7 @@ Status ListResources(RestClient* client, const GroupVersion& gv, std::vector<std
   auto resources = document.FindMember("resources");
   if (resources != document.MemberEnd() && resources->value.IsArray()) {
     for (const auto& resource : resources->value.GetArray())
-      names->push_back(StringMember(resource, "name"));
+      names->push_back(DiscoveryString(resource, "name"));
   }
   return {};
 }

@@ -15,7 +15,7 @@ namespace {
 
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
-void Field(JsonWriter& w, const char* key, const std::string& value) {
+void EventField(JsonWriter& w, const char* key, const std::string& value) {
   w.Key(key);
   w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
 }
@@ -24,7 +24,7 @@ std::string EventsPath(const std::string& ns) {
   return "/apis/events.k8s.io/v1/namespaces/" + EscapeUrlComponent(ns) + "/events";
 }
 
-EventWriteResult ToResult(const RestResponse& response) {
+EventWriteResult EventResultOf(const RestResponse& response) {
   EventWriteResult result;
   if (response.ok()) return result;
   result.code = response.status == 404 ? EventWriteCode::kNotFound : EventWriteCode::kFailed;
@@ -44,7 +44,7 @@ void WriteSeries(JsonWriter& w, int32_t count, int64_t last_observed_us) {
   w.StartObject();
   w.Key("count");
   w.Int(count);
-  Field(w, "lastObservedTime", ApiEventSink::MicroTime(last_observed_us));
+  EventField(w, "lastObservedTime", ApiEventSink::MicroTime(last_observed_us));
   w.EndObject();
 }
 
@@ -63,35 +63,35 @@ std::string ApiEventSink::CreateBody(const EventObject& e) {
   rapidjson::StringBuffer body;
   JsonWriter w(body);
   w.StartObject();
-  Field(w, "apiVersion", "events.k8s.io/v1");
-  Field(w, "kind", "Event");
+  EventField(w, "apiVersion", "events.k8s.io/v1");
+  EventField(w, "kind", "Event");
   w.Key("metadata");
   w.StartObject();
-  Field(w, "name", e.name);
-  Field(w, "namespace", e.ns);
+  EventField(w, "name", e.name);
+  EventField(w, "namespace", e.ns);
   w.EndObject();
-  Field(w, "eventTime", MicroTime(e.event_time_us));
+  EventField(w, "eventTime", MicroTime(e.event_time_us));
   if (e.series_count >= 2) WriteSeries(w, e.series_count, e.series_last_observed_us);
-  Field(w, "reportingController", e.reporting_controller);
-  Field(w, "reportingInstance", e.reporting_instance);
-  Field(w, "action", e.action);
-  Field(w, "reason", e.reason);
+  EventField(w, "reportingController", e.reporting_controller);
+  EventField(w, "reportingInstance", e.reporting_instance);
+  EventField(w, "action", e.action);
+  EventField(w, "reason", e.reason);
   w.Key("regarding");
   w.StartObject();
-  Field(w, "kind", "Pod");
-  Field(w, "namespace", e.ns);
-  Field(w, "name", e.pod_name);
-  Field(w, "uid", e.pod_uid);
-  Field(w, "apiVersion", "v1");
+  EventField(w, "kind", "Pod");
+  EventField(w, "namespace", e.ns);
+  EventField(w, "name", e.pod_name);
+  EventField(w, "uid", e.pod_uid);
+  EventField(w, "apiVersion", "v1");
   w.EndObject();
-  Field(w, "note", e.note);
-  Field(w, "type", e.type);
+  EventField(w, "note", e.note);
+  EventField(w, "type", e.type);
   w.EndObject();
   return std::string(body.GetString(), body.GetSize());
 }
 
 EventWriteResult ApiEventSink::Create(const EventObject& event) {
-  return ToResult(client_->Post(EventsPath(event.ns), CreateBody(event)));
+  return EventResultOf(client_->Post(EventsPath(event.ns), CreateBody(event)));
 }
 
 EventWriteResult ApiEventSink::PatchSeries(const std::string& ns, const std::string& name,
@@ -101,9 +101,9 @@ EventWriteResult ApiEventSink::PatchSeries(const std::string& ns, const std::str
   w.StartObject();
   WriteSeries(w, count, last_observed_us);
   w.EndObject();
-  return ToResult(client_->Patch(EventsPath(ns) + "/" + EscapeUrlComponent(name),
-                                 std::string(body.GetString(), body.GetSize()),
-                                 "application/strategic-merge-patch+json"));
+  return EventResultOf(client_->Patch(EventsPath(ns) + "/" + EscapeUrlComponent(name),
+                                      std::string(body.GetString(), body.GetSize()),
+                                      "application/strategic-merge-patch+json"));
 }
 
 }  // namespace capext::kube

@@ -16,7 +16,7 @@ namespace {
 
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
-void Field(JsonWriter& writer, const char* key, const std::string& value) {
+void PatchField(JsonWriter& writer, const char* key, const std::string& value) {
   writer.Key(key);
   writer.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
 }
@@ -26,7 +26,7 @@ std::string PodPath(const std::string& namespace_name, const std::string& pod_na
          EscapeUrlComponent(pod_name);
 }
 
-ApiWriteResult ToResult(const RestResponse& response) {
+ApiWriteResult WriteResultOf(const RestResponse& response) {
   ApiWriteResult result;
   result.http_status = response.status;
   result.ok = response.ok();
@@ -65,19 +65,19 @@ std::string BindingBody(const std::string& namespace_name, const std::string& po
   rapidjson::StringBuffer body;
   JsonWriter writer(body);
   writer.StartObject();
-  Field(writer, "apiVersion", "v1");
-  Field(writer, "kind", "Binding");
+  PatchField(writer, "apiVersion", "v1");
+  PatchField(writer, "kind", "Binding");
   writer.Key("metadata");
   writer.StartObject();
-  Field(writer, "name", pod_name);
-  Field(writer, "namespace", namespace_name);
-  Field(writer, "uid", pod_uid);
+  PatchField(writer, "name", pod_name);
+  PatchField(writer, "namespace", namespace_name);
+  PatchField(writer, "uid", pod_uid);
   writer.EndObject();
   writer.Key("target");
   writer.StartObject();
-  Field(writer, "apiVersion", "v1");
-  Field(writer, "kind", "Node");
-  Field(writer, "name", node_name);
+  PatchField(writer, "apiVersion", "v1");
+  PatchField(writer, "kind", "Node");
+  PatchField(writer, "name", node_name);
   writer.EndObject();
   writer.EndObject();
   return std::string(body.GetString(), body.GetSize());
@@ -87,8 +87,8 @@ std::string BindingBody(const std::string& namespace_name, const std::string& po
 
 ApiWriteResult Binder::Bind(const std::string& namespace_name, const std::string& pod_name,
                             const std::string& pod_uid, const std::string& node_name) {
-  return ToResult(client_->Post(PodPath(namespace_name, pod_name) + "/binding",
-                                BindingBody(namespace_name, pod_name, pod_uid, node_name)));
+  return WriteResultOf(client_->Post(PodPath(namespace_name, pod_name) + "/binding",
+                                     BindingBody(namespace_name, pod_name, pod_uid, node_name)));
 }
 
 void Binder::BindAsync(const std::string& namespace_name, const std::string& pod_name,
@@ -97,7 +97,7 @@ void Binder::BindAsync(const std::string& namespace_name, const std::string& pod
   client_->SendAsync(
       "POST", PodPath(namespace_name, pod_name) + "/binding",
       BindingBody(namespace_name, pod_name, pod_uid, node_name), "application/json",
-      [done = std::move(done)](RestResponse response) { done(ToResult(response)); },
+      [done = std::move(done)](RestResponse response) { done(WriteResultOf(response)); },
       std::move(options));
 }
 
@@ -108,12 +108,12 @@ ApiWriteResult Evictor::Evict(const std::string& namespace_name, const std::stri
   rapidjson::StringBuffer body;
   JsonWriter writer(body);
   writer.StartObject();
-  Field(writer, "apiVersion", "policy/v1");
-  Field(writer, "kind", "Eviction");
+  PatchField(writer, "apiVersion", "policy/v1");
+  PatchField(writer, "kind", "Eviction");
   writer.Key("metadata");
   writer.StartObject();
-  Field(writer, "name", pod_name);
-  Field(writer, "namespace", namespace_name);
+  PatchField(writer, "name", pod_name);
+  PatchField(writer, "namespace", namespace_name);
   writer.EndObject();
   if (!pod_uid.empty() || grace_period_seconds) {
     writer.Key("deleteOptions");
@@ -125,15 +125,15 @@ ApiWriteResult Evictor::Evict(const std::string& namespace_name, const std::stri
     if (!pod_uid.empty()) {
       writer.Key("preconditions");
       writer.StartObject();
-      Field(writer, "uid", pod_uid);
+      PatchField(writer, "uid", pod_uid);
       writer.EndObject();
     }
     writer.EndObject();
   }
   writer.EndObject();
-  return ToResult(client_->Send("POST", PodPath(namespace_name, pod_name) + "/eviction",
-                                std::string(body.GetString(), body.GetSize()), "application/json",
-                                {}, timeout));
+  return WriteResultOf(client_->Send("POST", PodPath(namespace_name, pod_name) + "/eviction",
+                                     std::string(body.GetString(), body.GetSize()),
+                                     "application/json", {}, timeout));
 }
 
 ApiWriteResult StatusPatcher::PatchUsed(const std::string& namespace_name,
@@ -148,15 +148,15 @@ ApiWriteResult StatusPatcher::PatchUsed(const std::string& namespace_name,
   writer.Key("used");
   writer.StartObject();
   for (const auto& [resource, quantity] : used)
-    Field(writer, resource.c_str(), quantity);
+    PatchField(writer, resource.c_str(), quantity);
   writer.EndObject();
   writer.EndObject();
   writer.EndObject();
   std::string path = elastic_quota_.ApiPath() + "/namespaces/" +
                      EscapeUrlComponent(namespace_name) + "/elasticquotas/" +
                      EscapeUrlComponent(quota_name) + "/status";
-  return ToResult(client_->Send("PATCH", path, std::string(body.GetString(), body.GetSize()),
-                                "application/merge-patch+json", {}, timeout));
+  return WriteResultOf(client_->Send("PATCH", path, std::string(body.GetString(), body.GetSize()),
+                                     "application/merge-patch+json", {}, timeout));
 }
 
 std::string Rfc3339Millis(std::chrono::system_clock::time_point when) {
@@ -200,7 +200,7 @@ ApiWriteResult PodAnnotator::Annotate(const std::string& namespace_name,
   writer.Key("annotations");
   writer.StartObject();
   if (value) {
-    Field(writer, key, *value);
+    PatchField(writer, key, *value);
   } else {
     writer.Key(key);
     writer.Null();  // a null value removes the annotation
@@ -208,9 +208,9 @@ ApiWriteResult PodAnnotator::Annotate(const std::string& namespace_name,
   writer.EndObject();
   writer.EndObject();
   writer.EndObject();
-  return ToResult(client_->Send("PATCH", PodPath(namespace_name, pod_name),
-                                std::string(body.GetString(), body.GetSize()),
-                                "application/strategic-merge-patch+json", {}, timeout));
+  return WriteResultOf(client_->Send("PATCH", PodPath(namespace_name, pod_name),
+                                     std::string(body.GetString(), body.GetSize()),
+                                     "application/strategic-merge-patch+json", {}, timeout));
 }
 
 }  // namespace capext::kube

@@ -7,6 +7,7 @@
 #include <string>
 
 namespace capext {
+namespace admission_review_test {
 namespace {
 
 // An AdmissionReview request for `object` (JSON text).
@@ -311,4 +312,5 @@ TEST_CASE("ReviewElasticQuotaAdmission: not JSON is an error Status, anything el
 }
 
 }  // namespace
+}  // namespace admission_review_test
 }  // namespace capext

@@ -13,6 +13,7 @@
 #include "tests/support/test_paths.h"
 
 namespace capext {
+namespace device_codec_test {
 namespace {
 
 rapidjson::Document Parse(const std::string& json) {
@@ -184,4 +185,5 @@ TEST_CASE("the DRA fixtures decode and count (v1, v1beta2, v1beta1)", "[devices]
 }
 
 }  // namespace
+}  // namespace device_codec_test
 }  // namespace capext

@@ -17,6 +17,7 @@
 #include "tests/support/test_paths.h"
 
 namespace capext {
+namespace extender_config_test {
 namespace {
 
 using std::chrono::milliseconds;
@@ -359,4 +360,5 @@ TEST_CASE("FormatDiagnostic leaves out what is unknown") {
 }
 
 }  // namespace
+}  // namespace extender_config_test
 }  // namespace capext

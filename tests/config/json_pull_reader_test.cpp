@@ -8,6 +8,7 @@
 #include <vector>
 
 namespace capext::json {
+namespace json_pull_reader_test {
 namespace {
 
 // "type:text" per token, through the end (or the error).
@@ -93,4 +94,5 @@ TEST_CASE("pull reader: an offered tape is reused for exactly one recorded objec
 }
 
 }  // namespace
+}  // namespace json_pull_reader_test
 }  // namespace capext::json

@@ -11,6 +11,7 @@
 #include "tests/support/builders.h"
 
 namespace capext {
+namespace object_codec_test {
 namespace {
 
 using testing::kGi;
@@ -475,4 +476,5 @@ TEST_CASE("DescribeObject", "[object_codec]") {
 }
 
 }  // namespace
+}  // namespace object_codec_test
 }  // namespace capext

@@ -20,6 +20,7 @@
 #include "tests/support/test_paths.h"
 
 namespace capext {
+namespace object_stream_decoder_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -312,4 +313,5 @@ TEST_CASE("stream decoder: what it reads, spelled out", "[codec]") {
 }
 
 }  // namespace
+}  // namespace object_stream_decoder_test
 }  // namespace capext

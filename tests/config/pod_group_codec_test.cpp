@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 namespace capext {
+namespace pod_group_codec_test {
 namespace {
 
 TEST_CASE("PodGroup: minMember and scheduleTimeoutSeconds; malformed fields named", "[config]") {
@@ -48,4 +49,5 @@ TEST_CASE("Workload: one group per podGroups entry, gang minCount, basic = singl
 }
 
 }  // namespace
+}  // namespace pod_group_codec_test
 }  // namespace capext

@@ -8,6 +8,7 @@
 #include <string>
 
 namespace capext {
+namespace pod_mutation_test {
 namespace {
 
 std::string Review(const std::string& ns, const std::string& spec,
@@ -144,4 +145,5 @@ TEST_CASE("mutate: gateSchedulerNames splits on commas", "[config]") {
 }
 
 }  // namespace
+}  // namespace pod_mutation_test
 }  // namespace capext

@@ -10,6 +10,7 @@
 #include "tests/support/object_decoding.h"
 
 namespace capext {
+namespace pod_workload_fields_test {
 namespace {
 
 // Decodes with both paths, requires the same verdict and record, returns the DOM's.
@@ -126,4 +127,5 @@ TEST_CASE("workload fields: no group, no gates by default; wrong types are error
 }
 
 }  // namespace
+}  // namespace pod_workload_fields_test
 }  // namespace capext

@@ -6,6 +6,7 @@
 #include <vector>
 
 namespace capext {
+namespace quota_hierarchy_check_test {
 namespace {
 
 ElasticQuota Q(const std::string& key, std::optional<ResourceList> min,
@@ -123,4 +124,5 @@ TEST_CASE("missing parents, self-parents and cycles are errors") {
 }
 
 }  // namespace
+}  // namespace quota_hierarchy_check_test
 }  // namespace capext

@@ -17,6 +17,7 @@
 #include "tests/support/test_paths.h"
 
 namespace capext {
+namespace quota_manifest_validator_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -334,9 +335,11 @@ TEST_CASE("a scalar document in a YAML file is an error") {
 }
 
 }  // namespace
+}  // namespace quota_manifest_validator_test
 }  // namespace capext
 
 namespace capext {
+namespace quota_manifest_validator_test {
 namespace {
 
 TEST_CASE("validate warns about a deviceClassMappings entry naming an unknown DeviceClass") {
@@ -363,4 +366,5 @@ TEST_CASE("validate warns about a deviceClassMappings entry naming an unknown De
 }
 
 }  // namespace
+}  // namespace quota_manifest_validator_test
 }  // namespace capext

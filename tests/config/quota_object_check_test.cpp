@@ -10,6 +10,7 @@
 #include "core/quota_semantics.h"
 
 namespace capext {
+namespace quota_object_check_test {
 namespace {
 
 struct Checked {
@@ -244,4 +245,5 @@ TEST_CASE("the largest exact amounts are not warned about") {
 }
 
 }  // namespace
+}  // namespace quota_object_check_test
 }  // namespace capext

@@ -11,6 +11,7 @@
 #include "tests/support/test_paths.h"
 
 namespace capext {
+namespace snapshot_test {
 namespace {
 
 Snapshot MustParse(const std::string& text, const std::string& source = "snap.yaml") {
@@ -250,4 +251,5 @@ TEST_CASE("LoadSnapshotFile", "[snapshot]") {
 }
 
 }  // namespace
+}  // namespace snapshot_test
 }  // namespace capext

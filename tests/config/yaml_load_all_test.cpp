@@ -9,6 +9,7 @@
 #include "config/snapshot.h"
 
 namespace capext {
+namespace yaml_load_all_test {
 namespace {
 
 TEST_CASE("LoadAllYamlDocuments returns what LoadAll returns on streams that parse", "[yaml]") {
@@ -54,4 +55,5 @@ TEST_CASE("Snapshot and config files with a stray ',' are rejected with the line
 }
 
 }  // namespace
+}  // namespace yaml_load_all_test
 }  // namespace capext

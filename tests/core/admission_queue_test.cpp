@@ -11,6 +11,7 @@
 #include "tests/support/workload_pods.h"
 
 namespace capext {
+namespace admission_queue_test {
 namespace {
 
 using testing::AdmittedAt;
@@ -228,4 +229,5 @@ TEST_CASE("a starting group past its timeout: members with a controller evicted,
 }
 
 }  // namespace
+}  // namespace admission_queue_test
 }  // namespace capext

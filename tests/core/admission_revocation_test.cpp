@@ -13,6 +13,7 @@
 #include "tests/support/workload_pods.h"
 
 namespace capext {
+namespace admission_revocation_test {
 namespace {
 
 using testing::AdmittedAt;
@@ -191,4 +192,5 @@ TEST_CASE("a revocation applies only to an admitted, pending pod", "[workloads][
 }
 
 }  // namespace
+}  // namespace admission_revocation_test
 }  // namespace capext

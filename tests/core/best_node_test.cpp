@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 
 namespace capext {
+namespace best_node_test {
 namespace {
 
 TEST_CASE("BestNode: the docs' example, ties to the first name, no node", "[best_node]") {
@@ -62,4 +63,5 @@ TEST_CASE("BestNode over names and over indexes picks the naive maximum", "[best
 }
 
 }  // namespace
+}  // namespace best_node_test
 }  // namespace capext

@@ -11,6 +11,7 @@
 #include "tests/support/builders.h"
 
 namespace capext {
+namespace candidate_order_test {
 namespace {
 
 uint64_t Next(uint64_t* s) {
@@ -96,4 +97,5 @@ TEST_CASE("the lower bound never comes after the key it bounds", "[candidates]")
 }
 
 }  // namespace
+}  // namespace candidate_order_test
 }  // namespace capext

@@ -10,6 +10,7 @@
 #include "tests/support/random_changes.h"
 
 namespace capext {
+namespace candidate_search_test {
 namespace {
 
 using testing::RandomChanges;
@@ -99,4 +100,5 @@ TEST_CASE("SearchCandidates chooses what FindPreemption chooses over the same po
   CHECK(pruned > 0);
 }
 
+}  // namespace candidate_search_test
 }  // namespace capext

@@ -12,6 +12,7 @@
 #include "tests/support/builders.h"
 
 namespace capext {
+namespace change_journal_test {
 namespace {
 
 using testing::CpuList;
@@ -368,4 +369,5 @@ TEST_CASE("SameForDecisions: Pod, Node and ElasticQuota have the members compare
 }
 
 }  // namespace
+}  // namespace change_journal_test
 }  // namespace capext

@@ -9,6 +9,7 @@
 #include "tests/support/builders.h"
 
 namespace capext {
+namespace cluster_state_test {
 namespace {
 
 using testing::CpuList;
@@ -528,4 +529,5 @@ TEST_CASE("the version increases on every change", "[cluster_state]") {
 }
 
 }  // namespace
+}  // namespace cluster_state_test
 }  // namespace capext

@@ -22,6 +22,7 @@
 #include "tests/support/random_changes.h"
 
 namespace capext {
+namespace dense_nodes_test {
 namespace {
 
 using testing::ClusterCase;
@@ -265,4 +266,5 @@ TEST_CASE("DenseNodes equals the node table through random changes", "[core][den
   }
 }
 
+}  // namespace dense_nodes_test
 }  // namespace capext

@@ -13,6 +13,7 @@
 #include "tests/support/builders.h"
 
 namespace capext {
+namespace device_demand_test {
 namespace {
 
 using testing::KeysOf;
@@ -268,4 +269,5 @@ TEST_CASE("evicting a holder frees a shared claim's devices only when no other p
 }
 
 }  // namespace
+}  // namespace device_demand_test
 }  // namespace capext

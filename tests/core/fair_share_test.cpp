@@ -16,6 +16,7 @@
 #include "tests/support/workload_pods.h"
 
 namespace capext {
+namespace fair_share_test {
 namespace {
 
 using testing::CpuList;
@@ -482,4 +483,5 @@ TEST_CASE("property: reclaim between borrowers never cycles; no pair takes back 
 }
 
 }  // namespace
+}  // namespace fair_share_test
 }  // namespace capext

@@ -14,6 +14,7 @@
 #include "tests/support/builders.h"
 
 namespace capext {
+namespace fair_victim_eligibility_test {
 namespace {
 
 using testing::CpuList;
@@ -283,4 +284,5 @@ TEST_CASE(
 }
 
 }  // namespace
+}  // namespace fair_victim_eligibility_test
 }  // namespace capext

@@ -15,6 +15,7 @@
 #include "tests/support/workload_pods.h"
 
 namespace capext {
+namespace gang_lost_core_test {
 namespace {
 
 using testing::AdmittedAt;
@@ -200,4 +201,5 @@ TEST_CASE("taking a core releases its admitted members' holds in the what-if; th
 }
 
 }  // namespace
+}  // namespace gang_lost_core_test
 }  // namespace capext

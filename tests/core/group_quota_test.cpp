@@ -12,6 +12,7 @@
 #include "tests/support/workload_pods.h"
 
 namespace capext {
+namespace group_quota_test {
 namespace {
 
 using testing::CpuList;
@@ -142,4 +143,5 @@ TEST_CASE("filter mode: a member passes only where every member of the need has 
 }
 
 }  // namespace
+}  // namespace group_quota_test
 }  // namespace capext

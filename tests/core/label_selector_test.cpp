@@ -10,6 +10,7 @@
 #include <vector>
 
 namespace capext {
+namespace label_selector_test {
 namespace {
 
 std::vector<std::pair<std::string, std::string>> Entries(const Labels& labels) {
@@ -95,4 +96,5 @@ TEST_CASE("LabelSelector matches labels and expressions", "[labels]") {
 }
 
 }  // namespace
+}  // namespace label_selector_test
 }  // namespace capext

@@ -9,6 +9,7 @@
 #include <vector>
 
 namespace capext {
+namespace name_index_test {
 namespace {
 
 TEST_CASE("NameIndex finds what was inserted, and nothing after it is erased", "[name_index]") {
@@ -56,4 +57,5 @@ TEST_CASE("HashName depends on every byte and the length", "[name_index]") {
 }
 
 }  // namespace
+}  // namespace name_index_test
 }  // namespace capext

@@ -13,6 +13,7 @@
 #include "tests/support/builders.h"
 
 namespace capext {
+namespace node_fit_test {
 namespace {
 
 using testing::ExpressionsTerm;
@@ -473,4 +474,5 @@ TEST_CASE("NodeFitScreen: overcommitted on a resource the pod does not request, 
 }
 
 }  // namespace
+}  // namespace node_fit_test
 }  // namespace capext

@@ -8,6 +8,7 @@
 #include "tests/support/builders.h"
 
 namespace capext {
+namespace node_score_test {
 namespace {
 
 using testing::kGi;
@@ -63,4 +64,5 @@ TEST_CASE("PickNode: the highest score, then the first name", "[node_score]") {
 }
 
 }  // namespace
+}  // namespace node_score_test
 }  // namespace capext

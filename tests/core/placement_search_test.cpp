@@ -10,6 +10,7 @@
 #include "tests/support/random_changes.h"
 
 namespace capext {
+namespace placement_search_test {
 namespace {
 
 using testing::RandomChanges;
@@ -96,4 +97,5 @@ TEST_CASE("DensePlacement equals FindPlacement through random changes",
   CHECK(limited * 20 > compared);
 }
 
+}  // namespace placement_search_test
 }  // namespace capext

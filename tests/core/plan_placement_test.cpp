@@ -17,6 +17,7 @@
 #include "tests/support/seeded_random.h"
 
 namespace capext::testing {
+namespace plan_placement_test {
 namespace {
 
 struct Reference {
@@ -141,4 +142,5 @@ TEST_CASE("plan placement: a put-back's re-placement is the full first fit", "[p
 }
 
 }  // namespace
+}  // namespace plan_placement_test
 }  // namespace capext::testing

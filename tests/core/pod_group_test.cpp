@@ -11,6 +11,7 @@
 #include "tests/support/workload_pods.h"
 
 namespace capext {
+namespace pod_group_test {
 namespace {
 
 using testing::AdmittedAt;
@@ -238,4 +239,5 @@ TEST_CASE("a pod's own hold is not counted against itself", "[workloads][holds]"
 }
 
 }  // namespace
+}  // namespace pod_group_test
 }  // namespace capext

@@ -7,6 +7,7 @@
 #include <vector>
 
 namespace capext {
+namespace pod_request_test {
 namespace {
 
 ContainerRequests C(ResourceList requests) {
@@ -82,4 +83,5 @@ TEST_CASE("EffectivePodRequest", "[pod_request]") {
 }
 
 }  // namespace
+}  // namespace pod_request_test
 }  // namespace capext

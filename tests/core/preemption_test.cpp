@@ -12,6 +12,7 @@
 #include "tests/support/builders.h"
 
 namespace capext {
+namespace preemption_test {
 namespace {
 
 using testing::CpuList;
@@ -260,4 +261,5 @@ TEST_CASE("FindPreemption runs 1.2 on every node and chooses with 1.3", "[preemp
 }
 
 }  // namespace
+}  // namespace preemption_test
 }  // namespace capext

@@ -10,6 +10,7 @@
 #include <vector>
 
 namespace capext {
+namespace quantity_test {
 namespace {
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
@@ -331,4 +332,5 @@ TEST_CASE("QuantityFromDecisionAmount prints amounts in each resource's format",
 }
 
 }  // namespace
+}  // namespace quantity_test
 }  // namespace capext

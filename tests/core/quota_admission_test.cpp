@@ -10,6 +10,7 @@
 #include "tests/support/builders.h"
 
 namespace capext {
+namespace quota_admission_test {
 namespace {
 
 using testing::CpuList;
@@ -351,4 +352,5 @@ TEST_CASE("capacity-extender: pods in max counts pods through the state", "[quot
 }
 
 }  // namespace
+}  // namespace quota_admission_test
 }  // namespace capext

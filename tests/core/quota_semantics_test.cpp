@@ -11,6 +11,7 @@
 #include "tests/support/builders.h"
 
 namespace capext {
+namespace quota_semantics_test {
 namespace {
 
 using testing::CpuList;
@@ -356,4 +357,5 @@ TEST_CASE("scheduler-plugins: the aggregated check compares every native and use
 }
 
 }  // namespace
+}  // namespace quota_semantics_test
 }  // namespace capext

@@ -14,6 +14,7 @@
 #include "tests/support/builders.h"
 
 namespace capext {
+namespace quota_tree_test {
 namespace {
 
 using testing::CpuList;
@@ -212,4 +213,5 @@ TEST_CASE("a parent's own namespace is its implicit child", "[quota_tree]") {
 }
 
 }  // namespace
+}  // namespace quota_tree_test
 }  // namespace capext

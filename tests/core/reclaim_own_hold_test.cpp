@@ -12,6 +12,7 @@
 #include "tests/support/workload_pods.h"
 
 namespace capext {
+namespace reclaim_own_hold_test {
 namespace {
 
 using testing::AdmittedAt;
@@ -57,4 +58,5 @@ TEST_CASE(
 }
 
 }  // namespace
+}  // namespace reclaim_own_hold_test
 }  // namespace capext

@@ -33,6 +33,7 @@
 #include "tests/support/workload_pods.h"
 
 namespace capext::testing {
+namespace reclaim_plan_exhaustive_test {
 namespace {
 
 struct Case {
@@ -330,4 +331,5 @@ TEST_CASE("plan search: never more victims than needed, a plan whenever one exis
 }
 
 }  // namespace
+}  // namespace reclaim_plan_exhaustive_test
 }  // namespace capext::testing

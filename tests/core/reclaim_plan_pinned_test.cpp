@@ -16,6 +16,7 @@
 #include "tests/support/workload_pods.h"
 
 namespace capext {
+namespace reclaim_plan_pinned_test {
 namespace {
 
 using testing::CpuList;
@@ -121,4 +122,5 @@ TEST_CASE("a mid-size plan, pinned: victims, their order, the members' nodes and
 }
 
 }  // namespace
+}  // namespace reclaim_plan_pinned_test
 }  // namespace capext

@@ -13,6 +13,7 @@
 #include "tests/support/workload_pods.h"
 
 namespace capext {
+namespace reclaim_plan_test {
 namespace {
 
 using testing::AdmittedAt;
@@ -299,4 +300,5 @@ TEST_CASE("a gated gang with a member under another gate has no plan: its unit i
 }
 
 }  // namespace
+}  // namespace reclaim_plan_test
 }  // namespace capext

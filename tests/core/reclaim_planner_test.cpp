@@ -11,6 +11,7 @@
 #include "tests/support/builders.h"
 
 namespace capext {
+namespace reclaim_planner_test {
 namespace {
 
 using testing::CpuList;
@@ -178,4 +179,5 @@ TEST_CASE("ReclaimDecisionName", "[reclaim_planner]") {
 }
 
 }  // namespace
+}  // namespace reclaim_planner_test
 }  // namespace capext

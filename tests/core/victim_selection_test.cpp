@@ -10,6 +10,7 @@
 #include "tests/support/builders.h"
 
 namespace capext {
+namespace victim_selection_test {
 namespace {
 
 using testing::CpuList;
@@ -316,4 +317,5 @@ TEST_CASE("SplitByPdbViolation", "[victim_selection]") {
 }
 
 }  // namespace
+}  // namespace victim_selection_test
 }  // namespace capext

@@ -12,6 +12,7 @@
 #include "tests/support/workload_pods.h"
 
 namespace capext {
+namespace victim_unit_test {
 namespace {
 
 using testing::CpuList;
@@ -144,4 +145,5 @@ TEST_CASE("the unit order: priority, then surplus < single < core, then the pod 
 }
 
 }  // namespace
+}  // namespace victim_unit_test
 }  // namespace capext

@@ -20,7 +20,7 @@ std::string DescribeVictims(const NodeVictims& c) {
   return fmt::format("{}:[{}] pdb {}", c.node, fmt::join(uids, ","), c.pdb_violations);
 }
 
-std::string DescribeCandidates(const std::vector<NodeVictims>& candidates) {
+std::string DescribeCandidateList(const std::vector<NodeVictims>& candidates) {
   std::vector<std::string> parts;
   for (const NodeVictims& c : candidates)
     parts.push_back(DescribeVictims(c));
@@ -136,10 +136,11 @@ void CompareCandidateSearch(PathContext& ctx, const ClusterState& dense, DensePl
       ctx.Disagree(path, fmt::format("start {}: SearchCandidates {}, FindPreemption {}",
                                      options.start, DescribePlan(r.plan), DescribePlan(all)));
     }
-    if (exhaustive && DescribeCandidates(r.plan.candidates) != DescribeCandidates(all.candidates)) {
+    if (exhaustive &&
+        DescribeCandidateList(r.plan.candidates) != DescribeCandidateList(all.candidates)) {
       ctx.Disagree(path, fmt::format("candidates {} vs FindPreemption's {}",
-                                     DescribeCandidates(r.plan.candidates),
-                                     DescribeCandidates(all.candidates)));
+                                     DescribeCandidateList(r.plan.candidates),
+                                     DescribeCandidateList(all.candidates)));
     }
     if (!exhaustive && r.examined < r.pool) ctx.Count("candidate search: stopped early");
   }

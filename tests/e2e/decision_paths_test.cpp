@@ -21,6 +21,7 @@
 #include "tests/support/random_cluster.h"
 
 namespace capext::testing {
+namespace decision_paths_test {
 namespace {
 
 constexpr int kQuestionsPerState = 2;
@@ -172,4 +173,5 @@ TEST_CASE("every decision path answers the same on generated clusters, part 4 of
   RunPart(3);
 }
 
+}  // namespace decision_paths_test
 }  // namespace capext::testing

@@ -20,6 +20,7 @@
 #include "tests/support/cluster_case.h"
 
 namespace capext::testing {
+namespace decision_regressions_test {
 namespace {
 
 JsonTree Node(const std::string& name, const std::string& cpu) {
@@ -318,4 +319,5 @@ TEST_CASE(
   CHECK(uids == std::vector<std::string>{"uid-job-b", "uid-job-b2"});
 }
 
+}  // namespace decision_regressions_test
 }  // namespace capext::testing

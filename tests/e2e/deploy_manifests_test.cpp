@@ -22,6 +22,7 @@
 #include "config/extender_config.h"
 #include "tests/support/test_paths.h"
 
+namespace deploy_manifests_test {
 namespace {
 
 struct Rendered {
@@ -543,3 +544,4 @@ TEST_CASE("ElasticQuota CRD is compatible with scheduler-plugins'", "[deploy]") 
     CHECK(Str(item["anyOf"][1]["type"]) == "string");
   }
 }
+}  // namespace deploy_manifests_test

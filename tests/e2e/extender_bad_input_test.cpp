@@ -17,6 +17,7 @@
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
 
+namespace extender_bad_input_test {
 namespace {
 
 using capext::test::ClientResponse;
@@ -493,3 +494,4 @@ TEST_CASE("a client that stalls mid-request holds up nobody and is cut off", "[e
 }
 
 }  // namespace
+}  // namespace extender_bad_input_test

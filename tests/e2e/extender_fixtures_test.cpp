@@ -21,6 +21,7 @@
 #include "tests/support/http_client.h"
 #include "tests/support/test_paths.h"
 
+namespace extender_fixtures_test {
 namespace {
 
 using capext::test::ClientResponse;
@@ -685,3 +686,4 @@ TEST_CASE("request keys are matched case-insensitively and unknown fields are ig
 }
 
 }  // namespace
+}  // namespace extender_fixtures_test

@@ -24,6 +24,7 @@
 #include "tests/support/http_client.h"
 #include "tests/support/test_paths.h"
 
+namespace extender_seed_scenario_test {
 namespace {
 
 using capext::test::ClientResponse;
@@ -743,3 +744,4 @@ TEST_CASE("seed-002 over HTTP with --reclaim dry-run: job-2 stays rejected, noth
 }
 
 }  // namespace
+}  // namespace extender_seed_scenario_test

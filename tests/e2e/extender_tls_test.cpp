@@ -19,6 +19,7 @@
 #include "tests/support/http_client.h"
 #include "tests/support/temp_dir.h"
 
+namespace extender_tls_test {
 namespace {
 
 using capext::test::ClientOptions;
@@ -354,3 +355,4 @@ TEST_CASE("a key that does not match the certificate stops serve with a clear er
 }
 
 }  // namespace
+}  // namespace extender_tls_test

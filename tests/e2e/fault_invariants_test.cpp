@@ -9,6 +9,7 @@
 
 #include "tests/e2e/fault_invariants.h"
 
+namespace fault_invariants_test {
 namespace {
 
 using capext::test::CheckFaultRun;
@@ -201,3 +202,4 @@ TEST_CASE("fault invariants: the double's log and objects parse", "[e2e][faults]
 }
 
 }  // namespace
+}  // namespace fault_invariants_test

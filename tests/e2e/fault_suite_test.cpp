@@ -29,6 +29,7 @@
 #include "tests/support/http_client.h"
 #include "tests/support/scheduler_leases.h"
 
+namespace fault_suite_test {
 namespace {
 
 using capext::kube::RestResponse;
@@ -630,3 +631,4 @@ TEST_CASE("fault suite: two replicas, the lease moving in the middle of a reclai
 }
 
 }  // namespace
+}  // namespace fault_suite_test

@@ -17,6 +17,7 @@
 #include "tests/support/test_paths.h"
 
 namespace capext::testing {
+namespace generated_cases_test {
 namespace {
 
 // Every decoded object, one line each, in a stable order.
@@ -226,4 +227,5 @@ TEST_CASE("a printed minimal snapshot loads in capacity-extender explain",
   CHECK(out.find("reclaim: ") != std::string::npos);
 }
 
+}  // namespace generated_cases_test
 }  // namespace capext::testing

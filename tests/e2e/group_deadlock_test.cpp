@@ -25,6 +25,7 @@
 #include "tests/support/seeded_random.h"
 
 namespace capext::testing {
+namespace group_deadlock_test {
 namespace {
 
 struct GroupMix {
@@ -209,4 +210,5 @@ TEST_CASE("random group mixes never reach a partially admitted or mutually block
 }
 
 }  // namespace
+}  // namespace group_deadlock_test
 }  // namespace capext::testing

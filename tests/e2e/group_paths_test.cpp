@@ -31,6 +31,7 @@
 #include "tests/support/workload_pods.h"
 
 namespace capext::testing {
+namespace group_paths_test {
 namespace {
 
 constexpr const char* kHeldNode = "zz-held";
@@ -337,4 +338,5 @@ TEST_CASE(
 }
 
 }  // namespace
+}  // namespace group_paths_test
 }  // namespace capext::testing

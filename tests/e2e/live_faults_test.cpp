@@ -31,6 +31,7 @@
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
 
+namespace live_faults_test {
 namespace {
 
 using capext::kube::testing::ApiServerDouble;
@@ -302,3 +303,4 @@ TEST_CASE("live faults: no eviction is decided while the nodes are out of sync",
 }
 
 }  // namespace
+}  // namespace live_faults_test

@@ -31,6 +31,7 @@
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
 
+namespace live_gate_fair_reclaim_test {
 namespace {
 
 using capext::kube::testing::ApiServerDouble;
@@ -242,3 +243,4 @@ TEST_CASE(
   CHECK(cluster.Evicted().size() == 3);
   CHECK(cluster.StillGated() == std::set<std::string>{"b-3"});
 }
+}  // namespace live_gate_fair_reclaim_test

@@ -31,6 +31,7 @@
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
 
+namespace live_gate_reclaim_test {
 namespace {
 
 using capext::kube::testing::ApiServerDouble;
@@ -281,3 +282,4 @@ TEST_CASE(
   CHECK(Contains(metrics, "capacity_extender_reclaims_started_total 2"));
   CHECK(Contains(metrics, "capacity_extender_evictions_refused_total{namespace=\"team-b\"} 1"));
 }
+}  // namespace live_gate_reclaim_test

@@ -23,6 +23,7 @@
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
 
+namespace live_gate_requests_test {
 namespace {
 
 using capext::kube::testing::ApiServerDouble;
@@ -165,3 +166,4 @@ TEST_CASE("live gate mode: one PATCH and no GET per admitted pod; status.used pe
       metrics.find("capacity_extender_gate_rereads_total 0\n") != std::string::npos;
   CHECK(no_reread);
 }
+}  // namespace live_gate_requests_test

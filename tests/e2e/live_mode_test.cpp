@@ -49,6 +49,7 @@
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
 
+namespace live_mode_test {
 namespace {
 
 using capext::kube::testing::ApiServerDouble;
@@ -1316,3 +1317,4 @@ TEST_CASE("live: fairSharing reclaims between borrowers by weight, once, and not
     CHECK(Contains(cluster.Get("/pending").body, "evicted fb/fb-8 on node n1"));
   }
 }
+}  // namespace live_mode_test

@@ -30,6 +30,7 @@
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
 
+namespace pending_events_test {
 namespace {
 
 using capext::kube::testing::ApiServerDouble;
@@ -351,3 +352,4 @@ TEST_CASE("events: over max, behind the sum of mins, refused by a PDB - one Even
   }
   CHECK(cluster.extender().Log().find("event write failed") == std::string::npos);
 }
+}  // namespace pending_events_test

@@ -36,6 +36,7 @@
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
 
+namespace slow_binds_test {
 namespace {
 
 using capext::bench::BindRetryScheduler;
@@ -235,3 +236,4 @@ TEST_CASE("slow binds: 3,000 binds at once, a Binding 20 ms each: none late, eac
 }
 
 }  // namespace
+}  // namespace slow_binds_test

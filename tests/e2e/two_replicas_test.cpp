@@ -37,6 +37,7 @@
 #include "tests/support/http_client.h"
 #include "tests/support/scheduler_leases.h"
 
+namespace two_replicas_test {
 namespace {
 
 using capext::kube::RestClient;
@@ -320,3 +321,4 @@ TEST_CASE(
 }
 
 }  // namespace
+}  // namespace two_replicas_test

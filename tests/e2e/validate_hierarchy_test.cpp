@@ -12,6 +12,7 @@
 
 #include "tests/support/test_paths.h"
 
+namespace validate_hierarchy_test {
 namespace {
 
 const std::string kDir = capext::test::SourcePath("tests/scenarios/hierarchy/validate/");
@@ -101,3 +102,4 @@ TEST_CASE("validate -o json on the broken trees: exit 1, the errors as objects")
 }
 
 }  // namespace
+}  // namespace validate_hierarchy_test

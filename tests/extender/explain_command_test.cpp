@@ -13,6 +13,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace capext {
+namespace explain_command_test {
 namespace {
 
 struct Ran {
@@ -142,4 +143,5 @@ TEST_CASE("explain refuses an unknown admission rule or victim order, naming the
 }
 
 }  // namespace
+}  // namespace explain_command_test
 }  // namespace capext

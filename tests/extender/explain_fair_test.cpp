@@ -17,6 +17,7 @@
 #include "tests/support/builders.h"
 
 namespace capext {
+namespace explain_fair_test {
 namespace {
 
 using testing::CpuList;
@@ -152,4 +153,5 @@ TEST_CASE("explain shows the fair plan for a borrower below its fair share only 
 }
 
 }  // namespace
+}  // namespace explain_fair_test
 }  // namespace capext

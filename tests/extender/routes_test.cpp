@@ -14,6 +14,7 @@
 #include "extender/embedded/embedded_binder.h"
 
 namespace capext {
+namespace routes_test {
 namespace {
 
 struct Routes {
@@ -162,9 +163,11 @@ TEST_CASE("router: GET /ui is one read-only page with no external assets", "[ui]
 }
 
 }  // namespace
+}  // namespace routes_test
 }  // namespace capext
 
 namespace capext {
+namespace routes_test {
 namespace {
 
 // A live cache's report: pods out of sync since `out_for` ago (in sync when zero).
@@ -256,4 +259,5 @@ TEST_CASE("router: /pending says why the reclaim loop is held", "[pending]") {
 }
 
 }  // namespace
+}  // namespace routes_test
 }  // namespace capext

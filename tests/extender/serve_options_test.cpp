@@ -7,6 +7,7 @@
 #include "config/extender_config.h"
 
 namespace capext {
+namespace serve_options_test {
 namespace {
 
 TEST_CASE("gangScheduleTimeout and reservationTTL reach the verbs and the admission loop",
@@ -55,4 +56,5 @@ TEST_CASE("fairSharing reaches the admission loop's plan and its reclaim, off by
 }
 
 }  // namespace
+}  // namespace serve_options_test
 }  // namespace capext

@@ -10,6 +10,7 @@
 #include "tests/extender/reclaim/reclaim_harness.h"
 
 namespace capext {
+namespace test_rule_plugin_test {
 namespace {
 
 using namespace reclaim_testing;  // NOLINT: the reclaim harness
@@ -84,4 +85,5 @@ TEST_CASE("test rule: the wake rule of a pod it refuses comes from its declarati
 }
 
 }  // namespace
+}  // namespace test_rule_plugin_test
 }  // namespace capext

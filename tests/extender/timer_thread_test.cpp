@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 
 namespace capext {
+namespace timer_thread_test {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -79,4 +80,5 @@ TEST_CASE("timer thread: a callback may add and cancel others; pending ones die 
 }
 
 }  // namespace
+}  // namespace timer_thread_test
 }  // namespace capext

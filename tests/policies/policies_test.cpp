@@ -13,6 +13,7 @@
 #include "tests/support/builders.h"
 
 namespace capext {
+namespace policies_test {
 namespace {
 
 using testing::MakePod;
@@ -179,4 +180,5 @@ TEST_CASE("every victim order is a strict weak ordering usable for sorting", "[p
 }
 
 }  // namespace
+}  // namespace policies_test
 }  // namespace capext

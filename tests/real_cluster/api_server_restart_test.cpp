@@ -25,6 +25,7 @@
 #include "tests/support/real_control_plane.h"
 
 namespace capext::test {
+namespace api_server_restart_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -124,4 +125,5 @@ TEST_CASE(
 }
 
 }  // namespace
+}  // namespace api_server_restart_test
 }  // namespace capext::test

@@ -19,6 +19,7 @@
 #include "tests/support/test_paths.h"
 
 namespace capext::test {
+namespace borrow_and_reclaim_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -84,4 +85,5 @@ TEST_CASE("borrow-and-reclaim: job-2 reclaims eq1's borrowed Job pod, never a No
 }
 
 }  // namespace
+}  // namespace borrow_and_reclaim_test
 }  // namespace capext::test

@@ -20,6 +20,7 @@
 #include "tests/support/real_control_plane.h"
 
 namespace capext::test {
+namespace fair_sharing_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -116,4 +117,5 @@ spec: {min: {cpu: "1"}, max: {cpu: "10"}}
 }
 
 }  // namespace
+}  // namespace fair_sharing_test
 }  // namespace capext::test

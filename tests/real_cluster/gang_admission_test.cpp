@@ -32,6 +32,7 @@
 #include "tests/support/real_control_plane.h"
 
 namespace capext::test {
+namespace gang_admission_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -293,4 +294,5 @@ spec: {min: {cpu: "6"}, max: {cpu: "6"}}
 }
 
 }  // namespace
+}  // namespace gang_admission_test
 }  // namespace capext::test

@@ -31,6 +31,7 @@
 #include "tests/support/real_control_plane.h"
 
 namespace capext::test {
+namespace gang_reclaim_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -300,4 +301,5 @@ spec:
 }
 
 }  // namespace
+}  // namespace gang_reclaim_test
 }  // namespace capext::test

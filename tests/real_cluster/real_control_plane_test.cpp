@@ -13,6 +13,7 @@
 #include "tests/support/real_control_plane.h"
 
 namespace capext::test {
+namespace real_control_plane_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -90,4 +91,5 @@ TEST_CASE("the harness: fake nodes, scheduling, kube-apiserver killed and back, 
 }
 
 }  // namespace
+}  // namespace real_control_plane_test
 }  // namespace capext::test

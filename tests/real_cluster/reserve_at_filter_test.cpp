@@ -20,6 +20,7 @@
 #include "tests/support/real_control_plane.h"
 
 namespace capext::test {
+namespace reserve_at_filter_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -109,4 +110,5 @@ spec: {min: {cpu: "6"}, max: {cpu: "6"}}
 }
 
 }  // namespace
+}  // namespace reserve_at_filter_test
 }  // namespace capext::test

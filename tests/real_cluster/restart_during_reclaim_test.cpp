@@ -41,6 +41,7 @@
 #include "tests/support/real_control_plane.h"
 
 namespace capext::test {
+namespace restart_during_reclaim_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -340,4 +341,5 @@ TEST_CASE(
 }
 
 }  // namespace
+}  // namespace restart_during_reclaim_test
 }  // namespace capext::test

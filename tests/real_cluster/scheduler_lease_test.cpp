@@ -29,6 +29,7 @@
 #include "tests/support/real_control_plane.h"
 
 namespace capext::test {
+namespace scheduler_lease_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -163,4 +164,5 @@ TEST_CASE("scheduler lease: the sidecar of the kube-scheduler holding the lease 
 }
 
 }  // namespace
+}  // namespace scheduler_lease_test
 }  // namespace capext::test

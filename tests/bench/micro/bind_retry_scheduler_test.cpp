@@ -14,6 +14,7 @@
 #include <vector>
 
 namespace capext::bench {
+namespace bind_retry_scheduler_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -245,4 +246,5 @@ TEST_CASE("CheckBindRun: a /bind read after the next attempt began belongs to it
 }
 
 }  // namespace
+}  // namespace bind_retry_scheduler_test
 }  // namespace capext::bench

@@ -14,6 +14,7 @@
 #include "tests/support/test_paths.h"
 
 namespace capext::bench {
+namespace podcost_apiserver_double_test {
 namespace {
 
 const std::string kScript = capext::test::SourcePath("tests/apiserver_double/apiserver_double.py");
@@ -94,4 +95,5 @@ TEST_CASE("create_many answers the API server's errors for bad items", "[podcost
 }
 
 }  // namespace
+}  // namespace podcost_apiserver_double_test
 }  // namespace capext::bench

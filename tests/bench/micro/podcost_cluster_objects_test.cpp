@@ -10,6 +10,7 @@
 #include "tests/support/test_paths.h"
 
 namespace capext::bench {
+namespace podcost_cluster_objects_test {
 namespace {
 
 const std::string kFixtures = capext::test::SourcePath("tests/fixtures/kube-scheduler");
@@ -94,4 +95,5 @@ TEST_CASE("a template refuses a capture whose substituted text changed", "[podco
 }
 
 }  // namespace
+}  // namespace podcost_cluster_objects_test
 }  // namespace capext::bench

@@ -13,6 +13,7 @@
 #include <vector>
 
 namespace capext::bench {
+namespace podcost_process_stats_test {
 namespace {
 
 constexpr int kThreads = 25;
@@ -101,4 +102,5 @@ TEST_CASE("status fields are read as numbers", "[podcost]") {
 }
 
 }  // namespace
+}  // namespace podcost_process_stats_test
 }  // namespace capext::bench

@@ -15,6 +15,7 @@
 #include "tests/support/test_paths.h"
 
 namespace capext::bench {
+namespace podcost_scheduler_replay_test {
 namespace {
 
 TEST_CASE("filter gets as many nodes as kube-scheduler 1.26 searches for", "[podcost]") {
@@ -75,4 +76,5 @@ TEST_CASE("a replay against the do-nothing extender binds every pod in the API s
 }
 
 }  // namespace
+}  // namespace podcost_scheduler_replay_test
 }  // namespace capext::bench

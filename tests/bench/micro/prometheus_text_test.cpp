@@ -7,6 +7,7 @@
 #include <cmath>
 
 namespace capext::bench {
+namespace prometheus_text_test {
 namespace {
 
 constexpr const char* kBefore = R"(# HELP apiserver_request_total Counter of apiserver requests.
@@ -76,4 +77,5 @@ TEST_CASE("histogram quantiles interpolate inside the bucket, as histogram_quant
 }
 
 }  // namespace
+}  // namespace prometheus_text_test
 }  // namespace capext::bench

@@ -12,6 +12,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace capext::bench {
+namespace scheduler_log_test {
 namespace {
 
 const std::string kBound1 =
@@ -70,4 +71,5 @@ TEST_CASE("kube-scheduler's log followed as it grows: half a line waits for the 
 }
 
 }  // namespace
+}  // namespace scheduler_log_test
 }  // namespace capext::bench

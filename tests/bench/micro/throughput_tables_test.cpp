@@ -10,6 +10,7 @@
 #include <vector>
 
 namespace capext::bench {
+namespace throughput_tables_test {
 namespace {
 
 ThroughputRun Run(const std::string& configuration, int repetition, double pods_per_s,
@@ -111,4 +112,5 @@ apiserver_request_total{group="scheduling.x-k8s.io",resource="elasticquotas",sub
 }
 
 }  // namespace
+}  // namespace throughput_tables_test
 }  // namespace capext::bench

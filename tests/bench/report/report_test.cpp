@@ -14,6 +14,7 @@
 #include "bench/sim/synthetic_workload.h"
 
 namespace capext {
+namespace report_test {
 namespace {
 
 SimulationInput SmallSynthetic(uint64_t seed) {
@@ -296,4 +297,5 @@ TEST_CASE("report.html shows used, min and max per level for a plan with parents
 }
 
 }  // namespace
+}  // namespace report_test
 }  // namespace capext

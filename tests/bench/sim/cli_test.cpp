@@ -12,6 +12,7 @@
 #include "tests/support/test_paths.h"
 
 namespace capext {
+namespace cli_test {
 namespace {
 
 std::string Slurp(const std::string& path) {
@@ -213,4 +214,5 @@ TEST_CASE("the acceptance command on the real trace: three outputs, same report.
 }
 
 }  // namespace
+}  // namespace cli_test
 }  // namespace capext

@@ -11,6 +11,7 @@
 #include "tests/support/test_paths.h"
 
 namespace capext {
+namespace compare_test {
 namespace {
 
 std::vector<SimulationResult> RunAll(const SimulationInput& in) {
@@ -95,4 +96,5 @@ TEST_CASE("compare invariants on the Alibaba trace with the shipped quota plan",
 }
 
 }  // namespace
+}  // namespace compare_test
 }  // namespace capext

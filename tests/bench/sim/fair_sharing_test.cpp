@@ -12,6 +12,7 @@
 #include "bench/sim/simulation.h"
 
 namespace capext {
+namespace fair_sharing_test {
 namespace {
 
 Node CpuNode(const std::string& name, int64_t cpu_milli) {
@@ -206,4 +207,5 @@ TEST_CASE("fair (gate): the barrier reclaims from the borrower above its share, 
 }
 
 }  // namespace
+}  // namespace fair_sharing_test
 }  // namespace capext

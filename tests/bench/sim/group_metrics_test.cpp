@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 namespace capext {
+namespace group_metrics_test {
 namespace {
 
 TEST_CASE("a group partially running holds its members' cpu and GPUs until it starts",
@@ -141,4 +142,5 @@ TEST_CASE("a member starting at the instant the others stop continues their run"
 }
 
 }  // namespace
+}  // namespace group_metrics_test
 }  // namespace capext

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 namespace capext {
+namespace pending_queue_test {
 namespace {
 
 std::vector<uint32_t> Drain(PendingQueue* q) {
@@ -108,10 +109,12 @@ TEST_CASE("waking a quota-parked bucket directly removes its waiter", "[sim][que
   q.PopFirst(a);
   q.ParkForNodes(a);
   // The old waiter must not wake the bucket now parked for nodes.
-  q.OnUsageDropped(0, [](const std::string&) { return 0; }, [](const std::string&) { return 0; });
+  q.OnUsageDropped(
+      0, [](const std::string&) { return 0; }, [](const std::string&) { return 0; });
   CHECK_FALSE(q.Top(&top));
   CHECK(q.ParkedInOrder() == std::vector<int>{a});
 }
 
 }  // namespace
+}  // namespace pending_queue_test
 }  // namespace capext

@@ -8,6 +8,7 @@
 #include <thread>
 
 namespace capext {
+namespace progress_bar_test {
 namespace {
 
 std::string Contents(std::FILE* f) {
@@ -57,4 +58,5 @@ TEST_CASE("an enabled progress bar shows the rate and an ETA, then clears its li
 }
 
 }  // namespace
+}  // namespace progress_bar_test
 }  // namespace capext

@@ -9,6 +9,7 @@
 #include "tests/support/test_paths.h"
 
 namespace capext {
+namespace quota_plan_test {
 namespace {
 
 TEST_CASE("a quota plan parses quantities, optional lists and priorities", "[sim][quotas]") {
@@ -190,4 +191,5 @@ TEST_CASE("the shipped two-level Alibaba plan groups the flat plan's tenants und
 }
 
 }  // namespace
+}  // namespace quota_plan_test
 }  // namespace capext

@@ -16,6 +16,7 @@
 #include "tests/support/test_paths.h"
 
 namespace capext {
+namespace scenario_test {
 namespace {
 
 // The bundled example (docs/scenarios.md), once called seed-002.
@@ -471,9 +472,11 @@ TEST_CASE("capacity-sim scenario --quota-semantics: for files that do not name t
 }
 
 }  // namespace
+}  // namespace scenario_test
 }  // namespace capext
 
 namespace capext {
+namespace scenario_test {
 namespace {
 
 // Issue 21's "No loops" in the simulator, gate mode
@@ -507,4 +510,5 @@ TEST_CASE("gate mode: a gated gang's plan, re-created victims, 10 minutes: one e
 }
 
 }  // namespace
+}  // namespace scenario_test
 }  // namespace capext

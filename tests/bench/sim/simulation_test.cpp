@@ -16,6 +16,7 @@
 #include "policies/policies.h"
 
 namespace capext {
+namespace simulation_test {
 namespace {
 
 Node CpuNode(const std::string& name, int64_t cpu_milli) {
@@ -407,9 +408,11 @@ TEST_CASE("stopping 1.2 early gives the same reclaims as running it on every poo
 }
 
 }  // namespace
+}  // namespace simulation_test
 }  // namespace capext
 
 namespace capext {
+namespace simulation_test {
 namespace {
 
 // Two 4-cpu nodes; tenants a and b {min 3, max 6}: the sum of mins, 6 cpu, leaves room for six
@@ -477,9 +480,11 @@ TEST_CASE("per-pod admission leaves a gang partially running; gang admission nev
 }
 
 }  // namespace
+}  // namespace simulation_test
 }  // namespace capext
 
 namespace capext {
+namespace simulation_test {
 namespace {
 
 // Two 2-cpu nodes, full of tenant a's borrowed pods (a {min 0, max 4}); b {min 4, max 4} starts
@@ -521,9 +526,11 @@ TEST_CASE("a gang's members bind on the nodes their plan nominated, together",
 }
 
 }  // namespace
+}  // namespace simulation_test
 }  // namespace capext
 
 namespace capext {
+namespace simulation_test {
 namespace {
 
 // docs/workloads.md#6-measuring-groups-in-the-simulator, item 3, in small: an elastic job
@@ -571,4 +578,5 @@ TEST_CASE("a gang whose core a reclaim took: its other members never run apart",
 }
 
 }  // namespace
+}  // namespace simulation_test
 }  // namespace capext

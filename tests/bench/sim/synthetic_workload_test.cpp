@@ -7,6 +7,7 @@
 #include "bench/sim/trace_reader.h"
 
 namespace capext {
+namespace synthetic_workload_test {
 namespace {
 
 bool SamePods(const Workload& a, const Workload& b) {
@@ -88,9 +89,11 @@ TEST_CASE("synthetic nodes and quotas", "[sim][synthetic]") {
 }
 
 }  // namespace
+}  // namespace synthetic_workload_test
 }  // namespace capext
 
 namespace capext {
+namespace synthetic_workload_test {
 namespace {
 
 TEST_CASE("synthetic pod groups: sizes, elastic ranges, one arrival per job", "[sim][synthetic]") {
@@ -172,4 +175,5 @@ TEST_CASE("group sizes parse as size:weight lists", "[sim][synthetic]") {
 }
 
 }  // namespace
+}  // namespace synthetic_workload_test
 }  // namespace capext

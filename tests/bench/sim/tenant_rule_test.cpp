@@ -5,6 +5,7 @@
 #include <map>
 
 namespace capext {
+namespace tenant_rule_test {
 namespace {
 
 TEST_CASE("tenant rules parse", "[sim][tenants]") {
@@ -56,4 +57,5 @@ TEST_CASE("hash tenants are stable and spread", "[sim][tenants]") {
 }
 
 }  // namespace
+}  // namespace tenant_rule_test
 }  // namespace capext

@@ -7,6 +7,7 @@
 #include "tests/support/test_paths.h"
 
 namespace capext {
+namespace trace_reader_test {
 namespace {
 
 constexpr int64_t kMi = int64_t{1} << 20;
@@ -163,9 +164,11 @@ TEST_CASE("the real trace files read", "[sim][trace]") {
 }
 
 }  // namespace
+}  // namespace trace_reader_test
 }  // namespace capext
 
 namespace capext {
+namespace trace_reader_test {
 namespace {
 
 TEST_CASE("trace rows with group and min_member columns form pod groups", "[sim][trace]") {
@@ -206,4 +209,5 @@ TEST_CASE("trace rows with group and min_member columns form pod groups", "[sim]
 }
 
 }  // namespace
+}  // namespace trace_reader_test
 }  // namespace capext

@@ -19,6 +19,7 @@
 #include "tests/support/workload_pods.h"
 
 namespace capext {
+namespace admission_loop_test {
 namespace {
 
 using reclaim_testing::FakeEvictor;
@@ -539,4 +540,5 @@ TEST_CASE("admission loop: a gated gang that would borrow gets no reclaim", "[ad
 }
 
 }  // namespace
+}  // namespace admission_loop_test
 }  // namespace capext

@@ -20,6 +20,7 @@
 #include "tests/support/workload_pods.h"
 
 namespace capext {
+namespace admission_revocation_test {
 namespace {
 
 using kube::RestClient;
@@ -262,4 +263,5 @@ TEST_CASE("admission loop on the double: a refused revocation reads the pod once
 }
 
 }  // namespace
+}  // namespace admission_revocation_test
 }  // namespace capext

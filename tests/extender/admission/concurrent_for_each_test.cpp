@@ -11,6 +11,7 @@
 #include <vector>
 
 namespace capext {
+namespace concurrent_for_each_test {
 namespace {
 
 TEST_CASE("ForEachConcurrently: every index once, at most `width` at a time",
@@ -47,4 +48,5 @@ TEST_CASE("ForEachConcurrently: width 1 runs in order on the calling thread",
 }
 
 }  // namespace
+}  // namespace concurrent_for_each_test
 }  // namespace capext

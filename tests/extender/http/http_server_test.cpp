@@ -24,6 +24,7 @@
 
 #include "tests/support/http_client.h"
 
+namespace http_server_test {
 namespace {
 
 using capext::http::Handler;
@@ -587,3 +588,4 @@ TEST_CASE("Shutdown may be called from a handler", "[http]") {
   server->Wait();
   CHECK_FALSE(Fetch(kHost, server->port(), "GET", "/").ok());
 }
+}  // namespace http_server_test

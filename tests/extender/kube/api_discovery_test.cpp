@@ -9,6 +9,7 @@
 #include "tests/support/apiserver_double_process.h"
 
 namespace capext::kube {
+namespace api_discovery_test {
 namespace {
 
 using testing::ApiServerDouble;
@@ -112,4 +113,5 @@ TEST_CASE("discovery: a failed /apis is an error", "[kube]") {
 }
 
 }  // namespace
+}  // namespace api_discovery_test
 }  // namespace capext::kube

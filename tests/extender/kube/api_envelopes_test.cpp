@@ -15,6 +15,7 @@
 #include "tests/support/test_paths.h"
 
 namespace capext::kube {
+namespace api_envelopes_test {
 namespace {
 
 const std::string kCaptures = capext::test::SourcePath("tests/fixtures/kube-apiserver/");
@@ -189,4 +190,5 @@ TEST_CASE("Status bodies of eviction refusals and errors", "[kube]") {
 }
 
 }  // namespace
+}  // namespace api_envelopes_test
 }  // namespace capext::kube

@@ -11,6 +11,7 @@
 #include "tests/support/apiserver_double_process.h"
 
 namespace capext::kube {
+namespace api_event_sink_test {
 namespace {
 
 using testing::ApiServerDouble;
@@ -133,4 +134,5 @@ TEST_CASE("ApiEventSink: a refused Event is kFailed with the apiserver's reason"
 }
 
 }  // namespace
+}  // namespace api_event_sink_test
 }  // namespace capext::kube

@@ -10,6 +10,7 @@
 #include "tests/support/apiserver_double_process.h"
 
 namespace capext::kube {
+namespace api_writes_test {
 namespace {
 
 using testing::ApiServerDouble;
@@ -186,4 +187,5 @@ TEST_CASE("PodAnnotator: sets and removes the reclaim record", "[kube]") {
 }
 
 }  // namespace
+}  // namespace api_writes_test
 }  // namespace capext::kube

@@ -12,6 +12,7 @@
 #include "tests/support/apiserver_double_process.h"
 
 namespace capext::kube {
+namespace config_test {
 namespace {
 
 using testing::TempDir;
@@ -252,4 +253,5 @@ TEST_CASE("a rotated token file is picked up after the recheck interval", "[kube
 }
 
 }  // namespace
+}  // namespace config_test
 }  // namespace capext::kube

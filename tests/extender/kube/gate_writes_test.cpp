@@ -14,6 +14,7 @@
 #include "tests/support/apiserver_double_process.h"
 
 namespace capext::kube {
+namespace gate_writes_test {
 namespace {
 
 using testing::ApiServerDouble;
@@ -225,4 +226,5 @@ TEST_CASE("ProbeSchedulingGates: kept, dropped, failed; nothing is stored", "[ku
 }
 
 }  // namespace
+}  // namespace gate_writes_test
 }  // namespace capext::kube

@@ -20,6 +20,7 @@
 #include "tests/support/recording_sink.h"
 
 namespace capext::kube {
+namespace informer_faults_test {
 namespace {
 
 using testing::ApiServerDouble;
@@ -386,4 +387,5 @@ TEST_CASE("informer faults: a watch that hangs open silently is resumed after th
 }
 
 }  // namespace
+}  // namespace informer_faults_test
 }  // namespace capext::kube

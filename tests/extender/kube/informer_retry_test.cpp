@@ -7,6 +7,7 @@
 #include <random>
 
 namespace capext::kube {
+namespace informer_retry_test {
 namespace {
 
 using std::chrono::milliseconds;
@@ -159,4 +160,5 @@ TEST_CASE(
 }
 
 }  // namespace
+}  // namespace informer_retry_test
 }  // namespace capext::kube

@@ -7,6 +7,7 @@
 #include <chrono>
 
 namespace capext::kube {
+namespace informer_sync_test {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -127,4 +128,5 @@ TEST_CASE("InformerSync: a silent watch is out of sync from when it is given up"
 }
 
 }  // namespace
+}  // namespace informer_sync_test
 }  // namespace capext::kube

@@ -17,6 +17,7 @@
 #include "tests/support/recording_sink.h"
 
 namespace capext::kube {
+namespace informer_test {
 namespace {
 
 using testing::ApiServerDouble;
@@ -276,4 +277,5 @@ TEST_CASE("LiveModeInformers: the fixed resources, then one per ElasticQuota gro
 }
 
 }  // namespace
+}  // namespace informer_test
 }  // namespace capext::kube

@@ -5,6 +5,7 @@
 #include "extender/kube/lease_record.h"
 
 namespace capext::kube {
+namespace lease_record_test {
 namespace {
 
 TEST_CASE("ParseLease reads holder, duration, transitions and resourceVersion", "[lease]") {
@@ -56,4 +57,5 @@ TEST_CASE("ParseLease refuses what it cannot judge", "[lease]") {
 }
 
 }  // namespace
+}  // namespace lease_record_test
 }  // namespace capext::kube

@@ -15,6 +15,7 @@
 #include "tests/support/apiserver_double_process.h"
 
 namespace capext::kube {
+namespace rest_client_test {
 namespace {
 
 using testing::ApiServerDouble;
@@ -443,4 +444,5 @@ TEST_CASE("a token file rotated on disk is used after a 401", "[kube]") {
 }
 
 }  // namespace
+}  // namespace rest_client_test
 }  // namespace capext::kube

@@ -7,6 +7,7 @@
 #include "extender/leadership/lease_tenure.h"
 
 namespace capext {
+namespace lease_tenure_test {
 namespace {
 
 using TimePoint = LeaseTenure::TimePoint;
@@ -172,4 +173,5 @@ TEST_CASE("lease tenure: no lease, and failed reads, are said in the reason", "[
 }
 
 }  // namespace
+}  // namespace lease_tenure_test
 }  // namespace capext

@@ -16,6 +16,7 @@
 #include "tests/support/apiserver_double_process.h"
 
 namespace capext {
+namespace scheduler_lease_follower_test {
 namespace {
 
 using kube::RestClient;
@@ -114,4 +115,5 @@ TEST_CASE("SchedulerLeaseFollower follows renewals and a change of holder", "[le
 }
 
 }  // namespace
+}  // namespace scheduler_lease_follower_test
 }  // namespace capext

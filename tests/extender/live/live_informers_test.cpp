@@ -15,6 +15,7 @@
 #include "tests/support/recording_sink.h"
 
 namespace capext {
+namespace live_informers_test {
 namespace {
 
 using kube::testing::ApiServerDouble;
@@ -148,4 +149,5 @@ TEST_CASE("OutOfSyncLog: beyond the bound, every 30 s while it lasts, and back",
 }
 
 }  // namespace
+}  // namespace live_informers_test
 }  // namespace capext

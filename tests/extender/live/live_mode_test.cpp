@@ -23,6 +23,7 @@
 #include "tests/support/apiserver_double_process.h"
 
 namespace capext {
+namespace live_mode_test {
 namespace {
 
 using kube::testing::ApiServerDouble;
@@ -465,9 +466,11 @@ TEST_CASE("live quotas: missingQuotaAPI: allow places pods by node fit until a C
 }
 
 }  // namespace
+}  // namespace live_mode_test
 }  // namespace capext
 
 namespace capext {
+namespace live_mode_test {
 namespace {
 
 int32_t GroupMinMember(SchedulerCache& cache, const GroupKey& key) {
@@ -519,4 +522,5 @@ TEST_CASE("live: PodGroup and Workload APIs served later are watched; their obje
 }
 
 }  // namespace
+}  // namespace live_mode_test
 }  // namespace capext

@@ -23,6 +23,7 @@
 #include "tests/support/random_changes.h"
 
 namespace capext {
+namespace declared_changes_test {
 namespace {
 
 using testing::RandomChanges;
@@ -180,4 +181,5 @@ TEST_CASE("a node scorer's scores move only on a change it declares", "[plugins]
 }
 
 }  // namespace
+}  // namespace declared_changes_test
 }  // namespace capext

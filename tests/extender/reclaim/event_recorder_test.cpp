@@ -10,6 +10,7 @@
 #include "tests/extender/reclaim/reclaim_harness.h"
 
 namespace capext {
+namespace event_recorder_test {
 namespace {
 
 using reclaim_testing::RecordingEventSink;
@@ -277,4 +278,5 @@ TEST_CASE("events: names are DNS subdomains; notes fit the API server's 1 KiB", 
 }
 
 }  // namespace
+}  // namespace event_recorder_test
 }  // namespace capext

@@ -8,6 +8,7 @@
 #include <vector>
 
 namespace capext {
+namespace event_write_queue_test {
 namespace {
 
 using Place = EventWriteQueue::Place;
@@ -125,4 +126,5 @@ TEST_CASE("event write queue: retries are handed back at their time",
 }
 
 }  // namespace
+}  // namespace event_write_queue_test
 }  // namespace capext

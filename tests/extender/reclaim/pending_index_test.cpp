@@ -8,6 +8,7 @@
 #include <vector>
 
 namespace capext {
+namespace pending_index_test {
 namespace {
 
 using Strings = std::vector<std::string>;
@@ -168,4 +169,5 @@ TEST_CASE("pending index: a pod tracked again under another namespace moves", "[
 }
 
 }  // namespace
+}  // namespace pending_index_test
 }  // namespace capext

@@ -11,6 +11,7 @@
 #include "tests/extender/reclaim/reclaim_harness.h"
 
 namespace capext {
+namespace quota_tree_reach_test {
 namespace {
 
 using namespace reclaim_testing;  // NOLINT: the harness of this folder
@@ -156,4 +157,5 @@ TEST_CASE("wake-up on quota trees: a change wakes its root tree, not another",
 }
 
 }  // namespace
+}  // namespace quota_tree_reach_test
 }  // namespace capext

@@ -13,6 +13,7 @@
 #include "tests/extender/reclaim/reclaim_harness.h"
 
 namespace capext {
+namespace reclaim_controller_events_test {
 namespace {
 
 using namespace reclaim_testing;  // NOLINT: the harness of this folder
@@ -296,9 +297,11 @@ TEST_CASE("reclaim history: outcome and time to bind; the histogram of /metrics"
 }
 
 }  // namespace
+}  // namespace reclaim_controller_events_test
 }  // namespace capext
 
 namespace capext {
+namespace reclaim_controller_events_test {
 namespace {
 
 TEST_CASE("threads: the reclaim loop, the events thread and /pending readers run together",
@@ -354,4 +357,5 @@ TEST_CASE("threads: the reclaim loop, the events thread and /pending readers run
 }
 
 }  // namespace
+}  // namespace reclaim_controller_events_test
 }  // namespace capext

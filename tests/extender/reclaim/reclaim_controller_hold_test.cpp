@@ -12,6 +12,7 @@
 #include "tests/extender/reclaim/reclaim_harness.h"
 
 namespace capext {
+namespace reclaim_controller_hold_test {
 namespace {
 
 using namespace reclaim_testing;  // NOLINT: the harness of this folder
@@ -121,4 +122,5 @@ TEST_CASE("reclaim on a cache out of sync: the node the stale cache lacks makes 
 }
 
 }  // namespace
+}  // namespace reclaim_controller_hold_test
 }  // namespace capext

@@ -13,6 +13,7 @@
 #include "tests/extender/reclaim/reclaim_harness.h"
 
 namespace capext {
+namespace reclaim_controller_index_test {
 namespace {
 
 using namespace reclaim_testing;  // NOLINT: the harness of this folder
@@ -346,4 +347,5 @@ TEST_CASE("wake-up: series keep counting and bound pods leave while nothing is p
 }
 
 }  // namespace
+}  // namespace reclaim_controller_index_test
 }  // namespace capext

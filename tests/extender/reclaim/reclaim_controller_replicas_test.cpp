@@ -17,6 +17,7 @@
 #include "tests/support/switchable_leadership.h"
 
 namespace capext {
+namespace reclaim_controller_replicas_test {
 namespace {
 
 using namespace reclaim_testing;  // NOLINT: the harness of this folder
@@ -332,4 +333,5 @@ TEST_CASE("ReclaimRecordNode", "[reclaim][replicas]") {
 }
 
 }  // namespace
+}  // namespace reclaim_controller_replicas_test
 }  // namespace capext

@@ -18,6 +18,7 @@
 #include "tests/extender/reclaim/reclaim_harness.h"
 
 namespace capext {
+namespace reclaim_controller_test {
 namespace {
 
 using namespace reclaim_testing;  // NOLINT: the harness of this folder
@@ -430,9 +431,11 @@ TEST_CASE(
 }
 
 }  // namespace
+}  // namespace reclaim_controller_test
 }  // namespace capext
 
 namespace capext {
+namespace reclaim_controller_test {
 namespace {
 
 using namespace reclaim_testing;  // NOLINT: the harness of this folder
@@ -455,4 +458,5 @@ TEST_CASE("reclaim: a gated pod is not planned until its gate is lifted", "[recl
 }
 
 }  // namespace
+}  // namespace reclaim_controller_test
 }  // namespace capext

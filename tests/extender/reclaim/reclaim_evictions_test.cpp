@@ -18,6 +18,7 @@
 #include "tests/support/switchable_leadership.h"
 
 namespace capext {
+namespace reclaim_evictions_test {
 namespace {
 
 using testing::MakePod;
@@ -130,4 +131,5 @@ TEST_CASE("reclaim evictions: two loops at once never exceed the limits together
 }
 
 }  // namespace
+}  // namespace reclaim_evictions_test
 }  // namespace capext

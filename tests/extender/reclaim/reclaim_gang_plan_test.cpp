@@ -12,6 +12,7 @@
 #include "tests/support/workload_pods.h"
 
 namespace capext {
+namespace reclaim_gang_plan_test {
 namespace {
 
 using namespace reclaim_testing;  // NOLINT: the harness of this folder
@@ -181,4 +182,5 @@ TEST_CASE("a gang without a plan says why, with the count placed", "[reclaim][re
 }
 
 }  // namespace
+}  // namespace reclaim_gang_plan_test
 }  // namespace capext

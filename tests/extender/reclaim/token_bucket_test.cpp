@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 namespace capext {
+namespace token_bucket_test {
 namespace {
 
 TEST_CASE("token bucket: a burst, then the refill rate", "[events]") {
@@ -30,4 +31,5 @@ TEST_CASE("token bucket: a burst, then the refill rate", "[events]") {
 }
 
 }  // namespace
+}  // namespace token_bucket_test
 }  // namespace capext

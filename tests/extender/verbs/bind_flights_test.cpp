@@ -14,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 namespace capext {
+namespace bind_flights_test {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -97,4 +98,5 @@ TEST_CASE("bind flights: unanswered marks live as long as the reservation", "[bi
 }
 
 }  // namespace
+}  // namespace bind_flights_test
 }  // namespace capext

@@ -33,6 +33,7 @@
 #include "tests/support/http_client.h"
 
 namespace capext {
+namespace bind_storm_test {
 namespace {
 
 using testing::CpuList;
@@ -526,4 +527,5 @@ TEST_CASE("bind storm over HTTP: 64 keep-alive clients against the real server",
 }
 
 }  // namespace
+}  // namespace bind_storm_test
 }  // namespace capext

@@ -23,6 +23,7 @@
 #include "tests/support/builders.h"
 
 namespace capext {
+namespace bind_verb_test {
 namespace {
 
 using testing::CpuList;
@@ -329,4 +330,5 @@ TEST_CASE("bind: a reservation of a Binding that succeeded answers its node only
 }
 
 }  // namespace
+}  // namespace bind_verb_test
 }  // namespace capext

@@ -17,6 +17,7 @@
 #include "tests/support/builders.h"
 
 namespace capext {
+namespace extender_service_test {
 namespace {
 
 using testing::CpuList;
@@ -374,4 +375,5 @@ TEST_CASE("quotas: min, max, used, reserved, borrowed, lendable", "[service]") {
 }
 
 }  // namespace
+}  // namespace extender_service_test
 }  // namespace capext

@@ -20,6 +20,7 @@
 #include "tests/support/builders.h"
 
 namespace capext {
+namespace filter_hold_test {
 namespace {
 
 using testing::CpuList;
@@ -272,4 +273,5 @@ TEST_CASE("reserveAt filter: nothing is held without a quota, or with reserveAt 
 }
 
 }  // namespace
+}  // namespace filter_hold_test
 }  // namespace capext

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 namespace capext {
+namespace pending_view_test {
 namespace {
 
 constexpr int64_t kNow = 1'767'225'600'000;  // 2026-01-01T00:00:00.000Z
@@ -143,9 +144,11 @@ TEST_CASE("/pending: the last reclaims, newest first, within the history's capac
 }
 
 }  // namespace
+}  // namespace pending_view_test
 }  // namespace capext
 
 namespace capext {
+namespace pending_view_test {
 namespace {
 
 // docs/workloads-live.md#the-admission-loop, why a pod waits: gate mode's gated pods among the
@@ -212,4 +215,5 @@ TEST_CASE("/pending: a plan across nodes with its outcome, members, nodes, victi
 }
 
 }  // namespace
+}  // namespace pending_view_test
 }  // namespace capext

@@ -11,6 +11,7 @@
 #include "tests/support/test_paths.h"
 
 namespace capext {
+namespace extender_wire_test {
 namespace {
 
 const std::string kPod =
@@ -332,4 +333,5 @@ TEST_CASE("DecodeExtenderPreemptionArgs reads the captured kube-scheduler reques
 }
 
 }  // namespace
+}  // namespace extender_wire_test
 }  // namespace capext

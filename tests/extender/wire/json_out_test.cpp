@@ -11,6 +11,7 @@
 #include <vector>
 
 namespace capext {
+namespace json_out_test {
 namespace {
 
 std::vector<std::string> Samples() {
@@ -126,4 +127,5 @@ TEST_CASE("JsonOut writes what rapidjson::Writer writes", "[json_out]") {
 }
 
 }  // namespace
+}  // namespace json_out_test
 }  // namespace capext
