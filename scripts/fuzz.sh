@@ -1,16 +1,27 @@
 #!/usr/bin/env bash
 # Builds every libFuzzer target (tests/fuzz/*_fuzz.cpp) with clang and runs each for a bounded
 # time (seconds, default 30). Fails on the first crash.
+# Usage: scripts/fuzz.sh [--build-only | --no-build] [SECONDS]   (test.sh builds the targets
+# while other tests run, then runs them: --build-only, then --no-build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build=true run=true
+case "${1:-}" in
+  --build-only) run=false; shift ;;
+  --no-build) build=false; shift ;;
+esac
 seconds="${1:-30}"
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
 # -O1 with asserts on (no NDEBUG): asserts are checks the fuzzer should reach; -g1 keeps file:line
 # in crash reports at a fraction of full debug info's build time.
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DCE_FUZZ=ON -DCE_BENCH_PROGRAMS=OFF -DBUILD_TESTING=ON >/dev/null
 targets=$(cd tests/fuzz && ls *_fuzz.cpp | sed 's/_fuzz.cpp//; s/^/fuzz_/')
-cmake --build build-fuzz -j2 --target $targets
+if $build; then
+  CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+    -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DCE_FUZZ=ON -DCE_BENCH_PROGRAMS=OFF -DBUILD_TESTING=ON >/dev/null
+  # shellcheck disable=SC2086
+  cmake --build build-fuzz -j2 --target $targets
+fi
+$run || exit 0
 # fuzz_one <target>: runs one target for the bounded time; on a crash prints its report and fails.
 fuzz_one() {
   local t="$1" corpus="build-fuzz/corpus/$1" seeds="tests/fuzz/seeds/${1#fuzz_}"

@@ -140,7 +140,7 @@ void AdmissionLoop::Reclaim(AdmissionRound* round, int64_t now_ms, bool acts) {
     }
   };
   // Named references, not a structured binding: the lambdas below use them, and clang before 16
-  // cannot capture a structured binding (the ASan stage builds with clang 14).
+  // cannot capture a structured binding (test.sh's ASan+UBSan build uses clang 14).
   for (const auto& unit : asking) {
     const std::string& id = unit.first;
     const std::string& key = unit.second;

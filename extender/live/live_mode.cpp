@@ -368,7 +368,7 @@ class LiveModeImpl final : public LiveMode {
       std::vector<Row> out;
       const QuotaTree& tree = state.ledger().tree();
       // Named references, not a structured binding: the lambdas below use them, and clang before 16
-      // cannot capture a structured binding (the ASan stage builds with clang 14).
+      // cannot capture a structured binding (test.sh's ASan+UBSan build uses clang 14).
       for (const auto& entry : state.quota_set().quotas()) {
         const auto& ns = entry.first;
         const auto& q = entry.second;

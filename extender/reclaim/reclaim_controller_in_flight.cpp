@@ -39,7 +39,7 @@ void ReclaimController::TrackInFlight(int64_t now_ms, bool acts) {
   std::vector<std::string> done;
   std::lock_guard lock(mutex_);
   // Named references, not a structured binding: the lambdas below use them, and clang before 16
-  // cannot capture a structured binding (the ASan stage builds with clang 14).
+  // cannot capture a structured binding (test.sh's ASan+UBSan build uses clang 14).
   for (auto& entry : in_flight_) {
     const auto& uid = entry.first;
     auto& r = entry.second;
@@ -130,7 +130,7 @@ void ReclaimController::AdoptRecords(int64_t now_ms) {
   std::map<std::string, std::string> noted;
   noted.swap(records_to_adopt_);
   // Named references, not a structured binding: the lambdas below use them, and clang before 16
-  // cannot capture a structured binding (the ASan stage builds with clang 14).
+  // cannot capture a structured binding (test.sh's ASan+UBSan build uses clang 14).
   for (const auto& entry : noted) {
     const auto& uid = entry.first;
     const auto& record = entry.second;

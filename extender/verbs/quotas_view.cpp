@@ -61,7 +61,7 @@ http::Response ExtenderService::Quotas() const {
     const FairShareModel model(state);
     const std::vector<NodeFairness> fairness = ComputeFairness(state, model);
     // Named references, not a structured binding: the lambdas below use them, and clang before 16
-    // cannot capture a structured binding (the ASan stage builds with clang 14).
+    // cannot capture a structured binding (test.sh's ASan+UBSan build uses clang 14).
     for (const auto& entry : state.quota_set().quotas()) {
       const auto& ns = entry.first;
       const auto& q = entry.second;

@@ -29,6 +29,7 @@
 #include "core/quota_admission.h"
 #include "core/reclaim_plan.h"
 #include "tests/support/builders.h"
+#include "tests/support/sanitizer_build.h"
 #include "tests/support/seeded_random.h"
 #include "tests/support/workload_pods.h"
 
@@ -217,11 +218,7 @@ std::string WholeUnits(const ClusterState& state, const std::set<std::string>& p
 int64_t States() {
   const char* v = std::getenv("CE_PLAN_DIFFTEST_STATES");
   if (v != nullptr && *v != '\0') return std::strtoll(v, nullptr, 10);
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  return 300;  // the exhaustive search runs 5-10 times slower under a sanitizer
-#else
-  return 1500;
-#endif
+  return kSanitizerBuild ? 300 : 1500;  // the exhaustive search runs 5-10 times slower there
 }
 
 TEST_CASE("plan search: never more victims than needed, a plan whenever one exists in order",

@@ -5,7 +5,7 @@
 // comparisons). A disagreement fails with the seed and the smallest snapshot (YAML, loadable by
 // `capacity-extender serve --snapshot` and `explain --snapshot`) that still disagrees on the same
 // path.
-//   CE_DIFFTEST_STATES=N   how many clusters (default 10,000 in four test cases of 2,500; 300
+//   CE_DIFFTEST_STATES=N   how many clusters (default 10,000 in four test cases of 2,500; 1,000
 //                          under sanitizers)
 //   CE_DIFFTEST_SEED=S     the first seed (default 1): CE_DIFFTEST_STATES=1 CE_DIFFTEST_SEED=S
 //                          replays one reported failure.
@@ -19,6 +19,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/support/random_cluster.h"
+#include "tests/support/sanitizer_build.h"
 
 namespace capext::testing {
 namespace decision_paths_test {
@@ -32,11 +33,7 @@ int64_t EnvOr(const char* name, int64_t fallback) {
 }
 
 int DefaultStates() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  return 300;  // a sanitizer build runs 10-50 times slower
-#else
-  return 10'000;
-#endif
+  return kSanitizerBuild ? 1'000 : 10'000;  // a sanitizer build runs 10-50 times slower
 }
 
 // The failure report: seed, path, and the minimal case as a snapshot (the question pod added).

@@ -9,7 +9,7 @@
 //     minutes, the number) nothing is evicted a second time, and the gang stays bound.
 // The gang's pods are created carrying our gate, as /mutate would add it; the re-created
 // borrowers are not (no webhook here: failure policy Ignore), so /filter turns them away.
-// Labelled long-window (tests/CMakeLists.txt): test.sh runs it once, in its first stage only.
+// Labelled long-window (tests/CMakeLists.txt): test.sh runs it beside the other tests.
 // About 5 min 30 s.
 #include <rapidjson/document.h>
 
