@@ -49,23 +49,47 @@ VictimNamespaces FindVictimNamespaces(const ClusterState& state, const Preemptor
 struct ReclaimNeed {
   std::vector<int64_t> quota;  // per dimension
   int64_t pods = 0;
+  // A quota level's excess over its max is lowered only by victims inside that level's subtree,
+  // i.e. at distance <= `max_distance` from the preemptor (victim_rule.h): a need of its own,
+  // tighter than its share of `quota` (which any victim counts towards).
+  struct Subtree {
+    int32_t max_distance = 0;
+    std::vector<int64_t> quota;  // per dimension
+    int64_t pods = 0;
+  };
+  std::vector<Subtree> subtrees;  // only levels over their max
 };
 
 bool ComputeNeed(const ClusterState& state, const PreemptorContext& ctx, ReclaimNeed* need) {
   const DenseNodes& dense = *state.dense_nodes();
   need->quota.assign(dense.dims().size(), 0);
   need->pods = 0;
+  need->subtrees.clear();
   if (ctx.quota == nullptr) return true;
-  auto add = [&](const std::vector<Excess>& excesses) {
+  auto add_to = [&](const std::vector<Excess>& excesses, std::vector<int64_t>* quota,
+                    int64_t* pods) {
     for (const Excess& e : excesses) {
       const int64_t amount = SaturatingSub(SaturatingAdd(e.used, e.add), e.limit);
       if (e.resource == kPodsName) {
-        need->pods = std::max(need->pods, amount);
+        *pods = std::max(*pods, amount);
       } else if (const int d = dense.DimOf(e.resource); d >= 0) {
-        need->quota[d] = std::max(need->quota[d], amount);
+        (*quota)[d] = std::max((*quota)[d], amount);
       }
       // Other resources are not tracked per node: victim selection decides.
     }
+  };
+  auto add = [&](const std::vector<Excess>& excesses) {
+    add_to(excesses, &need->quota, &need->pods);
+  };
+  // A level's excess over its max, also as a need of the victims inside its subtree.
+  auto add_level = [&](const std::vector<Excess>& excesses, int32_t distance) {
+    add(excesses);
+    if (excesses.empty()) return;
+    ReclaimNeed::Subtree subtree;
+    subtree.max_distance = distance;
+    subtree.quota.assign(dense.dims().size(), 0);
+    add_to(excesses, &subtree.quota, &subtree.pods);
+    need->subtrees.push_back(std::move(subtree));
   };
   const ResourceList& request = ctx.pod->quota_request();
   // The preemptor's own hold is not counted against it
@@ -78,13 +102,20 @@ bool ComputeNeed(const ClusterState& state, const PreemptorContext& ctx, Reclaim
     auto over_max =
         ExceedsMax(state.semantics(), *ctx.quota, used(state.Used(ctx.pod->ns)), request);
     if (!over_max.empty() && !ctx.more_than_min) return false;
-    add(over_max);
+    add_level(over_max, 0);  // only the own namespace's pods lower its usage
   } else {
     // Victims in another namespace of a level's subtree lower that level's usage too: every
-    // level's excess is a need, and none is hopeless here (victim selection decides).
+    // level's excess is a need, and none is hopeless here (victim selection decides). A level's
+    // distance is its position on the path from the leaf (victim_rule.h).
+    const QuotaTree& tree = state.ledger().tree();
+    int32_t distance = 0;
+    int node = path.leaf;
     for (const auto& level : ctx.path.levels) {
-      add(ExceedsMax(state.semantics(), *level.quota, used(state.ledger().NodeUsed(level.node)),
-                     request));
+      for (; node >= 0 && node != level.node; node = tree.parent(node))
+        ++distance;
+      add_level(ExceedsMax(state.semantics(), *level.quota,
+                           used(state.ledger().NodeUsed(level.node)), request),
+                distance);
     }
   }
   if (path.own_hold.empty()) {
@@ -201,6 +232,33 @@ bool VictimBound(const DenseNodes& dense, int n, const DenseRequest& r, const Re
   return false;
 }
 
+// Whether the pods victim selection may take on node n can lower every quota level over its max
+// below it: each level's excess against what the node's pods inside that level's subtree free.
+// A necessary condition for a candidate, tighter than VictimBound's (which counts every victim
+// towards every level), but not used to fill the pool, so that the pool, and with it every
+// decision, stays as it was: it only spares victim selection on pool nodes that cannot be
+// candidates. Victim units of pod groups may free quota on other nodes too: REQUIRES no groups.
+bool SubtreesCanFree(const DenseNodes& dense, int n, const ReclaimNeed& need,
+                     const VictimNamespaces& victims) {
+  const std::size_t dims = dense.dims().size();
+  for (const ReclaimNeed::Subtree& subtree : need.subtrees) {
+    int64_t pods = 0;
+    thread_local std::vector<int64_t> freed;
+    freed.assign(dims, 0);
+    for (const NamespaceSlice& s : dense.Slices(n)) {
+      if (!victims.Takes(s) || victims.by_id[s.ns].distance > subtree.max_distance) continue;
+      pods += s.pods;
+      for (std::size_t d = 0; d < dims; ++d)
+        freed[d] += s.used()[d];
+    }
+    if (pods < subtree.pods) return false;
+    for (std::size_t d = 0; d < dims; ++d) {
+      if (freed[d] < subtree.quota[d]) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 CandidateSearchResult SearchCandidates(const ClusterState& state, DensePlacement& placement,
@@ -257,6 +315,7 @@ CandidateSearchResult SearchCandidates(const ClusterState& state, DensePlacement
   auto beaten = [&](const CandidateKey& bound) {
     return !plan.candidates.empty() && !options.exhaustive && !Before(bound, best_key);
   };
+  const bool check_subtrees = !options.exhaustive && !need.subtrees.empty() && !state.HasGroups();
   for (std::size_t group = 0; group < pool.size();) {
     if (beaten(pool[group].bound)) break;
     std::size_t end = group;
@@ -272,6 +331,7 @@ CandidateSearchResult SearchCandidates(const ClusterState& state, DensePlacement
               [](const PoolNode& a, const PoolNode& b) { return Before(a.bound, b.bound); });
     for (std::size_t k = group; k < end; ++k) {
       if (beaten(pool[k].bound)) break;
+      if (check_subtrees && !SubtreesCanFree(dense, pool[k].node, need, victims)) continue;
       ++out.examined;
       const auto info = state.FindNode(dense.name(pool[k].node));
       NodeVictims v = SelectVictimsOnNode(state, ctx, *info, victim_order);

@@ -10,7 +10,10 @@
 //    the candidate order
 //    (candidate_order.h) and stops as soon as no remaining node can beat the best candidate:
 //    the node chosen is the one ChooseCandidate picks over every pool node
-//    (tests/core/candidate_search_test.cpp checks it against FindPreemption on the same nodes).
+//    (tests/core/candidate_search_test.cpp checks it against FindPreemption on the same nodes);
+//  - a pool node whose takeable pods inside a quota level's subtree cannot bring that level back
+//    under its max is skipped without victim selection (it cannot be a candidate; the pool is
+//    filled as before, so the choice is the same).
 // Thread-safety: pure; the caller keeps `state` still for the duration of a call.
 #pragma once
 

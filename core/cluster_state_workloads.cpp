@@ -23,7 +23,7 @@ void ClusterState::SyncHold(const NormalizedPod& pod) {
   }
   const bool may_hold =
       !pod.IsBound() && !pod.IsTerminal() && !pod.other_gates && PlacedReservation(key) == nullptr;
-  const QuotaHold* held = ledger_.FindHold(key);
+  const QuotaHold* held = ledger_.HasHolds() ? ledger_.FindHold(key) : nullptr;  // no lookup
   // Still carrying our gate: only an explicit hold (a gate removal in flight) stays.
   const bool in_flight = pod.quota_gated && held != nullptr && !held->derived;
   if (!may_hold || (pod.quota_gated && !in_flight)) {

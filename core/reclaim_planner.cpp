@@ -82,7 +82,7 @@ ReclaimPlanForPod PlanReclaim(const ClusterState& state, const NormalizedPod& po
   {
     const NormalizedPod& self = pod;
     const AdmissionPath path = MakeAdmissionPath(state, self);
-    plan.level = VictimRule(state, self, path).DescribeLevel(plan.distance);
+    plan.level = VictimRule(state, path).DescribeLevel(plan.distance);
   }
   plan.why = Status::WithCode(
       feasibility.quota.ok() ? StatusCode::kUnschedulable : feasibility.quota.code(),

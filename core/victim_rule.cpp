@@ -2,9 +2,8 @@
 
 namespace capext {
 
-VictimRule::VictimRule(const ClusterState& state, const NormalizedPod& preemptor,
-                       const AdmissionPath& path)
-    : state_(state), pod_(preemptor), has_quota_(path.quota != nullptr) {
+VictimRule::VictimRule(const ClusterState& state, const AdmissionPath& path)
+    : state_(state), has_quota_(path.quota != nullptr) {
   if (!has_quota_) return;
   const QuotaTree& tree = state.ledger().tree();
   const QuotaSemantics semantics = state.semantics();
@@ -29,22 +28,20 @@ VictimRule::VictimRule(const ClusterState& state, const NormalizedPod& preemptor
   more_than_min_ = !within_.empty() && within_[0] == 0;
 }
 
-VictimRule::Scope VictimRule::ScopeOf(std::string_view ns) const {
+VictimRule::Scope VictimRule::ScopeOfLeaf(int leaf) const {
   Scope scope;
-  const ElasticQuota* quota = state_.QuotaFor(ns);
   if (!has_quota_) {
-    scope.any = quota == nullptr;
+    scope.any = leaf < 0;
     scope.lower_priority_only = true;
     return scope;
   }
-  if (quota == nullptr) return scope;  // never a victim of a quota pod
-  if (ns == pod_.ns) {
+  if (leaf < 0) return scope;   // never a victim of a quota pod
+  if (leaf == path_.front()) {  // the preemptor's own namespace
     scope.any = more_than_min_;
     scope.lower_priority_only = true;
     return scope;
   }
   const QuotaTree& tree = state_.ledger().tree();
-  const int leaf = tree.LeafOf(ns);
   const int lca = tree.Lca(path_.front(), leaf);
   // The level j of A on the preemptor's path (the virtual root above the last).
   std::size_t j = path_.size();

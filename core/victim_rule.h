@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/cluster_state.h"
 #include "core/declared_changes.h"
 #include "core/quota_admission.h"
 
@@ -43,12 +44,18 @@ class VictimRule {
     int distance = 0;
   };
 
-  // REQUIRES: `path` is MakeAdmissionPath(state, preemptor); `preemptor` outlives the rule.
-  VictimRule(const ClusterState& state, const NormalizedPod& preemptor, const AdmissionPath& path);
+  // REQUIRES: `path` is MakeAdmissionPath(state, preemptor) for the preemptor the rule is about.
+  VictimRule(const ClusterState& state, const AdmissionPath& path);
 
   // The preemptor would take its leaf above its min (today's moreThanMin).
   bool more_than_min() const { return more_than_min_; }
-  Scope ScopeOf(std::string_view ns) const;
+  Scope ScopeOf(std::string_view ns) const {
+    return ScopeOfLeaf(state_.ledger().tree().LeafOf(ns));
+  }
+  // ScopeOf for the namespace whose quota tree leaf is `leaf` (QuotaTree::LeafOf: -1 for a
+  // namespace without a quota; a leaf holds exactly one namespace): no name lookup, for callers
+  // that resolved the namespace once (victim selection, the candidate search).
+  Scope ScopeOfLeaf(int leaf) const;
   // Condition (2) for a scope that needs it, on the usage of tree nodes `used_of(node)`.
   template <typename UsedOf>
   bool SideBorrowing(const Scope& scope, UsedOf&& used_of) const {
@@ -75,7 +82,6 @@ class VictimRule {
 
  private:
   const ClusterState& state_;
-  const NormalizedPod& pod_;
   bool has_quota_ = false;
   bool more_than_min_ = false;
   std::vector<int> path_;     // P0 (the leaf) ... the root

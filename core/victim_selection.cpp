@@ -49,6 +49,7 @@ struct VictimSelectionScratch {
     const Namespace* ns;
   };
   std::vector<Entry> entries;
+  std::vector<Entry> potential_entries;  // `potential` with their namespaces
 
   // Forgets what was learnt from another state or an earlier version of it.
   void Bind(const ClusterState& s) {
@@ -65,13 +66,13 @@ struct VictimSelectionScratch {
     const int64_t id = namespace_index.Find(ns);
     if (id >= 0) return namespaces[static_cast<std::size_t>(id)];
     Namespace& info = namespaces.emplace_back();
-    info.quota = s.QuotaFor(ns);
-    if (info.quota != nullptr) {
-      const QuotaTree& tree = s.ledger().tree();
-      info.leaf = tree.LeafOf(ns);
+    const QuotaTree& tree = s.ledger().tree();  // its leaf: one name lookup, not three
+    info.leaf = tree.LeafOf(ns);
+    if (info.leaf >= 0) {
+      info.quota = &tree.quota(tree.is_own(info.leaf) ? tree.parent(info.leaf) : info.leaf);
       info.root = &tree.quota(tree.RootOf(info.leaf));
     }
-    info.scope = rule.ScopeOf(ns);
+    info.scope = rule.ScopeOfLeaf(info.leaf);
     namespace_index.Insert(ns, static_cast<uint32_t>(namespaces.size() - 1));
     return info;
   }
@@ -377,7 +378,7 @@ PreemptorContext MakePreemptorContext(const ClusterState& state, const Normalize
     ctx.path = MakeAdmissionPath(state, preemptor);
   }
   ctx.alone = WithRequestAlone(ctx.path, preemptor.quota_request());
-  ctx.rule = std::make_shared<VictimRule>(state, preemptor, ctx.path);
+  ctx.rule = std::make_shared<VictimRule>(state, ctx.path);
   ctx.more_than_min = ctx.rule->more_than_min();
   ctx.scratch = std::make_shared<VictimSelectionScratch>();
   return ctx;
@@ -419,6 +420,7 @@ NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContex
   auto used_of = [&](int tree_node) -> const ResourceList& { return what_if.UsedOf(tree_node); };
   std::vector<const NormalizedPod*>& potential = s.potential;
   potential.clear();
+  s.potential_entries.clear();
   // With pod groups, victims are units (docs/workloads.md#5-victim-units-and-their-order).
   if (state.HasGroups()) return SelectVictimUnits(state, p, node, victim_order, s, what_if);
   for (const auto& [x, xns_ptr] : entries) {
@@ -429,6 +431,7 @@ NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContex
     // within its min.
     if (scope.recheck && !rule.SideBorrowing(scope, used_of)) continue;
     potential.push_back(x);
+    s.potential_entries.push_back({x, xns_ptr});
     result.distance = std::max(result.distance, scope.distance);
     what_if.Remove(*x, xns);
   }
@@ -450,17 +453,19 @@ NodeVictims SelectVictimsOnNode(const ClusterState& state, const PreemptorContex
   // Reprieve: PDB-protected pods first, and within each group the farthest in the tree first,
   // then the most important; put each back unless the preemptor then no longer fits the node or
   // its quotas (with the nominated sums).
-  std::vector<const NormalizedPod*>& ordered = s.ordered;
-  ordered.assign(potential.begin(), potential.end());
-  std::stable_sort(ordered.begin(), ordered.end(),
-                   [&](const NormalizedPod* a, const NormalizedPod* b) {
-                     const int da = scope_of(a).scope.distance, db = scope_of(b).scope.distance;
-                     if (da != db) return da > db;
-                     return victim_order.KeptOver(*a, *b);
-                   });
+  // The entries carry their namespace: the comparator reads its distance without a name lookup.
+  auto& by_reprieve = s.potential_entries;
+  std::stable_sort(by_reprieve.begin(), by_reprieve.end(), [&](const auto& a, const auto& b) {
+    const int da = a.ns->scope.distance, db = b.ns->scope.distance;
+    if (da != db) return da > db;
+    return victim_order.KeptOver(*a.pod, *b.pod);
+  });
+  s.ordered.clear();
+  for (const auto& e : by_reprieve)
+    s.ordered.push_back(e.pod);
   s.violating.clear();
   s.non_violating.clear();
-  SplitByPdbViolation(state.pdbs(), ordered, &s.violating, &s.non_violating);
+  SplitByPdbViolation(state.pdbs(), s.ordered, &s.violating, &s.non_violating);
 
   result.victims.reserve(potential.size());
   auto reprieve = [&](const NormalizedPod* x) {
