@@ -4,11 +4,11 @@
 # docs/architecture.md#tests):
 #   1. an ASan+UBSan build (clang) of everything, and every CTest test under it: unit,
 #      end-to-end, scenarios, real cluster;
-#   2. beside those tests, at the lowest CPU priority: the product and the benchmark programs as
-#      run.sh and bench.sh build them (GCC, -O2), the TSan build and the fuzz targets;
-#   3. the README's "Try it" block on the GCC build;
-#   4. the concurrency tests under ThreadSanitizer;
-#   5. every libFuzzer target for a bounded time.
+#   2. beside those tests, at the lowest CPU priority: the TSan build, the fuzz targets, and the
+#      product and the benchmark programs as run.sh and bench.sh build them (GCC, -O2);
+#   3. the concurrency tests under ThreadSanitizer;
+#   4. every libFuzzer target for a bounded time;
+#   5. the README's "Try it" block on the GCC build.
 # --quick stops after 1 (CI always runs everything).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -80,10 +80,7 @@ side_builds() {
   # and nothing here is debugged.
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g0 -DNDEBUG" >/dev/null
-  local benches
-  benches=$(for src in bench/micro/*.cpp; do echo "bench_$(basename "$src" .cpp)"; done)
-  # shellcheck disable=SC2086
-  cmake --build build -j2 --target capacity-extender capacity-sim $benches
+  cmake --build build -j2 --target capacity-extender capacity-sim bench-programs
   touch build/side-build.done
 }
 side_pid=""

@@ -241,9 +241,9 @@ bool VictimBound(const DenseNodes& dense, int n, const DenseRequest& r, const Re
 bool SubtreesCanFree(const DenseNodes& dense, int n, const ReclaimNeed& need,
                      const VictimNamespaces& victims) {
   const std::size_t dims = dense.dims().size();
+  thread_local std::vector<int64_t> freed;  // per dimension, reused across calls
   for (const ReclaimNeed::Subtree& subtree : need.subtrees) {
     int64_t pods = 0;
-    thread_local std::vector<int64_t> freed;
     freed.assign(dims, 0);
     for (const NamespaceSlice& s : dense.Slices(n)) {
       if (!victims.Takes(s) || victims.by_id[s.ns].distance > subtree.max_distance) continue;
