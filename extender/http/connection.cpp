@@ -19,6 +19,7 @@
 #include <boost/beast/ssl.hpp>
 
 #include "extender/http/connection.h"
+#include "extender/http/connection_deadline.h"
 #include "extender/http/connection_registry.h"
 #include "extender/http/error_body.h"
 #include "extender/http/message_conversion.h"
@@ -39,8 +40,9 @@ constexpr std::size_t kReadChunk = 16 * 1024;
 // that the kernel does not answer unread data with a reset that destroys our last response.
 constexpr std::chrono::milliseconds kLingerLimit{1000};
 
-using PlainStream = beast::tcp_stream;
-using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+// Plain sockets: the deadlines are ConnectionDeadline's (see there why not beast::tcp_stream's).
+using PlainStream = tcp::socket;
+using TlsStream = beast::ssl_stream<tcp::socket>;
 
 std::string PeerName(const tcp::socket& socket) {
   boost::system::error_code ec;
@@ -67,7 +69,9 @@ class StreamConnection final : public Connection {
  public:
   template <class... StreamArgs>
   explicit StreamConnection(const ConnectionContext& context, StreamArgs&&... stream_args)
-      : context_(context), stream_(std::forward<StreamArgs>(stream_args)...) {}
+      : context_(context),
+        stream_(std::forward<StreamArgs>(stream_args)...),
+        deadline_(stream_.get_executor()) {}
 
   void Start() override { net::dispatch(stream_.get_executor(), Bind(&StreamConnection::Begin)); }
   void RequestDrain() override {
@@ -106,15 +110,16 @@ class StreamConnection final : public Connection {
   auto Bind(Method method) {
     return beast::bind_front_handler(method, Self());
   }
-  beast::tcp_stream& Tcp() { return beast::get_lowest_layer(stream_); }
+  tcp::socket& Tcp() { return beast::get_lowest_layer(stream_); }
   const ServerOptions& Options() const { return *context_.options; }
 
   void Begin() {
     if (phase_ == Phase::kClosed) return;  // drained before it started
-    peer_ = PeerName(Tcp().socket());
+    deadline_.Init(weak_from_this(), [this] { Close(); });
+    peer_ = PeerName(Tcp());
     if constexpr (kTls) {
       phase_ = Phase::kHandshake;
-      Tcp().expires_after(Options().read_timeout);
+      deadline_.SetAfter(Options().read_timeout);
       stream_.async_handshake(net::ssl::stream_base::server, Bind(&StreamConnection::OnHandshake));
     } else {
       ReadNextRequest();
@@ -141,7 +146,7 @@ class StreamConnection final : public Connection {
     // Only the wait for a request's first byte is subject to the idle timeout; from then on the
     // read timeout applies.
     phase_ = Phase::kIdle;
-    Tcp().expires_after(Options().idle_timeout);
+    deadline_.SetAfter(Options().idle_timeout);
     stream_.async_read_some(buffer_.prepare(kReadChunk), Bind(&StreamConnection::OnFirstBytes));
   }
 
@@ -159,7 +164,7 @@ class StreamConnection final : public Connection {
     beast::error_code ec;
     buffer_.consume(parser_->put(buffer_.data(), ec));
     if (ec == bhttp::error::need_more || (!ec && !parser_->is_done())) {
-      Tcp().expires_after(Options().read_timeout);
+      deadline_.SetAfter(Options().read_timeout);
       return bhttp::async_read(stream_, buffer_, *parser_, Bind(&StreamConnection::OnRequestRead));
     }
     OnRequestRead(ec, 0);
@@ -191,10 +196,11 @@ class StreamConnection final : public Connection {
     request.client_verified = client_verified_;
     request.peer = peer_;
     request.received = received_;
-    if constexpr (!kTls) request.client_gone = buffer_.size() == 0 && PeerClosed(Tcp().socket());
+    if constexpr (!kTls) request.client_gone = buffer_.size() == 0 && PeerClosed(Tcp());
     keep_alive_ = message.keep_alive();
     version_ = message.version();
     phase_ = Phase::kAwaitingResponse;
+    deadline_.Set(ConnectionDeadline::kNever);  // the handler takes what it takes
 
     auto channel = std::make_shared<ReplyChannel>(shared_from_this(), ++serial_, context_.gate);
     HandlerCallScope scope(this);
@@ -223,7 +229,7 @@ class StreamConnection final : public Connection {
   void Write(Response response) {
     FillResponse(std::move(response), version_, keep_alive_ && !draining_, response_);
     phase_ = Phase::kWriting;
-    Tcp().expires_after(Options().read_timeout);
+    deadline_.SetAfter(Options().read_timeout);
     bhttp::async_write(stream_, response_, Bind(&StreamConnection::OnWrite));
   }
 
@@ -249,7 +255,7 @@ class StreamConnection final : public Connection {
   void CloseGracefully() {
     phase_ = Phase::kClosing;
     if constexpr (kTls) {
-      Tcp().expires_after(std::min(kLingerLimit, Options().read_timeout));
+      deadline_.SetAfter(std::min(kLingerLimit, Options().read_timeout));
       stream_.async_shutdown(Bind(&StreamConnection::OnTlsShutdown));
     } else {
       Linger();
@@ -264,10 +270,10 @@ class StreamConnection final : public Connection {
   // Half-closes, then discards input until the client closes too or the linger limit passes.
   void Linger() {
     beast::error_code ec;
-    Tcp().socket().shutdown(tcp::socket::shutdown_send, ec);
+    Tcp().shutdown(tcp::socket::shutdown_send, ec);
     if (ec) return Close();
     buffer_.clear();
-    Tcp().expires_after(std::min(kLingerLimit, Options().read_timeout));
+    deadline_.SetAfter(std::min(kLingerLimit, Options().read_timeout));
     Tcp().async_read_some(buffer_.prepare(kReadChunk), Bind(&StreamConnection::OnLingerRead));
   }
 
@@ -280,13 +286,16 @@ class StreamConnection final : public Connection {
   void Close() {
     if (phase_ == Phase::kClosed) return;
     phase_ = Phase::kClosed;
-    Tcp().close();  // pending operations complete with operation_aborted and see kClosed
+    deadline_.Cancel();
+    beast::error_code ignored;
+    Tcp().close(ignored);  // pending operations complete with operation_aborted and see kClosed
     context_.registry->Remove(this);
   }
 
   const ConnectionContext context_;
   Stream stream_;
-  beast::flat_buffer buffer_;  // reused across requests; may hold pipelined bytes
+  ConnectionDeadline deadline_;  // of the step in progress; expiry closes the connection
+  beast::flat_buffer buffer_;    // reused across requests; may hold pipelined bytes
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
   BeastResponse response_;
   std::string peer_;

@@ -85,7 +85,11 @@ StatusOr<ApiEndpoint> ParseApiEndpoint(const std::string& url) {
 
 ApiConnection::ApiConnection(net::io_context& io, const ApiEndpoint& endpoint,
                              net::ssl::context* tls_context, bool verify_host)
-    : io_(io), endpoint_(endpoint), tls_context_(tls_context), verify_host_(verify_host) {
+    : io_(io),
+      endpoint_(endpoint),
+      tls_context_(tls_context),
+      verify_host_(verify_host),
+      deadline_(io.get_executor()) {
   if (tls_context_ != nullptr) {
     tls_.emplace(io_, *tls_context_);
   } else {
@@ -93,15 +97,31 @@ ApiConnection::ApiConnection(net::io_context& io, const ApiEndpoint& endpoint,
   }
 }
 
-beast::tcp_stream& ApiConnection::Lowest() {
+net::ip::tcp::socket& ApiConnection::Lowest() {
   return tls_ ? beast::get_lowest_layer(*tls_) : *plain_;
+}
+
+void ApiConnection::Expect(std::chrono::milliseconds timeout) {
+  if (!deadline_ready_) {
+    deadline_ready_ = true;
+    deadline_.Init(weak_from_this(), [this] {
+      timed_out_ = true;
+      Close();
+    });
+  }
+  deadline_.SetAfter(timeout);
+}
+
+ApiConnection::ErrorCode ApiConnection::Seen(ErrorCode ec) const {
+  return ec && timed_out_ ? ErrorCode(beast::error::timeout) : ec;
 }
 
 void ApiConnection::Close() {
   open_ = false;
+  deadline_.Cancel();
   beast::error_code ignored;
-  Lowest().socket().shutdown(net::ip::tcp::socket::shutdown_both, ignored);
-  Lowest().close();
+  Lowest().shutdown(net::ip::tcp::socket::shutdown_both, ignored);
+  Lowest().close(ignored);
 }
 
 int RetryAfterSeconds(const beast_http::fields& fields) {
@@ -145,48 +165,51 @@ void ApiConnection::ConnectTo(const net::ip::tcp::resolver::results_type& endpoi
                               std::chrono::milliseconds timeout,
                               std::function<void(ErrorCode, const char*)> done) {
   auto self = shared_from_this();
-  Lowest().expires_after(timeout);
-  Lowest().async_connect(endpoints, [self, done = std::move(done)](
-                                        ErrorCode ec, const net::ip::tcp::endpoint&) mutable {
-    if (ec) return done(ec, "connect");
-    self->Lowest().socket().set_option(net::ip::tcp::no_delay(true), ec);
-    if (!self->tls_) {
-      self->open_ = true;
-      return done({}, "");
-    }
-    SSL* ssl = self->tls_->native_handle();
-    if (!IsIpAddress(self->endpoint_.host)) {
-      SSL_set_tlsext_host_name(ssl, self->endpoint_.host.c_str());
-    }
-    if (self->verify_host_) {
-      self->tls_->set_verify_callback(net::ssl::host_name_verification(self->endpoint_.host));
-    }
-    self->tls_->async_handshake(net::ssl::stream_base::client,
-                                [self, done = std::move(done)](ErrorCode ec) {
-                                  if (ec) return done(ec, "TLS handshake");
-                                  self->open_ = true;
-                                  done({}, "");
-                                });
-  });
+  Expect(timeout);
+  net::async_connect(
+      Lowest(), endpoints,
+      [self, done = std::move(done)](ErrorCode ec, const net::ip::tcp::endpoint&) mutable {
+        if (ec) return done(self->Seen(ec), "connect");
+        self->Lowest().set_option(net::ip::tcp::no_delay(true), ec);
+        if (!self->tls_) {
+          self->open_ = true;
+          self->deadline_.Set(http::ConnectionDeadline::kNever);
+          return done({}, "");
+        }
+        SSL* ssl = self->tls_->native_handle();
+        if (!IsIpAddress(self->endpoint_.host)) {
+          SSL_set_tlsext_host_name(ssl, self->endpoint_.host.c_str());
+        }
+        if (self->verify_host_) {
+          self->tls_->set_verify_callback(net::ssl::host_name_verification(self->endpoint_.host));
+        }
+        self->tls_->async_handshake(net::ssl::stream_base::client,
+                                    [self, done = std::move(done)](ErrorCode ec) {
+                                      if (ec) return done(self->Seen(ec), "TLS handshake");
+                                      self->open_ = true;
+                                      self->deadline_.Set(http::ConnectionDeadline::kNever);
+                                      done({}, "");
+                                    });
+      });
 }
 
 void ApiConnection::Exchange(std::shared_ptr<ApiRequest> request, std::chrono::milliseconds timeout,
                              std::function<void(ErrorCode, ApiResponse&&, bool)> done) {
   auto self = shared_from_this();
-  Lowest().expires_after(timeout);
+  Expect(timeout);
   parser_.emplace();
   parser_->body_limit(kMaxResponseBody);
   parser_->header_limit(kMaxResponseHeader);
   WithStream([&](auto& stream) {
     beast_http::async_write(
         stream, *request, [self, request, done = std::move(done)](ErrorCode ec, size_t) mutable {
-          if (ec) return done(ec, ApiResponse{}, false);
+          if (ec) return done(self->Seen(ec), ApiResponse{}, false);
           self->WithStream([&](auto& s) {
             beast_http::async_read(s, self->buffer_, *self->parser_,
                                    [self, done = std::move(done)](ErrorCode ec, size_t) {
                                      const bool got_some = self->parser_->got_some();
-                                     if (ec) return done(ec, ApiResponse{}, got_some);
-                                     self->Lowest().expires_never();
+                                     if (ec) return done(self->Seen(ec), ApiResponse{}, got_some);
+                                     self->deadline_.Set(http::ConnectionDeadline::kNever);
                                      done({}, self->parser_->release(), true);
                                    });
           });
@@ -200,7 +223,7 @@ void ApiConnection::Stream(std::shared_ptr<ApiRequest> request, std::chrono::mil
                            std::function<bool(std::string_view)> on_data,
                            std::function<void(ErrorCode, bool)> done) {
   auto self = shared_from_this();
-  Lowest().expires_after(timeout);
+  Expect(timeout);
   stream_parser_.emplace();
   // A watch never ends by size. (Not boost::none: Boost 1.74 then rejects every Content-Length.)
   stream_parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
@@ -210,13 +233,13 @@ void ApiConnection::Stream(std::shared_ptr<ApiRequest> request, std::chrono::mil
         stream, *request,
         [self, request, inactivity, on_header = std::move(on_header), on_data = std::move(on_data),
          done = std::move(done)](ErrorCode ec, size_t) mutable {
-          if (ec) return done(ec, false);
+          if (ec) return done(self->Seen(ec), false);
           self->WithStream([&](auto& s) {
             beast_http::async_read_header(
                 s, self->buffer_, *self->stream_parser_,
                 [self, inactivity, on_header = std::move(on_header), on_data = std::move(on_data),
                  done = std::move(done)](ErrorCode ec, size_t) mutable {
-                  if (ec) return done(ec, false);
+                  if (ec) return done(self->Seen(ec), false);
                   const auto& header = self->stream_parser_->get();
                   on_header(header.result_int(), RetryAfterSeconds(header));
                   self->ReadSome(inactivity, std::move(on_data), std::move(done));
@@ -233,7 +256,7 @@ void ApiConnection::ReadSome(std::chrono::milliseconds inactivity,
   auto& body = stream_parser_->get().body();
   body.data = chunk_.data();
   body.size = chunk_.size();
-  Lowest().expires_after(inactivity);
+  Expect(inactivity);
   auto self = shared_from_this();
   WithStream([&](auto& stream) {
     beast_http::async_read_some(
@@ -245,7 +268,7 @@ void ApiConnection::ReadSome(std::chrono::milliseconds inactivity,
           if (got > 0 && !on_data(std::string_view(self->chunk_.data(), got))) {
             return done(boost::asio::error::operation_aborted, false);
           }
-          if (ec) return done(ec, false);
+          if (ec) return done(self->Seen(ec), false);
           self->ReadSome(inactivity, std::move(on_data), std::move(done));
         });
   });

@@ -4,7 +4,9 @@
 //
 // Thread-safety: every method must be called on the io_context's thread (the client thread);
 // completion handlers run there too. Close() makes any operation in flight complete with an
-// error (operation_aborted or a closed-socket error).
+// error (operation_aborted or a closed-socket error). A timeout closes the connection too; the
+// operation in flight then completes with beast::error::timeout. The deadlines are
+// http::ConnectionDeadline's: moving one costs no system call (a watch moves it per piece).
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -24,6 +26,7 @@
 #include <string_view>
 
 #include "core/status.h"
+#include "extender/http/connection_deadline.h"
 
 namespace capext::kube {
 
@@ -85,7 +88,11 @@ class ApiConnection : public std::enable_shared_from_this<ApiConnection> {
   bool is_open() const { return open_; }
 
  private:
-  boost::beast::tcp_stream& Lowest();
+  boost::asio::ip::tcp::socket& Lowest();
+  // Starts the deadline of the step in progress (`timeout` from now).
+  void Expect(std::chrono::milliseconds timeout);
+  // `ec` as the caller sees it: beast::error::timeout when the deadline closed the connection.
+  ErrorCode Seen(ErrorCode ec) const;
   // Connect's steps after the name is resolved.
   void ConnectTo(const boost::asio::ip::tcp::resolver::results_type& endpoints,
                  std::chrono::milliseconds timeout,
@@ -106,8 +113,11 @@ class ApiConnection : public std::enable_shared_from_this<ApiConnection> {
   ApiEndpoint endpoint_;
   boost::asio::ssl::context* tls_context_;
   bool verify_host_;
-  std::optional<boost::beast::tcp_stream> plain_;
-  std::optional<boost::beast::ssl_stream<boost::beast::tcp_stream>> tls_;
+  std::optional<boost::asio::ip::tcp::socket> plain_;
+  std::optional<boost::beast::ssl_stream<boost::asio::ip::tcp::socket>> tls_;
+  http::ConnectionDeadline deadline_;
+  bool deadline_ready_ = false;  // Init done (it needs shared_from_this)
+  bool timed_out_ = false;
   boost::beast::flat_buffer buffer_;
   std::optional<beast_http::response_parser<beast_http::string_body>> parser_;
   std::optional<beast_http::response_parser<beast_http::buffer_body>> stream_parser_;
