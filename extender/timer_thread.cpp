@@ -1,8 +1,14 @@
 #include "extender/timer_thread.h"
 
+#include "extender/http/thread_name.h"
+
 namespace capext {
 
-TimerThread::TimerThread() : thread_([this] { Run(); }) {}
+TimerThread::TimerThread()
+    : thread_([this] {
+        http::NameThisThread("ce-timers");
+        Run();
+      }) {}
 
 TimerThread::~TimerThread() {
   {

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "extender/admission/concurrent_for_each.h"
+#include "extender/http/thread_name.h"
 #include "extender/log.h"
 
 namespace capext {
@@ -305,6 +306,7 @@ std::vector<PendingPodRecord> AdmissionLoop::Gated() const {
 
 void AdmissionLoop::Start() {
   thread_ = std::jthread([this](std::stop_token stop) {
+    http::NameThisThread("ce-admission");
     std::unique_lock lock(wake_mutex_);
     while (!stop.stop_requested()) {
       if (Due(cache_->NowMs())) RunOnce();

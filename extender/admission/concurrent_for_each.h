@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "extender/http/thread_name.h"
+
 namespace capext {
 
 template <typename Work>
@@ -30,7 +32,10 @@ void ForEachConcurrently(std::size_t count, std::size_t width, Work&& work) {
   const std::size_t threads = std::min(width, count);
   helpers.reserve(threads - 1);
   for (std::size_t t = 1; t < threads; ++t)
-    helpers.emplace_back(drain);
+    helpers.emplace_back([&] {
+      http::NameThisThread("ce-lift");
+      drain();
+    });
   drain();  // the calling thread is one of the `width`
 }  // the helpers join here
 

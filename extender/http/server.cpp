@@ -26,6 +26,7 @@
 #include "extender/http/connection_registry.h"
 #include "extender/http/overload_rejection.h"
 #include "extender/http/reply_channel.h"
+#include "extender/http/thread_name.h"
 #include "extender/http/tls_context.h"
 
 namespace capext::http {
@@ -109,7 +110,10 @@ class Server::Impl {
     Accept();  // no IO thread runs yet: safe outside the acceptor's strand
     try {
       for (auto& context : contexts_) {
-        io_threads_.emplace_back([this, io = context.get()] { RunIoThread(io); });
+        io_threads_.emplace_back([this, io = context.get(), n = io_threads_.size()] {
+          NameThisThread("ce-http-" + std::to_string(n));
+          RunIoThread(io);
+        });
       }
     } catch (const std::system_error& e) {
       *error = std::string("start IO threads: ") + e.what();

@@ -71,8 +71,9 @@ struct RestClientOptions {
   // and, separately, the exchange (write + read).
   std::chrono::milliseconds request_timeout{30000};
   std::string user_agent = "capacity-extender";
-  size_t max_connections = 4;  // keep-alive connections for ordinary requests
-  size_t max_queued = 4096;    // requests waiting for a connection; beyond: failed at once
+  std::string thread_name = "ce-api";  // of the client's thread (http/thread_name.h)
+  size_t max_connections = 4;          // keep-alive connections for ordinary requests
+  size_t max_queued = 4096;            // requests waiting for a connection; beyond: failed at once
 };
 
 struct WatchResult {

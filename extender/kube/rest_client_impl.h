@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "extender/http/thread_name.h"
 #include "extender/kube/api_connection.h"
 #include "extender/kube/rest_client.h"
 
@@ -81,7 +82,10 @@ class RestClient::Impl {
         tls_(std::move(tls)),
         io_(1),
         work_(net::make_work_guard(io_)) {
-    thread_ = std::thread([this] { io_.run(); });
+    thread_ = std::thread([this] {
+      http::NameThisThread(options_.thread_name);
+      io_.run();
+    });
     thread_id_ = thread_.get_id();
   }
 

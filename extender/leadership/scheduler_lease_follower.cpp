@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "extender/http/thread_name.h"
 #include "extender/kube/lease_record.h"
 #include "extender/log.h"
 
@@ -25,7 +26,10 @@ void SchedulerLeaseFollower::Start() {
        {"lease_duration_ms", std::to_string(options_.lease_duration.count())},
        {"renew_deadline_ms", std::to_string(options_.renew_deadline.count())},
        {"check_interval_ms", std::to_string(options_.check_interval.count())}});
-  thread_ = std::jthread([this](std::stop_token stop) { Run(stop); });
+  thread_ = std::jthread([this](std::stop_token stop) {
+    http::NameThisThread("ce-lease");
+    Run(stop);
+  });
 }
 
 void SchedulerLeaseFollower::Stop() {

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/quantity.h"
+#include "extender/http/thread_name.h"
 #include "extender/kube/api_discovery.h"
 #include "extender/kube/api_event_sink.h"
 #include "extender/kube/api_writes.h"
@@ -163,6 +164,7 @@ class LiveModeImpl final : public LiveMode {
     bind_options.max_queued = static_cast<std::size_t>(config_.max_binds_in_flight);
     bind_options.request_timeout = kBindingAnswerTimeout;
     bind_options.user_agent = client_options.user_agent;
+    bind_options.thread_name = "ce-bind";
     if (Status s = kube::RestClient::Create(kube_config, bind_options, &bind_client_); !s.ok())
       return s;
     if (config_.leader_election == "follow-scheduler") {
@@ -207,7 +209,10 @@ class LiveModeImpl final : public LiveMode {
     ApplyGroupApis(apis);
     cache_->set_sync_source(informers_.get());
     last_discovery_ = std::chrono::steady_clock::now();
-    background_ = std::jthread([this](std::stop_token stop) { Background(stop); });
+    background_ = std::jthread([this](std::stop_token stop) {
+      http::NameThisThread("ce-live");
+      Background(stop);
+    });
     return {};
   }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/placement.h"
+#include "extender/http/thread_name.h"
 #include "extender/log.h"
 
 namespace capext {
@@ -47,8 +48,9 @@ ReclaimController::~ReclaimController() {
 }
 
 void ReclaimController::Start() {
-  auto every = [this](int64_t interval_ms, auto work) {
-    return std::thread([this, interval_ms, work] {
+  auto every = [this](const char* name, int64_t interval_ms, auto work) {
+    return std::thread([this, name, interval_ms, work] {
+      http::NameThisThread(name);
       std::unique_lock lock(stop_mutex_);
       while (!stopping_) {
         lock.unlock();
@@ -59,9 +61,10 @@ void ReclaimController::Start() {
       }
     });
   };
-  thread_ = every(options_.interval_ms, [this] { RunOnce(); });
+  thread_ = every("ce-reclaim", options_.interval_ms, [this] { RunOnce(); });
   if (recorder_ != nullptr && sink_ != nullptr) {
-    events_thread_ = every(options_.event_flush_interval_ms, [this] { FlushEvents(); });
+    events_thread_ =
+        every("ce-events", options_.event_flush_interval_ms, [this] { FlushEvents(); });
   }
 }
 
