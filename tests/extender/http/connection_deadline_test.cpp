@@ -34,20 +34,31 @@ std::shared_ptr<Owner> MakeOwner(boost::asio::io_context& io) {
   return owner;
 }
 
-TEST_CASE("a deadline expires once, never before the time set last", "[http]") {
-  boost::asio::io_context io;
-  auto owner = MakeOwner(io);
-  const auto deadline = Clock::now() + 60ms;
-  owner->deadline.Set(deadline);
+// Runs `io` for up to a second and checks the owner's deadline expired once, not before `deadline`.
+void RunAndCheckExpiredOnceAfter(boost::asio::io_context& io, const Owner& owner,
+                                 Clock::time_point deadline) {
+  io.restart();
   io.run_for(1s);
-  REQUIRE(owner->expired_at.has_value());
-  CHECK(*owner->expired_at >= deadline);
-  CHECK(owner->expiries == 1);
+  REQUIRE(owner.expired_at.has_value());
+  CHECK(*owner.expired_at >= deadline);
+  CHECK(owner.expiries == 1);
 }
 
-TEST_CASE("moving a deadline later re-arms nothing until the timer wakes", "[http]") {
+// Each test's io_context and the owner whose deadline it drives.
+struct DeadlineFixture {
   boost::asio::io_context io;
-  auto owner = MakeOwner(io);
+  std::shared_ptr<Owner> owner = MakeOwner(io);
+};
+
+TEST_CASE_METHOD(DeadlineFixture, "a deadline expires once, never before the time set last",
+                 "[http]") {
+  const auto deadline = Clock::now() + 60ms;
+  owner->deadline.Set(deadline);
+  RunAndCheckExpiredOnceAfter(io, *owner, deadline);
+}
+
+TEST_CASE_METHOD(DeadlineFixture, "moving a deadline later re-arms nothing until the timer wakes",
+                 "[http]") {
   owner->deadline.SetAfter(40ms);
   Clock::time_point last{};
   for (int i = 0; i < 1000; ++i) {
@@ -62,9 +73,7 @@ TEST_CASE("moving a deadline later re-arms nothing until the timer wakes", "[htt
   CHECK(owner->deadline.arms() == 2);  // the wake at 40 ms re-armed once, for the last time set
 }
 
-TEST_CASE("an earlier deadline re-arms at once", "[http]") {
-  boost::asio::io_context io;
-  auto owner = MakeOwner(io);
+TEST_CASE_METHOD(DeadlineFixture, "an earlier deadline re-arms at once", "[http]") {
   const auto started = Clock::now();
   owner->deadline.SetAfter(10s);
   owner->deadline.SetAfter(30ms);
@@ -75,25 +84,19 @@ TEST_CASE("an earlier deadline re-arms at once", "[http]") {
   CHECK(*owner->expired_at - started < 5s);
 }
 
-TEST_CASE("kNever suspends a deadline and a later one applies again", "[http]") {
-  boost::asio::io_context io;
-  auto owner = MakeOwner(io);
+TEST_CASE_METHOD(DeadlineFixture, "kNever suspends a deadline and a later one applies again",
+                 "[http]") {
   owner->deadline.SetAfter(20ms);
   owner->deadline.Set(ConnectionDeadline::kNever);
   io.run_for(150ms);
   CHECK(owner->expiries == 0);
   const auto deadline = Clock::now() + 20ms;
   owner->deadline.Set(deadline);
-  io.restart();
-  io.run_for(1s);
-  REQUIRE(owner->expired_at.has_value());
-  CHECK(*owner->expired_at >= deadline);
-  CHECK(owner->expiries == 1);
+  RunAndCheckExpiredOnceAfter(io, *owner, deadline);
 }
 
-TEST_CASE("Cancel ends a deadline for good and leaves no wait behind", "[http]") {
-  boost::asio::io_context io;
-  auto owner = MakeOwner(io);
+TEST_CASE_METHOD(DeadlineFixture, "Cancel ends a deadline for good and leaves no wait behind",
+                 "[http]") {
   owner->deadline.SetAfter(10s);
   owner->deadline.Cancel();
   owner->deadline.SetAfter(10ms);  // a closing connection's late Set is ignored
