@@ -124,9 +124,13 @@ PlacementResult DensePlacement::Find(const NormalizedPod& pod, const Profile& pr
   return ScanNodes(pod, profile, query);
 }
 
-PlacementResult DensePlacement::ScanNodes(const NormalizedPod& pod, const Profile& profile,
-                                          const PlacementQuery& query) {
-  PlacementResult out;
+void DensePlacement::ScanNodes(const NormalizedPod& pod, const Profile& profile,
+                               const PlacementQuery& query, PlacementResult* result) {
+  PlacementResult& out = *result;
+  out.quota = Status();
+  out.best = -1;
+  out.examined = 0;
+  out.feasible.clear();
   const auto& mask = masks_[profile.static_class];
   const NodeFitScreen screen(state_, pod);
   // Score(), with what it reads held in locals: a scan scores hundreds of nodes per decision, and
@@ -149,7 +153,6 @@ PlacementResult DensePlacement::ScanNodes(const NormalizedPod& pod, const Profil
       profile.request, mask.empty() ? nullptr : mask.data(), query.start, query.limit,
       &out.feasible, [&](int n) { return screen.Fits(*state_.FindNodeRecord(dense_.name(n))); },
       score, &out.best);
-  return out;
 }
 
 }  // namespace capext

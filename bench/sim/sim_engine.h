@@ -195,6 +195,7 @@ class SimEngine {
   bool reclaim_ = true;
   const DenseNodes* nodes_ = nullptr;          // the state's mirror
   std::unique_ptr<DensePlacement> placement_;  // the core's placement search over it
+  PlacementResult scan_;  // FindNode's scan, reused: its feasible vector keeps its capacity
   std::unique_ptr<SimMetrics> metrics_;
   std::unique_ptr<GroupMetrics> group_metrics_;
   std::vector<int> group_of_;       // by pod id: its GroupMetrics group, -1 for a single pod

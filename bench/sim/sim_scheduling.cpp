@@ -127,7 +127,8 @@ int SimEngine::FindNode(int b) {
   query.start = start_index_;
   query.limit = options_.sampling == NodeSampling::kKubeScheduler ? num_to_find_ : SIZE_MAX;
   query.scoring = scoring_;
-  PlacementResult result = placement_->ScanNodes(*scratch_, buckets_[b].profile, query);
+  PlacementResult& result = scan_;
+  placement_->ScanNodes(*scratch_, buckets_[b].profile, query, &result);
   if (total > 0) start_index_ = (start_index_ + result.examined) % total;
   const bool complete = result.examined == total;
   if (complete) {
