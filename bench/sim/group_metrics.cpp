@@ -16,7 +16,6 @@ int GroupMetrics::AddGroup(int tenant, int32_t min_member, int64_t arrival_ms) {
 
 void GroupMetrics::AdvanceTo(int64_t t) {
   if (t <= now_) return;
-  const int64_t dt = t - now_;
   for (int gi : partial_) {
     Group& g = groups_[gi];
     if (!g.was_partial) {
@@ -24,16 +23,22 @@ void GroupMetrics::AdvanceTo(int64_t t) {
       ++counters_[g.tenant].ever_partial;
     }
   }
-  for (std::size_t i = 0; i < counters_.size(); ++i) {
-    counters_[i].partial_cpu_milli_ms += static_cast<__int128>(partial_cpu_[i]) * dt;
-    counters_[i].partial_gpu_ms += static_cast<__int128>(partial_gpu_[i]) * dt;
-  }
   now_ = t;
+}
+
+void GroupMetrics::Settle(int tenant) {
+  const auto i = static_cast<std::size_t>(tenant);
+  const int64_t dt = now_ - settled_ms_[i];
+  if (dt <= 0) return;
+  settled_ms_[i] = now_;
+  counters_[i].partial_cpu_milli_ms += static_cast<__int128>(partial_cpu_[i]) * dt;
+  counters_[i].partial_gpu_ms += static_cast<__int128>(partial_gpu_[i]) * dt;
 }
 
 void GroupMetrics::Leave(int gi) {
   const Group& g = groups_[gi];
   if (!g.Partial()) return;
+  Settle(g.tenant);
   partial_cpu_[g.tenant] -= g.cpu;
   partial_gpu_[g.tenant] -= g.gpu;
   partial_.erase(gi);
@@ -42,6 +47,7 @@ void GroupMetrics::Leave(int gi) {
 void GroupMetrics::Enter(int gi) {
   const Group& g = groups_[gi];
   if (!g.Partial()) return;
+  Settle(g.tenant);
   partial_cpu_[g.tenant] += g.cpu;
   partial_gpu_[g.tenant] += g.gpu;
   partial_.insert(gi);
@@ -79,6 +85,8 @@ void GroupMetrics::MemberStopped(int gi, int64_t cpu, int64_t gpu, bool evicted)
 
 void GroupMetrics::Finish(int64_t end_ms) {
   AdvanceTo(end_ms);
+  for (std::size_t i = 0; i < counters_.size(); ++i)
+    Settle(static_cast<int>(i));
   for (const Group& g : groups_) {
     if (g.Partial()) ++counters_[g.tenant].partial_now;
   }

@@ -13,7 +13,9 @@
 //    over time of those members' cpu and GPUs (cpu-milli x ms, gpu units x ms); members binding
 //    one after another at one instant are not partially running (no time passes);
 //  - member evictions: evictions of a group's members; per start: over the groups started.
-// Time moves forward only (AdvanceTo); every change applies at the current time.
+// Time moves forward only (AdvanceTo); every change applies at the current time. A tenant's
+// partial integrals are brought up to date when its partial level changes and at Finish, not on
+// every step of time: counters() is complete after Finish.
 // Thread-safety: none.
 #pragma once
 
@@ -38,7 +40,10 @@ class GroupMetrics {
  public:
   // `tenants`: the number of tenants (indices of the counters).
   explicit GroupMetrics(std::size_t tenants)
-      : counters_(tenants), partial_cpu_(tenants, 0), partial_gpu_(tenants, 0) {}
+      : counters_(tenants),
+        partial_cpu_(tenants, 0),
+        partial_gpu_(tenants, 0),
+        settled_ms_(tenants, 0) {}
 
   // Registers group g (ids 0.. in call order) of `tenant` with its minimum and arrival.
   int AddGroup(int tenant, int32_t min_member, int64_t arrival_ms);
@@ -49,6 +54,7 @@ class GroupMetrics {
   void MemberStopped(int g, int64_t cpu, int64_t gpu, bool evicted);
   void Finish(int64_t end_ms);
 
+  // Complete after Finish (the partial integrals are brought up to date lazily).
   const std::vector<GroupCounters>& counters() const { return counters_; }
   std::size_t groups() const { return groups_.size(); }
 
@@ -68,12 +74,15 @@ class GroupMetrics {
   };
   void Leave(int gi);  // removes g's partial level before a change
   void Enter(int gi);  // adds it back after
+  // Adds tenant's partial integrals over [settled_ms_[tenant], now_), its level constant there.
+  void Settle(int tenant);
 
   int64_t now_ = 0;
   std::vector<Group> groups_;
   std::vector<GroupCounters> counters_;
   std::vector<int64_t> partial_cpu_, partial_gpu_;  // per tenant, current level
-  std::set<int> partial_;                           // groups partially running now
+  std::vector<int64_t> settled_ms_;  // per tenant: its partial integrals cover [0, this)
+  std::set<int> partial_;            // groups partially running now
 };
 
 }  // namespace capext

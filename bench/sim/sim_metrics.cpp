@@ -18,6 +18,7 @@ SimMetrics::SimMetrics(std::vector<std::vector<int64_t>> min_per_dim, std::size_
     l.pending_demand.assign(dims_, 0);
   }
   counters_.resize(min_.size());
+  settled_ms_.assign(min_.size(), 0);
   cluster_used_.assign(dims_, 0);
   cluster_peak_.assign(dims_, 0);
   cluster_used_ms_.assign(dims_, 0);
@@ -46,33 +47,39 @@ void SimMetrics::AdvanceTo(int64_t t) {
   }
   if (t <= now_) return;
   const int64_t dt = t - now_;
-  for (std::size_t i = 0; i < levels_.size(); ++i) {
-    const TenantLevels& l = levels_[i];
-    TenantCounters& c = counters_[i];
-    const std::vector<int64_t>& min = min_[i];
-    if (cpu_dim_ >= 0) {
-      const int64_t cpu = l.used[cpu_dim_];
-      c.used_cpu_milli_ms += static_cast<__int128>(cpu) * dt;
-      if (!min.empty() && cpu > min[cpu_dim_]) {
-        c.borrowed_cpu_milli_ms += static_cast<__int128>(cpu - min[cpu_dim_]) * dt;
-      }
-    }
-    if (gpu_dim_ >= 0) c.used_gpu_ms += static_cast<__int128>(l.used[gpu_dim_]) * dt;
-    if (l.pending > 0 && !min.empty()) {
-      for (std::size_t d = 0; d < dims_; ++d) {
-        if (l.pending_demand[d] > 0 && l.used[d] < min[d]) {
-          c.below_min_with_pending_ms += dt;
-          break;
-        }
-      }
-    }
-  }
   for (std::size_t d = 0; d < dims_; ++d)
     cluster_used_ms_[d] += static_cast<__int128>(cluster_used_[d]) * dt;
   now_ = t;
 }
 
+void SimMetrics::Settle(int tenant) {
+  const auto i = static_cast<std::size_t>(tenant);
+  const int64_t dt = now_ - settled_ms_[i];
+  if (dt <= 0) return;
+  settled_ms_[i] = now_;
+  const TenantLevels& l = levels_[i];
+  TenantCounters& c = counters_[i];
+  const std::vector<int64_t>& min = min_[i];
+  if (cpu_dim_ >= 0) {
+    const int64_t cpu = l.used[cpu_dim_];
+    c.used_cpu_milli_ms += static_cast<__int128>(cpu) * dt;
+    if (!min.empty() && cpu > min[cpu_dim_]) {
+      c.borrowed_cpu_milli_ms += static_cast<__int128>(cpu - min[cpu_dim_]) * dt;
+    }
+  }
+  if (gpu_dim_ >= 0) c.used_gpu_ms += static_cast<__int128>(l.used[gpu_dim_]) * dt;
+  if (l.pending > 0 && !min.empty()) {
+    for (std::size_t d = 0; d < dims_; ++d) {
+      if (l.pending_demand[d] > 0 && l.used[d] < min[d]) {
+        c.below_min_with_pending_ms += dt;
+        break;
+      }
+    }
+  }
+}
+
 void SimMetrics::Submitted(int tenant, const DenseRequest& r, bool resubmission) {
+  Settle(tenant);
   TenantLevels& l = levels_[tenant];
   ++l.pending;
   for (const auto& [d, amount] : r.dims)
@@ -85,6 +92,7 @@ void SimMetrics::Submitted(int tenant, const DenseRequest& r, bool resubmission)
 }
 
 void SimMetrics::Rejected(int tenant, const DenseRequest& r, bool by_quota) {
+  Settle(tenant);
   TenantLevels& l = levels_[tenant];
   --l.pending;
   for (const auto& [d, amount] : r.dims)
@@ -93,6 +101,7 @@ void SimMetrics::Rejected(int tenant, const DenseRequest& r, bool by_quota) {
 }
 
 void SimMetrics::Withdrawn(int tenant, const DenseRequest& r) {
+  Settle(tenant);
   TenantLevels& l = levels_[tenant];
   --l.pending;
   for (const auto& [d, amount] : r.dims)
@@ -100,6 +109,7 @@ void SimMetrics::Withdrawn(int tenant, const DenseRequest& r) {
 }
 
 void SimMetrics::ChangeUsed(int tenant, const DenseRequest& r, int sign) {
+  Settle(tenant);
   TenantLevels& l = levels_[tenant];
   for (const auto& [d, amount] : r.dims) {
     l.used[d] += sign * amount;
@@ -110,6 +120,7 @@ void SimMetrics::ChangeUsed(int tenant, const DenseRequest& r, int sign) {
 }
 
 void SimMetrics::Started(int tenant, const DenseRequest& r, int64_t wait_ms, bool first_start) {
+  Settle(tenant);
   TenantLevels& l = levels_[tenant];
   --l.pending;
   for (const auto& [d, amount] : r.dims)
@@ -138,6 +149,8 @@ void SimMetrics::Evicted(int victim_tenant, int preemptor_tenant, bool first_evi
 
 void SimMetrics::Finish(int64_t end_ms) {
   AdvanceTo(end_ms);
+  for (std::size_t i = 0; i < levels_.size(); ++i)
+    Settle(static_cast<int>(i));
   while (next_sample_ <= end_ms) {
     Sample(next_sample_);
     next_sample_ += interval_;
