@@ -29,11 +29,14 @@ VictimNamespaces FindVictimNamespaces(const ClusterState& state, const Preemptor
   VictimNamespaces v;
   v.priority = ctx.pod->priority;
   v.by_id.resize(dense.namespaces().size());
+  // Each quota tree node's borrowing, computed once for every namespace below it.
+  thread_local std::vector<int8_t> borrowing;
+  borrowing.assign(static_cast<std::size_t>(state.ledger().tree().size()), -1);
   for (std::size_t id = 0; id < dense.namespaces().size(); ++id) {
     const VictimRule::Scope scope = ctx.rule->ScopeOf(dense.namespaces()[id]);
     VictimNamespaces::Scope& out = v.by_id[id];
     // A namespace without a pod that could be taken gives nothing anywhere.
-    out.allowed = ctx.rule->MayGiveVictims(scope) &&
+    out.allowed = ctx.rule->MayGiveVictims(scope, &borrowing) &&
                   dense.HasPods(static_cast<int>(id), scope.lower_priority_only, v.priority);
     out.lower_priority_only = scope.lower_priority_only;
     out.distance = scope.distance;

@@ -9,6 +9,7 @@
 // some root quota names in min, for a pod whose quota governs them
 // (docs/capacity-semantics.md#32-the-sum-of-mins-check).
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -81,8 +82,24 @@ class NamedResourcesArithmetic final : public QuotaArithmetic {
     return out;
   }
 
+  // ExceedsMin(quota, used, {}) non-empty, stopping at the first resource over its min: the
+  // victim rule asks it for every namespace, per tree level, on every reclaim attempt.
   bool IsBorrowing(const ElasticQuota& quota, const ResourceList& used) const override {
-    return !ExceedsMin(quota, used, ResourceList{}).empty();
+    auto over = [&](ResourceName name) {
+      const int64_t limit = quota.min ? quota.min->Get(name) : 0;
+      return limit != std::numeric_limits<int64_t>::max() && used.Get(name) > limit;
+    };
+    if (quota.min) {
+      for (const auto& entry : quota.min->entries()) {
+        if (over(entry.first)) return true;
+      }
+    }
+    if (quota.max) {
+      for (const auto& entry : quota.max->entries()) {
+        if ((!quota.min || !quota.min->Has(entry.first)) && over(entry.first)) return true;
+      }
+    }
+    return false;
   }
 
   void AddToTotals(const ElasticQuota& quota, const ResourceList& used,

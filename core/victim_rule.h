@@ -18,6 +18,7 @@
 // Thread-safety: immutable after construction; valid while the state is not modified.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -74,6 +75,11 @@ class VictimRule {
     auto used = [&](int node) -> const ResourceList& { return state_.ledger().NodeUsed(node); };
     return scope.any && (!scope.recheck || SideBorrowing(scope, used));
   }
+  // MayGiveVictims for the scopes of many namespaces on one state (the candidate search asks it
+  // for every namespace): a quota tree node is on the side of every leaf below it, so its
+  // borrowing is computed once, into (*borrowing)[node] (-1: not yet, else 0 or 1). REQUIRES:
+  // *borrowing has the tree's size, and the state has not changed since its entries were set.
+  bool MayGiveVictims(const Scope& scope, std::vector<int8_t>* borrowing) const;
   // The largest distance a victim can have (the virtual root's level).
   int max_distance() const { return static_cast<int>(path_.size()); }
   // Where victims at `distance` meet the preemptor, for explanations: "its own namespace",
