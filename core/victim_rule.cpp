@@ -66,15 +66,13 @@ bool VictimRule::MayGiveVictims(const Scope& scope, std::vector<int8_t>* borrowi
   if (!scope.recheck) return true;
   // SideBorrowing on the state's usage, each node's verdict memoised.
   const QuotaTree& tree = state_.ledger().tree();
-  for (int y = scope.leaf; y >= 0; y = tree.parent(y)) {
+  return EverySideNode(scope, [&](int y) {
     int8_t& known = (*borrowing)[static_cast<std::size_t>(y)];
     if (known < 0) {
       known = IsBorrowing(state_.semantics(), tree.quota(y), state_.ledger().NodeUsed(y)) ? 1 : 0;
     }
-    if (known == 0) return false;
-    if (y == scope.top) break;
-  }
-  return true;
+    return known == 1;
+  });
 }
 
 std::string VictimRule::DescribeLevel(int distance) const {

@@ -57,15 +57,23 @@ class VictimRule {
   // namespace without a quota; a leaf holds exactly one namespace): no name lookup, for callers
   // that resolved the namespace once (victim selection, the candidate search).
   Scope ScopeOfLeaf(int leaf) const;
+  // True when `borrowing_at(node)` holds for every quota on the scope's side, from its leaf up
+  // to its top: rule (2)'s walk, written once for the plain and the memoised check.
+  template <typename BorrowingAt>
+  bool EverySideNode(const Scope& scope, BorrowingAt&& borrowing_at) const {
+    const QuotaTree& tree = state_.ledger().tree();
+    for (int y = scope.leaf; y >= 0; y = tree.parent(y)) {
+      if (!borrowing_at(y)) return false;
+      if (y == scope.top) break;
+    }
+    return true;
+  }
   // Condition (2) for a scope that needs it, on the usage of tree nodes `used_of(node)`.
   template <typename UsedOf>
   bool SideBorrowing(const Scope& scope, UsedOf&& used_of) const {
     const QuotaTree& tree = state_.ledger().tree();
-    for (int y = scope.leaf; y >= 0; y = tree.parent(y)) {
-      if (!IsBorrowing(state_.semantics(), tree.quota(y), used_of(y))) return false;
-      if (y == scope.top) break;
-    }
-    return true;
+    return EverySideNode(
+        scope, [&](int y) { return IsBorrowing(state_.semantics(), tree.quota(y), used_of(y)); });
   }
   // Whether a scope may give a victim on the state as it is: it allows victims at all and, when
   // (2) applies, its side is borrowing before any removal. Removals only lower usage, so a side
