@@ -9,7 +9,6 @@
 // some root quota names in min, for a pod whose quota governs them
 // (docs/capacity-semantics.md#32-the-sum-of-mins-check).
 #include <algorithm>
-#include <limits>
 
 #include <fmt/format.h>
 
@@ -64,19 +63,10 @@ class NamedResourcesArithmetic final : public QuotaArithmetic {
   std::vector<Excess> ExceedsMin(const ElasticQuota& quota, const ResourceList& used,
                                  const ResourceList& add) const override {
     std::vector<Excess> out;
-    auto check = [&](ResourceName name) {
-      const int64_t limit = quota.min ? quota.min->Get(name) : 0;
+    AnyMinLimit(quota, [&](ResourceName name, int64_t limit) {
       AppendIfExceeds(name, used.Get(name), add.Get(name), limit, &out);
-    };
-    if (quota.min) {
-      for (const auto& entry : quota.min->entries())
-        check(entry.first);
-    }
-    if (quota.max) {
-      for (const auto& entry : quota.max->entries()) {
-        if (!quota.min || !quota.min->Has(entry.first)) check(entry.first);
-      }
-    }
+      return false;
+    });
     std::sort(out.begin(), out.end(),
               [](const Excess& a, const Excess& b) { return a.resource < b.resource; });
     return out;
@@ -85,21 +75,8 @@ class NamedResourcesArithmetic final : public QuotaArithmetic {
   // ExceedsMin(quota, used, {}) non-empty, stopping at the first resource over its min: the
   // victim rule asks it for every namespace, per tree level, on every reclaim attempt.
   bool IsBorrowing(const ElasticQuota& quota, const ResourceList& used) const override {
-    auto over = [&](ResourceName name) {
-      const int64_t limit = quota.min ? quota.min->Get(name) : 0;
-      return limit != std::numeric_limits<int64_t>::max() && used.Get(name) > limit;
-    };
-    if (quota.min) {
-      for (const auto& entry : quota.min->entries()) {
-        if (over(entry.first)) return true;
-      }
-    }
-    if (quota.max) {
-      for (const auto& entry : quota.max->entries()) {
-        if ((!quota.min || !quota.min->Has(entry.first)) && over(entry.first)) return true;
-      }
-    }
-    return false;
+    return AnyMinLimit(
+        quota, [&](ResourceName name, int64_t limit) { return Exceeds(used.Get(name), 0, limit); });
   }
 
   void AddToTotals(const ElasticQuota& quota, const ResourceList& used,
@@ -129,6 +106,25 @@ class NamedResourcesArithmetic final : public QuotaArithmetic {
   }
 
   std::vector<ResourceName> AlwaysCompared() const override { return {}; }
+
+ private:
+  // Calls visit(resource, its min) for every resource the quota governs: those in min, then
+  // those only in max (min 0), until visit returns true; returns whether it did.
+  template <typename Visit>
+  static bool AnyMinLimit(const ElasticQuota& quota, Visit&& visit) {
+    if (quota.min) {
+      for (const auto& entry : quota.min->entries()) {
+        if (visit(entry.first, quota.min->Get(entry.first))) return true;
+      }
+    }
+    if (quota.max) {
+      for (const auto& entry : quota.max->entries()) {
+        if ((!quota.min || !quota.min->Has(entry.first)) && visit(entry.first, int64_t{0}))
+          return true;
+      }
+    }
+    return false;
+  }
 };
 
 const NamedResourcesArithmetic kNamedResourcesArithmetic;

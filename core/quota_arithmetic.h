@@ -70,6 +70,8 @@ class QuotaArithmetic {
 
 // Appends {resource, used, add, limit} to `out` when used + add > limit (saturating); an unbounded
 // limit (INT64_MAX) never does.
+// Whether used + add (saturating) passes `limit`; an unlimited limit (int64 max) never is.
+bool Exceeds(int64_t used, int64_t add, int64_t limit);
 void AppendIfExceeds(ResourceName resource, int64_t used, int64_t add, int64_t limit,
                      std::vector<Excess>* out);
 

@@ -9,10 +9,13 @@ namespace capext {
 
 const AdmissionRules QuotaSemantics::kNoRules;
 
+bool Exceeds(int64_t used, int64_t add, int64_t limit) {
+  return limit != std::numeric_limits<int64_t>::max() && SaturatingAdd(used, add) > limit;
+}
+
 void AppendIfExceeds(ResourceName resource, int64_t used, int64_t add, int64_t limit,
                      std::vector<Excess>* out) {
-  if (limit == std::numeric_limits<int64_t>::max()) return;
-  if (SaturatingAdd(used, add) > limit) out->push_back({resource, used, add, limit});
+  if (Exceeds(used, add, limit)) out->push_back({resource, used, add, limit});
 }
 
 std::string DescribeExcesses(const std::vector<Excess>& excesses, const ResourceList& request,
