@@ -114,6 +114,7 @@ void DenseNodes::Track(const NodeRecord& record, const NormalizedPod& pod, int s
       namespace_storage_.push_back(pod.ns);
       pods_by_priority_.emplace_back();
       namespaces_.Insert(pod.ns, static_cast<uint32_t>(id));
+      namespaces_stamp_ = NewContentStamp();
     }
     // Slices stay when they drop to zero: a namespace that ran on a node usually comes back.
     slices.emplace_back(static_cast<uint32_t>(id),

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/content_stamp.h"
 #include "core/name_index.h"
 #include "core/node_score.h"
 #include "core/node_table.h"
@@ -80,8 +81,11 @@ class DenseNodes {
   int DimOf(ResourceName resource) const;  // -1 when not tracked
   // The id of a namespace seen on some node's pods; -1 when none was.
   int NamespaceId(std::string_view ns) const;
-  // Every namespace seen, by id.
+  // Every namespace seen, by id. Ids are only ever added, never reused or removed.
   const std::vector<std::string>& namespaces() const { return namespace_names_; }
+  // A fresh NewContentStamp() whenever a namespace id is added, kept by copies: keys caches of
+  // what callers derive per namespace id (the candidate search's quota tree leaves).
+  uint64_t namespaces_stamp() const { return namespaces_stamp_; }
   // Whether the namespace has pods on some node, and (when `below_priority_only`) one of
   // priority < `priority`.
   bool HasPods(int ns, bool below_priority_only, int32_t priority) const;
@@ -148,6 +152,7 @@ class DenseNodes {
   int nominated_nodes_ = 0;  // nodes with nominations_ != 0
   NameIndex namespaces_;
   std::vector<std::string> namespace_names_;
+  uint64_t namespaces_stamp_ = NewContentStamp();
   std::deque<std::string> namespace_storage_;  // stable addresses for NamespaceSlice::name
   // Per namespace, cluster-wide: (priority, pod count) sorted by priority. Entries stay at zero
   // (a priority that ran usually comes back; erasing and re-inserting was 6% of the simulator).

@@ -34,6 +34,7 @@ std::optional<ResourceList> OwnMin(const ElasticQuota& parent,
 }  // namespace
 
 void QuotaTree::Rebuild(const QuotaSet& quotas) {
+  stamp_ = NewContentStamp();
   nodes_.clear();
   own_quotas_.clear();
   leaf_index_ = NameIndex();

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/content_stamp.h"
 #include "core/elastic_quota.h"
 #include "core/name_index.h"
 #include "core/quota_set.h"
@@ -34,6 +35,9 @@ class QuotaTree {
 
   void Rebuild(const QuotaSet& quotas);
 
+  // A fresh NewContentStamp() at every Rebuild, kept by copies: keys caches of what depends on
+  // the tree's shape (which namespace has which leaf).
+  uint64_t stamp() const { return stamp_; }
   // True when no quota has a parent (the flat case).
   bool flat() const { return flat_; }
   int size() const { return static_cast<int>(nodes_.size()); }
@@ -92,6 +96,7 @@ class QuotaTree {
   std::vector<Node> nodes_;
   std::vector<ElasticQuota> own_quotas_;  // the own nodes' quotas (stable: reserved up front)
   NameIndex leaf_index_;                  // namespace -> leaf node
+  uint64_t stamp_ = NewContentStamp();
   std::vector<int> order_, roots_;
   std::vector<Problem> problems_;
   bool flat_ = true;

@@ -61,6 +61,54 @@ VictimRule::Scope VictimRule::ScopeOfLeaf(int leaf) const {
   return scope;
 }
 
+void VictimRule::ScopesByTreeNode(std::vector<Scope>* by_node) const {
+  const QuotaTree& tree = state_.ledger().tree();
+  const std::size_t size = static_cast<std::size_t>(tree.size());
+  by_node->assign(size, Scope{});
+  if (!has_quota_) {
+    for (Scope& scope : *by_node)
+      scope.lower_priority_only = true;  // ScopeOfLeaf: a quota namespace never gives victims
+    return;
+  }
+  // Per node y: `level`, the index on the preemptor's path of the deepest path node that is y or
+  // an ancestor of y (the lowest common ancestor with P0; path_.size() for the virtual root), and
+  // `top`, y's ancestor just below that node (W' when y is a leaf).
+  thread_local std::vector<int> level, top, on_path;
+  level.assign(size, 0);
+  top.assign(size, -1);
+  on_path.assign(size, -1);
+  for (std::size_t i = 0; i < path_.size(); ++i)
+    on_path[static_cast<std::size_t>(path_[i])] = static_cast<int>(i);
+  const int virtual_root = static_cast<int>(path_.size());
+  for (const int y : tree.order()) {
+    const auto at = static_cast<std::size_t>(y);
+    const int parent = tree.parent(y);
+    if (on_path[at] >= 0) {
+      level[at] = on_path[at];
+      continue;
+    }
+    const bool below_lca = parent < 0 || on_path[static_cast<std::size_t>(parent)] >= 0;
+    level[at] = parent < 0 ? virtual_root : level[static_cast<std::size_t>(parent)];
+    top[at] = below_lca ? y : top[static_cast<std::size_t>(parent)];
+  }
+  for (const int y : tree.order()) {
+    const auto at = static_cast<std::size_t>(y);
+    Scope& scope = (*by_node)[at];
+    if (y == path_.front()) {  // the preemptor's own namespace
+      scope.any = more_than_min_;
+      scope.lower_priority_only = true;
+      continue;
+    }
+    const int j = level[at];
+    if (on_path[at] >= 0 || j == 0 || within_[static_cast<std::size_t>(j - 1)] == 0) continue;
+    scope.any = true;
+    scope.recheck = true;
+    scope.leaf = y;
+    scope.top = top[at];
+    scope.distance = j;
+  }
+}
+
 bool VictimRule::MayGiveVictims(const Scope& scope, std::vector<int8_t>* borrowing) const {
   if (!scope.any) return false;
   if (!scope.recheck) return true;

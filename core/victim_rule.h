@@ -57,6 +57,11 @@ class VictimRule {
   // namespace without a quota; a leaf holds exactly one namespace): no name lookup, for callers
   // that resolved the namespace once (victim selection, the candidate search).
   Scope ScopeOfLeaf(int leaf) const;
+  // ScopeOfLeaf of every leaf of the quota tree at once, into (*by_node)[leaf] (resized to the
+  // tree's size; entries of nodes that are not leaves, and of the preemptor's ancestors, are
+  // unspecified): one pass over the tree, parents before children, instead of a walk up from
+  // each leaf (the candidate search asks for every namespace at every reclaim attempt).
+  void ScopesByTreeNode(std::vector<Scope>* by_node) const;
   // True when `borrowing_at(node)` holds for every quota on the scope's side, from its leaf up
   // to its top: rule (2)'s walk, written once for the plain and the memoised check.
   template <typename BorrowingAt>
