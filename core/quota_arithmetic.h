@@ -68,10 +68,9 @@ class QuotaArithmetic {
   virtual std::vector<ResourceName> AlwaysCompared() const = 0;
 };
 
-// Appends {resource, used, add, limit} to `out` when used + add > limit (saturating); an unbounded
-// limit (INT64_MAX) never does.
-// Whether used + add (saturating) passes `limit`; an unlimited limit (int64 max) never is.
+// Whether used + add (saturating) passes `limit`; an unbounded limit (INT64_MAX) never does.
 bool Exceeds(int64_t used, int64_t add, int64_t limit);
+// Appends {resource, used, add, limit} to `out` when Exceeds(used, add, limit).
 void AppendIfExceeds(ResourceName resource, int64_t used, int64_t add, int64_t limit,
                      std::vector<Excess>* out);
 

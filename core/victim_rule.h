@@ -100,6 +100,12 @@ class VictimRule {
   std::string DescribeLevel(int distance) const;
 
  private:
+  // The rule's verdict for the namespace whose leaf is `leaf`, given where it meets the
+  // preemptor's path: `level`, the index on the path of A, their lowest common ancestor
+  // (path_.size() for the virtual root), and `top`, W' (leaf's ancestor just below A). Both walks
+  // (ScopeOfLeaf from one leaf, ScopesByTreeNode over the tree) end here: the rule is written once.
+  Scope ScopeAt(int leaf, int level, int top) const;
+
   const ClusterState& state_;
   bool has_quota_ = false;
   bool more_than_min_ = false;
