@@ -151,6 +151,10 @@ const std::vector<ConfigField>& Table() {
        "comma-separated schedulerName values whose new pods /mutate gates (empty schedulerName = "
        "default-scheduler)",
        &EC::gate_scheduler_names},
+      {"admit-at-creation", "admitAtCreation", "", "Pod groups and admission",
+       "gate mode: /mutate admits a new single pod without a gate when no pod waits in the "
+       "admission queue and its quota admits it now (--admit-at-creation=false gates every pod)",
+       &EC::admit_at_creation},
       {"fair-sharing", "fairSharing", "", "Pod groups and admission",
        "gate mode: borrowing pods are admitted in order of their quota's share divided by its "
        "weight, lowest first (annotation scheduling.capacity-extender.io/fair-share-weight)",

@@ -108,6 +108,10 @@ struct ExtenderConfig {
   // pods /mutate gates (an empty schedulerName is default-scheduler); pods of other schedulers
   // pass untouched.
   std::string gate_scheduler_names = "default-scheduler";
+  // admitAtCreation / --admit-at-creation: in gate mode, /mutate admits a new single pod at its
+  // creation, without a gate, when no pod waits in the admission queue and its quota admits it
+  // now (docs/workloads-live.md#admission-at-creation); false: every such pod is gated.
+  bool admit_at_creation = true;
   // fairSharing / --fair-sharing: gate mode's admission loop lifts the gates of borrowing pods in
   // order of their quota's weighted share, lowest first
   // (docs/fair-sharing.md#5-admission-order-gate-mode).

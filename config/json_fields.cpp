@@ -212,4 +212,18 @@ Status ReadQuantity(const rapidjson::Value& value, const std::string& path, Quan
   return {};
 }
 
+std::string PointerToken(std::string_view key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace capext::json

@@ -38,6 +38,10 @@ bool ParseRfc3339(std::string_view text, int64_t* out_ms);
 // A quantity given as a JSON string or number.
 Status ReadQuantity(const rapidjson::Value& value, const std::string& path, Quantity* out);
 
+// A member name as one token of a JSON pointer (RFC 6901: "~" -> "~0", "/" -> "~1"), for JSON
+// patch paths such as /metadata/annotations/<key>.
+std::string PointerToken(std::string_view key);
+
 // REQUIRES nothing; fails unless `value` is an object / array.
 Status ExpectObject(const rapidjson::Value& value, const std::string& path);
 Status ExpectArray(const rapidjson::Value& value, const std::string& path);

@@ -54,6 +54,7 @@ struct PodFacts {
   std::string ns, name, generate_name, node_name, scheduler_name;
   bool has_gates_field = false;  // spec.schedulingGates present and not null
   bool has_our_gate = false;
+  bool has_annotations = false;  // metadata.annotations present and not null
 };
 
 // The fields of request.object the decision reads; errors name the field.
@@ -70,6 +71,12 @@ Status ReadPod(const rapidjson::Value& object, PodFacts* pod) {
                             &pod->generate_name);
         !s.ok())
       return s;
+    if (const rapidjson::Value* annotations = json::Member(*meta, "annotations")) {
+      if (Status s = json::ExpectObject(*annotations, "request.object.metadata.annotations");
+          !s.ok())
+        return s;
+      pod->has_annotations = true;
+    }
   }
   const rapidjson::Value* spec = json::Member(object, "spec");
   if (spec == nullptr) return Status::Error("request.object.spec: missing");
@@ -108,6 +115,83 @@ std::string Patch(bool has_gates_field) {
                    kQuotaGate);
 }
 
+// Admission at creation's patch (docs/workloads-live.md#admission-at-creation): the admitted-at
+// annotation, added to the map or as a new map.
+std::string AdmittedAtPatch(bool has_annotations, const std::string& admitted_at) {
+  rapidjson::StringBuffer body;
+  rapidjson::Writer<rapidjson::StringBuffer> w(body);
+  w.StartArray();
+  w.StartObject();
+  w.Key("op");
+  w.String("add");
+  w.Key("path");
+  if (has_annotations) {
+    w.String("/metadata/annotations/" + json::PointerToken(kAdmittedAtAnnotation));
+    w.Key("value");
+    w.String(admitted_at);
+  } else {
+    w.String("/metadata/annotations");
+    w.Key("value");
+    w.StartObject();
+    w.Key(kAdmittedAtAnnotation);
+    w.String(admitted_at);
+    w.EndObject();
+  }
+  w.EndObject();
+  w.EndArray();
+  return std::string(body.GetString(), body.GetSize());
+}
+
+// Why a pod the rules gate cannot be admitted at its creation whatever its quota says; "" when
+// it may be (a single pod without other gates or claims).
+std::string NotSingle(const Pod& pod) {
+  if (!pod.group.empty()) return "a member of a group";
+  if (pod.min_member_annotation > 0) return "carries min-member";
+  if (pod.other_gates) return "has other scheduling gates";
+  if (!pod.resource_claims.empty()) return "has resource claims";
+  return "";
+}
+
+// The gate, or (admission at creation) the admitted-at annotation, for a pod the rules gate.
+Status GateOrAdmit(const rapidjson::Value& object, const PodFacts& facts, const std::string& ns,
+                   bool dry_run, const PodMutationOptions& options, PodMutationDecision* d) {
+  d->gated = true;
+  d->patch = Patch(facts.has_gates_field);
+  if (!options.admit_at_creation) return Status::Ok();
+  if (dry_run) {
+    d->why_not = "a dry run";
+    return Status::Ok();
+  }
+  Pod pod;
+  if (Status s = DecodePod(object, options.decode, &pod); !s.ok()) {
+    d->why_not = "not decoded: " + s.message();
+    return Status::Ok();
+  }
+  pod.ns = ns;
+  if (std::string why = NotSingle(pod); !why.empty()) {
+    d->why_not = std::move(why);
+    return Status::Ok();
+  }
+  CreationAdmission a = options.admit_at_creation(std::move(pod));
+  switch (a.verdict) {
+    case CreationAdmission::Verdict::kGate:
+      d->why_not = std::move(a.why_not);
+      return Status::Ok();
+    case CreationAdmission::Verdict::kAdmit:
+      d->gated = false;
+      d->admitted = true;
+      d->patch = AdmittedAtPatch(facts.has_annotations, a.admitted_at);
+      return Status::Ok();
+    case CreationAdmission::Verdict::kAlreadyAdmitted:
+      d->gated = false;
+      d->admitted = true;
+      d->patch.clear();
+      d->why_not = "admitted at creation already";
+      return Status::Ok();
+  }
+  return Status::Ok();
+}
+
 Status Decide(const rapidjson::Document& review, const PodMutationOptions& options,
               PodMutationDecision* d) {
   if (!review.IsObject()) return Status::Error("expected an AdmissionReview object");
@@ -135,6 +219,8 @@ Status Decide(const rapidjson::Document& review, const PodMutationOptions& optio
     if (Status s = json::ExpectObject(*k, "request.kind"); !s.ok()) return s;
     if (Status s = StringAt(*k, "kind", "request.kind.kind", &resource_kind); !s.ok()) return s;
   }
+  bool dry_run = false;
+  if (Status s = json::ReadBool(*request, "dryRun", "request.dryRun", &dry_run); !s.ok()) return s;
   if (operation.empty()) return Status::Error("request.operation: missing");
   if (operation != "CREATE" || resource_kind != "Pod" || !sub_resource.empty()) {
     d->why_not = fmt::format("not a Pod CREATE ({} {}{})", operation,
@@ -164,15 +250,14 @@ Status Decide(const rapidjson::Document& review, const PodMutationOptions& optio
   } else if (!options.governed || !options.governed(ns)) {
     d->why_not = fmt::format("namespace {} has no ElasticQuota", ns);
   } else {
-    d->gated = true;
-    d->patch = Patch(pod.has_gates_field);
+    return GateOrAdmit(*object, pod, ns, dry_run, options, d);
   }
   return Status::Ok();
 }
 
 std::string WriteResponse(const PodMutationDecision& d) {
   return WriteAdmissionReviewResponse(d.uid, true, [&](AdmissionResponseWriter& w) {
-    if (!d.gated) return;
+    if (d.patch.empty()) return;
     w.Key("patchType");
     w.String("JSONPatch");
     w.Key("patch");

@@ -59,6 +59,9 @@ ClusterState::ClusterState(const ClusterState& other, WithoutDenseNodes)
   for (const auto& [key, h] : other.holds()) {
     if (!h.derived) Hold(key, h.held_ms, h.expires_ms);
   }
+  // After the pods: a copied pod never ends a copied creation hold.
+  for (const auto& [key, hold] : other.creation_holds_)
+    PutCreationHold(hold);
   suspended_holds_ = other.suspended_holds_;
   suspended_nominations_ = other.suspended_nominations_;
   for (const auto& [key, record] : other.groups_) {
@@ -187,9 +190,12 @@ void ClusterState::FilePod(NormalizedPod pod) {
     journal_->PodUpserted(before, pod);
   }
   GroupKey old_group;
+  int64_t old_admitted_ms = 0;
   // The node usage points at the stored pod (its address is stable: unordered_map nodes).
   const NormalizedPod& stored = store_.PutPod(std::move(pod), [&](const NormalizedPod& old) {
     if (!old.group.empty()) old_group = GroupKeyOf(old);
+    old_admitted_ms = old.admitted_ms;
+    if (QueuedGated(old)) --queued_gated_pods_;
     if (Counts(old)) {
       RemoveContribution(old);
     } else if (!held_node.empty()) {
@@ -201,7 +207,11 @@ void ClusterState::FilePod(NormalizedPod pod) {
   } else if (!held_node.empty()) {
     nodes_.AddPod(held_node, stored);
   }
+  if (QueuedGated(stored)) ++queued_gated_pods_;
   SyncHold(stored);
+  // Its derived hold (if any) has just taken over from the creation hold, in the same step.
+  if (!creation_holds_.empty() && stored.admitted_ms > 0 && stored.admitted_ms != old_admitted_ms)
+    EndCreationHold(stored);
   if (!old_group.empty() || !stored.group.empty()) {
     const GroupKey new_group = GroupKeyOf(stored);
     if (old_group != new_group && !old_group.empty()) LeaveGroup(old_group, key);
@@ -226,6 +236,7 @@ void ClusterState::DeletePod(std::string_view key) {
   GroupKey group;
   store_.ErasePod(owned, [&](const NormalizedPod& pod) {
     if (!pod.group.empty()) group = GroupKeyOf(pod);
+    if (QueuedGated(pod)) --queued_gated_pods_;
     if (ledger_.HasHolds()) DropHold(owned);
     revocations_.erase(owned);
     suspended_holds_.erase(owned);
@@ -465,6 +476,7 @@ std::vector<Nomination> ClusterState::Nominations() const {
 
 std::vector<std::string> ClusterState::Expire(int64_t now_ms) {
   if (!revocations_.empty()) ExpireRevocations(now_ms);
+  if (!creation_holds_.empty()) ExpireCreationHolds(now_ms);
   std::vector<std::string> expired = ledger_.Expired(now_ms);
   for (const auto& key : expired) {
     if (const Reservation* r = ledger_.FindReservation(key); r && r->expires_ms <= now_ms)

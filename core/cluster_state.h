@@ -27,6 +27,9 @@
 //    counted as bound, never two of them. A pending, ungated pod with an admitted-at annotation
 //    has a derived hold (so holds survive a restart) unless its admission is revoked with that
 //    annotation's value (RevokeAdmission); others are made by Hold;
+//  - a creation hold (HoldAtCreation) counts in its namespace's used like a hold, for a pod not
+//    stored yet; the first stored pod of that namespace with that admitted-at ends it, so the
+//    pod's request is never counted twice nor left out;
 //  - every pod naming a group is a member of that group's view (GroupView), rebuilt whenever a
 //    member, a hold, a reservation or the group's PodGroupSpec changes.
 // Time is passed in (milliseconds); nothing here reads a clock.
@@ -134,7 +137,8 @@ class ClusterState {
   // Drops reservations, explicit holds and our nominations whose expiry is <= now_ms; returns
   // their keys. Also ends the revocation records whose expiry is <= now_ms (not returned): a pod
   // still carrying the revoked admitted-at holds again, and is again a member of a gang that
-  // lost its core while that gang is starting.
+  // lost its core while that gang is starting. And the creation holds whose expiry is <= now_ms
+  // (not returned: they have no key).
   std::vector<std::string> Expire(int64_t now_ms);
 
   // --- holds (quota only, no node: docs/workloads.md#2-holds-quota-without-a-node) ----------
@@ -148,6 +152,28 @@ class ClusterState {
   void ReleaseHold(std::string_view key);
   const QuotaHold* FindHold(std::string_view key) const { return ledger_.FindHold(key); }
   const HoldMap& holds() const { return ledger_.holds(); }
+
+  // --- creation holds (docs/workloads.md#2-holds-quota-without-a-node; gate mode's admission
+  // at creation: docs/workloads-live.md#admission-at-creation) ---------------------------------
+  // The quota held for a pod admitted before it exists: no uid and maybe no name yet, so it is
+  // known by its namespace and its admitted-at time.
+  struct CreationHold {
+    std::string ns;
+    int64_t admitted_ms = 0;
+    ResourceList quota_request;
+    int64_t expires_ms = 0;
+  };
+  using CreationHoldMap = std::multimap<std::pair<std::string, int64_t>, CreationHold>;
+  // Holds `pod`'s quota request (a pod normalised by this state, not stored) in its namespace
+  // (leaf, ancestors, totals), as admitted at `admitted_ms`, until a pod of that namespace
+  // carrying that admitted-at is first stored (its derived hold takes over in the same step) or
+  // `expires_ms` passes (Expire). Not idempotent: each call is one more admission.
+  void HoldAtCreation(const NormalizedPod& pod, int64_t admitted_ms, int64_t expires_ms);
+  // Every creation hold, by namespace and admitted-at time.
+  const CreationHoldMap& creation_holds() const { return creation_holds_; }
+  // The admission queue's size: stored pods that are pending (not bound, not terminal) and carry
+  // our gate as their only gate, held (a gate removal in flight) or not.
+  std::size_t queued_gated_pods() const { return queued_gated_pods_; }
 
   // --- revoked admissions (docs/workloads.md#2-holds-quota-without-a-node, "A revoked
   // admission") ---------------------------------------------------------------------------------
@@ -267,6 +293,18 @@ class ClusterState {
   void DropHold(std::string_view key);
   // Ends the revocation records whose expiry is <= now_ms (Expire).
   void ExpireRevocations(int64_t now_ms);
+  // A pod was stored that carries admitted-at and did not before (new, or another value): ends
+  // one creation hold of its namespace with that time, preferring one with its quota request.
+  void EndCreationHold(const NormalizedPod& pod);
+  // Ends the creation holds whose expiry is <= now_ms (Expire).
+  void ExpireCreationHolds(int64_t now_ms);
+  void PutCreationHold(CreationHold hold);
+  // Takes the hold's request out of its namespace's used; returns the next hold.
+  CreationHoldMap::iterator EraseCreationHold(CreationHoldMap::iterator it);
+  // Whether the pod is one of queued_gated_pods().
+  static bool QueuedGated(const Pod& pod) {
+    return pod.quota_gated && !pod.other_gates && !pod.IsBound() && !pod.IsTerminal();
+  }
   // Membership bookkeeping, then the view's rebuild.
   void JoinGroup(const GroupKey& group, const std::string& key);
   void LeaveGroup(const GroupKey& group, const std::string& key);
@@ -298,6 +336,8 @@ class ClusterState {
   std::map<std::string, std::pair<int64_t, int64_t>, std::less<>> suspended_holds_;
   // Revoked admissions, by store key (RevokeAdmission).
   std::map<std::string, AdmissionRevocation, std::less<>> revocations_;
+  CreationHoldMap creation_holds_;
+  std::size_t queued_gated_pods_ = 0;
   // Likewise our nomination of a pod whose /bind reserved the room: its node and expiry,
   // restored if the bind fails, forgotten when the pod binds or goes.
   std::map<std::string, std::pair<std::string, int64_t>, std::less<>> suspended_nominations_;

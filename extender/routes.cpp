@@ -71,6 +71,8 @@ http::Response Mutate(ExtenderService* service, const RouterOptions& options,
     return service->cache().Read(
         [ns](const ClusterState& state) { return state.quota_set().QuotaFor(ns) != nullptr; });
   };
+  mutation.admit_at_creation = options.admit_at_creation;
+  mutation.decode = options.decode;
   std::string response;
   PodMutationDecision decision;
   Status s = ReviewPodMutation(request.body, mutation, &response, &decision);
@@ -79,6 +81,7 @@ http::Response Mutate(ExtenderService* service, const RouterOptions& options,
     Log(LogLevel::kDebug, "pod mutation",
         {{"pod", decision.pod},
          {"gated", decision.gated ? "true" : "false"},
+         {"admitted", decision.admitted ? "true" : "false"},
          {"why_not", decision.why_not}});
   }
   return {200, "application/json", std::move(response), {}};

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "config/pod_mutation.h"
 #include "extender/leadership/leadership.h"
 #include "extender/reclaim/pending_board.h"
 #include "extender/verbs/extender_service.h"
@@ -36,6 +37,10 @@ struct RouterOptions {
   const std::atomic<bool>* gating = nullptr;
   // Gate mode's gated pods for GET /pending and /ui (AdmissionLoop::Gated); empty: none.
   std::function<std::vector<PendingPodRecord>()> gated = nullptr;
+  // Gate mode's admission at creation for POST /mutate (AdmissionLoop::AdmitAtCreation); empty:
+  // every pod /mutate would gate is gated. `decode` decodes the review's pod for it.
+  std::function<CreationAdmission(Pod)> admit_at_creation = nullptr;
+  DecodeOptions decode{};
 };
 
 http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptions options);

@@ -210,6 +210,7 @@ int RunServeCommand(const std::vector<std::string>& args) {
   std::unique_ptr<AdmissionRevocationWriter> revocation_writer;
   std::unique_ptr<AdmissionLoop> admission;
   std::function<std::vector<PendingPodRecord>()> gated;
+  std::function<CreationAdmission(Pod)> admit_at_creation;
   if (gating && live) {
     gate_opener = std::make_unique<ApiGateOpener>(live->MakeGateLifter(), leadership);
     AdmissionLoopOptions admission_options = AdmissionLoopOptionsFrom(config);
@@ -234,15 +235,19 @@ int RunServeCommand(const std::vector<std::string>& args) {
     admission->RevokeThrough(revocation_writer.get());
     if (event_sink) admission->AttachEvents(event_sink.get());
     gated = [loop = admission.get()] { return loop->Gated(); };
+    admit_at_creation = [loop = admission.get()](Pod pod) {
+      return loop->AdmitAtCreation(std::move(pod));
+    };
   }
 
-  auto server = StartListener(
-      config, config.port, config.tls_cert_file, config.tls_key_file, config.client_ca_file,
-      config.listen_address,
-      MakeRouter(&service, &metrics,
-                 {config.path_prefix, Listener::kExtender, &reclaim.board(), leadership,
-                  SplitSchedulerNames(config.gate_scheduler_names), &gating, gated}),
-      "extender");
+  auto server =
+      StartListener(config, config.port, config.tls_cert_file, config.tls_key_file,
+                    config.client_ca_file, config.listen_address,
+                    MakeRouter(&service, &metrics,
+                               {config.path_prefix, Listener::kExtender, &reclaim.board(),
+                                leadership, SplitSchedulerNames(config.gate_scheduler_names),
+                                &gating, gated, admit_at_creation, decode}),
+                    "extender");
   if (!server) return 1;
   std::unique_ptr<http::Server> webhook;
   if (config.webhook_port != 0) {
@@ -256,7 +261,9 @@ int RunServeCommand(const std::vector<std::string>& args) {
                                         leadership,
                                         SplitSchedulerNames(config.gate_scheduler_names),
                                         &gating,
-                                        {}}),
+                                        {},
+                                        admit_at_creation,
+                                        decode}),
                             "webhook");
     if (!webhook) return 1;
   }

@@ -34,6 +34,7 @@ AdmissionLoopOptions AdmissionLoopOptionsFrom(const ExtenderConfig& config) {
   options.plan.default_group_timeout_ms = config.gang_schedule_timeout.count();
   options.plan.fair_sharing = config.fair_sharing;
   options.hold_ttl_ms = config.reservation_ttl.count();
+  options.admit_at_creation = config.admit_at_creation;
   options.reclaim.nomination_ttl_ms = config.nomination_ttl.count();
   options.reclaim.fair = FairReclaimOptionsFrom(config);
   options.reporting_instance = EventReportingInstance("capacity-extender");

@@ -98,9 +98,12 @@ int AdmissionLoop::RunOnce() {
   }
   Reclaim(&round, now_ms, acts);
   Publish(round, now_ms, acts);
+  const auto [any_hold, creation_holds] = cache_->Read([](const ClusterState& s) {
+    return std::make_pair(!s.holds().empty(), s.creation_holds().size());
+  });
+  metrics_->SetGauge("capacity_extender_creation_holds", static_cast<double>(creation_holds));
   anything_waiting_ = !round.waiting.empty() || !round.admit.empty() || !round.timed_out.empty() ||
-                      !revoking_.empty() ||
-                      cache_->Read([](const ClusterState& s) { return !s.holds().empty(); });
+                      !revoking_.empty() || any_hold;
   metrics_->Count("capacity_extender_admission_rounds_total");
   return lifted;
 }

@@ -39,6 +39,7 @@
 #include <thread>
 #include <vector>
 
+#include "config/pod_mutation.h"
 #include "core/admission_queue.h"
 #include "core/fair_victim_eligibility.h"
 #include "core/fairness_snapshot.h"
@@ -102,10 +103,14 @@ struct GateReclaimOptions {
 
 struct AdmissionLoopOptions {
   AdmissionOptions plan;
-  int64_t interval_ms = 200;      // how often the loop looks for changes
-  int64_t tick_ms = 1000;         // a round at least this often while anything is gated
-  int64_t hold_ttl_ms = 60'000;   // an explicit hold ends this long after admission unless
-                                  // the pod's admitted-at annotation took over
+  int64_t interval_ms = 200;     // how often the loop looks for changes
+  int64_t tick_ms = 1000;        // a round at least this often while anything is gated
+  int64_t hold_ttl_ms = 60'000;  // an explicit hold ends this long after admission unless
+                                 // the pod's admitted-at annotation took over (a creation hold
+                                 // unless the pod was stored)
+  // admitAtCreation: /mutate may admit a new pod instead of gating it
+  // (docs/workloads-live.md#admission-at-creation).
+  bool admit_at_creation = true;
   int max_events_per_round = 20;  // Event writes per round; the rest wait for the next
   // Gate removals sent at once (docs/workloads-live.md#the-admission-loop): the API client's
   // pool of keep-alive connections. 1 sends them one after the other, in the plan's order.
@@ -137,6 +142,11 @@ class AdmissionLoop {
 
   // One round at the cache's clock. Returns the number of pods whose gate was lifted.
   int RunOnce();
+  // admission_at_creation.cpp (docs/workloads-live.md#admission-at-creation): whether /mutate
+  // admits `pod` (decoded from the review, namespace set; a single pod without other gates or
+  // claims) at its creation, its quota held by a creation hold, or gates it. Thread-safe: called
+  // from the webhook's threads, under the cache's write lock.
+  CreationAdmission AdmitAtCreation(Pod pod);
   void Start();
   void Stop();
 

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "config/json_fields.h"
 #include "config/object_codec.h"
 #include "config/object_stream_decoder.h"
 #include "extender/kube/url_component.h"
@@ -22,20 +23,7 @@ std::string PodsPath(const std::string& namespace_name) {
   return "/api/v1/namespaces/" + EscapeUrlComponent(namespace_name) + "/pods";
 }
 
-// RFC 6901: "~" -> "~0", "/" -> "~1".
-std::string PointerToken(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
+using json::PointerToken;
 
 ApiWriteResult Failure(int status, std::string reason, std::string message) {
   ApiWriteResult r;

@@ -139,6 +139,105 @@ TEST_CASE("mutate: malformed reviews are errors that say what is wrong", "[confi
   CHECK_FALSE(Mutate(std::string(100000, '[')).status.ok());
 }
 
+// A review with the pod's metadata and spec given whole, and more request fields (dryRun).
+std::string ReviewOf(const std::string& metadata, const std::string& spec,
+                     const std::string& request_extra = "") {
+  return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u-1",)"
+         R"("kind":{"group":"","version":"v1","kind":"Pod"},"namespace":"eq1","operation":"CREATE",)" +
+         request_extra + R"("object":{"apiVersion":"v1","kind":"Pod","metadata":)" + metadata +
+         R"(,"spec":)" + spec + "}}}";
+}
+
+// Admits every pod it is asked about at 1000 ms, recording what it was asked.
+struct AdmitAll {
+  std::vector<Pod> asked;
+  PodMutationOptions Options() {
+    PodMutationOptions o = pod_mutation_test::Options();
+    o.admit_at_creation = [this](Pod pod) {
+      asked.push_back(pod);
+      return CreationAdmission{CreationAdmission::Verdict::kAdmit, 1000, "1970-01-01T00:00:01.000Z",
+                               ""};
+    };
+    return o;
+  }
+};
+
+TEST_CASE("mutate: a pod admitted at creation gets admitted-at instead of the gate",
+          "[config][admit-at-creation]") {
+  AdmitAll admit;
+  Answer a = Mutate(ReviewOf(R"({"generateName":"w-"})", R"({"containers":[{"name":"c"}]})"),
+                    admit.Options());
+  REQUIRE(a.status.ok());
+  CHECK_FALSE(a.decision.gated);
+  CHECK(a.decision.admitted);
+  CHECK(
+      a.decision.patch ==
+      R"([{"op":"add","path":"/metadata/annotations","value":{"scheduling.capacity-extender.io/admitted-at":"1970-01-01T00:00:01.000Z"}}])");
+  CHECK(a.response["response"]["patchType"].GetString() == std::string("JSONPatch"));
+  REQUIRE(admit.asked.size() == 1);
+  CHECK(admit.asked[0].ns == "eq1");  // the request's namespace: the object has none yet
+  // Annotations present: the key is added to them, the others kept.
+  a = Mutate(ReviewOf(R"({"name":"p","annotations":{"a":"b"}})", "{}"), admit.Options());
+  CHECK(a.decision.admitted);
+  CHECK(
+      a.decision.patch ==
+      R"([{"op":"add","path":"/metadata/annotations/scheduling.capacity-extender.io~1admitted-at","value":"1970-01-01T00:00:01.000Z"}])");
+}
+
+TEST_CASE("mutate: groups, other gates, claims and dry runs are gated without asking",
+          "[config][admit-at-creation]") {
+  struct Case {
+    std::string body, why;
+  } cases[] = {
+      {ReviewOf(R"({"name":"p","labels":{"scheduling.x-k8s.io/pod-group":"g"}})", "{}"),
+       "a member of a group"},
+      {ReviewOf(R"({"name":"p","annotations":{"scheduling.capacity-extender.io/min-member":"3"}})",
+                "{}"),
+       "carries min-member"},
+      {ReviewOf(R"({"name":"p"})", R"({"schedulingGates":[{"name":"example.com/other"}]})"),
+       "has other scheduling gates"},
+      {ReviewOf(R"({"name":"p"})",
+                R"({"resourceClaims":[{"name":"gpu","source":{"resourceClaimName":"c"}}]})"),
+       "has resource claims"},
+      {ReviewOf(R"({"name":"p"})", "{}", R"("dryRun":true,)"), "a dry run"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.body);
+    AdmitAll admit;
+    Answer a = Mutate(c.body, admit.Options());
+    REQUIRE(a.status.ok());
+    CHECK(a.decision.gated);
+    CHECK_FALSE(a.decision.admitted);
+    CHECK(a.decision.why_not == c.why);
+    CHECK(admit.asked.empty());
+  }
+}
+
+TEST_CASE("mutate: admission at creation's verdicts: gate, and a re-invocation adds nothing",
+          "[config][admit-at-creation]") {
+  PodMutationOptions o = Options();
+  CreationAdmission verdict{CreationAdmission::Verdict::kGate, 0, "", "2 pods wait in the queue"};
+  o.admit_at_creation = [&verdict](Pod) { return verdict; };
+  Answer a = Mutate(ReviewOf(R"({"name":"p"})", "{}"), o);
+  CHECK(a.decision.gated);
+  CHECK(a.decision.why_not == "2 pods wait in the queue");
+  CHECK(a.decision.patch.find("schedulingGates") != std::string::npos);
+  verdict = CreationAdmission{CreationAdmission::Verdict::kAlreadyAdmitted, 1000, "", ""};
+  a = Mutate(ReviewOf(R"({"name":"p"})", "{}"), o);
+  CHECK_FALSE(a.decision.gated);
+  CHECK(a.decision.admitted);
+  CHECK(a.decision.patch.empty());
+  CHECK_FALSE(a.response["response"].HasMember("patch"));
+  // Not asked at all where the gate rules say no (filter mode, another namespace).
+  o.gating = false;
+  a = Mutate(ReviewOf(R"({"name":"p"})", "{}"), o);
+  CHECK_FALSE(a.decision.admitted);
+  CHECK(a.decision.why_not == "admission mode is filter");
+  // A malformed dryRun is the review's error, as any field.
+  CHECK_FALSE(
+      Mutate(ReviewOf(R"({"name":"p"})", "{}", R"("dryRun":"yes",)"), Options()).status.ok());
+}
+
 TEST_CASE("mutate: gateSchedulerNames splits on commas", "[config]") {
   CHECK(SplitSchedulerNames("a, b,,c ") == std::vector<std::string>{"a", "b", "c"});
   CHECK(SplitSchedulerNames("").empty());

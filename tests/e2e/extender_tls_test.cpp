@@ -1,23 +1,16 @@
 // End to end: HTTPS, mutual TLS and the ElasticQuota admission webhook of the real
-// `capacity-extender serve` binary. Certificates (a CA, a server certificate for 127.0.0.1 and a
-// client certificate, plus a rogue CA's client certificate) are made with the openssl CLI once
-// per test run in a temporary directory.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
+// `capacity-extender serve` binary. Certificates: tests/support/test_certificates.h.
 #include <rapidjson/document.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <string>
 
 #include <catch2/catch.hpp>
 
 #include "tests/support/extender_process.h"
+#include "tests/support/free_port.h"
 #include "tests/support/http_client.h"
-#include "tests/support/temp_dir.h"
+#include "tests/support/test_certificates.h"
 
 namespace extender_tls_test {
 namespace {
@@ -30,69 +23,9 @@ using namespace std::chrono_literals;
 
 const std::string kHost = "127.0.0.1";
 
-struct Certificates {
-  capext::testing::TempDir dir;
-  std::string ca, server_cert, server_key, client_cert, client_key, rogue_cert, rogue_key;
-  std::string failure;
-
-  Certificates() {
-    auto path = [&](const char* name) { return dir.path() + "/" + name; };
-    ca = path("ca.crt");
-    server_cert = path("server.crt");
-    server_key = path("server.key");
-    client_cert = path("client.crt");
-    client_key = path("client.key");
-    rogue_cert = path("rogue.crt");
-    rogue_key = path("rogue.key");
-    const std::string server_ext =
-        dir.Write("server.ext", "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n");
-    const std::string client_ext = dir.Write("client.ext", "extendedKeyUsage=clientAuth\n");
-    const std::string key = " -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes ";
-    const std::string commands[] = {
-        "openssl req -x509 -days 2" + key + "-subj /CN=capext-e2e-ca -keyout " + path("ca.key") +
-            " -out " + ca,
-        "openssl req" + key + "-subj /CN=127.0.0.1 -keyout " + server_key + " -out " +
-            path("server.csr"),
-        "openssl x509 -req -days 2 -in " + path("server.csr") + " -CA " + ca + " -CAkey " +
-            path("ca.key") + " -CAcreateserial -extfile " + server_ext + " -out " + server_cert,
-        "openssl req" + key + "-subj /CN=kube-scheduler -keyout " + client_key + " -out " +
-            path("client.csr"),
-        "openssl x509 -req -days 2 -in " + path("client.csr") + " -CA " + ca + " -CAkey " +
-            path("ca.key") + " -CAcreateserial -extfile " + client_ext + " -out " + client_cert,
-        // A client certificate from a CA the server does not trust.
-        "openssl req -x509 -days 2" + key + "-subj /CN=rogue -keyout " + rogue_key + " -out " +
-            rogue_cert,
-    };
-    for (const auto& command : commands) {
-      if (std::system((command + " >" + path("openssl.log") + " 2>&1").c_str()) != 0) {
-        failure = command;
-        return;
-      }
-    }
-  }
-};
-
-const Certificates& Certs() {
-  static const Certificates certificates;
-  INFO("openssl failed: " << certificates.failure);
-  REQUIRE(certificates.failure.empty());
-  return certificates;
-}
-
-// A port that was free a moment ago (bind 127.0.0.1:0, read it, close).
-uint16_t FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  REQUIRE(fd >= 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  socklen_t len = sizeof addr;
-  REQUIRE(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
+using Certificates = capext::test::TestCertificates;
+using capext::test::FreeLoopbackPort;
+using capext::test::SharedTestCertificates;
 
 const std::string kFilterBody =
     R"({"Pod":{"metadata":{"name":"tls-pod","namespace":"default","uid":"u-tls-pod"},)"
@@ -124,7 +57,7 @@ void CheckFilterOk(const ClientResponse& r) {
 }
 
 TEST_CASE("HTTPS: the verbs and /healthz answer over TLS; plain HTTP to that port fails", "[e2e]") {
-  const Certificates& c = Certs();
+  const Certificates& c = SharedTestCertificates();
   ExtenderProcess server;
   INFO(server.error());
   REQUIRE(
@@ -163,7 +96,7 @@ TEST_CASE("HTTPS: the verbs and /healthz answer over TLS; plain HTTP to that por
 
 TEST_CASE("mutual TLS: a client certificate signed by --client-ca works, none or a rogue one fails",
           "[e2e]") {
-  const Certificates& c = Certs();
+  const Certificates& c = SharedTestCertificates();
   ExtenderProcess server;
   INFO(server.error());
   REQUIRE(server.Start({"--tls-cert", c.server_cert, "--tls-key", c.server_key, "--client-ca", c.ca,
@@ -242,8 +175,8 @@ AdmitAnswer Admit(uint16_t port, const Certificates& c, const std::string& revie
 
 TEST_CASE("admission webhook over HTTPS on its own port; /admit over plain HTTP is refused",
           "[e2e]") {
-  const Certificates& c = Certs();
-  const uint16_t webhook_port = FreePort();
+  const Certificates& c = SharedTestCertificates();
+  const uint16_t webhook_port = FreeLoopbackPort();
   ExtenderProcess server;
   INFO(server.error());
   // The bundled example cluster: it already has eq1/eq1 and eq2/eq2.
@@ -345,7 +278,7 @@ TEST_CASE("admission webhook over HTTPS on its own port; /admit over plain HTTP 
 }
 
 TEST_CASE("a key that does not match the certificate stops serve with a clear error", "[e2e]") {
-  const Certificates& c = Certs();
+  const Certificates& c = SharedTestCertificates();
   ExtenderProcess server;
   CHECK_FALSE(server.Start({"--tls-cert", c.server_cert, "--tls-key", c.client_key}, 10000ms));
   INFO(server.error());

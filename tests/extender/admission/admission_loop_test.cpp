@@ -5,12 +5,14 @@
 #include "extender/admission/admission_loop.h"
 
 #include <algorithm>
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "extender/leadership/leadership.h"
@@ -537,6 +539,112 @@ TEST_CASE("admission loop: a gated gang that would borrow gets no reclaim", "[ad
   CHECK(h.evictor.calls.empty());
   for (const auto& r : h.loop->Gated())
     CHECK(r.gate == "QuotaExceeded");
+}
+
+// Admission at creation (docs/workloads-live.md#admission-at-creation): eq1 {min = max = cpu 4}
+// on one node, nothing gated.
+void OneQuota(LoopHarness& h) {
+  h.Write([](ClusterState& s) {
+    s.UpsertNode(MakeNode("n1", 16000));
+    s.UpsertQuota(MakeQuota("eq1", CpuList(4000), CpuList(4000)));
+  });
+}
+
+// A pod as /mutate decodes it: no uid yet, and no name (generateName).
+Pod NewPod(int64_t cpu_milli) {
+  Pod pod = MakePod("eq1", "").Cpu(cpu_milli);
+  pod.uid.clear();
+  return pod;
+}
+
+using Verdict = CreationAdmission::Verdict;
+
+TEST_CASE("admission at creation: admitted while the quota admits, its quota held until stored",
+          "[admission_loop][admit-at-creation]") {
+  LoopHarness h;
+  OneQuota(h);
+  const CreationAdmission first = h.loop->AdmitAtCreation(NewPod(3000));
+  REQUIRE(first.verdict == Verdict::kAdmit);
+  CHECK(first.admitted_ms == kStartMs);
+  CHECK(first.admitted_at == "2027-01-15T08:00:00.000Z");
+  CHECK(h.Used() == 3000);
+  // The room is held: 3 + 2 > max 4, gated with /filter's words.
+  const CreationAdmission second = h.loop->AdmitAtCreation(NewPod(2000));
+  CHECK(second.verdict == Verdict::kGate);
+  CHECK(second.why_not.find("would exceed max: cpu used 3 + request 2 > max 4") !=
+        std::string::npos);
+  CHECK(h.loop->AdmitAtCreation(NewPod(1000)).verdict == Verdict::kAdmit);
+  CHECK(h.Used() == 4000);
+  // The watch shows the first pod with its annotation: its derived hold takes over.
+  h.Write([&](ClusterState& s) {
+    s.UpsertPod(AdmittedAt(MakePod("eq1", "w-abcde").Uid("u-w-abcde").Cpu(3000), kStartMs));
+  });
+  CHECK(h.Used() == 4000);
+  CHECK(h.cache.Read([](const ClusterState& s) { return s.creation_holds().size(); }) == 1);
+  CHECK(h.Held("w-abcde"));
+  // The loop has nothing to lift; the gauge shows the creation hold left.
+  CHECK(h.loop->RunOnce() == 0);
+  CHECK(h.opener.calls.empty());
+  CHECK(h.metrics.Render().find("capacity_extender_admissions_at_creation_total 2") !=
+        std::string::npos);
+  CHECK(h.metrics.Render().find("capacity_extender_creation_holds 1") != std::string::npos);
+  // A re-invoked webhook sees its own admitted-at: nothing more is held.
+  Pod again = NewPod(1000);
+  again.admitted_ms = kStartMs;
+  CHECK(h.loop->AdmitAtCreation(again).verdict == Verdict::kAlreadyAdmitted);
+  // An admitted-at of no admission at creation (written by someone else) admits nothing.
+  again.admitted_ms = kStartMs - 1;
+  CHECK(h.loop->AdmitAtCreation(again).verdict == Verdict::kGate);
+  CHECK(h.Used() == 4000);
+  // A pod never created: its creation hold ends at reservationTTL (hold_ttl_ms).
+  h.Write([](ClusterState& s) { s.Expire(kStartMs + 60'000); });
+  CHECK(h.Used() == 3000);
+}
+
+TEST_CASE("admission at creation: never past a waiting pod, on a follower or a stale cache",
+          "[admission_loop][admit-at-creation]") {
+  LoopHarness h;
+  OneQuota(h);
+  h.Write([](ClusterState& s) {
+    s.UpsertPod(Gated(MakePod("eq1", "waits").Uid("u-waits").Cpu(5000)));
+  });
+  CreationAdmission a = h.loop->AdmitAtCreation(NewPod(1000));
+  CHECK(a.verdict == Verdict::kGate);
+  CHECK(a.why_not == "1 pods wait in the admission queue");
+  h.Write([](ClusterState& s) { s.DeletePod("u-waits"); });
+  SwitchableLeadership leadership(false);
+  h.loop->FollowLeadership(&leadership);
+  a = h.loop->AdmitAtCreation(NewPod(1000));
+  CHECK(a.verdict == Verdict::kGate);
+  CHECK(a.why_not == "this replica does not act");
+  leadership.Set(true);
+  QuotasNotListed source;
+  h.cache.set_sync_source(&source);
+  a = h.loop->AdmitAtCreation(NewPod(1000));
+  CHECK(a.verdict == Verdict::kGate);
+  CHECK(a.why_not.rfind("the cache is out of sync: ", 0) == 0);
+  h.cache.set_sync_source(nullptr);
+  CHECK(h.loop->AdmitAtCreation(NewPod(1000)).verdict == Verdict::kAdmit);
+  CHECK(h.Used() == 1000);
+}
+
+TEST_CASE("admission at creation: concurrent creations never exceed the quota",
+          "[admission_loop][admit-at-creation]") {
+  LoopHarness h;
+  OneQuota(h);
+  std::atomic<int> admitted{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 5; ++i) {
+        if (h.loop->AdmitAtCreation(NewPod(500)).verdict == Verdict::kAdmit) ++admitted;
+      }
+    });
+  }
+  for (auto& t : threads)
+    t.join();
+  CHECK(admitted == 8);  // 8 x 0.5 = max 4
+  CHECK(h.Used() == 4000);
 }
 
 }  // namespace
