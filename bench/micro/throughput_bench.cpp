@@ -3,22 +3,35 @@
 // kube-scheduler (v1.26) on 127.0.0.1 (tests/support/real_control_plane.h over
 // scripts/control-plane.sh; skipped, with the reason, when the binaries are absent):
 //  * prequeued: --nodes fake nodes (500) and --pods pending pods (3,000), every pod under an
-//    ElasticQuota big enough to admit it, created before kube-scheduler starts; the time from
-//    kube-scheduler's start until every pod is bound (throughput_run.h);
+//    ElasticQuota big enough to admit it, created before kube-scheduler starts; the window is
+//    the time from kube-scheduler's start until every pod is bound (throughput_run.h);
 //  * the configurations of throughput_configurations.h (no extender, the do-nothing Go
 //    extender, the product with filter + bind, with every verb, with --scoring none, with
-//    --reserve-at filter (filter alone, kube-scheduler binds); gate mode once it exists), with
-//    deploy/'s extender settings;
+//    --reserve-at filter (filter alone, kube-scheduler binds), in gate mode as users run it
+//    (product-gate: the pods created through the product's registered /mutate webhook, which
+//    admits each at its creation) and gate mode's path of pods that waited (product-gate-lift:
+//    the pods created gated, the product lifting the gates in the window)), with deploy/'s
+//    extender settings;
 //  * --reps interleaved repetitions (5): each runs every configuration once on a fresh control
 //    plane, the order rotated by one per repetition; ratios are paired within a repetition,
 //    medians reported;
-//  * per run: pods/s; CPU ms per pod of kube-scheduler, kube-apiserver, etcd and the extender
-//    from /proc/<pid>/stat; kube-scheduler's errors and extender timeouts from its log and a
-//    "collapsed" flag; the load average and the other work on the machine;
+//  * per run, the creation (before the window, not in pods/s): the pods' creation time and the
+//    CPU of kube-apiserver, etcd and the extender when it runs then, and how many pods came back
+//    gated or admitted at creation (checked against the configuration: a mismatch fails the
+//    run). For product-gate the webhook's whole cost, its call in every creation and the
+//    extender's creation holds, is there, reported as information beside no-extender's creation
+//    (the reference: plain pods, no webhook), not in the window;
+//  * per run, the window: pods/s; CPU ms per pod of kube-scheduler, kube-apiserver, etcd and
+//    the extender from /proc/<pid>/stat; kube-scheduler's errors and extender timeouts from its
+//    log and a "collapsed" flag; the load average and the other work on the machine;
 //  * per configuration: the Binding POST's latency (kube-apiserver's histogram) and the
 //    extender's /bind latency (its /metrics); API requests, etcd operations and watch events per
-//    pod by kind (the /metrics differences of kube-apiserver and etcd over the window).
+//    pod by kind (the /metrics differences of kube-apiserver and etcd over the window); over the
+//    creation, the pod POST's latency and the webhook call's (kube-apiserver's histograms) and
+//    the extender's /mutate latency.
 // Targets (issue 24) are in the JSON with their verdict: out/bench/throughput_bench.json.
+// pods_per_s_gate_over_no_extender is product-gate's window; product-gate-lift's ratio is
+// reported beside it as information (pods_per_s_gate_lift_over_no_extender).
 // Run from the repository root (bench.sh does); the Go extender is built by bench.sh.
 #include <unistd.h>
 
@@ -35,6 +48,7 @@
 #include "bench/micro/bench_support.h"
 #include "bench/micro/throughput_run.h"
 #include "bench/micro/throughput_tables.h"
+#include "bench/micro/throughput_webhook.h"
 #include "tests/support/real_control_plane.h"
 
 namespace capext::bench {
@@ -51,8 +65,9 @@ constexpr const char* kUsage =
     "  --namespaces N    namespaces, each with an ElasticQuota (10)\n"
     "  --configs A,B     configurations to run (default: all that can run but the last two):\n"
     "                    no-extender, go-noop, product-filter-bind, product-full,\n"
-    "                    product-scoring-none, product-gate, product-filter-hold; measurements\n"
-    "                    of changes not built yet: go-noop-json-watch, go-noop-protobuf-watch\n"
+    "                    product-scoring-none, product-gate, product-gate-lift,\n"
+    "                    product-filter-hold; measurements of changes not built yet:\n"
+    "                    go-noop-json-watch, go-noop-protobuf-watch\n"
     "  --run-timeout S   a run that has not bound every pod by then ends, collapsed (120)\n"
     "  --settle-ms MS    pause between the extender's start and kube-scheduler's (1000)\n"
     "  --scheduler-qps N kube-scheduler's clientConnection qps and burst (1000); 0 leaves its\n"
@@ -82,10 +97,21 @@ std::set<std::string> CommaSet(const std::string& text) {
   return out;
 }
 
+// The run's creation: time, CPU ms per pod, what the pods came back carrying.
+std::string CreationLine(const ThroughputRun& r) {
+  return fmt::format(
+      "creation {:.1f} s {:.0f} pods/s | CPU ms/pod api {:.2f} etcd {:.2f} ext {:.2f} | gated {} "
+      "admitted at creation {}",
+      r.creation_seconds, CreationPodsPerS(r), r.PerPod(r.creation_cpu_ms_apiserver),
+      r.PerPod(r.creation_cpu_ms_etcd), r.PerPod(r.creation_cpu_ms_extender), r.created_gated,
+      r.created_admitted);
+}
+
 void PrintRun(const ThroughputRun& r) {
   if (!r.ok) {
     std::printf("  rep %d %-21s FAILED: %s\n", r.repetition, r.configuration.c_str(),
                 r.error.c_str());
+    if (r.creation_seconds > 0) std::printf("      %s\n", CreationLine(r).c_str());
     std::fflush(stdout);
     return;
   }
@@ -101,6 +127,7 @@ void PrintRun(const ThroughputRun& r) {
       r.PerPod(r.cpu_ms_extender), r.log.errors, r.log.timeouts, timeouts.c_str(),
       r.collapsed ? (r.finished ? " COLLAPSED" : " COLLAPSED (run timeout)") : "", r.load_before,
       r.load_after, r.other_cores);
+  std::printf("      %s\n", CreationLine(r).c_str());
   for (const std::string& line : r.log.first_errors)
     std::printf("      %s\n", line.substr(0, 300).c_str());
   std::fflush(stdout);
@@ -161,6 +188,21 @@ void ReportConfiguration(Report& report, const std::vector<ThroughputRun>& runs,
          return syncs > 0 ? writes / syncs : 0.0;
        }},
       {"collapsed", [](const ThroughputRun& r) { return r.collapsed ? 1.0 : 0.0; }},
+      // The creation, before the window (information: no target).
+      {"creation_seconds", [](const ThroughputRun& r) { return r.creation_seconds; }},
+      {"creation_pods_per_s", CreationPodsPerS},
+      {"creation_cpu_ms_per_pod.apiserver",
+       [](const ThroughputRun& r) { return r.PerPod(r.creation_cpu_ms_apiserver); }},
+      {"creation_cpu_ms_per_pod.etcd",
+       [](const ThroughputRun& r) { return r.PerPod(r.creation_cpu_ms_etcd); }},
+      {"creation_cpu_ms_per_pod.extender",
+       [](const ThroughputRun& r) { return r.PerPod(r.creation_cpu_ms_extender); }},
+      {"creation_cpu_ms_per_pod.apiserver_etcd",
+       [](const ThroughputRun& r) {
+         return r.PerPod(r.creation_cpu_ms_apiserver + r.creation_cpu_ms_etcd);
+       }},
+      {"created_gated", [](const ThroughputRun& r) { return double(r.created_gated); }},
+      {"created_admitted", [](const ThroughputRun& r) { return double(r.created_admitted); }},
       {"scheduler_errors", [](const ThroughputRun& r) { return double(r.log.errors); }},
       {"extender_timeouts", [](const ThroughputRun& r) { return double(r.log.timeouts); }},
       {"load_before", [](const ThroughputRun& r) { return r.load_before; }},
@@ -184,10 +226,24 @@ void ReportConfiguration(Report& report, const std::vector<ThroughputRun>& runs,
         return v != l.end() && v->second == "POST" && res != l.end() && res->second == "pods" &&
                sub != l.end() && sub->second == "binding";
       });
+  ReportLatency(
+      report, n + ".creation_pod_post_latency", all, "apiserver_request_duration_seconds",
+      [](const ThroughputRun& r) -> const MetricSamples& { return r.creation_apiserver; },
+      [](const MetricLabels& l) {
+        auto v = l.find("verb"), res = l.find("resource"), sub = l.find("subresource");
+        return v != l.end() && v->second == "POST" && res != l.end() && res->second == "pods" &&
+               (sub == l.end() || sub->second.empty());
+      });
+  ReportLatency(
+      report, n + ".creation_webhook_latency", all,
+      "apiserver_admission_webhook_admission_duration_seconds",
+      [](const ThroughputRun& r) -> const MetricSamples& { return r.creation_apiserver; },
+      [](const MetricLabels&) { return true; });
   const std::string histogram = c.kind == ExtenderKind::kProduct
                                     ? "capacity_extender_request_duration_seconds"
                                     : "noop_extender_request_duration_seconds";
-  for (const char* verb : {"filter", "prioritize", "bind"}) {
+  // mutate: the webhook's calls, from its start (for product-gate: the creation's).
+  for (const char* verb : {"filter", "prioritize", "bind", "mutate"}) {
     ReportLatency(
         report, n + ".extender_" + verb + "_latency", all, histogram,
         [](const ThroughputRun& r) -> const MetricSamples& { return r.extender; },
@@ -228,6 +284,8 @@ int Main(int argc, char** argv) {
     report.Write(args.Str("--json", ""));
     return 0;
   }
+  std::error_code ec;
+  std::filesystem::create_directories(options.work_dir, ec);
   const std::set<std::string> wanted = CommaSet(args.Str("--configs", ""));
   std::vector<ThroughputConfiguration> configurations;
   for (ThroughputConfiguration c : ThroughputConfigurations()) {
@@ -235,6 +293,13 @@ int Main(int argc, char** argv) {
     if (c.kind == ExtenderKind::kGoNoop && access(options.go_noop_binary.c_str(), X_OK) != 0) {
       c.unavailable = "no do-nothing Go extender at " + options.go_noop_binary +
                       " (bench.sh builds it with Debian's golang-go)";
+    }
+    // The webhook's certificate, made once for every run that needs it.
+    if (c.creation == PodCreation::kWebhook && c.unavailable.empty() && !options.webhook_tls.ok()) {
+      if (Status s = MakeWebhookTls(options.work_dir + "/webhook-tls", &options.webhook_tls);
+          !s.ok()) {
+        c.unavailable = "no certificate for the webhook: " + s.message();
+      }
     }
     if (!c.unavailable.empty()) {
       std::printf("  not run: %s: %s\n", c.name.c_str(), c.unavailable.c_str());
@@ -247,8 +312,6 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "no configuration to run\n");
     return 2;
   }
-  std::error_code ec;
-  std::filesystem::create_directories(options.work_dir, ec);
 
   std::printf(
       "throughput: %d fake nodes, %d prequeued pods in %d namespaces with ElasticQuotas, "
@@ -267,7 +330,7 @@ int Main(int argc, char** argv) {
     const auto setting_up = std::chrono::steady_clock::now();
     test::ControlPlaneOptions plane;
     for (const ThroughputConfiguration& c : configurations)
-      if (c.gated) plane.feature_gates = "PodSchedulingReadiness=true";  // 1.26: alpha
+      if (c.gate_mode()) plane.feature_gates = "PodSchedulingReadiness=true";  // 1.26: alpha
     test::RealControlPlane cluster(plane);
     for (const auto& [what, step] : std::vector<std::pair<const char*, std::function<Status()>>>{
              {"starting etcd and kube-apiserver", [&] { return cluster.Start(); }},
@@ -293,6 +356,7 @@ int Main(int argc, char** argv) {
   }
 
   PrintWhyTable(runs, configurations);
+  PrintCreationTable(runs, configurations);
   std::printf("\nlatencies, all runs of each configuration together:\n");
   for (const ThroughputConfiguration& c : configurations)
     ReportConfiguration(report, runs, c);
@@ -328,6 +392,19 @@ int Main(int argc, char** argv) {
       if (ratios.empty()) continue;
       report.Series(fmt::format("ratio.{}/{}", c.name, base), ratios);
       report.Number(fmt::format("ratio.{}/{}.median", c.name, base), Median(ratios));
+    }
+    // The creation through the webhook against plain pods with no webhook (information).
+    if (c.creation == PodCreation::kWebhook && has("no-extender")) {
+      const auto ratios = Paired(
+          runs, c.name, "no-extender", [](const ThroughputRun& r) { return r.creation_seconds; },
+          false, /*collapsed_too=*/true);
+      if (!ratios.empty()) {
+        std::printf("  creation time %s / no-extender: %.3f (%s; %zu pairs)\n", c.name.c_str(),
+                    Median(ratios), Range(ratios, 2).c_str(), ratios.size());
+        report.Series(fmt::format("creation_seconds_ratio.{}/no-extender", c.name), ratios);
+        report.Number(fmt::format("creation_seconds_ratio.{}/no-extender.median", c.name),
+                      Median(ratios));
+      }
     }
     if (c.name != "go-noop" && has("go-noop")) {
       const auto extra = Paired(runs, c.name, "go-noop", ApiServerEtcdCpuPerPod, true);
@@ -387,6 +464,12 @@ int Main(int argc, char** argv) {
   }
   paired_target("pods_per_s_gate_over_no_extender", "product-gate", "no-extender", pps, false,
                 ">=", 0.9, "ratio");
+  // Gate mode's path of pods that waited (one gate removal each): information, no target.
+  if (const auto lift = Paired(runs, "product-gate-lift", "no-extender", pps); !lift.empty()) {
+    std::printf("  INFO   %-48s %12.2f ratio (%s; no target)\n",
+                "pods_per_s_gate_lift_over_no_extender", Median(lift), Range(lift, 2).c_str());
+    report.Number("pods_per_s_gate_lift_over_no_extender", Median(lift));
+  }
   report.Note("shape",
               fmt::format("{} nodes, {} pods, {} namespaces, {} repetitions, kube-scheduler qps {}",
                           shape.nodes, shape.pods, shape.namespaces, reps,

@@ -6,18 +6,24 @@
 //    (bench_support.h's MakeBenchNode), Ready and untainted.
 //  * Namespaces tp-0 ... tp-(N-1), each with its `default` ServiceAccount and an ElasticQuota
 //    (scheduling.x-k8s.io/v1alpha1) whose min and max are twice what its pods request: every pod
-//    is admitted, and no quota is near a limit.
+//    is admitted, and no quota is near a limit. Each is labelled capacity-extender.io/quota=true,
+//    as deploy/webhook/mutating-webhook.yaml asks of every quota namespace: its /mutate webhook,
+//    when a configuration registers it (throughput_webhook.h), sees their pods and no other.
 //  * Pods p-00000 ... spread over the namespaces in turn: one container requesting and limited
 //    to 100m CPU and 128Mi, labelled, schedulerName default-scheduler; admission adds the
 //    service-account token volume and the default tolerations, as in any cluster. For gate
-//    mode they also carry our scheduling gate (the control plane then runs with the feature
-//    gate PodSchedulingReadiness, for every configuration alike).
+//    mode's lift path they also carry our scheduling gate (the control plane then runs with the
+//    feature gate PodSchedulingReadiness, for every configuration alike). They are created
+//    concurrently over the admin client's connections (4), as a controller creates a burst of
+//    pods, and the create responses are kept: they show what a webhook did to each pod.
 // Thread-safety: one thread at a time (the control plane's).
 #pragma once
 
 #include <rapidjson/document.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -42,6 +48,9 @@ struct ThroughputShape {
 inline std::string ThroughputNamespace(int k) {
   return fmt::format("tp-{}", k);
 }
+
+// deploy/'s mark of a quota namespace: the /mutate webhook's namespaceSelector.
+inline constexpr const char* kQuotaNamespaceLabel = "capacity-extender.io/quota";
 
 inline int PodsInNamespace(const ThroughputShape& shape, int k) {
   return shape.pods / shape.namespaces + (k < shape.pods % shape.namespaces ? 1 : 0);
@@ -83,6 +92,15 @@ inline Status SetUpThroughputCluster(test::RealControlPlane& cluster,
   for (int k = 0; k < shape.namespaces; ++k) {
     const std::string ns = ThroughputNamespace(k);
     if (Status s = cluster.CreateNamespace(ns); !s.ok()) return s;
+    const kube::RestResponse labelled = cluster.api().Patch(
+        "/api/v1/namespaces/" + ns,
+        fmt::format(R"({{"metadata":{{"labels":{{"{}":"true"}}}}}})", kQuotaNamespaceLabel),
+        "application/merge-patch+json");
+    if (!labelled.ok()) {
+      return Status::Unavailable("labelling namespace " + ns + ": " +
+                                 std::to_string(labelled.status) + " " + labelled.error +
+                                 labelled.body);
+    }
     const kube::RestResponse quota =
         cluster.api().Post("/apis/scheduling.x-k8s.io/v1alpha1/namespaces/" + ns + "/elasticquotas",
                            ThroughputQuotaJson(shape, k));
@@ -105,16 +123,45 @@ inline Status SetUpThroughputCluster(test::RealControlPlane& cluster,
   return cluster.CreateFakeNodes(nodes);
 }
 
+// Creates the pods concurrently (in slices the admin client's queue holds, as SendAll does) and
+// returns once every create has been answered; `responses`, when given, receives every answer's
+// body (the pod as stored) in the pods' order. An error names the failed creates (at most 10).
 inline Status CreateThroughputPods(test::RealControlPlane& cluster, const ThroughputShape& shape,
-                                   bool gated = false) {
-  std::vector<test::RealControlPlane::ApiRequest> creates;
-  creates.reserve(static_cast<std::size_t>(shape.pods));
-  for (int i = 0; i < shape.pods; ++i) {
-    creates.push_back({"POST",
-                       "/api/v1/namespaces/" + ThroughputNamespace(i % shape.namespaces) + "/pods",
-                       ThroughputPodJson(shape, i, gated), "application/json"});
+                                   bool gated = false,
+                                   std::vector<std::string>* responses = nullptr) {
+  constexpr std::size_t kSlice = 1024;  // RestClientOptions::max_queued is 4,096
+  const auto pods = static_cast<std::size_t>(shape.pods);
+  if (responses) responses->assign(pods, std::string());
+  std::mutex mutex;
+  std::condition_variable done;
+  std::string failures;
+  int failed = 0;
+  for (std::size_t first = 0; first < pods; first += kSlice) {
+    const std::size_t end = std::min(pods, first + kSlice);
+    std::size_t left = end - first;
+    for (std::size_t i = first; i < end; ++i) {
+      const int index = static_cast<int>(i);
+      const std::string path =
+          "/api/v1/namespaces/" + ThroughputNamespace(index % shape.namespaces) + "/pods";
+      cluster.api().SendAsync(
+          "POST", path, ThroughputPodJson(shape, index, gated), "application/json",
+          [&, i, path](kube::RestResponse response) {
+            std::lock_guard<std::mutex> lock(mutex);
+            if (!response.ok() && ++failed <= 10) {
+              failures += "POST " + path + ": " + std::to_string(response.status) + " " +
+                          response.error + " " + response.body.substr(0, 500) + "\n";
+            }
+            if (responses) (*responses)[i] = std::move(response.body);
+            if (--left == 0) done.notify_all();
+          });
+    }
+    std::unique_lock<std::mutex> lock(mutex);
+    done.wait(lock, [&] { return left == 0; });
   }
-  return cluster.SendAll(creates);
+  if (failed > 0) {
+    return Status::Unavailable(fmt::format("{} of {} creates failed:\n{}", failed, pods, failures));
+  }
+  return {};
 }
 
 // The number of the benchmark's pods (app=throughput) in kube-apiserver's watch cache, or with

@@ -5,7 +5,9 @@
 //    deploy/scheduler/scheduler-config.yaml) and the configuration's verbs;
 //  * ThroughputExtender: the extender process. capacity-extender runs with
 //    deploy/config/extender-config.yaml under deploy/rbac's ServiceAccount; only its listener
-//    (127.0.0.1, a free port; no webhook) differs. The Go extender binds with the same
+//    (127.0.0.1, a free port) and its webhook listener differ: none, or for the configurations
+//    whose pods are created through the webhook an HTTPS one on a free port with the
+//    benchmark's certificate (throughput_webhook.h). The Go extender binds with the same
 //    ServiceAccount's token. Both are stopped by PID.
 // Thread-safety: one thread at a time.
 #pragma once
@@ -22,6 +24,7 @@
 #include "bench/micro/podcost_child_process.h"
 #include "bench/micro/podcost_http_client.h"
 #include "bench/micro/throughput_configurations.h"
+#include "bench/micro/throughput_webhook.h"
 #include "core/status.h"
 #include "tests/support/real_control_plane.h"
 #include "tests/support/test_paths.h"
@@ -32,7 +35,7 @@ namespace capext::bench {
 inline Status DeploySchedulerOptions(const ThroughputConfiguration& configuration,
                                      const std::string& extender_url, test::SchedulerOptions* out) {
   test::SchedulerOptions options;
-  if (configuration.kind == ExtenderKind::kNone || configuration.gated) {
+  if (configuration.kind == ExtenderKind::kNone || configuration.gate_mode()) {
     *out = options;  // no extender entry at all
     return {};
   }
@@ -65,22 +68,28 @@ inline Status DeploySchedulerOptions(const ThroughputConfiguration& configuratio
 // port, its log in `log_path`, stopped by PID.
 class ThroughputExtender {
  public:
-  // `product` and `go_noop` are the binaries; `work_dir` holds the token and port files.
+  // `product` and `go_noop` are the binaries; `work_dir` holds the token and port files;
+  // `webhook_tls`, for a product whose pods are created through its webhook, that listener's
+  // certificate.
   Status Start(const ThroughputConfiguration& configuration, test::RealControlPlane& cluster,
                const std::string& product, const std::string& go_noop, const std::string& work_dir,
-               const std::string& log_path) {
-    if (Status s = Launch(configuration, cluster, product, go_noop, work_dir, log_path); !s.ok())
+               const std::string& log_path, const WebhookTls* webhook_tls = nullptr) {
+    if (Status s =
+            Launch(configuration, cluster, product, go_noop, work_dir, log_path, webhook_tls);
+        !s.ok())
       return s;
     return AwaitReady(configuration);
   }
 
   // Start's two halves. Launch spawns the process and must run on the thread that outlives it
   // (the child is killed when the thread that spawned it ends: PR_SET_PDEATHSIG); AwaitReady
-  // only waits (for capacity-extender: its listening line, then /readyz), from any thread.
+  // only waits (for capacity-extender: its listening line, then /readyz, then with a webhook
+  // its listening line too), from any thread.
   Status Launch(const ThroughputConfiguration& configuration, test::RealControlPlane& cluster,
                 const std::string& product, const std::string& go_noop, const std::string& work_dir,
-                const std::string& log_path) {
+                const std::string& log_path, const WebhookTls* webhook_tls = nullptr) {
     port_ = 0;
+    webhook_port_ = 0;
     if (configuration.kind == ExtenderKind::kNone) return {};
     if (configuration.kind == ExtenderKind::kProduct) {
       std::string kubeconfig;
@@ -97,6 +106,15 @@ class ThroughputExtender {
                                        "0",
                                        "--webhook-port",
                                        "0"};
+      if (configuration.creation == PodCreation::kWebhook) {
+        if (webhook_tls == nullptr || !webhook_tls->ok())
+          return Status::Invalid(configuration.name + " needs the webhook's certificate");
+        webhook_port_ = FreeTcpPort();
+        if (webhook_port_ == 0) return Status::Unavailable("no free port for the webhook");
+        argv.back() = std::to_string(webhook_port_);
+        argv.insert(argv.end(), {"--webhook-tls-cert", webhook_tls->cert_file, "--webhook-tls-key",
+                                 webhook_tls->key_file});
+      }
       argv.insert(argv.end(), configuration.product_flags.begin(),
                   configuration.product_flags.end());
       if (!process_.Start(argv, log_path)) return Status::Unavailable("cannot start " + product);
@@ -117,6 +135,10 @@ class ThroughputExtender {
                                    std::chrono::seconds(120), std::chrono::milliseconds(50));
       if (!ready || !process_.Running())
         return Status::Unavailable("capacity-extender not ready:\n" + Tail());
+      if (webhook_port_ != 0 &&
+          !process_.WaitForLogLine("webhook listening", std::chrono::seconds(30))) {
+        return Status::Unavailable("capacity-extender's webhook did not listen:\n" + Tail());
+      }
     }
     return {};
   }
@@ -171,9 +193,11 @@ class ThroughputExtender {
     client_.Close();
     process_.Stop();
     port_ = 0;
+    webhook_port_ = 0;
   }
   int pid() const { return port_ == 0 ? -1 : process_.pid(); }
   uint16_t port() const { return port_; }
+  uint16_t webhook_port() const { return webhook_port_; }  // 0: no webhook listener
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
 
  private:
@@ -185,6 +209,7 @@ class ThroughputExtender {
   ChildProcess process_;
   HttpConnection client_;
   uint16_t port_ = 0;
+  uint16_t webhook_port_ = 0;
 };
 
 }  // namespace capext::bench

@@ -1,6 +1,7 @@
 // What one run of bench_throughput_bench measured (throughput_run.h says how): the
-// configuration and its place in the repetitions, pods/s, CPU per process, kube-scheduler's log
-// counts and the /metrics differences. A plain value, so that the tables (throughput_tables.h)
+// configuration and its place in the repetitions, the pods' creation (its time, CPU per process
+// and what the pods came back carrying), pods/s, CPU per process, kube-scheduler's log counts
+// and the /metrics differences. A plain value, so that the tables (throughput_tables.h)
 // can be computed, and tested, without a control plane.
 #pragma once
 
@@ -18,7 +19,16 @@ struct ThroughputRun {
   bool ok = false;   // the run happened; else `error` says why
   std::string error;
   int pods = 0;
-  int unbound_at_end = -1;  // from the API server, after the tail
+  // The creation of the pods, before the window: from the first POST until the last answer,
+  // and the CPU ms of kube-apiserver, etcd and the extender (0 when it starts after the
+  // creation) from the first POST until etcd has had no write for 1 s (the work that trails the
+  // answers: watch events, status.used patches). The pods the create responses showed carrying
+  // our scheduling gate, and the admitted-at annotation (admitted at creation by /mutate).
+  double creation_seconds = 0;
+  double creation_cpu_ms_apiserver = 0, creation_cpu_ms_etcd = 0, creation_cpu_ms_extender = 0;
+  int created_gated = 0, created_admitted = 0;
+  MetricSamples creation_apiserver;  // kube-apiserver's /metrics difference over the creation
+  int unbound_at_end = -1;           // from the API server, after the tail
   double seconds = 0;
   double pods_per_s = 0;
   bool finished = false;  // every pod bound before the run timeout

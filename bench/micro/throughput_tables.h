@@ -1,7 +1,9 @@
 // What bench_throughput_bench reports from its runs (throughput_run.h): per configuration the
 // medians over its runs, the paired ratios (the same repetition's runs, so that a slow moment of
-// the machine hits both sides of a pair), issue 24's "Why" table, and, from the /metrics
-// differences of the window, the API requests, etcd operations and watch events per pod by kind.
+// the machine hits both sides of a pair), issue 24's "Why" table, the creation table (the pods'
+// creation before the window: its time and CPU, what the pods came back carrying), and, from
+// the /metrics differences of the window, the API requests, etcd operations and watch events
+// per pod by kind.
 // Thread-safety: plain functions over finished runs.
 #pragma once
 
@@ -46,14 +48,16 @@ inline std::vector<double> ValuesOf(const std::vector<const ThroughputRun*>& run
 // value(a) / value(b), or value(a) - value(b) with `difference`, for each repetition in which
 // both `a` and `b` ran and neither collapsed: a collapsed run measures kube-scheduler's retries,
 // not the configuration, and one collapsed baseline would make any ratio look like a win
-// (collapsed runs are counted apart: CollapsedPairs).
+// (collapsed runs are counted apart: CollapsedPairs). `collapsed_too` keeps them, for a value
+// measured before the window (the creation), which a collapse does not touch.
 inline std::vector<double> Paired(const std::vector<ThroughputRun>& runs, const std::string& a,
                                   const std::string& b, const RunValue& value,
-                                  bool difference = false) {
+                                  bool difference = false, bool collapsed_too = false) {
   std::vector<double> out;
   for (const ThroughputRun* x : RunsOf(runs, a)) {
     for (const ThroughputRun* y : RunsOf(runs, b)) {
-      if (x->repetition != y->repetition || x->collapsed || y->collapsed) continue;
+      if (x->repetition != y->repetition) continue;
+      if (!collapsed_too && (x->collapsed || y->collapsed)) continue;
       const double vx = value(*x), vy = value(*y);
       if (difference) {
         out.push_back(vx - vy);
@@ -130,6 +134,49 @@ inline void PrintWhyTable(const std::vector<ThroughputRun>& runs,
             .c_str(),
         extender.c_str(),
         Range(ValuesOf(all, [](const ThroughputRun& r) { return r.load_before; })).c_str());
+  }
+}
+
+inline double CreationPodsPerS(const ThroughputRun& r) {
+  return r.creation_seconds > 0 ? r.pods / r.creation_seconds : 0;
+}
+
+// The creation of the pods, before the window (throughput_run.h): runs, the creation's time and
+// rate, CPU ms per pod of kube-apiserver, etcd and the extender (when it ran during the
+// creation), and the pods that came back gated and admitted at creation, over every run that
+// happened (collapsed or not: the window's fate does not change the creation).
+inline void PrintCreationTable(const std::vector<ThroughputRun>& runs,
+                               const std::vector<ThroughputConfiguration>& configurations) {
+  std::printf(
+      "\ncreation of the pods, before the window\n"
+      "| config | runs | creation s (median) | pods/s (median) | CPU ms per pod: apiserver / "
+      "etcd / extender | pods gated / admitted at creation |\n"
+      "|---|---|---|---|---|---|\n");
+  for (const ThroughputConfiguration& c : configurations) {
+    const auto all = RunsOf(runs, c.name);
+    if (all.empty()) continue;
+    const auto seconds = ValuesOf(all, [](const ThroughputRun& r) { return r.creation_seconds; });
+    const auto pps = ValuesOf(all, CreationPodsPerS);
+    std::printf(
+        "| %s | %zu | %s (%.2f) | %s (%.0f) | %s / %s / %s | %s / %s |\n", c.title.c_str(),
+        all.size(), Range(seconds, 2).c_str(), Median(seconds), Range(pps, 0).c_str(), Median(pps),
+        Range(
+            ValuesOf(all,
+                     [](const ThroughputRun& r) { return r.PerPod(r.creation_cpu_ms_apiserver); }),
+            2)
+            .c_str(),
+        Range(
+            ValuesOf(all, [](const ThroughputRun& r) { return r.PerPod(r.creation_cpu_ms_etcd); }),
+            2)
+            .c_str(),
+        Range(ValuesOf(all,
+                       [](const ThroughputRun& r) { return r.PerPod(r.creation_cpu_ms_extender); }),
+              2)
+            .c_str(),
+        Range(ValuesOf(all, [](const ThroughputRun& r) { return double(r.created_gated); }), 0)
+            .c_str(),
+        Range(ValuesOf(all, [](const ThroughputRun& r) { return double(r.created_admitted); }), 0)
+            .c_str());
   }
 }
 
