@@ -36,6 +36,7 @@
 #include <fmt/format.h>
 
 #include "bench/micro/podcost_child_process.h"
+#include "config/base64.h"
 #include "config/yaml_json.h"
 #include "core/pod.h"
 #include "core/status.h"
@@ -52,22 +53,6 @@ struct WebhookTls {
   std::string key_file;   // --webhook-tls-key
   bool ok() const { return !ca_pem.empty(); }
 };
-
-inline std::string Base64(const std::string& bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  for (std::size_t i = 0; i < bytes.size(); i += 3) {
-    const std::size_t n = std::min<std::size_t>(3, bytes.size() - i);
-    uint32_t chunk = 0;
-    for (std::size_t k = 0; k < 3; ++k)
-      chunk = (chunk << 8) | (k < n ? static_cast<unsigned char>(bytes[i + k]) : 0u);
-    for (std::size_t k = 0; k < 4; ++k)
-      out += k <= n ? kAlphabet[(chunk >> (18 - 6 * k)) & 0x3f] : '=';
-  }
-  return out;
-}
 
 // Writes ca.crt, tls.crt and tls.key into `dir` (created). The certificates are valid for two
 // days: a benchmark's lifetime.

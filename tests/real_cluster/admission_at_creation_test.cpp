@@ -19,6 +19,7 @@
 #include <sstream>
 #include <string>
 
+#include "config/base64.h"
 #include "core/pod.h"
 #include "tests/real_cluster/cluster_polling.h"
 #include "tests/support/extender_process.h"
@@ -33,24 +34,12 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Standard base64 of a file's bytes (the webhook's caBundle).
+// A file's bytes in base64 (the webhook's caBundle).
 std::string Base64OfFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream bytes;
   bytes << in.rdbuf();
-  const std::string s = bytes.str();
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); i += 3) {
-    const std::size_t n = std::min<std::size_t>(3, s.size() - i);
-    uint32_t v = 0;
-    for (std::size_t j = 0; j < 3; ++j)
-      v = (v << 8) | (j < n ? static_cast<uint8_t>(s[i + j]) : 0);
-    for (std::size_t j = 0; j < 4; ++j)
-      out += j <= n ? kAlphabet[(v >> (18 - 6 * j)) & 63] : '=';
-  }
-  return out;
+  return Base64(bytes.str());
 }
 
 // A pod of `cpu` in `ns`: named, or with generateName when `name` ends in '-'. No gate: the
