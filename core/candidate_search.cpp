@@ -21,7 +21,7 @@ struct VictimNamespaces {
   std::vector<Scope> by_id;  // by namespace id of the mirror
   bool any = false;          // some namespace is allowed
   int32_t priority = 0;      // the preemptor's
-  bool Takes(const NamespaceSlice& s) const {
+  bool Takes(const SliceHead& s) const {
     const Scope& scope = by_id[s.ns];
     return s.pods > 0 && scope.allowed && (!scope.lower_priority_only || s.priority < priority);
   }
@@ -59,16 +59,13 @@ VictimNamespaces FindVictimNamespaces(const ClusterState& state, const Preemptor
   VictimNamespaces v;
   v.priority = ctx.pod->priority;
   v.by_id.resize(dense.namespaces().size());
-  // Each quota tree node's borrowing, computed once for every namespace below it.
-  thread_local std::vector<int8_t> borrowing;
-  borrowing.assign(static_cast<std::size_t>(state.ledger().tree().size()), -1);
   for (std::size_t id = 0; id < dense.namespaces().size(); ++id) {
     const int leaf = leaf_of[id];
     const VictimRule::Scope& scope =
         leaf < 0 ? without_quota : scope_of_leaf[static_cast<std::size_t>(leaf)];
     VictimNamespaces::Scope& out = v.by_id[id];
     // A namespace without a pod that could be taken gives nothing anywhere.
-    out.allowed = ctx.rule->MayGiveVictims(scope, &borrowing) &&
+    out.allowed = ctx.rule->MayGiveVictims(scope) &&
                   dense.HasPods(static_cast<int>(id), scope.lower_priority_only, v.priority);
     out.lower_priority_only = scope.lower_priority_only;
     out.distance = scope.distance;
@@ -185,8 +182,10 @@ bool VictimBound(const DenseNodes& dense, int n, const DenseRequest& r, const Re
   int64_t pods = 0;
   int32_t min_distance = INT32_MAX;
   entries.clear();
-  for (const NamespaceSlice& s : dense.Slices(n)) {
-    if (!victims.Takes(s)) continue;
+  const std::vector<SliceHead>& heads = dense.SliceHeads(n);
+  for (std::size_t k = 0; k < heads.size(); ++k) {
+    if (!victims.Takes(heads[k])) continue;
+    const NamespaceSlice& s = dense.Slices(n)[k];
     min_distance = std::min(min_distance, victims.by_id[s.ns].distance);
     entries.push_back(&s);
     pods += s.pods;
@@ -280,8 +279,11 @@ bool SubtreesCanFree(const DenseNodes& dense, int n, const ReclaimNeed& need,
   for (const ReclaimNeed::Subtree& subtree : need.subtrees) {
     int64_t pods = 0;
     freed.assign(dims, 0);
-    for (const NamespaceSlice& s : dense.Slices(n)) {
-      if (!victims.Takes(s) || victims.by_id[s.ns].distance > subtree.max_distance) continue;
+    const std::vector<SliceHead>& heads = dense.SliceHeads(n);
+    for (std::size_t k = 0; k < heads.size(); ++k) {
+      if (!victims.Takes(heads[k]) || victims.by_id[heads[k].ns].distance > subtree.max_distance)
+        continue;
+      const NamespaceSlice& s = dense.Slices(n)[k];
       pods += s.pods;
       for (std::size_t d = 0; d < dims; ++d)
         freed[d] += s.used()[d];

@@ -62,6 +62,7 @@ void DenseNodes::Rebuild(const NodeTable& table) {
   nominations_.assign(n, 0);
   nominated_nodes_ = 0;
   slices_.assign(n, {});
+  slice_heads_.assign(n, {});
   for (auto& counts : pods_by_priority_)
     counts.clear();
   for (std::size_t i = 0; i < n; ++i) {
@@ -102,11 +103,12 @@ void DenseNodes::Track(const NodeRecord& record, const NormalizedPod& pod, int s
   const int n = record.dense;
   if (n < 0 || n >= size()) return;
   auto& slices = slices_[n];
+  auto& heads = slice_heads_[n];
   // Slices are few per node: comparing the namespace's characters beats hashing it.
-  auto it = std::find_if(slices.begin(), slices.end(), [&](const NamespaceSlice& s) {
-    return s.priority == pod.priority && *s.name == pod.ns;
-  });
-  if (it == slices.end()) {
+  std::size_t i = 0;
+  while (i < heads.size() && (heads[i].priority != pod.priority || *slices[i].name != pod.ns))
+    ++i;
+  if (i == slices.size()) {
     int64_t id = namespaces_.Find(pod.ns);
     if (id < 0) {
       id = static_cast<int64_t>(namespace_names_.size());
@@ -120,14 +122,16 @@ void DenseNodes::Track(const NodeRecord& record, const NormalizedPod& pod, int s
     slices.emplace_back(static_cast<uint32_t>(id),
                         &namespace_storage_[static_cast<std::size_t>(id)], pod.priority,
                         dims_.size());
-    it = slices.end() - 1;
+    heads.push_back({static_cast<uint32_t>(id), pod.priority, 0});
   }
+  NamespaceSlice* it = &slices[i];
   auto& counts = pods_by_priority_[it->ns];
   auto at = std::lower_bound(counts.begin(), counts.end(), pod.priority,
                              [](const auto& entry, int32_t p) { return entry.first < p; });
   if (at == counts.end() || at->first != pod.priority) at = counts.insert(at, {pod.priority, 0});
   at->second += sign;
   it->pods += sign;
+  heads[i].pods = it->pods;
   int64_t* used = it->used();
   for (const auto& [name, amount] : pod.requests.entries()) {
     const int d = DimOf(name);

@@ -59,6 +59,16 @@ struct NamespaceSlice {
   const int64_t* used() const { return heap_used.empty() ? inline_used : heap_used.data(); }
 };
 
+// What a search tests of a slice before it reads its amounts: one per slice, in the same order
+// (SliceHeads(n)[i] is Slices(n)[i]'s), packed so that a node's heads share a few cache lines.
+// The reclaim search visits every slice of every node it scans and takes few of them: reading the
+// whole slices was most of its time.
+struct SliceHead {
+  uint32_t ns;  // DenseNodes::NamespaceId
+  int32_t priority;
+  int64_t pods;
+};
+
 class DenseNodes {
  public:
   // `dims`: the resources fit checks in columns (cpu and memory are always added).
@@ -107,6 +117,7 @@ class DenseNodes {
   int NominationCount(int n) const { return nominations_[n]; }
   bool AnyNominations() const { return nominated_nodes_ > 0; }
   const std::vector<NamespaceSlice>& Slices(int n) const { return slices_[n]; }
+  const std::vector<SliceHead>& SliceHeads(int n) const { return slice_heads_[n]; }
   int64_t TotalAllocatable(ResourceName resource) const;
 
   // ScoreNode for a request (cpu, memory) on node n, from the columns.
@@ -158,6 +169,7 @@ class DenseNodes {
   // (a priority that ran usually comes back; erasing and re-inserting was 6% of the simulator).
   std::vector<std::vector<std::pair<int32_t, int64_t>>> pods_by_priority_;
   std::vector<std::vector<NamespaceSlice>> slices_;  // per node
+  std::vector<std::vector<SliceHead>> slice_heads_;  // per node, slices_'s heads
 };
 
 }  // namespace capext

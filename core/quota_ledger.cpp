@@ -27,6 +27,11 @@ void QuotaLedger::ChangeUsage(const QuotaSet& quotas, std::string_view ns,
       node_used_[node].AddTo(name, delta);
     if (root != nullptr && CountsInTotals(semantics_, *root, name)) totals_.used.AddTo(name, delta);
   }
+  if (quota_request.empty()) return;
+  for (int node = leaf; node >= 0; node = tree_.parent(node)) {
+    node_borrowing_[static_cast<std::size_t>(node)] =
+        IsBorrowing(semantics_, tree_.quota(node), node_used_[node]) ? 1 : 0;
+  }
 }
 
 const ResourceList& QuotaLedger::Used(std::string_view ns) const {
@@ -55,6 +60,11 @@ void QuotaLedger::RebuildQuotas(const QuotaSet& quotas) {
   for (const auto& [ns, usage] : usage_) {
     for (int node = tree_.LeafOf(ns); node >= 0; node = tree_.parent(node))
       node_used_[node].Add(usage.used);
+  }
+  node_borrowing_.assign(static_cast<std::size_t>(tree_.size()), 0);
+  for (int node = 0; node < tree_.size(); ++node) {
+    node_borrowing_[static_cast<std::size_t>(node)] =
+        IsBorrowing(semantics_, tree_.quota(node), node_used_[node]) ? 1 : 0;
   }
   AggregateBuilder builder(semantics_);
   for (int root : tree_.roots())

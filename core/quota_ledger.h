@@ -102,6 +102,11 @@ class QuotaLedger {
   // namespace's), kept up to date incrementally along the path of every change.
   const QuotaTree& tree() const { return tree_; }
   const ResourceList& NodeUsed(int node) const { return node_used_[node]; }
+  // IsBorrowing(semantics(), tree().quota(node), NodeUsed(node)), kept with the usage: the
+  // reclaim search asks it of every quota at every attempt, and usage changes far less often.
+  bool NodeBorrowing(int node) const {
+    return node_borrowing_[static_cast<std::size_t>(node)] != 0;
+  }
   // Cluster-wide sums over the root quotas (the sum-of-mins check), kept up to date incrementally.
   const AggregateTotals& totals() const { return totals_; }
   // Rebuilds the tree, the subtree usage and the sums after the set of quotas changed.
@@ -160,6 +165,7 @@ class QuotaLedger {
   std::map<std::string, Usage, std::less<>> usage_;  // by namespace
   QuotaTree tree_;
   std::vector<ResourceList> node_used_;  // by tree node
+  std::vector<uint8_t> node_borrowing_;  // by tree node (NodeBorrowing)
   AggregateTotals totals_;
   ReservationMap reservations_;  // by uid
   HoldMap holds_;                // by uid

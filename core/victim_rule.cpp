@@ -102,20 +102,6 @@ VictimRule::Scope VictimRule::ScopeAt(int leaf, int level, int top) const {
   return scope;
 }
 
-bool VictimRule::MayGiveVictims(const Scope& scope, std::vector<int8_t>* borrowing) const {
-  if (!scope.any) return false;
-  if (!scope.recheck) return true;
-  // SideBorrowing on the state's usage, each node's verdict memoised.
-  const QuotaTree& tree = state_.ledger().tree();
-  return EverySideNode(scope, [&](int y) {
-    int8_t& known = (*borrowing)[static_cast<std::size_t>(y)];
-    if (known < 0) {
-      known = IsBorrowing(state_.semantics(), tree.quota(y), state_.ledger().NodeUsed(y)) ? 1 : 0;
-    }
-    return known == 1;
-  });
-}
-
 std::string VictimRule::DescribeLevel(int distance) const {
   if (distance <= 0) return "its own namespace";
   if (static_cast<std::size_t>(distance) >= path_.size()) return "across the root quotas";

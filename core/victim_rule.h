@@ -63,7 +63,7 @@ class VictimRule {
   // each leaf (the candidate search asks for every namespace at every reclaim attempt).
   void ScopesByTreeNode(std::vector<Scope>* by_node) const;
   // True when `borrowing_at(node)` holds for every quota on the scope's side, from its leaf up
-  // to its top: rule (2)'s walk, written once for the plain and the memoised check.
+  // to its top: rule (2)'s walk, written once for the state's usage and a what-if's.
   template <typename BorrowingAt>
   bool EverySideNode(const Scope& scope, BorrowingAt&& borrowing_at) const {
     const QuotaTree& tree = state_.ledger().tree();
@@ -84,15 +84,12 @@ class VictimRule {
   // (2) applies, its side is borrowing before any removal. Removals only lower usage, so a side
   // not borrowing now is not borrowing after any removal either: false means no victim from this
   // scope on any node. (Victim selection re-checks (2) after each removal.)
+  // The state's borrowing is the ledger's, kept with the usage (QuotaLedger::NodeBorrowing).
   bool MayGiveVictims(const Scope& scope) const {
-    auto used = [&](int node) -> const ResourceList& { return state_.ledger().NodeUsed(node); };
-    return scope.any && (!scope.recheck || SideBorrowing(scope, used));
+    const QuotaLedger& ledger = state_.ledger();
+    return scope.any &&
+           (!scope.recheck || EverySideNode(scope, [&](int y) { return ledger.NodeBorrowing(y); }));
   }
-  // MayGiveVictims for the scopes of many namespaces on one state (the candidate search asks it
-  // for every namespace): a quota tree node is on the side of every leaf below it, so its
-  // borrowing is computed once, into (*borrowing)[node] (-1: not yet, else 0 or 1). REQUIRES:
-  // *borrowing has the tree's size, and the state has not changed since its entries were set.
-  bool MayGiveVictims(const Scope& scope, std::vector<int8_t>* borrowing) const;
   // The largest distance a victim can have (the virtual root's level).
   int max_distance() const { return static_cast<int>(path_.size()); }
   // Where victims at `distance` meet the preemptor, for explanations: "its own namespace",

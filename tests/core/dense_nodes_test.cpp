@@ -93,6 +93,8 @@ void CheckAccounting(const ClusterState& state) {
     const int core = n.own ? tree.LeafOf(n.quota.ns) : tree.QuotaNodeOf(n.quota.ns);
     REQUIRE(core >= 0);
     CHECK(SameAmounts(state.ledger().NodeUsed(core), n.used));
+    // The borrowing the ledger keeps with the usage is the recount's.
+    CHECK(state.ledger().NodeBorrowing(core) == IsBorrowing(state.semantics(), n.quota, n.used));
   }
   const AggregateTotals expected = recount.RootTotals(state.semantics());
   CHECK(SameAmounts(state.totals().used, expected.used));
@@ -111,9 +113,19 @@ struct SliceContent {
   }
 };
 
+// Also checks that the node's slice heads are its slices' (same order, namespace, priority,
+// pods).
 std::map<SliceKey, SliceContent> SlicesOf(const DenseNodes& dense, int n) {
   std::map<SliceKey, SliceContent> out;
   const std::size_t dims = dense.dims().size();
+  REQUIRE(dense.SliceHeads(n).size() == dense.Slices(n).size());
+  for (std::size_t k = 0; k < dense.Slices(n).size(); ++k) {
+    const SliceHead& head = dense.SliceHeads(n)[k];
+    const NamespaceSlice& s = dense.Slices(n)[k];
+    CHECK(head.ns == s.ns);
+    CHECK(head.priority == s.priority);
+    CHECK(head.pods == s.pods);
+  }
   for (const NamespaceSlice& s : dense.Slices(n)) {
     const bool empty = s.pods == 0 && s.members.empty() &&
                        std::all_of(s.used(), s.used() + dims, [](int64_t u) { return u == 0; });

@@ -255,12 +255,12 @@ TEST_CASE("events: over max, behind the sum of mins, refused by a PDB - one Even
   cluster.LoadSeed002WithPdb();
   cluster.StartExtender({"--event-refresh-interval", "5s"});
 
-  const auto created = Clock::now();
   cluster.Pod("eq1", "big", 5, "");
   cluster.Pod("eq2", "wide", 8, "");
   cluster.Pod("eq2", "job-2", 5, "");
 
-  // Within 2 s: one Event per pod, with the reason and the numbers.
+  // One Event per pod, with the reason and the numbers. (The wait is generous so that a loaded
+  // machine does not fail it: what is checked is the Events, not how soon they come.)
   const bool all_there = Poll(
       [&] {
         auto events = cluster.EventsByPod();
@@ -268,9 +268,10 @@ TEST_CASE("events: over max, behind the sum of mins, refused by a PDB - one Even
           if (events[w.pod].empty()) return false;
         return true;
       },
-      2s);
+      30s);
   INFO(cluster.extender().Log());
   REQUIRE(all_there);
+  const auto seen = Clock::now();
   std::map<std::string, std::string> first_name;
   {
     auto events = cluster.EventsByPod();
@@ -313,9 +314,9 @@ TEST_CASE("events: over max, behind the sum of mins, refused by a PDB - one Even
     CHECK(StringMember((*by_pod["eq1/big"])["reclaim"], "state") == "none");
   }
 
-  // 20 s later (four refreshes): still exactly one Event per pod (the same object), its count
-  // grown.
-  std::this_thread::sleep_until(created + 20s);
+  // 12 s after they were seen (two refreshes or more): still exactly one Event per pod (the same
+  // object), its count grown.
+  std::this_thread::sleep_until(seen + 12s);
   {
     auto events = cluster.EventsByPod();
     for (const auto& w : Waiting()) {
@@ -325,7 +326,7 @@ TEST_CASE("events: over max, behind the sum of mins, refused by a PDB - one Even
       CHECK(e.name == first_name[w.pod]);
       CHECK(e.reason == w.reason);
       CHECK(e.series_count >= 2);
-      WARN(w.pod << ": series.count " << e.series_count << " after 20 s (refresh every 5 s)");
+      WARN(w.pod << ": series.count " << e.series_count << " 12 s on (refresh every 5 s)");
     }
   }
 
@@ -338,7 +339,7 @@ TEST_CASE("events: over max, behind the sum of mins, refused by a PDB - one Even
         capext::test::ClientResponse r = cluster.Get("/pending");
         return r.status == 200 && r.body.find("\"pending\":[]") != std::string::npos;
       },
-      5s);
+      30s);
   REQUIRE(gone);
   const auto after_bind = cluster.EventsByPod();
   const int64_t since = cluster.LastSeq();
