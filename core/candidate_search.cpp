@@ -19,12 +19,12 @@ struct VictimNamespaces {
     int32_t distance = 0;
   };
   std::vector<Scope> by_id;  // by namespace id of the mirror
-  bool any = false;          // some namespace is allowed
-  int32_t priority = 0;      // the preemptor's
-  bool Takes(const SliceHead& s) const {
-    const Scope& scope = by_id[s.ns];
-    return s.pods > 0 && scope.allowed && (!scope.lower_priority_only || s.priority < priority);
-  }
+  // By namespace id: a slice of the namespace is taken when its priority is below this (the
+  // scope's rule in one comparison: INT64_MIN when not allowed, INT64_MAX when any priority is).
+  std::vector<int64_t> below;
+  bool any = false;      // some namespace is allowed
+  int32_t priority = 0;  // the preemptor's
+  bool Takes(const SliceHead& s) const { return (s.pods > 0) & (s.priority < below[s.ns]); }
 };
 
 // The quota tree leaf of every namespace id of the mirror (QuotaTree::LeafOf; -1 without a
@@ -59,6 +59,7 @@ VictimNamespaces FindVictimNamespaces(const ClusterState& state, const Preemptor
   VictimNamespaces v;
   v.priority = ctx.pod->priority;
   v.by_id.resize(dense.namespaces().size());
+  v.below.resize(dense.namespaces().size());
   for (std::size_t id = 0; id < dense.namespaces().size(); ++id) {
     const int leaf = leaf_of[id];
     const VictimRule::Scope& scope =
@@ -69,6 +70,9 @@ VictimNamespaces FindVictimNamespaces(const ClusterState& state, const Preemptor
                   dense.HasPods(static_cast<int>(id), scope.lower_priority_only, v.priority);
     out.lower_priority_only = scope.lower_priority_only;
     out.distance = scope.distance;
+    v.below[id] = !out.allowed                ? INT64_MIN
+                  : scope.lower_priority_only ? int64_t{v.priority}
+                                              : INT64_MAX;
     v.any = v.any || out.allowed;
   }
   return v;
@@ -182,10 +186,18 @@ bool VictimBound(const DenseNodes& dense, int n, const DenseRequest& r, const Re
   int64_t pods = 0;
   int32_t min_distance = INT32_MAX;
   entries.clear();
+  // The slices taken, found without a branch per slice (a few percent are, at random: a branch
+  // mispredicted on each was most of the reclaim search's time), then read.
+  thread_local std::vector<uint32_t> taken;
   const std::vector<SliceHead>& heads = dense.SliceHeads(n);
+  taken.resize(heads.size());
+  std::size_t count = 0;
   for (std::size_t k = 0; k < heads.size(); ++k) {
-    if (!victims.Takes(heads[k])) continue;
-    const NamespaceSlice& s = dense.Slices(n)[k];
+    taken[count] = static_cast<uint32_t>(k);
+    count += victims.Takes(heads[k]) ? 1 : 0;
+  }
+  for (std::size_t t = 0; t < count; ++t) {
+    const NamespaceSlice& s = dense.Slices(n)[taken[t]];
     min_distance = std::min(min_distance, victims.by_id[s.ns].distance);
     entries.push_back(&s);
     pods += s.pods;
@@ -228,10 +240,8 @@ bool VictimBound(const DenseNodes& dense, int n, const DenseRequest& r, const Re
       for (std::size_t d = 0; d < dims; ++d)
         freed[d] += s.used()[d];
       if (!refine) continue;
-      for (const NormalizedPod* member : s.members) {
-        for (std::size_t d = 0; d < dims; ++d)
-          largest[d] = std::max(largest[d], member->requests.Get(dense.dims()[d]));
-      }
+      for (std::size_t d = 0; d < dims; ++d)
+        largest[d] = std::max(largest[d], s.largest()[d]);
     }
     if (!enough()) continue;
     if (!refine) {

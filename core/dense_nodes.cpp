@@ -138,12 +138,26 @@ void DenseNodes::Track(const NodeRecord& record, const NormalizedPod& pod, int s
     if (d < 0) continue;
     used[d] = sign > 0 ? SaturatingAdd(used[d], amount) : SaturatingSub(used[d], amount);
   }
+  int64_t* largest = it->largest();
   if (sign > 0) {
     it->members.push_back(&pod);
+    for (std::size_t d = 0; d < dims_.size(); ++d)
+      largest[d] = std::max(largest[d], pod.requests.Get(dims_[d]));
   } else if (auto m = std::find(it->members.begin(), it->members.end(), &pod);
              m != it->members.end()) {
     *m = it->members.back();
     it->members.pop_back();
+    // The largest changes only when the pod leaving was the one member requesting it: a member
+    // of the same request (the common case: pods of one workload alike) ends the search at once.
+    for (std::size_t d = 0; d < dims_.size(); ++d) {
+      if (pod.requests.Get(dims_[d]) < largest[d]) continue;
+      int64_t most = 0;
+      for (const NormalizedPod* member : it->members) {
+        most = std::max(most, member->requests.Get(dims_[d]));
+        if (most >= largest[d]) break;
+      }
+      largest[d] = most;
+    }
   }
 }
 

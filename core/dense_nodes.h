@@ -39,24 +39,34 @@ struct DenseRequest {
   bool complete = true;
 };
 
-// What the pods of one namespace and one priority on a node request (reclaim search bounds).
-// The amounts per dimension live in the slice itself for a few dimensions (one cache line with
-// the rest), else on the heap.
+// What the pods of one namespace and one priority on a node request (reclaim search bounds):
+// their sum and the largest one member requests, per dimension. The amounts live in the slice
+// itself for a few dimensions, else on the heap.
 struct NamespaceSlice {
   static constexpr std::size_t kInlineDims = 4;
   NamespaceSlice(uint32_t ns_id, const std::string* ns_name, int32_t p, std::size_t dims)
-      : ns(ns_id), name(ns_name), priority(p), inline_used{} {
-    if (dims > kInlineDims) heap_used.assign(dims, 0);
+      : ns(ns_id), name(ns_name), priority(p), inline_used{}, inline_largest{} {
+    if (dims > kInlineDims) {
+      heap_used.assign(dims, 0);
+      heap_largest.assign(dims, 0);
+    }
   }
   uint32_t ns;              // DenseNodes::NamespaceId
   const std::string* name;  // the namespace (owned by DenseNodes)
   int32_t priority;
   int64_t pods = 0;
   int64_t inline_used[kInlineDims];
+  int64_t inline_largest[kInlineDims];
   std::vector<int64_t> heap_used;
+  std::vector<int64_t> heap_largest;
   std::vector<const NormalizedPod*> members;  // unordered
   int64_t* used() { return heap_used.empty() ? inline_used : heap_used.data(); }
   const int64_t* used() const { return heap_used.empty() ? inline_used : heap_used.data(); }
+  // Per dimension, the largest request among the members (0 without members).
+  int64_t* largest() { return heap_largest.empty() ? inline_largest : heap_largest.data(); }
+  const int64_t* largest() const {
+    return heap_largest.empty() ? inline_largest : heap_largest.data();
+  }
 };
 
 // What a search tests of a slice before it reads its amounts: one per slice, in the same order

@@ -114,7 +114,7 @@ struct SliceContent {
 };
 
 // Also checks that the node's slice heads are its slices' (same order, namespace, priority,
-// pods).
+// pods), and each slice's largest request per dimension against its members'.
 std::map<SliceKey, SliceContent> SlicesOf(const DenseNodes& dense, int n) {
   std::map<SliceKey, SliceContent> out;
   const std::size_t dims = dense.dims().size();
@@ -125,6 +125,12 @@ std::map<SliceKey, SliceContent> SlicesOf(const DenseNodes& dense, int n) {
     CHECK(head.ns == s.ns);
     CHECK(head.priority == s.priority);
     CHECK(head.pods == s.pods);
+    for (std::size_t d = 0; d < dims; ++d) {
+      int64_t most = 0;
+      for (const NormalizedPod* m : s.members)
+        most = std::max(most, m->requests.Get(dense.dims()[d]));
+      CHECK(s.largest()[d] == most);
+    }
   }
   for (const NamespaceSlice& s : dense.Slices(n)) {
     const bool empty = s.pods == 0 && s.members.empty() &&
