@@ -259,7 +259,8 @@ bool VictimBound(const DenseNodes& dense, int n, const DenseRequest& r, const Re
       for (const NormalizedPod* member : entries[k]->members) {
         const int64_t start = EffectiveStartMs(*member);
         latest = std::max(latest, start);
-        if (count == 1 && covers(*member)) latest_single = std::max(latest_single, start);
+        // covers reads the pod's requests: asked only when it could raise latest_single.
+        if (count == 1 && start > latest_single && covers(*member)) latest_single = start;
       }
     }
     if (count == 1) {

@@ -106,7 +106,7 @@ void DenseNodes::Track(const NodeRecord& record, const NormalizedPod& pod, int s
   auto& heads = slice_heads_[n];
   // Slices are few per node: comparing the namespace's characters beats hashing it.
   std::size_t i = 0;
-  while (i < heads.size() && (heads[i].priority != pod.priority || *slices[i].name != pod.ns))
+  while (i < heads.size() && (heads[i].priority != pod.priority || *heads[i].name != pod.ns))
     ++i;
   if (i == slices.size()) {
     int64_t id = namespaces_.Find(pod.ns);
@@ -122,7 +122,7 @@ void DenseNodes::Track(const NodeRecord& record, const NormalizedPod& pod, int s
     slices.emplace_back(static_cast<uint32_t>(id),
                         &namespace_storage_[static_cast<std::size_t>(id)], pod.priority,
                         dims_.size());
-    heads.push_back({static_cast<uint32_t>(id), pod.priority, 0});
+    heads.push_back({static_cast<uint32_t>(id), pod.priority, 0, slices.back().name});
   }
   NamespaceSlice* it = &slices[i];
   auto& counts = pods_by_priority_[it->ns];
@@ -133,27 +133,28 @@ void DenseNodes::Track(const NodeRecord& record, const NormalizedPod& pod, int s
   it->pods += sign;
   heads[i].pods = it->pods;
   int64_t* used = it->used();
+  int64_t* largest = it->largest();
   for (const auto& [name, amount] : pod.requests.entries()) {
     const int d = DimOf(name);
     if (d < 0) continue;
     used[d] = sign > 0 ? SaturatingAdd(used[d], amount) : SaturatingSub(used[d], amount);
+    if (sign > 0) largest[d] = std::max(largest[d], amount);
   }
-  int64_t* largest = it->largest();
   if (sign > 0) {
     it->members.push_back(&pod);
-    for (std::size_t d = 0; d < dims_.size(); ++d)
-      largest[d] = std::max(largest[d], pod.requests.Get(dims_[d]));
   } else if (auto m = std::find(it->members.begin(), it->members.end(), &pod);
              m != it->members.end()) {
     *m = it->members.back();
     it->members.pop_back();
     // The largest changes only when the pod leaving was the one member requesting it: a member
     // of the same request (the common case: pods of one workload alike) ends the search at once.
-    for (std::size_t d = 0; d < dims_.size(); ++d) {
-      if (pod.requests.Get(dims_[d]) < largest[d]) continue;
+    // A dimension the pod does not request cannot have been its largest but at 0, which stays.
+    for (const auto& [name, amount] : pod.requests.entries()) {
+      const int d = DimOf(name);
+      if (d < 0 || amount < largest[d]) continue;
       int64_t most = 0;
       for (const NormalizedPod* member : it->members) {
-        most = std::max(most, member->requests.Get(dims_[d]));
+        most = std::max(most, member->requests.Get(name));
         if (most >= largest[d]) break;
       }
       largest[d] = most;

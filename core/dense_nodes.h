@@ -77,6 +77,7 @@ struct SliceHead {
   uint32_t ns;  // DenseNodes::NamespaceId
   int32_t priority;
   int64_t pods;
+  const std::string* name;  // the namespace (owned by DenseNodes), for finding the slice
 };
 
 class DenseNodes {
