@@ -13,17 +13,12 @@ namespace {
 // Who may give victims, before any removal (a superset of what victim selection takes: it
 // re-checks "borrowing" after each removal): per namespace id of the mirror.
 struct VictimNamespaces {
-  struct Scope {
-    bool allowed = false;
-    bool lower_priority_only = false;  // only pods of priority < the preemptor's
-    int32_t distance = 0;
-  };
-  std::vector<Scope> by_id;  // by namespace id of the mirror
-  // By namespace id: a slice of the namespace is taken when its priority is below this (the
-  // scope's rule in one comparison: INT64_MIN when not allowed, INT64_MAX when any priority is).
+  // A slice of the namespace is taken when it has pods and its priority is below this: the
+  // namespace's scope in one comparison (INT64_MIN: it gives no victims; INT64_MAX: of any
+  // priority; else the preemptor's priority).
   std::vector<int64_t> below;
-  bool any = false;      // some namespace is allowed
-  int32_t priority = 0;  // the preemptor's
+  std::vector<int32_t> distance;  // where the namespace's victims meet the preemptor
+  bool any = false;               // some namespace may give victims
   bool Takes(const SliceHead& s) const { return (s.pods > 0) & (s.priority < below[s.ns]); }
 };
 
@@ -56,24 +51,20 @@ VictimNamespaces FindVictimNamespaces(const ClusterState& state, const Preemptor
   thread_local std::vector<VictimRule::Scope> scope_of_leaf;
   ctx.rule->ScopesByTreeNode(&scope_of_leaf);
   const VictimRule::Scope without_quota = ctx.rule->ScopeOfLeaf(-1);
+  const int32_t priority = ctx.pod->priority;
   VictimNamespaces v;
-  v.priority = ctx.pod->priority;
-  v.by_id.resize(dense.namespaces().size());
   v.below.resize(dense.namespaces().size());
+  v.distance.resize(dense.namespaces().size());
   for (std::size_t id = 0; id < dense.namespaces().size(); ++id) {
     const int leaf = leaf_of[id];
     const VictimRule::Scope& scope =
         leaf < 0 ? without_quota : scope_of_leaf[static_cast<std::size_t>(leaf)];
-    VictimNamespaces::Scope& out = v.by_id[id];
     // A namespace without a pod that could be taken gives nothing anywhere.
-    out.allowed = ctx.rule->MayGiveVictims(scope) &&
-                  dense.HasPods(static_cast<int>(id), scope.lower_priority_only, v.priority);
-    out.lower_priority_only = scope.lower_priority_only;
-    out.distance = scope.distance;
-    v.below[id] = !out.allowed                ? INT64_MIN
-                  : scope.lower_priority_only ? int64_t{v.priority}
-                                              : INT64_MAX;
-    v.any = v.any || out.allowed;
+    const bool allowed = ctx.rule->MayGiveVictims(scope) &&
+                         dense.HasPods(static_cast<int>(id), scope.lower_priority_only, priority);
+    v.below[id] = !allowed ? INT64_MIN : scope.lower_priority_only ? int64_t{priority} : INT64_MAX;
+    v.distance[id] = scope.distance;
+    v.any = v.any || allowed;
   }
   return v;
 }
@@ -175,43 +166,41 @@ bool ComputeNeed(const ClusterState& state, const PreemptorContext& ctx, Reclaim
 // victim selection removes at most those pods, so the node has no candidate.
 bool VictimBound(const DenseNodes& dense, int n, const DenseRequest& r, const ReclaimNeed& need,
                  const VictimNamespaces& victims, bool refine, CandidateKey* bound) {
-  thread_local std::vector<const NamespaceSlice*> entries;
+  // The slices taken (indexes into the node's heads and slices), found without a branch per
+  // slice (a few percent are, at random: a branch mispredicted on each was most of the reclaim
+  // search's time), then read.
+  thread_local std::vector<uint32_t> entries;
   thread_local std::vector<int64_t> freed, largest, needed;
   const std::size_t dims = dense.dims().size();
   needed.assign(need.quota.begin(), need.quota.end());
   for (const auto& [d, amount] : r.dims)
     needed[d] = std::max(needed[d], amount - dense.Free(n, d));
   const int64_t needed_pods = std::max<int64_t>(need.pods, 1 - dense.PodSlots(n));
+  const std::vector<SliceHead>& heads = dense.SliceHeads(n);
+  const std::vector<NamespaceSlice>& slices = dense.Slices(n);
+  entries.resize(heads.size());
+  std::size_t taken = 0;
+  for (std::size_t k = 0; k < heads.size(); ++k) {
+    entries[taken] = static_cast<uint32_t>(k);
+    taken += victims.Takes(heads[k]) ? 1 : 0;
+  }
+  entries.resize(taken);
   freed.assign(dims, 0);
   int64_t pods = 0;
   int32_t min_distance = INT32_MAX;
-  entries.clear();
-  // The slices taken, found without a branch per slice (a few percent are, at random: a branch
-  // mispredicted on each was most of the reclaim search's time), then read.
-  thread_local std::vector<uint32_t> taken;
-  const std::vector<SliceHead>& heads = dense.SliceHeads(n);
-  taken.resize(heads.size());
-  std::size_t count = 0;
-  for (std::size_t k = 0; k < heads.size(); ++k) {
-    taken[count] = static_cast<uint32_t>(k);
-    count += victims.Takes(heads[k]) ? 1 : 0;
-  }
-  for (std::size_t t = 0; t < count; ++t) {
-    const NamespaceSlice& s = dense.Slices(n)[taken[t]];
-    min_distance = std::min(min_distance, victims.by_id[s.ns].distance);
-    entries.push_back(&s);
-    pods += s.pods;
+  for (const uint32_t k : entries) {
+    min_distance = std::min(min_distance, victims.distance[heads[k].ns]);
+    pods += heads[k].pods;
     for (std::size_t d = 0; d < dims; ++d)
-      freed[d] += s.used()[d];
+      freed[d] += slices[k].used()[d];
   }
   // Whether all the candidates together would do (most nodes fail here).
   if (entries.empty() || pods < needed_pods) return false;
   for (std::size_t d = 0; d < dims; ++d) {
     if (freed[d] < needed[d]) return false;
   }
-  std::sort(entries.begin(), entries.end(), [](const NamespaceSlice* a, const NamespaceSlice* b) {
-    return a->priority < b->priority;
-  });
+  std::sort(entries.begin(), entries.end(),
+            [&](uint32_t a, uint32_t b) { return heads[a].priority < heads[b].priority; });
   freed.assign(dims, 0);
   largest.assign(dims, 0);
   pods = 0;
@@ -229,14 +218,14 @@ bool VictimBound(const DenseNodes& dense, int n, const DenseRequest& r, const Re
     }
     return true;
   };
-  const int32_t lowest = entries.front()->priority;
+  const int32_t lowest = heads[entries.front()].priority;
   std::size_t i = 0;
   while (i < entries.size()) {
-    const int32_t priority = entries[i]->priority;
+    const int32_t priority = heads[entries[i]].priority;
     const std::size_t level_begin = i;
-    for (; i < entries.size() && entries[i]->priority == priority; ++i) {
-      const NamespaceSlice& s = *entries[i];
-      pods += s.pods;
+    for (; i < entries.size() && heads[entries[i]].priority == priority; ++i) {
+      const NamespaceSlice& s = slices[entries[i]];
+      pods += heads[entries[i]].pods;
       for (std::size_t d = 0; d < dims; ++d)
         freed[d] += s.used()[d];
       if (!refine) continue;
@@ -256,7 +245,7 @@ bool VictimBound(const DenseNodes& dense, int n, const DenseRequest& r, const Re
     }
     int64_t latest = INT64_MIN, latest_single = INT64_MIN;
     for (std::size_t k = level_begin; k < i; ++k) {
-      for (const NormalizedPod* member : entries[k]->members) {
+      for (const NormalizedPod* member : slices[entries[k]].members) {
         const int64_t start = EffectiveStartMs(*member);
         latest = std::max(latest, start);
         // covers reads the pod's requests: asked only when it could raise latest_single.
@@ -292,12 +281,11 @@ bool SubtreesCanFree(const DenseNodes& dense, int n, const ReclaimNeed& need,
     freed.assign(dims, 0);
     const std::vector<SliceHead>& heads = dense.SliceHeads(n);
     for (std::size_t k = 0; k < heads.size(); ++k) {
-      if (!victims.Takes(heads[k]) || victims.by_id[heads[k].ns].distance > subtree.max_distance)
+      if (!victims.Takes(heads[k]) || victims.distance[heads[k].ns] > subtree.max_distance)
         continue;
-      const NamespaceSlice& s = dense.Slices(n)[k];
-      pods += s.pods;
+      pods += heads[k].pods;
       for (std::size_t d = 0; d < dims; ++d)
-        freed[d] += s.used()[d];
+        freed[d] += dense.Slices(n)[k].used()[d];
     }
     if (pods < subtree.pods) return false;
     for (std::size_t d = 0; d < dims; ++d) {

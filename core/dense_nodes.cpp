@@ -119,19 +119,17 @@ void DenseNodes::Track(const NodeRecord& record, const NormalizedPod& pod, int s
       namespaces_stamp_ = NewContentStamp();
     }
     // Slices stay when they drop to zero: a namespace that ran on a node usually comes back.
-    slices.emplace_back(static_cast<uint32_t>(id),
-                        &namespace_storage_[static_cast<std::size_t>(id)], pod.priority,
-                        dims_.size());
-    heads.push_back({static_cast<uint32_t>(id), pod.priority, 0, slices.back().name});
+    slices.emplace_back(dims_.size());
+    heads.push_back({static_cast<uint32_t>(id), pod.priority, 0,
+                     &namespace_storage_[static_cast<std::size_t>(id)]});
   }
   NamespaceSlice* it = &slices[i];
-  auto& counts = pods_by_priority_[it->ns];
+  auto& counts = pods_by_priority_[heads[i].ns];
   auto at = std::lower_bound(counts.begin(), counts.end(), pod.priority,
                              [](const auto& entry, int32_t p) { return entry.first < p; });
   if (at == counts.end() || at->first != pod.priority) at = counts.insert(at, {pod.priority, 0});
   at->second += sign;
-  it->pods += sign;
-  heads[i].pods = it->pods;
+  heads[i].pods += sign;
   int64_t* used = it->used();
   int64_t* largest = it->largest();
   for (const auto& [name, amount] : pod.requests.entries()) {

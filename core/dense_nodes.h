@@ -39,22 +39,27 @@ struct DenseRequest {
   bool complete = true;
 };
 
-// What the pods of one namespace and one priority on a node request (reclaim search bounds):
-// their sum and the largest one member requests, per dimension. The amounts live in the slice
-// itself for a few dimensions, else on the heap.
+// A slice: the pods of one namespace and one priority on a node (reclaim search bounds). Its
+// head says whose they are and how many, packed so that a node's heads share a few cache lines:
+// the reclaim search tests every head of every node it scans and reads few of the slices.
+struct SliceHead {
+  uint32_t ns;  // DenseNodes::NamespaceId
+  int32_t priority;
+  int64_t pods;
+  const std::string* name;  // the namespace (owned by DenseNodes)
+};
+
+// What a slice's pods request, per dimension: their sum and the largest one member requests. The
+// amounts live in the slice itself for a few dimensions, else on the heap. Slices(n)[i] is the
+// slice whose head is SliceHeads(n)[i].
 struct NamespaceSlice {
   static constexpr std::size_t kInlineDims = 4;
-  NamespaceSlice(uint32_t ns_id, const std::string* ns_name, int32_t p, std::size_t dims)
-      : ns(ns_id), name(ns_name), priority(p), inline_used{}, inline_largest{} {
+  explicit NamespaceSlice(std::size_t dims) : inline_used{}, inline_largest{} {
     if (dims > kInlineDims) {
       heap_used.assign(dims, 0);
       heap_largest.assign(dims, 0);
     }
   }
-  uint32_t ns;              // DenseNodes::NamespaceId
-  const std::string* name;  // the namespace (owned by DenseNodes)
-  int32_t priority;
-  int64_t pods = 0;
   int64_t inline_used[kInlineDims];
   int64_t inline_largest[kInlineDims];
   std::vector<int64_t> heap_used;
@@ -67,17 +72,6 @@ struct NamespaceSlice {
   const int64_t* largest() const {
     return heap_largest.empty() ? inline_largest : heap_largest.data();
   }
-};
-
-// What a search tests of a slice before it reads its amounts: one per slice, in the same order
-// (SliceHeads(n)[i] is Slices(n)[i]'s), packed so that a node's heads share a few cache lines.
-// The reclaim search visits every slice of every node it scans and takes few of them: reading the
-// whole slices was most of its time.
-struct SliceHead {
-  uint32_t ns;  // DenseNodes::NamespaceId
-  int32_t priority;
-  int64_t pods;
-  const std::string* name;  // the namespace (owned by DenseNodes), for finding the slice
 };
 
 class DenseNodes {
@@ -180,7 +174,7 @@ class DenseNodes {
   // (a priority that ran usually comes back; erasing and re-inserting was 6% of the simulator).
   std::vector<std::vector<std::pair<int32_t, int64_t>>> pods_by_priority_;
   std::vector<std::vector<NamespaceSlice>> slices_;  // per node
-  std::vector<std::vector<SliceHead>> slice_heads_;  // per node, slices_'s heads
+  std::vector<std::vector<SliceHead>> slice_heads_;  // per node, one per slice of slices_
 };
 
 }  // namespace capext

@@ -28,10 +28,13 @@ void QuotaLedger::ChangeUsage(const QuotaSet& quotas, std::string_view ns,
     if (root != nullptr && CountsInTotals(semantics_, *root, name)) totals_.used.AddTo(name, delta);
   }
   if (quota_request.empty()) return;
-  for (int node = leaf; node >= 0; node = tree_.parent(node)) {
-    node_borrowing_[static_cast<std::size_t>(node)] =
-        IsBorrowing(semantics_, tree_.quota(node), node_used_[node]) ? 1 : 0;
-  }
+  for (int node = leaf; node >= 0; node = tree_.parent(node))
+    RefreshBorrowing(node);
+}
+
+void QuotaLedger::RefreshBorrowing(int node) {
+  node_borrowing_[static_cast<std::size_t>(node)] =
+      IsBorrowing(semantics_, tree_.quota(node), node_used_[node]) ? 1 : 0;
 }
 
 const ResourceList& QuotaLedger::Used(std::string_view ns) const {
@@ -62,10 +65,8 @@ void QuotaLedger::RebuildQuotas(const QuotaSet& quotas) {
       node_used_[node].Add(usage.used);
   }
   node_borrowing_.assign(static_cast<std::size_t>(tree_.size()), 0);
-  for (int node = 0; node < tree_.size(); ++node) {
-    node_borrowing_[static_cast<std::size_t>(node)] =
-        IsBorrowing(semantics_, tree_.quota(node), node_used_[node]) ? 1 : 0;
-  }
+  for (int node = 0; node < tree_.size(); ++node)
+    RefreshBorrowing(node);
   AggregateBuilder builder(semantics_);
   for (int root : tree_.roots())
     builder.AddQuota(tree_.quota(root), node_used_[root]);

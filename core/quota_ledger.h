@@ -161,6 +161,9 @@ class QuotaLedger {
     ResourceList used;  // bound + reserved + held
   };
 
+  // Sets node_borrowing_[node] from the node's usage.
+  void RefreshBorrowing(int node);
+
   QuotaSemantics semantics_;
   std::map<std::string, Usage, std::less<>> usage_;  // by namespace
   QuotaTree tree_;

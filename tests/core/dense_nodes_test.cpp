@@ -113,8 +113,8 @@ struct SliceContent {
   }
 };
 
-// Also checks that the node's slice heads are its slices' (same order, namespace, priority,
-// pods), and each slice's largest request per dimension against its members'.
+// Also checks that every slice has its head (whose namespace id names its namespace), and each
+// slice's largest request per dimension against its members'.
 std::map<SliceKey, SliceContent> SlicesOf(const DenseNodes& dense, int n) {
   std::map<SliceKey, SliceContent> out;
   const std::size_t dims = dense.dims().size();
@@ -122,22 +122,18 @@ std::map<SliceKey, SliceContent> SlicesOf(const DenseNodes& dense, int n) {
   for (std::size_t k = 0; k < dense.Slices(n).size(); ++k) {
     const SliceHead& head = dense.SliceHeads(n)[k];
     const NamespaceSlice& s = dense.Slices(n)[k];
-    CHECK(head.ns == s.ns);
-    CHECK(head.priority == s.priority);
-    CHECK(head.pods == s.pods);
+    CHECK(dense.namespaces()[head.ns] == *head.name);
     for (std::size_t d = 0; d < dims; ++d) {
       int64_t most = 0;
       for (const NormalizedPod* m : s.members)
         most = std::max(most, m->requests.Get(dense.dims()[d]));
       CHECK(s.largest()[d] == most);
     }
-  }
-  for (const NamespaceSlice& s : dense.Slices(n)) {
-    const bool empty = s.pods == 0 && s.members.empty() &&
+    const bool empty = head.pods == 0 && s.members.empty() &&
                        std::all_of(s.used(), s.used() + dims, [](int64_t u) { return u == 0; });
     if (empty) continue;  // kept for the namespace's return
-    SliceContent& c = out[{*s.name, s.priority}];
-    c.pods += s.pods;
+    SliceContent& c = out[{*head.name, head.priority}];
+    c.pods += head.pods;
     c.used.resize(dims, 0);
     for (std::size_t d = 0; d < dims; ++d)
       c.used[d] += s.used()[d];
