@@ -258,6 +258,9 @@ PodVerdict ReclaimController::ReclaimFor(const NormalizedPod& pod, int64_t now_m
     // nomination expires (docs/architecture.md#two-replicas-one-actor).
     if (stopped_acting && evicted.empty()) return FollowerVerdict(pod, wake);
     if (refusal && evicted.empty()) {
+      // Closes the "reclaim started" above for the operator: nothing was evicted on this node.
+      Log(LogLevel::kInfo, "reclaim given up: its first eviction failed",
+          {{"pod", pod.Key()}, {"node", plan.node}, {"error", refusal->error}});
       resuming = false;  // the room it held is released here
       cache_->Write([&](ClusterState& state) {
         state.ReleaseNomination(pod_uid);  // nothing freed there: the room is not ours

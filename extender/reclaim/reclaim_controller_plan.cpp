@@ -180,6 +180,10 @@ std::optional<PodVerdict> ReclaimController::ReclaimForGang(const NormalizedPod&
   }
   const bool all_by_pdb = run.stop && run.stop->refused_by_pdb;
   if (evicted.empty()) {
+    if (!refusals.empty()) {  // closes the "reclaim started" above: nothing was evicted
+      Log(LogLevel::kInfo, "reclaim given up: its first eviction failed",
+          {{"pod", pod.Key()}, {"plan", reason}, {"error", refusals.front().error}});
+    }
     clear_records();
     RefusalBackoff& b = refused_[pod.store_key()];
     b.until_ms = NextRetryAt(pod.store_key(), run.stop ? run.stop->retry_after_seconds : 0, now_ms);

@@ -17,7 +17,9 @@
 //   - no reclaim was started between the kill and that moment (reclaim is held while out of sync);
 //   - after the reclaim, job-2 is bound on n2 and the evicted pods are exactly the victims of
 //     docs/faults.md, job-c then job-b (least important first), each evicted once (the
-//     extender's "eviction" log lines and its capacity_extender_evictions_total), while both
+//     extender's "eviction" log lines and its capacity_extender_evictions_total; a kill that
+//     falls on an eviction leaves it unanswered, and the reclaim is planned again after the
+//     return, as the log says), while both
 //     NoteBooks, job-a and job-1 still exist, bound where they were, and job-b2 is pending.
 // Lean, as it runs in ./test.sh twice (plain and ASan): one control plane, about 35 s alone,
 // most of it kube-apiserver starting twice.
@@ -30,6 +32,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -141,6 +144,13 @@ class ReadyzSampler {
   std::vector<Sample> samples_;
   std::thread thread_;  // last: started once the members above exist
 };
+
+std::string JoinForLog(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items)
+    out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
 
 std::vector<std::string> LinesWith(const std::string& text, const std::string& needle) {
   std::vector<std::string> out;
@@ -298,30 +308,42 @@ TEST_CASE(
                     ? "after the restart"
                     : "before the kill")
             << "\n";
-  // One reclaim; or, when the kill fell between its two evictions, that reclaim cut short and
-  // planned again for what was still missing (docs/capacity-semantics.md#8-the-reclaim-controller).
-  const bool cut_short = !LinesWith(log, "reclaim cut short: planned again").empty();
-  std::cout << "restart_during_reclaim: " << reclaims.size() << " reclaim(s) started"
-            << (cut_short ? ", the first cut short by the kill" : "") << "\n";
-  REQUIRE(reclaims.size() == (cut_short ? 2u : 1u));
+  // One reclaim, and one more for each that the kill interrupted
+  // (docs/capacity-semantics.md#8-the-reclaim-controller): cut short between its two evictions,
+  // or given up when the kill fell on its first eviction (nothing evicted; the pod backs off and
+  // is planned again after the return).
+  const std::size_t cut_short = LinesWith(log, "reclaim cut short: planned again").size();
+  const std::size_t given_up = LinesWith(log, "reclaim given up: its first eviction failed").size();
+  std::cout << "restart_during_reclaim: " << reclaims.size() << " reclaim(s) started, " << cut_short
+            << " cut short, " << given_up << " given up\n";
+  REQUIRE(reclaims.size() == 1 + cut_short + given_up);
+  CHECK(cut_short + given_up <= 1);  // only one kill
   for (const std::string& reclaim : reclaims) {
     CHECK(reclaim.find("eq2/job-2") != std::string::npos);
     CHECK(reclaim.find("nb-") == std::string::npos);
   }
 
   // Each victim evicted once, least important first: job-c (priority 0, started last), job-b.
-  std::vector<std::string> evicted;
+  // An eviction the kill left unanswered may still have been carried out (its pod is gone without
+  // an "evicted" line), so the order is checked on the attempts, and the count on the successes.
+  std::vector<std::string> attempted, evicted;
   for (const std::string& line : LinesWith(log, "msg=\"eviction\"")) {
-    if (line.find("result=evicted") == std::string::npos) continue;
     for (const std::string pod : {"eq1/job-a", "eq1/job-b", "eq1/job-c", "eq1/nb-a", "eq1/nb-b",
                                   "eq2/job-1", "eq1/job-b2"}) {
-      if (line.find("pod=" + pod + " ") != std::string::npos) evicted.push_back(pod);
+      if (line.find("pod=" + pod + " ") == std::string::npos) continue;
+      if (attempted.empty() || attempted.back() != pod) attempted.push_back(pod);
+      if (line.find("result=evicted") != std::string::npos) evicted.push_back(pod);
     }
   }
-  CHECK(evicted == std::vector<std::string>{"eq1/job-c", "eq1/job-b"});
+  INFO("attempted " << JoinForLog(attempted) << "; evicted " << JoinForLog(evicted));
+  CHECK(attempted == std::vector<std::string>{"eq1/job-c", "eq1/job-b"});
+  if (given_up == 0) CHECK(evicted == std::vector<std::string>{"eq1/job-c", "eq1/job-b"});
+  CHECK(std::set<std::string>(evicted.begin(), evicted.end()).size() == evicted.size());
+  for (const std::string& pod : evicted)
+    CHECK((pod == "eq1/job-c" || pod == "eq1/job-b"));
   const std::string metrics = Fetch("127.0.0.1", extender.port(), "GET", "/metrics").body;
-  CHECK(metrics.find("capacity_extender_evictions_total{namespace=\"eq1\"} 2\n") !=
-        std::string::npos);
+  CHECK(metrics.find("capacity_extender_evictions_total{namespace=\"eq1\"} " +
+                     std::to_string(evicted.size()) + "\n") != std::string::npos);
   CHECK(metrics.find("capacity_extender_evictions_total{namespace=\"eq2\"}") == std::string::npos);
 
   // The API server's view: the victims are gone, everything else is where it was.
