@@ -19,6 +19,10 @@ namespace beast = boost::beast;
 // A list response of a large cluster is big; the limit only guards against a runaway server.
 constexpr std::uint64_t kMaxResponseBody = 1ull << 30;
 constexpr std::uint32_t kMaxResponseHeader = 64 * 1024;
+// What one read asks of the socket. Beast reads as much as the read buffer's free capacity, at
+// least 512 bytes, and a buffer the parser keeps emptying never grows: without this every watch
+// event (5-6 KiB of JSON for a pod) took a dozen 512-byte reads, each a recv and an epoll_wait.
+constexpr std::size_t kReadSize = 64 * 1024;
 
 bool IsIpAddress(const std::string& host) {
   boost::system::error_code ec;
@@ -200,6 +204,7 @@ void ApiConnection::Exchange(std::shared_ptr<ApiRequest> request, std::chrono::m
   parser_.emplace();
   parser_->body_limit(kMaxResponseBody);
   parser_->header_limit(kMaxResponseHeader);
+  buffer_.reserve(kReadSize);
   WithStream([&](auto& stream) {
     beast_http::async_write(
         stream, *request, [self, request, done = std::move(done)](ErrorCode ec, size_t) mutable {
@@ -228,6 +233,7 @@ void ApiConnection::Stream(std::shared_ptr<ApiRequest> request, std::chrono::mil
   // A watch never ends by size. (Not boost::none: Boost 1.74 then rejects every Content-Length.)
   stream_parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
   stream_parser_->header_limit(kMaxResponseHeader);
+  buffer_.reserve(kReadSize);
   WithStream([&](auto& stream) {
     beast_http::async_write(
         stream, *request,
