@@ -191,8 +191,9 @@ bool VictimBound(const DenseNodes& dense, int n, const DenseRequest& r, const Re
   for (const uint32_t k : entries) {
     min_distance = std::min(min_distance, victims.distance[heads[k].ns]);
     pods += heads[k].pods;
+    const int64_t* used = dense.SliceUsed(n, k);
     for (std::size_t d = 0; d < dims; ++d)
-      freed[d] += slices[k].used()[d];
+      freed[d] += used[d];
   }
   // Whether all the candidates together would do (most nodes fail here).
   if (entries.empty() || pods < needed_pods) return false;
@@ -224,13 +225,14 @@ bool VictimBound(const DenseNodes& dense, int n, const DenseRequest& r, const Re
     const int32_t priority = heads[entries[i]].priority;
     const std::size_t level_begin = i;
     for (; i < entries.size() && heads[entries[i]].priority == priority; ++i) {
-      const NamespaceSlice& s = slices[entries[i]];
       pods += heads[entries[i]].pods;
+      const int64_t* used = dense.SliceUsed(n, entries[i]);
       for (std::size_t d = 0; d < dims; ++d)
-        freed[d] += s.used()[d];
+        freed[d] += used[d];
       if (!refine) continue;
+      const int64_t* most = slices[entries[i]].largest();
       for (std::size_t d = 0; d < dims; ++d)
-        largest[d] = std::max(largest[d], s.largest()[d]);
+        largest[d] = std::max(largest[d], most[d]);
     }
     if (!enough()) continue;
     if (!refine) {
@@ -284,13 +286,26 @@ bool SubtreesCanFree(const DenseNodes& dense, int n, const ReclaimNeed& need,
       if (!victims.Takes(heads[k]) || victims.distance[heads[k].ns] > subtree.max_distance)
         continue;
       pods += heads[k].pods;
+      const int64_t* used = dense.SliceUsed(n, k);
       for (std::size_t d = 0; d < dims; ++d)
-        freed[d] += dense.Slices(n)[k].used()[d];
+        freed[d] += used[d];
     }
     if (pods < subtree.pods) return false;
     for (std::size_t d = 0; d < dims; ++d) {
       if (freed[d] < subtree.quota[d]) return false;
     }
+  }
+  return true;
+}
+
+// Whether every quota level over its max has, inside its subtree, a namespace that may give
+// victims somewhere. Without one, SubtreesCanFree fails on every node.
+bool SubtreesReachable(const ReclaimNeed& need, const VictimNamespaces& victims) {
+  for (const ReclaimNeed::Subtree& subtree : need.subtrees) {
+    bool reachable = false;
+    for (std::size_t id = 0; id < victims.below.size() && !reachable; ++id)
+      reachable = victims.below[id] != INT64_MIN && victims.distance[id] <= subtree.max_distance;
+    if (!reachable) return false;
   }
   return true;
 }
@@ -351,23 +366,31 @@ CandidateSearchResult SearchCandidates(const ClusterState& state, DensePlacement
   auto beaten = [&](const CandidateKey& bound) {
     return !plan.candidates.empty() && !options.exhaustive && !Before(bound, best_key);
   };
+  // Pool nodes where the victims cannot lower a level over its max are never examined: they are
+  // left out before their bounds are refined (they could only end the group's loop, where a node
+  // after them, whose bound is no better, ends it too). The pool and the rotation stay as they
+  // were.
   const bool check_subtrees = !options.exhaustive && !need.subtrees.empty() && !state.HasGroups();
+  if (check_subtrees && !SubtreesReachable(need, victims)) return out;
   for (std::size_t group = 0; group < pool.size();) {
     if (beaten(pool[group].bound)) break;
     std::size_t end = group;
     while (end < pool.size() && pool[end].bound.distance == pool[group].bound.distance &&
            pool[end].bound.highest_priority == pool[group].bound.highest_priority)
       ++end;
+    std::size_t kept = group;
     for (std::size_t k = group; k < end; ++k) {
-      VictimBound(dense, pool[k].node, profile.request, need, victims, /*refine=*/true,
-                  &pool[k].bound);
+      if (check_subtrees && !SubtreesCanFree(dense, pool[k].node, need, victims)) continue;
+      if (kept != k) pool[kept] = std::move(pool[k]);
+      VictimBound(dense, pool[kept].node, profile.request, need, victims, /*refine=*/true,
+                  &pool[kept].bound);
+      ++kept;
     }
     std::sort(pool.begin() + static_cast<std::ptrdiff_t>(group),
-              pool.begin() + static_cast<std::ptrdiff_t>(end),
+              pool.begin() + static_cast<std::ptrdiff_t>(kept),
               [](const PoolNode& a, const PoolNode& b) { return Before(a.bound, b.bound); });
-    for (std::size_t k = group; k < end; ++k) {
+    for (std::size_t k = group; k < kept; ++k) {
       if (beaten(pool[k].bound)) break;
-      if (check_subtrees && !SubtreesCanFree(dense, pool[k].node, need, victims)) continue;
       ++out.examined;
       const auto info = state.FindNode(dense.name(pool[k].node));
       NodeVictims v = SelectVictimsOnNode(state, ctx, *info, victim_order);

@@ -63,6 +63,7 @@ void DenseNodes::Rebuild(const NodeTable& table) {
   nominated_nodes_ = 0;
   slices_.assign(n, {});
   slice_heads_.assign(n, {});
+  slice_used_.assign(n, {});
   for (auto& counts : pods_by_priority_)
     counts.clear();
   for (std::size_t i = 0; i < n; ++i) {
@@ -104,24 +105,25 @@ void DenseNodes::Track(const NodeRecord& record, const NormalizedPod& pod, int s
   if (n < 0 || n >= size()) return;
   auto& slices = slices_[n];
   auto& heads = slice_heads_[n];
+  auto& slice_used = slice_used_[n];
   // Slices are few per node: comparing the namespace's characters beats hashing it.
   std::size_t i = 0;
-  while (i < heads.size() && (heads[i].priority != pod.priority || *heads[i].name != pod.ns))
+  while (i < heads.size() &&
+         (heads[i].priority != pod.priority || namespace_names_[heads[i].ns] != pod.ns))
     ++i;
   if (i == slices.size()) {
     int64_t id = namespaces_.Find(pod.ns);
     if (id < 0) {
       id = static_cast<int64_t>(namespace_names_.size());
       namespace_names_.push_back(pod.ns);
-      namespace_storage_.push_back(pod.ns);
       pods_by_priority_.emplace_back();
       namespaces_.Insert(pod.ns, static_cast<uint32_t>(id));
       namespaces_stamp_ = NewContentStamp();
     }
     // Slices stay when they drop to zero: a namespace that ran on a node usually comes back.
     slices.emplace_back(dims_.size());
-    heads.push_back({static_cast<uint32_t>(id), pod.priority, 0,
-                     &namespace_storage_[static_cast<std::size_t>(id)]});
+    heads.push_back({static_cast<uint32_t>(id), pod.priority, 0});
+    slice_used.resize(slice_used.size() + dims_.size(), 0);
   }
   NamespaceSlice* it = &slices[i];
   auto& counts = pods_by_priority_[heads[i].ns];
@@ -130,7 +132,7 @@ void DenseNodes::Track(const NodeRecord& record, const NormalizedPod& pod, int s
   if (at == counts.end() || at->first != pod.priority) at = counts.insert(at, {pod.priority, 0});
   at->second += sign;
   heads[i].pods += sign;
-  int64_t* used = it->used();
+  int64_t* used = slice_used.data() + i * dims_.size();
   int64_t* largest = it->largest();
   for (const auto& [name, amount] : pod.requests.entries()) {
     const int d = DimOf(name);

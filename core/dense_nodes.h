@@ -15,7 +15,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <limits>
 #include <map>
 #include <string>
@@ -40,33 +39,27 @@ struct DenseRequest {
 };
 
 // A slice: the pods of one namespace and one priority on a node (reclaim search bounds). Its
-// head says whose they are and how many, packed so that a node's heads share a few cache lines:
-// the reclaim search tests every head of every node it scans and reads few of the slices.
+// head says whose they are and how many, in 12 bytes, so that a node's heads share a few cache
+// lines: the reclaim search tests every head of every node it scans and reads few of the slices.
+// What a taken slice's pods request is read next, from SliceUsed: one array per node, not the
+// slices themselves (a cache miss each).
 struct SliceHead {
   uint32_t ns;  // DenseNodes::NamespaceId
   int32_t priority;
-  int64_t pods;
-  const std::string* name;  // the namespace (owned by DenseNodes)
+  int32_t pods;
 };
 
-// What a slice's pods request, per dimension: their sum and the largest one member requests. The
-// amounts live in the slice itself for a few dimensions, else on the heap. Slices(n)[i] is the
-// slice whose head is SliceHeads(n)[i].
+// What else the reclaim search reads of a slice, on the few it refines: the largest request one
+// member makes per dimension (inline for a few dimensions, else on the heap), and the members.
+// Slices(n)[i] is the slice whose head is SliceHeads(n)[i].
 struct NamespaceSlice {
   static constexpr std::size_t kInlineDims = 4;
-  explicit NamespaceSlice(std::size_t dims) : inline_used{}, inline_largest{} {
-    if (dims > kInlineDims) {
-      heap_used.assign(dims, 0);
-      heap_largest.assign(dims, 0);
-    }
+  explicit NamespaceSlice(std::size_t dims) : inline_largest{} {
+    if (dims > kInlineDims) heap_largest.assign(dims, 0);
   }
-  int64_t inline_used[kInlineDims];
   int64_t inline_largest[kInlineDims];
-  std::vector<int64_t> heap_used;
   std::vector<int64_t> heap_largest;
   std::vector<const NormalizedPod*> members;  // unordered
-  int64_t* used() { return heap_used.empty() ? inline_used : heap_used.data(); }
-  const int64_t* used() const { return heap_used.empty() ? inline_used : heap_used.data(); }
   // Per dimension, the largest request among the members (0 without members).
   int64_t* largest() { return heap_largest.empty() ? inline_largest : heap_largest.data(); }
   const int64_t* largest() const {
@@ -123,6 +116,10 @@ class DenseNodes {
   bool AnyNominations() const { return nominated_nodes_ > 0; }
   const std::vector<NamespaceSlice>& Slices(int n) const { return slices_[n]; }
   const std::vector<SliceHead>& SliceHeads(int n) const { return slice_heads_[n]; }
+  // What slice k of node n (SliceHeads(n)[k]) requests, per dimension: dims().size() amounts.
+  const int64_t* SliceUsed(int n, std::size_t k) const {
+    return slice_used_[n].data() + k * dims_.size();
+  }
   int64_t TotalAllocatable(ResourceName resource) const;
 
   // ScoreNode for a request (cpu, memory) on node n, from the columns.
@@ -169,12 +166,12 @@ class DenseNodes {
   NameIndex namespaces_;
   std::vector<std::string> namespace_names_;
   uint64_t namespaces_stamp_ = NewContentStamp();
-  std::deque<std::string> namespace_storage_;  // stable addresses for NamespaceSlice::name
   // Per namespace, cluster-wide: (priority, pod count) sorted by priority. Entries stay at zero
   // (a priority that ran usually comes back; erasing and re-inserting was 6% of the simulator).
   std::vector<std::vector<std::pair<int32_t, int64_t>>> pods_by_priority_;
   std::vector<std::vector<NamespaceSlice>> slices_;  // per node
   std::vector<std::vector<SliceHead>> slice_heads_;  // per node, one per slice of slices_
+  std::vector<std::vector<int64_t>> slice_used_;     // per node, dims_.size() per slice
 };
 
 }  // namespace capext

@@ -113,8 +113,9 @@ struct SliceContent {
   }
 };
 
-// Also checks that every slice has its head (whose namespace id names its namespace), and each
-// slice's largest request per dimension against its members'.
+// Also checks that every slice has its head, and each slice's largest request per dimension
+// against its members'. Namespace names come from the heads' ids: a wrong id shows as a slice
+// in the wrong namespace.
 std::map<SliceKey, SliceContent> SlicesOf(const DenseNodes& dense, int n) {
   std::map<SliceKey, SliceContent> out;
   const std::size_t dims = dense.dims().size();
@@ -122,7 +123,8 @@ std::map<SliceKey, SliceContent> SlicesOf(const DenseNodes& dense, int n) {
   for (std::size_t k = 0; k < dense.Slices(n).size(); ++k) {
     const SliceHead& head = dense.SliceHeads(n)[k];
     const NamespaceSlice& s = dense.Slices(n)[k];
-    CHECK(dense.namespaces()[head.ns] == *head.name);
+    const std::string& ns = dense.namespaces()[head.ns];
+    const int64_t* used = dense.SliceUsed(n, k);
     for (std::size_t d = 0; d < dims; ++d) {
       int64_t most = 0;
       for (const NormalizedPod* m : s.members)
@@ -130,13 +132,13 @@ std::map<SliceKey, SliceContent> SlicesOf(const DenseNodes& dense, int n) {
       CHECK(s.largest()[d] == most);
     }
     const bool empty = head.pods == 0 && s.members.empty() &&
-                       std::all_of(s.used(), s.used() + dims, [](int64_t u) { return u == 0; });
+                       std::all_of(used, used + dims, [](int64_t u) { return u == 0; });
     if (empty) continue;  // kept for the namespace's return
-    SliceContent& c = out[{*head.name, head.priority}];
+    SliceContent& c = out[{ns, head.priority}];
     c.pods += head.pods;
     c.used.resize(dims, 0);
     for (std::size_t d = 0; d < dims; ++d)
-      c.used[d] += s.used()[d];
+      c.used[d] += used[d];
     for (const NormalizedPod* m : s.members)
       c.members.insert(m->store_key());
   }
