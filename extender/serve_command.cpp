@@ -61,6 +61,7 @@ std::unique_ptr<http::Server> StartListener(const ExtenderConfig& config, int po
   options.tls_cert_file = cert;
   options.tls_key_file = key;
   options.client_ca_file = client_ca;
+  options.client_gone_paths = {"/bind"};  // the one handler that reads it (routes.cpp)
   std::string error;
   auto server = http::Server::Start(options, std::move(handler), &error);
   if (!server) {

@@ -112,6 +112,12 @@ class StreamConnection final : public Connection {
   }
   tcp::socket& Tcp() { return beast::get_lowest_layer(stream_); }
   const ServerOptions& Options() const { return *context_.options; }
+  bool AsksClientGone(std::string_view target) const {
+    const std::vector<std::string>& paths = Options().client_gone_paths;
+    if (paths.empty()) return true;
+    const std::string_view path = target.substr(0, target.find('?'));
+    return std::find(paths.begin(), paths.end(), path) != paths.end();
+  }
 
   void Begin() {
     if (phase_ == Phase::kClosed) return;  // drained before it started
@@ -196,7 +202,10 @@ class StreamConnection final : public Connection {
     request.client_verified = client_verified_;
     request.peer = peer_;
     request.received = received_;
-    if constexpr (!kTls) request.client_gone = buffer_.size() == 0 && PeerClosed(Tcp());
+    if constexpr (!kTls) {
+      request.client_gone =
+          buffer_.size() == 0 && AsksClientGone(request.target) && PeerClosed(Tcp());
+    }
     keep_alive_ = message.keep_alive();
     version_ = message.version();
     phase_ = Phase::kAwaitingResponse;

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "extender/http/message.h"
 
@@ -34,6 +35,9 @@ struct ServerOptions {
   std::size_t max_connections = 4096;
   std::string tls_cert_file, tls_key_file;  // both set -> HTTPS only
   std::string client_ca_file;               // set -> require and verify client certificates (mTLS)
+  // The request paths whose Request::client_gone is found out: one more recv per request, so only
+  // where a handler reads it. Empty: every request's.
+  std::vector<std::string> client_gone_paths;
 };
 
 // Thread-safety: all methods may be called from any thread except a server IO thread (that is,
