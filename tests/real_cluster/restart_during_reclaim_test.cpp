@@ -23,6 +23,7 @@
 //     NoteBooks, job-a and job-1 still exist, bound where they were, and job-b2 is pending.
 // Lean, as it runs in ./test.sh twice (plain and ASan): one control plane, about 35 s alone,
 // most of it kube-apiserver starting twice.
+#include <fmt/format.h>
 #include <rapidjson/document.h>
 #include <catch2/catch.hpp>
 
@@ -144,13 +145,6 @@ class ReadyzSampler {
   std::vector<Sample> samples_;
   std::thread thread_;  // last: started once the members above exist
 };
-
-std::string JoinForLog(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items)
-    out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
 
 std::vector<std::string> LinesWith(const std::string& text, const std::string& needle) {
   std::vector<std::string> out;
@@ -335,7 +329,8 @@ TEST_CASE(
       if (line.find("result=evicted") != std::string::npos) evicted.push_back(pod);
     }
   }
-  INFO("attempted " << JoinForLog(attempted) << "; evicted " << JoinForLog(evicted));
+  INFO("attempted " << fmt::format("{}", fmt::join(attempted, ", ")) << "; evicted "
+                    << fmt::format("{}", fmt::join(evicted, ", ")));
   CHECK(attempted == std::vector<std::string>{"eq1/job-c", "eq1/job-b"});
   if (given_up == 0) CHECK(evicted == std::vector<std::string>{"eq1/job-c", "eq1/job-b"});
   CHECK(std::set<std::string>(evicted.begin(), evicted.end()).size() == evicted.size());
