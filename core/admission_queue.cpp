@@ -26,8 +26,9 @@ void CollectUnits(const ClusterState& state, std::vector<AdmissionUnit>* units,
   for (const auto& [key, pod] : state.pods()) {
     if (!pod.quota_gated || pod.IsBound() || pod.IsTerminal()) continue;
     if (pod.other_gates) {
-      (*waiting)[key] = {AdmissionWaitReason::kOtherGates,
-                         fmt::format("pod {} waits for its other scheduling gates", pod.Key())};
+      (*waiting)[std::string(key)] = {
+          AdmissionWaitReason::kOtherGates,
+          fmt::format("pod {} waits for its other scheduling gates", pod.Key())};
       continue;
     }
     // Held: admitted, its gate's removal in flight
@@ -42,7 +43,7 @@ void CollectUnits(const ClusterState& state, std::vector<AdmissionUnit>* units,
     unit.kind = group != nullptr && group->IsGang() ? AdmissionUnitKind::kSurplus
                                                     : AdmissionUnitKind::kSingle;
     if (group != nullptr) unit.group = group->key;
-    unit.pods = {key};
+    unit.pods = {std::string(key)};
     unit.priority = pod.priority;
     unit.creation_ms = pod.creation_ms;
     units->push_back(std::move(unit));

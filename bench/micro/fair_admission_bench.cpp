@@ -102,8 +102,8 @@ int main(int argc, char** argv) {
   for (const auto& [key, pod] : what_if.pods()) {
     if (!pod.quota_gated) continue;
     candidates.push_back(FairCandidate{keys.size(), tree.LeafOf(pod.ns), pod.quota_request(),
-                                       pod.priority, pod.creation_ms, key});
-    keys.push_back(key);
+                                       pod.priority, pod.creation_ms, pod.store_key()});
+    keys.push_back(pod.store_key());
   }
   std::sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) {
     return std::tie(a.creation_ms, a.first_key) < std::tie(b.creation_ms, b.first_key);

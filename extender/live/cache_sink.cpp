@@ -194,7 +194,7 @@ void CacheSink::Replace(const std::string& resource, std::vector<std::string> ob
     if (resource == "pods") {
       std::vector<std::string> gone;
       for (const auto& [uid, pod] : state.pods()) {
-        if (!keep.count(uid)) gone.push_back(uid);
+        if (!keep.count(pod.store_key())) gone.push_back(pod.store_key());
       }
       for (const auto& uid : gone)
         state.DeletePod(uid);

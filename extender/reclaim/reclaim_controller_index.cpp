@@ -17,7 +17,7 @@ bool ReclaimController::IsPendingQuotaPod(const ClusterState& state, const Norma
 std::set<std::string> ReclaimController::PendingQuotaPodUids(const ClusterState& state) {
   std::set<std::string> out;
   for (const auto& [key, pod] : state.pods()) {
-    if (IsPendingQuotaPod(state, pod)) out.insert(key);
+    if (IsPendingQuotaPod(state, pod)) out.insert(pod.store_key());
   }
   return out;
 }
@@ -78,7 +78,8 @@ void ReclaimController::LearnChanges() {
         if (Refresh(state, uid)) changed.push_back(uid);
       }
       if (state.QuotaFor(ns) != nullptr) {
-        for (const auto& [key, pod] : state.pods()) {
+        for (const auto& [key_view, pod] : state.pods()) {
+          const std::string& key = pod.store_key();
           if (pod.ns == ns && !index_.Tracks(key) && Refresh(state, key)) changed.push_back(key);
         }
       }
@@ -112,8 +113,9 @@ void ReclaimController::Rederive(const ClusterState& state) {
   for (const auto& [ns, quota] : state.quota_set().quotas())
     cluster_shares_[ns] = ClusterShare{quota.min, quota.parent};
   std::unordered_set<std::string> pending;
-  for (const auto& [key, pod] : state.pods()) {
+  for (const auto& [key_view, pod] : state.pods()) {
     if (!IsPendingQuotaPod(state, pod)) continue;
+    const std::string& key = pod.store_key();
     pending.insert(key);
     index_.Track(key, pod.ns, pod.priority, pod.creation_ms);
     NoteRecord(pod);

@@ -43,7 +43,7 @@ void CheckAccounting(const ClusterState& state) {
     if (!pod.IsBound() || pod.IsTerminal()) continue;
     requested[pod.node_name].Add(pod.requests);
     ++pod_count[pod.node_name];
-    on_node[pod.node_name].insert(key);
+    on_node[pod.node_name].emplace(key);
     used[pod.ns].Add(pod.quota_request());
   }
   // A reserved pod is on its node as if bound there

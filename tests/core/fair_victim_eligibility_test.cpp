@@ -221,7 +221,7 @@ TEST_CASE(
         if (what == 2) {
           std::vector<std::string> running;
           for (const auto& [key, pod] : sim.state.pods()) {
-            if (pod.IsBound()) running.push_back(key);
+            if (pod.IsBound()) running.emplace_back(key);
           }
           if (!running.empty())
             sim.state.DeletePod(running[static_cast<std::size_t>(
@@ -238,7 +238,7 @@ TEST_CASE(
       // One reclaim pass: every pending pod, oldest first, placed as things are or by a plan.
       std::vector<std::string> pending;
       for (const auto& [key, pod] : sim.state.pods()) {
-        if (!pod.IsBound()) pending.push_back(key);
+        if (!pod.IsBound()) pending.emplace_back(key);
       }
       for (const std::string& key : pending) {
         const NormalizedPod* pod = sim.state.FindPod(key);

@@ -107,7 +107,7 @@ QuotaTreeRecount::QuotaTreeRecount(const ClusterState& state) {
     // releases our nomination of it.
     const bool on_node = reserved != nullptr && !reserved->node.empty();
     if (state.FindOurNomination(key) != nullptr || (!pod.nominated_node_name.empty() && !on_node))
-      nominated_.push_back({key, pod.ns, pod.priority, pod.quota_request()});
+      nominated_.push_back({std::string(key), pod.ns, pod.priority, pod.quota_request()});
   }
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     if (nodes_[i].ns.empty()) continue;

@@ -53,7 +53,7 @@ NormalizedPod QuestionFor(RandomCluster& generator, const ClusterState& state,
     std::vector<std::string> pending;
     for (const auto& [key, pod] : state.pods()) {
       if (!pod.IsBound() && !pod.IsTerminal() && state.FindReservation(key) == nullptr)
-        pending.push_back(key);
+        pending.emplace_back(key);
     }
     std::sort(pending.begin(), pending.end());
     if (!pending.empty()) return *state.FindPod(rng.Pick(pending));
@@ -78,7 +78,7 @@ template <typename Keep>
 std::vector<std::string> RandomChanges::PodKeys(const ClusterState& state, Keep keep) const {
   std::vector<std::string> keys;
   for (const auto& [key, pod] : state.pods()) {
-    if (keep(pod)) keys.push_back(key);
+    if (keep(pod)) keys.emplace_back(key);
   }
   std::sort(keys.begin(), keys.end());
   return keys;
