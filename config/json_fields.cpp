@@ -76,6 +76,15 @@ Status ReadString(const rapidjson::Value& object, std::string_view name, const s
   return {};
 }
 
+Status ReadString(const rapidjson::Value& object, std::string_view name, const std::string& path,
+                  BoxedString* out) {
+  const rapidjson::Value* v = Member(object, name);
+  if (v == nullptr) return {};
+  if (!v->IsString()) return WrongType(path, "string", *v);
+  out->assign(std::string(v->GetString(), v->GetStringLength()));
+  return {};
+}
+
 Status ReadBool(const rapidjson::Value& object, std::string_view name, const std::string& path,
                 bool* out) {
   const rapidjson::Value* v = Member(object, name);

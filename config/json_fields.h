@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/boxed_string.h"
 #include "core/quantity.h"
 #include "core/status.h"
 
@@ -25,6 +26,8 @@ const rapidjson::Value* Member(const rapidjson::Value& object, std::string_view 
 // Typed reads. Absent/null leaves *out unchanged and succeeds. `path` names the field in errors.
 Status ReadString(const rapidjson::Value& object, std::string_view name, const std::string& path,
                   std::string* out);
+Status ReadString(const rapidjson::Value& object, std::string_view name, const std::string& path,
+                  BoxedString* out);
 Status ReadBool(const rapidjson::Value& object, std::string_view name, const std::string& path,
                 bool* out);
 Status ReadInt32(const rapidjson::Value& object, std::string_view name, const std::string& path,

@@ -117,8 +117,8 @@ void DropConstraintsOfPlaced(Pod* pod) {
   pod->node_selector = Labels();
   std::vector<Toleration>().swap(pod->tolerations);
   std::vector<NodeSelectorTerm>().swap(pod->required_affinity);
-  std::string().swap(pod->scheduler_name);
-  std::string().swap(pod->reclaim_record);
+  pod->scheduler_name.clear();
+  pod->reclaim_record.clear();
 }
 
 }  // namespace

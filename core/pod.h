@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/boxed_string.h"
 #include "core/device_claim.h"
 #include "core/label_selector.h"
 #include "core/resource_list.h"
@@ -91,24 +92,24 @@ struct Pod {
   int64_t reserved_ms = 0;
   // The value of the configured accelerator-model annotation, if any
   // (docs/capacity-semantics.md#9-gpu-model-quotas-and-object-counts).
-  std::string accelerator_model;
+  BoxedString accelerator_model;
   std::string uid;
   std::string name;
   std::string node_name;            // spec.nodeName: bound when non-empty
-  std::string nominated_node_name;  // status.nominatedNodeName
+  BoxedString nominated_node_name;  // status.nominatedNodeName
   // The reclaim recorded on this pending pod by the reclaim controller of whichever replica acts
   // (annotation scheduling.capacity-extender.io/reclaim, "<node>@<time>";
   // docs/capacity-semantics.md#8-the-reclaim-controller);
   // "" when none. Dropped once the pod is bound or terminal.
-  std::string reclaim_record;
+  BoxedString reclaim_record;
   PodPhase phase = PodPhase::kPending;
   bool terminating = false;              // metadata.deletionTimestamp set
   bool unschedulable_condition = false;  // PodScheduled=False, reason Unschedulable
 
   std::optional<int32_t> spec_priority;  // spec.priority as admitted
   std::optional<PreemptionPolicy> spec_preemption_policy;
-  std::string priority_class_name;
-  std::string scheduler_name;
+  BoxedString priority_class_name;
+  BoxedString scheduler_name;
 
   Labels labels;
 

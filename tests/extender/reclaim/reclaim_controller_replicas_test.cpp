@@ -61,7 +61,7 @@ class CacheRecorder final : public ReclaimRecorder {
 std::string RecordOf(Harness& h, const std::string& uid) {
   return h.cache.Read([&](const ClusterState& s) {
     const NormalizedPod* p = s.FindPod(uid);
-    return p != nullptr ? p->reclaim_record : std::string("(gone)");
+    return p != nullptr ? p->reclaim_record.str() : std::string("(gone)");
   });
 }
 
