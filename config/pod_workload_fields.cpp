@@ -1,6 +1,7 @@
 #include "config/pod_workload_fields.h"
 
 #include <charconv>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -20,18 +21,19 @@ int32_t PositiveInt(const std::string& text) {
 }  // namespace
 
 void ApplyWorkloadFields(const PodWorkloadText& text, Pod* pod) {
-  pod->group = GroupRef{};
   // docs/workloads.md#membership: the coscheduling label first, else spec.workloadRef.
+  GroupRef group;
   if (auto it = pod->labels.find(kPodGroupLabel);
       it != pod->labels.end() && !std::string_view((*it).second).empty()) {
-    pod->group.api_group = kCoschedulingApiGroup;
-    pod->group.name = std::string((*it).second);
+    group.api_group = kCoschedulingApiGroup;
+    group.name = std::string((*it).second);
   } else if (!text.workload_name.empty()) {
-    pod->group.api_group = kWorkloadApiGroup;
-    pod->group.name = text.workload_name;
-    pod->group.pod_group = text.workload_pod_group;
-    pod->group.replica_key = text.workload_replica_key;
+    group.api_group = kWorkloadApiGroup;
+    group.name = text.workload_name;
+    group.pod_group = text.workload_pod_group;
+    group.replica_key = text.workload_replica_key;
   }
+  pod->group = std::move(group);
   pod->min_member_annotation = PositiveInt(text.min_member);
   pod->admitted_ms = 0;
   if (!text.admitted_at.empty() && !json::ParseRfc3339(text.admitted_at, &pod->admitted_ms))

@@ -6,14 +6,15 @@
 namespace capext {
 
 GroupKey GroupKeyOf(const Pod& pod) {
-  if (pod.group.empty()) return {};
-  std::string name = pod.group.name;
+  const GroupRef& group = *pod.group;
+  if (group.empty()) return {};
+  std::string name = group.name;
   // docs/workloads.md#membership: a Workload's pod group is "<workload>/<podGroup>[/<key>]".
-  if (pod.group.api_group == kWorkloadApiGroup) {
-    name += "/" + pod.group.pod_group;
-    if (!pod.group.replica_key.empty()) name += "/" + pod.group.replica_key;
+  if (group.api_group == kWorkloadApiGroup) {
+    name += "/" + group.pod_group;
+    if (!group.replica_key.empty()) name += "/" + group.replica_key;
   }
-  return GroupKey{pod.group.api_group, pod.ns, std::move(name)};
+  return GroupKey{group.api_group, pod.ns, std::move(name)};
 }
 
 int32_t GroupView::Priority() const {

@@ -38,8 +38,8 @@ TEST_CASE("workload fields: a coscheduling member, gated, admitted, with a contr
             "containers":[{"name":"c"}]}})",
                      &pod)
               .ok());
-  CHECK(pod.group.api_group == "scheduling.x-k8s.io");
-  CHECK(pod.group.name == "train-a");
+  CHECK(pod.group->api_group == "scheduling.x-k8s.io");
+  CHECK(pod.group->name == "train-a");
   CHECK(pod.min_member_annotation == 4);
   CHECK(pod.admitted_ms == 1767225601000);
   CHECK(pod.quota_gated);
@@ -91,8 +91,8 @@ TEST_CASE("workload fields: the label wins over workloadRef; bad annotations are
     "spec":{"workloadRef":{"name":"job","podGroup":"workers"}}})",
                      &pod)
               .ok());
-  CHECK(pod.group.api_group == "scheduling.x-k8s.io");
-  CHECK(pod.group.name == "g");
+  CHECK(pod.group->api_group == "scheduling.x-k8s.io");
+  CHECK(pod.group->name == "g");
   CHECK(pod.min_member_annotation == 0);
   CHECK(pod.admitted_ms == 0);
   for (const char* bad : {"0", "-2", "4x", ""}) {

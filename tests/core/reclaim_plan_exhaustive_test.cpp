@@ -126,7 +126,7 @@ Case Generate(uint64_t seed) {
   }
   for (const auto& [key, p] : s.pods()) {
     c.text += fmt::format("  {} cpu {} prio {} node '{}' group '{}'\n", p.Key(),
-                          p.requests.Get("cpu"), p.priority, p.node_name, p.group.name);
+                          p.requests.Get("cpu"), p.priority, p.node_name, p.group->name);
   }
   for (const auto& [name, node] : s.nodes())
     c.text += fmt::format("  node {} cpu {}\n", name, node.allocatable.Get("cpu"));

@@ -136,7 +136,7 @@ GroupCase Generate(uint64_t seed) {
   }
   for (const Pod& p : c.pods) {
     c.text += fmt::format("  {} cpu {} prio {} node '{}' group '{}'\n", p.Key(),
-                          p.requests.Get("cpu"), p.priority, p.node_name, p.group.name);
+                          p.requests.Get("cpu"), p.priority, p.node_name, p.group->name);
   }
   for (const auto& h : c.held)
     c.text +=

@@ -87,7 +87,7 @@ inline std::string Text(const Pod& p) {
   out += fmt::format(
       " group={:?}/{:?}/{:?}/{:?} min_member={} gated={}/{} admitted={} controller={} "
       "patch_basis={:?}/{}/{}",
-      p.group.api_group, p.group.name, p.group.pod_group, p.group.replica_key,
+      p.group->api_group, p.group->name, p.group->pod_group, p.group->replica_key,
       p.min_member_annotation, p.quota_gated, p.other_gates, p.admitted_ms, p.has_controller,
       p.patch_basis.resource_version, p.patch_basis.quota_gate_index,
       p.patch_basis.has_annotations);
