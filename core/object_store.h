@@ -24,7 +24,7 @@ class ObjectStore {
   // Pods by store key (uid, else "namespace/name"). The key is a view of the stored pod's own
   // store_key(): a copy of the key was 80 bytes per tracked pod (32 in the map node, 48 of heap
   // for a uid), and the guide allows a tracked pod less than 1 KiB. PutPod keeps every key
-  // pointing into its own pod.
+  // pointing into its own pod. A copy of the map would view the original's pods: never copy it.
   using PodMap =
       std::unordered_map<std::string_view, NormalizedPod, StringKeyHash, std::equal_to<>>;
 
@@ -68,15 +68,16 @@ class ObjectStore {
     } else {
       before_replace(static_cast<const NormalizedPod&>(it->second));
       by_name_.Erase(&it->second);
-      // The uids are equal: the stored pod keeps the buffer its key views (a move of a string
-      // takes the buffer of the string moved from).
-      pod.uid.swap(it->second.uid);
-      it->second = std::move(pod);
-      // Should the key still view storage the pod no longer owns, it is keyed again.
-      if (it->first.data() != it->second.store_key().data()) {
-        PodMap::node_type node = pods_.extract(it);
-        node.key() = node.mapped().store_key();
-        it = pods_.insert(std::move(node)).position;
+      if (!pod.uid.empty() && !it->second.uid.empty()) {
+        // Equal uids: the stored pod keeps the buffer its key views (a string moved into another
+        // takes its buffer along), so the key needs nothing.
+        pod.uid.swap(it->second.uid);
+        it->second = std::move(pod);
+        // Otherwise `pod` still holds that buffer here, so the key can be read to re-key it.
+        if (it->first.data() != it->second.store_key().data()) it = Rekey(it, nullptr);
+      } else {
+        // Keyed by "namespace/name": re-keyed before the old pod's key goes.
+        it = Rekey(it, &pod);
       }
     }
     // The latest pod stored under a name is the one found by it.
@@ -123,6 +124,15 @@ class ObjectStore {
   const std::vector<PodDisruptionBudget>& pdbs() const { return pdbs_; }
 
  private:
+  // Takes the node out while its key can still be read (the map hashes it), replaces its pod by
+  // *replacement when given, and puts it back keyed by its pod's own key.
+  PodMap::iterator Rekey(PodMap::iterator it, NormalizedPod* replacement) {
+    PodMap::node_type node = pods_.extract(it);
+    if (replacement != nullptr) node.mapped() = std::move(*replacement);
+    node.key() = node.mapped().store_key();
+    return pods_.insert(std::move(node)).position;
+  }
+
   PodNormalizer normalizer_;
   PodMap pods_;
   // Nodes of erased pods (their old contents still in them), reused by the next pods added: a
