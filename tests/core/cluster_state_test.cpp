@@ -430,6 +430,36 @@ TEST_CASE("a pod without a uid is keyed by namespace/name", "[cluster_state]") {
   CHECK(state.UsageOf("n1").pod_count == 0);
 }
 
+// The pod map is keyed by views of the pods' own keys (core/object_store.h): every replacement
+// must leave each key readable and equal to its pod's store key (ASan reads freed keys).
+TEST_CASE("every stored pod stays findable by its key through replacements", "[cluster_state]") {
+  ClusterState state;
+  const std::string long_uid(40, 'u');  // a heap-allocated string
+  const std::vector<Pod> pods = {
+      MakePod("ns", "long").Cpu(100).BoundTo("n1").Uid(long_uid),
+      MakePod("ns", "short").Cpu(100).BoundTo("n1").Uid("u-short"),  // in the string itself
+      MakePod("ns", "without-uid-and-a-long-name").Cpu(100).BoundTo("n1").Uid(""),
+  };
+  for (int round = 0; round < 3; ++round) {
+    for (Pod pod : pods) {
+      pod.requests.Set("cpu", 100 + round);
+      state.UpsertPod(pod);
+    }
+    for (const auto& [key, pod] : state.pods())
+      CHECK(key == pod.store_key());
+  }
+  REQUIRE(state.pods().size() == 3);
+  for (const char* key : {long_uid.c_str(), "u-short", "ns/without-uid-and-a-long-name"}) {
+    INFO(key);
+    const NormalizedPod* found = state.FindPod(key);
+    REQUIRE(found != nullptr);
+    CHECK(found->requests.Get("cpu") == 102);
+    state.DeletePod(key);
+  }
+  CHECK(state.pods().empty());
+  CHECK(state.UsageOf("n1").pod_count == 0);
+}
+
 TEST_CASE("node records: a name is known while anything refers to it", "[cluster_state]") {
   ClusterState state;
   state.UpsertNode(MakeNode("n1", 4000));
