@@ -78,11 +78,10 @@ Status ReadString(const rapidjson::Value& object, std::string_view name, const s
 
 Status ReadString(const rapidjson::Value& object, std::string_view name, const std::string& path,
                   BoxedString* out) {
-  const rapidjson::Value* v = Member(object, name);
-  if (v == nullptr) return {};
-  if (!v->IsString()) return WrongType(path, "string", *v);
-  out->assign(std::string(v->GetString(), v->GetStringLength()));
-  return {};
+  std::string text = *out;  // absent or null: unchanged
+  Status status = ReadString(object, name, path, &text);
+  if (status.ok()) out->assign(std::move(text));
+  return status;
 }
 
 Status ReadBool(const rapidjson::Value& object, std::string_view name, const std::string& path,
