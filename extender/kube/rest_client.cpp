@@ -177,13 +177,15 @@ void RestClient::Impl::Pump() {
 // Sends a call again whose written request was not acted on: its deadline applies again.
 void RestClient::Impl::Redispatch(const std::shared_ptr<Call>& call) {
   call->written = false;
-  ArmSendDeadline(call);
   Dispatch(call);
+  ArmSendDeadline(call);
 }
 
-// Arms the call's send_by timer (calls without one never expire unsent).
+// Arms the call's send_by timer (calls without one never expire unsent). Only a call that waits
+// after Dispatch needs it: one an idle connection took is written already, and a timer armed for
+// it would cost a timerfd_settime (it is the earliest) and its cancellation on every bind.
 void RestClient::Impl::ArmSendDeadline(const std::shared_ptr<Call>& call) {
-  if (!call->send_by) return;
+  if (!call->send_by || call->written || call->finished) return;
   call->send_timer = std::make_unique<net::steady_timer>(io_, *call->send_by);
   call->send_timer->async_wait([this, call](beast::error_code ec) {
     if (ec || call->finished || call->written) return;
@@ -318,8 +320,8 @@ std::shared_ptr<CallHandle> RestClient::SendAsync(std::string method, std::strin
   call->on_written = std::move(options.on_written);
   net::post(impl_->io_, [impl = impl_.get(), call] {
     impl->active_.insert(call);
-    impl->ArmSendDeadline(call);
     impl->Dispatch(call);
+    impl->ArmSendDeadline(call);
   });
   return call;
 }

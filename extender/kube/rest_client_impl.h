@@ -133,7 +133,8 @@ class RestClient::Impl {
   // Sends a call again whose written request was not acted on: its deadline applies again.
   void Redispatch(const std::shared_ptr<Call>& call);
 
-  // Arms the call's send_by timer (calls without one never expire unsent).
+  // Arms the call's send_by timer; called after Dispatch, it arms one only for a call still
+  // waiting (queued, or on a connection still connecting). Calls without one never expire unsent.
   void ArmSendDeadline(const std::shared_ptr<Call>& call);
 
   // The call's send_by passed before its request was written: it finishes now, never sent. A
