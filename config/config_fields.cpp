@@ -89,6 +89,15 @@ const std::vector<ConfigField>& Table() {
       {"bind-connections", "bindConnections", "N", "Binding",
        "live mode: keep-alive connections of the Binding client (its own thread)",
        &EC::bind_connections},
+      {"filter-hold-queued-binds", "filterHoldQueuedBinds", "N", "Binding",
+       "live mode: while more Bindings than this wait for a connection, /filter answers wait "
+       "(up to filterHoldLimit) until the queue is back at it, so kube-scheduler starts binds no "
+       "faster than the API server takes them",
+       &EC::filter_hold_queued_binds},
+      {"filter-hold-limit", "filterHoldLimit", "DURATION", "Binding",
+       "the longest a /filter answer waits for the Binding queue (0s: never); at most half of "
+       "bindDeadline, as kube-scheduler's httpTimeout applies to /filter too",
+       &EC::filter_hold_limit},
 
       {"quota-semantics", "quotaSemantics", "NAME", "Policies",
        "capacity-extender or scheduler-plugins (the reference plugin's arithmetic)",

@@ -73,6 +73,12 @@ struct ExtenderConfig {
   std::chrono::milliseconds bind_deadline{4000};
   int max_binds_in_flight = 2048;  // maxBindsInFlight / --max-binds-in-flight
   int bind_connections = 16;       // bindConnections / --bind-connections
+  // Pacing /filter (docs/architecture.md#pacing-filter-while-bindings-queue): while more
+  // Bindings than filterHoldQueuedBinds / --filter-hold-queued-binds wait for a connection, /filter
+  // answers wait, each up to filterHoldLimit / --filter-hold-limit (0s: never; at most half of
+  // bindDeadline, which stays inside kube-scheduler's httpTimeout).
+  int filter_hold_queued_binds = 16;
+  std::chrono::milliseconds filter_hold_limit{1000};
 
   // Accounting and reclaim.
   // reserveAt / --reserve-at: "bind" (/bind reserves the pod's quota) or "filter" (/filter holds

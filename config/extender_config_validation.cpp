@@ -102,6 +102,14 @@ void ValidateExtenderConfig(const ExtenderConfig& c, std::vector<ValidationFindi
   if (c.bind_connections < 1 || c.bind_connections > 1024) {
     check.Fail("bindConnections", fmt::format("{} is outside 1..1024", c.bind_connections));
   }
+  if (c.filter_hold_queued_binds < 0 || c.filter_hold_queued_binds > 1'000'000) {
+    check.Fail("filterHoldQueuedBinds",
+               fmt::format("{} is outside 0..1000000", c.filter_hold_queued_binds));
+  }
+  if (c.filter_hold_limit.count() < 0) {
+    check.Fail("filterHoldLimit", "must not be negative (0s: never hold)");
+  }
+
   check.Positive("discoveryInterval", c.discovery_interval);
   check.Positive("maxOutOfSync", c.max_out_of_sync);
   check.Positive("watchIdleTimeout", c.watch_idle_timeout);

@@ -206,7 +206,10 @@ http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptio
       if (path == "/filter" || path == "/prioritize" || path == "/preempt" || path == "/bind" ||
           path == "/explain") {
         if (!post) return method_not_allowed("POST");
-        if (path == "/filter") return finish(service->Filter(request.body));
+        if (path == "/filter") {
+          if (options.filter_pacer == nullptr) return finish(service->Filter(request.body));
+          return options.filter_pacer->Answer(service->Filter(request.body), std::move(finish));
+        }
         if (path == "/prioritize") return finish(service->Prioritize(request.body));
         if (path == "/preempt") return finish(service->Preempt(request.body));
         if (path == "/explain") return finish(service->Explain(request.body));

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "config/pod_mutation.h"
+#include "extender/filter_pacer.h"
 #include "extender/leadership/leadership.h"
 #include "extender/reclaim/pending_board.h"
 #include "extender/verbs/extender_service.h"
@@ -41,6 +42,8 @@ struct RouterOptions {
   // every pod /mutate would gate is gated. `decode` decodes the review's pod for it.
   std::function<CreationAdmission(Pod)> admit_at_creation = nullptr;
   DecodeOptions decode{};
+  // Paces /filter answers by the Binding queue (live mode); nullptr: every answer goes at once.
+  FilterPacer* filter_pacer = nullptr;
 };
 
 http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptions options);

@@ -2,6 +2,7 @@
 // the reclaim controller and the listeners, then waits for SIGTERM/SIGINT and drains.
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <iostream>
 
@@ -16,6 +17,7 @@
 #include "extender/embedded/cluster_source.h"
 #include "extender/embedded/embedded_binder.h"
 #include "extender/embedded/embedded_evictor.h"
+#include "extender/filter_pacer.h"
 #include "extender/http/server.h"
 #include "extender/live/live_mode.h"
 #include "extender/log.h"
@@ -116,6 +118,8 @@ int RunServeCommand(const std::vector<std::string>& args) {
   });
   Metrics metrics;
 
+  // Declared before the binder and the listeners that use it, so that it outlives them.
+  std::unique_ptr<FilterPacer> pacer;
   std::unique_ptr<LiveMode> live;
   std::unique_ptr<PodBinder> binder;
   std::unique_ptr<Evictor> evictor;
@@ -133,7 +137,12 @@ int RunServeCommand(const std::vector<std::string>& args) {
       return 1;
     }
     live = std::move(started).value();
-    binder = live->MakeBinder();
+    // A hold stays inside kube-scheduler's httpTimeout, which bindDeadline is below.
+    pacer = std::make_unique<FilterPacer>(
+        FilterPacer::Options{config.filter_hold_queued_binds,
+                             std::min(config.filter_hold_limit, config.bind_deadline / 2)},
+        &metrics);
+    binder = live->MakeBinder(pacer.get());
     evictor = live->MakeEvictor();
     nudger = live->MakeNudger();
     if (config.events) event_sink = live->MakeEventSink();
@@ -241,14 +250,20 @@ int RunServeCommand(const std::vector<std::string>& args) {
     };
   }
 
+  RouterOptions extender_routes{config.path_prefix,
+                                Listener::kExtender,
+                                &reclaim.board(),
+                                leadership,
+                                SplitSchedulerNames(config.gate_scheduler_names),
+                                &gating,
+                                gated,
+                                admit_at_creation,
+                                decode};
+  extender_routes.filter_pacer = pacer.get();
   auto server =
       StartListener(config, config.port, config.tls_cert_file, config.tls_key_file,
                     config.client_ca_file, config.listen_address,
-                    MakeRouter(&service, &metrics,
-                               {config.path_prefix, Listener::kExtender, &reclaim.board(),
-                                leadership, SplitSchedulerNames(config.gate_scheduler_names),
-                                &gating, gated, admit_at_creation, decode}),
-                    "extender");
+                    MakeRouter(&service, &metrics, std::move(extender_routes)), "extender");
   if (!server) return 1;
   std::unique_ptr<http::Server> webhook;
   if (config.webhook_port != 0) {

@@ -13,8 +13,8 @@ namespace {
 class LiveBinder final : public PodBinder {
  public:
   LiveBinder(kube::RestClient* client, Metrics* metrics,
-             std::shared_ptr<const std::atomic<bool>> stopping)
-      : binder_(client), metrics_(metrics), stopping_(std::move(stopping)) {
+             std::shared_ptr<const std::atomic<bool>> stopping, FilterPacer* pacer)
+      : binder_(client), metrics_(metrics), stopping_(std::move(stopping)), pacer_(pacer) {
     metrics_->AddGauge("capacity_extender_binds_queued", 0);  // rendered from the start
   }
   void Bind(const BindRequest& r, BindDone done) override {
@@ -51,17 +51,22 @@ class LiveBinder final : public PodBinder {
     return r.http_status == 0 ? r.message
                               : fmt::format("HTTP {} {}: {}", r.http_status, r.reason, r.message);
   }
-  void Queued(int delta) { metrics_->AddGauge("capacity_extender_binds_queued", delta); }
+  void Queued(int delta) {
+    metrics_->AddGauge("capacity_extender_binds_queued", delta);
+    if (pacer_ != nullptr) pacer_->QueuedBindingsChanged(delta);
+  }
   kube::Binder binder_;
   Metrics* metrics_;
   std::shared_ptr<const std::atomic<bool>> stopping_;
+  FilterPacer* pacer_;
 };
 
 }  // namespace
 
 std::unique_ptr<PodBinder> MakeLiveBinder(kube::RestClient* client, Metrics* metrics,
-                                          std::shared_ptr<const std::atomic<bool>> stopping) {
-  return std::make_unique<LiveBinder>(client, metrics, std::move(stopping));
+                                          std::shared_ptr<const std::atomic<bool>> stopping,
+                                          FilterPacer* pacer) {
+  return std::make_unique<LiveBinder>(client, metrics, std::move(stopping), pacer);
 }
 
 }  // namespace capext

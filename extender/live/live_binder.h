@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 
+#include "extender/filter_pacer.h"
 #include "extender/kube/rest_client.h"
 #include "extender/metrics.h"
 #include "extender/pod_binder.h"
@@ -20,11 +21,13 @@ inline constexpr std::chrono::milliseconds kBindingAnswerTimeout{30000};
 
 // Binds through `client` (the Binding client of its own): completes on that client's thread, no
 // thread per bind, and never writes the POST after the bind's deadline (CallOptions::send_by).
-// Keeps the gauge capacity_extender_binds_queued (Bindings waiting for a connection).
+// Keeps the gauge capacity_extender_binds_queued (Bindings waiting for a connection) and reports
+// each change of it to `pacer` (nullptr: none), which paces /filter by it.
 // `stopping` is set by LiveMode::Stop before the client goes: a bind started then (a retry that
 // waited for a Binding the stopping client cancelled) fails at once instead of using it.
-// `client` and `metrics` outlive the binder.
+// `client`, `metrics` and `pacer` outlive the binder.
 std::unique_ptr<PodBinder> MakeLiveBinder(kube::RestClient* client, Metrics* metrics,
-                                          std::shared_ptr<const std::atomic<bool>> stopping);
+                                          std::shared_ptr<const std::atomic<bool>> stopping,
+                                          FilterPacer* pacer);
 
 }  // namespace capext

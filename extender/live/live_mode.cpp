@@ -235,8 +235,8 @@ class LiveModeImpl final : public LiveMode {
     client_.reset();
   }
 
-  std::unique_ptr<PodBinder> MakeBinder() override {
-    return MakeLiveBinder(bind_client_.get(), metrics_, stopping_);
+  std::unique_ptr<PodBinder> MakeBinder(FilterPacer* pacer) override {
+    return MakeLiveBinder(bind_client_.get(), metrics_, stopping_, pacer);
   }
   std::unique_ptr<Evictor> MakeEvictor() override {
     return std::make_unique<LiveEvictor>(client_.get(), leadership_.get());

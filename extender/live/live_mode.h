@@ -20,6 +20,7 @@
 #include <string>
 
 #include "config/extender_config.h"
+#include "extender/filter_pacer.h"
 #include "extender/kube/gate_writes.h"
 #include "extender/leadership/leadership.h"
 #include "extender/metrics.h"
@@ -39,7 +40,8 @@ class LiveMode {
   // Stops the informers and the API client (calls in flight complete as cancelled). The
   // binder, evictor and nudger must not be used afterwards. Idempotent.
   virtual void Stop() = 0;
-  virtual std::unique_ptr<PodBinder> MakeBinder() = 0;
+  // `pacer` (nullptr: none) hears every change of the Binding queue (MakeLiveBinder).
+  virtual std::unique_ptr<PodBinder> MakeBinder(FilterPacer* pacer) = 0;
   virtual std::unique_ptr<Evictor> MakeEvictor() = 0;
   virtual std::unique_ptr<RequeueNudger> MakeNudger() = 0;
   // Writes the reclaim controller's Events (events.k8s.io/v1) to the API server.

@@ -99,7 +99,7 @@ struct LiveFixture {
     INFO(started.status().message());
     REQUIRE(started.ok());
     live = std::move(started).value();
-    binder = live->MakeBinder();
+    binder = live->MakeBinder(nullptr);
     ServiceOptions options;
     options.bind_deadline = config.bind_deadline;
     options.max_binds_in_flight = static_cast<std::size_t>(config.max_binds_in_flight);
