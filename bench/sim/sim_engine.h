@@ -11,12 +11,12 @@
 // Thread-safety: none; one engine per simulation.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
 #include <optional>
-#include <queue>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -77,7 +77,51 @@ class SimEngine {
     int64_t t;
     uint32_t pod;
     uint32_t generation;
-    bool operator>(const Completion& o) const { return t != o.t ? t > o.t : pod > o.pod; }
+    bool operator<(const Completion& o) const { return t != o.t ? t < o.t : pod < o.pod; }
+  };
+  // The completions due, earliest (then lowest pod id) first: a 4-ary min-heap. It holds a
+  // completion per running pod (tens of thousands), and a binary heap's pop was a cache miss per
+  // level, 4% of a decision; four children of 16 bytes share a cache line. Equal completions
+  // (one pod, one time, two generations) may come out in either order: at most one is current.
+  class CompletionQueue {
+   public:
+    bool empty() const { return heap_.empty(); }
+    const Completion& top() const { return heap_.front(); }
+    void push(const Completion& c) {
+      std::size_t i = heap_.size();
+      heap_.push_back(c);
+      while (i > 0) {
+        const std::size_t parent = (i - 1) / kArity;
+        if (!(c < heap_[parent])) break;
+        heap_[i] = heap_[parent];
+        i = parent;
+      }
+      heap_[i] = c;
+    }
+    void pop() {
+      const Completion last = heap_.back();
+      heap_.pop_back();
+      const std::size_t size = heap_.size();
+      if (size == 0) return;
+      std::size_t i = 0;
+      while (true) {
+        const std::size_t first = i * kArity + 1;
+        if (first >= size) break;
+        const std::size_t end = std::min(first + kArity, size);
+        std::size_t least = first;
+        for (std::size_t k = first + 1; k < end; ++k) {
+          if (heap_[k] < heap_[least]) least = k;
+        }
+        if (!(heap_[least] < last)) break;
+        heap_[i] = heap_[least];
+        i = least;
+      }
+      heap_[i] = last;
+    }
+
+   private:
+    static constexpr std::size_t kArity = 4;
+    std::vector<Completion> heap_;
   };
   struct TenantState {
     std::string name;
@@ -223,7 +267,7 @@ class SimEngine {
   std::unordered_map<std::string, DenseRequest> background_request_of_;  // by store key
   std::map<std::string, OurNomination> nominations_;                     // by uid
   std::multiset<int64_t> expiries_;  // of the nominations in force
-  std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
+  CompletionQueue completions_;
   int64_t now_ = 0;
   int64_t next_reclaim_ms_ = INT64_MAX;
   uint64_t epoch_ = 0;  // bumps on every bind, stop, nomination and expiry
