@@ -5,7 +5,7 @@
 // at once: one written, two waiting for the connection. A /filter asked then is held: it is not
 // answered while two Bindings still wait (checked against the queue gauge read after the answer's
 // state, never against a clock), and it is answered once the queue is back at one, by the queue
-// (not by filterHoldLimit, set to 3 s). Every bind still succeeds and nothing stays queued.
+// (not by filterHoldLimit, set to 9 s). Every bind still succeeds and nothing stays queued.
 #include <rapidjson/document.h>
 
 #include <chrono>
@@ -97,8 +97,10 @@ TEST_CASE("filter pacing: /filter waits while Bindings queue past filterHoldQueu
                                 "    token: test-token\n",
                                 api.url()));
   ExtenderProcess extender;
-  REQUIRE(extender.Start({"--kubeconfig", kubeconfig, "--bind-connections", "1",
-                          "--filter-hold-queued-binds", "1", "--filter-hold-limit", "3s",
+  // A long bindDeadline keeps every queued Binding sendable, and lets the hold limit (at most
+  // half of it) stay far beyond the 1.5 s in which the queue shortens.
+  REQUIRE(extender.Start({"--kubeconfig", kubeconfig, "--bind-connections", "1", "--bind-deadline",
+                          "20s", "--filter-hold-queued-binds", "1", "--filter-hold-limit", "9s",
                           "--reclaim", "off", "--events=false"}));
   capext::test::HttpConnection client;
   REQUIRE(client.Connect("127.0.0.1", extender.port()));
