@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include "bench/micro/prometheus_text.h"
 #include "tests/support/apiserver_double_process.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/http_client.h"
@@ -31,13 +32,6 @@ using namespace std::chrono_literals;
 
 constexpr char kNs[] = "paced";
 
-// The value of an unlabelled metric line "name value" (-1 when absent).
-double Metric(const std::string& text, const std::string& name) {
-  const std::size_t at = text.find("\n" + name + " ");
-  if (at == std::string::npos) return -1;
-  return std::stod(text.substr(at + name.size() + 2));
-}
-
 std::string PodJson(const std::string& name, const std::string& uid) {
   return fmt::format(
       R"({{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{}","namespace":"{}"{}}},)"
@@ -46,13 +40,9 @@ std::string PodJson(const std::string& name, const std::string& uid) {
       name, kNs, uid.empty() ? "" : fmt::format(R"(,"uid":"{}")", uid));
 }
 
-// POST /_double/create_many {"resource": ..., "items": [items]}.
-void CreateMany(ApiServerDouble& api, const std::string& resource_and_group,
-                const std::string& items) {
-  const capext::kube::RestResponse r = api.ControlClient()->Post(
-      "/_double/create_many", "{" + resource_and_group + R"(,"items":[)" + items + "]}");
-  INFO(r.status << " " << r.body.substr(0, 500) << r.error);
-  REQUIRE(r.status == 201);
+// The value of the unlabelled metric `name` in /metrics text (0 when absent).
+double Metric(const std::string& text, const std::string& name) {
+  return capext::bench::MetricSamples::Parse(text).Sum(name);
 }
 
 // POST `body` to `target` on a connection of its own, answered on the returned future.
@@ -69,16 +59,21 @@ TEST_CASE("filter pacing: /filter waits while Bindings queue past filterHoldQueu
   ApiServerDouble api;
   INFO(api.error());
   REQUIRE(api.started());
-  CreateMany(api, R"("resource":"nodes")",
-             R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},)"
-             R"("status":{"allocatable":{"cpu":"100","memory":"100Gi","pods":"100"}}})");
-  CreateMany(api, R"("resource":"elasticquotas","group":"scheduling.x-k8s.io")",
+  REQUIRE(api.CreateMany(R"("resource":"nodes")",
+                         R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},)"
+                         R"("status":{"allocatable":{"cpu":"100","memory":"100Gi","pods":"100"}}})")
+              .status == 201);
+  REQUIRE(
+      api.CreateMany(
+             R"("resource":"elasticquotas","group":"scheduling.x-k8s.io")",
              fmt::format(R"({{"apiVersion":"scheduling.x-k8s.io/v1alpha1","kind":"ElasticQuota",)"
                          R"("metadata":{{"name":"q","namespace":"{}"}},)"
                          R"("spec":{{"min":{{"cpu":"10"}},"max":{{"cpu":"10"}}}}}})",
-                         kNs));
-  CreateMany(api, R"("resource":"pods")",
-             PodJson("b0", "") + "," + PodJson("b1", "") + "," + PodJson("b2", ""));
+                         kNs))
+          .status == 201);
+  REQUIRE(api.CreateMany(R"("resource":"pods")",
+                         PodJson("b0", "") + "," + PodJson("b1", "") + "," + PodJson("b2", ""))
+              .status == 201);
   std::vector<std::string> uids(3);
   {
     rapidjson::Document doc;
@@ -90,12 +85,7 @@ TEST_CASE("filter pacing: /filter waits while Bindings queue past filterHoldQueu
     }
   }
   capext::testing::TempDir dir;
-  const std::string kubeconfig = dir.Write(
-      "kubeconfig", fmt::format("apiVersion: v1\nkind: Config\nclusters:\n- name: d\n  cluster:\n"
-                                "    server: {}\ncontexts:\n- name: d\n  context:\n    cluster: "
-                                "d\n    user: u\ncurrent-context: d\nusers:\n- name: u\n  user:\n"
-                                "    token: test-token\n",
-                                api.url()));
+  const std::string kubeconfig = dir.Write("kubeconfig", api.KubeconfigText());
   ExtenderProcess extender;
   // A long bindDeadline keeps every queued Binding sendable, and lets the hold limit (at most
   // half of it) stay far beyond the 1.5 s in which the queue shortens.

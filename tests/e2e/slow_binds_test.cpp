@@ -65,15 +65,6 @@ std::string PodName(int i) {
   return fmt::format("p-{:04}", i);
 }
 
-// POST /_double/create_many {"resource": ..., "items": [items]}.
-void CreateMany(ApiServerDouble& api, const std::string& resource_and_group,
-                const std::string& items) {
-  const capext::kube::RestResponse r = api.ControlClient()->Post(
-      "/_double/create_many", "{" + resource_and_group + R"(,"items":[)" + items + "]}");
-  INFO(r.status << " " << r.body.substr(0, 500) << r.error);
-  REQUIRE(r.status == 201);
-}
-
 // Two large nodes, a quota that holds every pod (10m each), and the pods, pending.
 void LoadCluster(ApiServerDouble& api) {
   std::string nodes;
@@ -83,12 +74,15 @@ void LoadCluster(ApiServerDouble& api) {
                     R"("status":{{"allocatable":{{"cpu":"1000","memory":"4Ti","pods":"5000"}}}}}})",
                     nodes.empty() ? "" : ",", n);
   }
-  CreateMany(api, R"("resource":"nodes")", nodes);
-  CreateMany(api, R"("resource":"elasticquotas","group":"scheduling.x-k8s.io")",
+  REQUIRE(api.CreateMany(R"("resource":"nodes")", nodes).status == 201);
+  REQUIRE(
+      api.CreateMany(
+             R"("resource":"elasticquotas","group":"scheduling.x-k8s.io")",
              fmt::format(R"({{"apiVersion":"scheduling.x-k8s.io/v1alpha1","kind":"ElasticQuota",)"
                          R"("metadata":{{"name":"{}","namespace":"{}"}},)"
                          R"("spec":{{"min":{{"cpu":"100"}},"max":{{"cpu":"100"}}}}}})",
-                         kNs, kNs));
+                         kNs, kNs))
+          .status == 201);
   for (int start = 0; start < kPods; start += 1000) {
     std::string items;
     for (int i = start; i < start + 1000 && i < kPods; ++i) {
@@ -98,7 +92,7 @@ void LoadCluster(ApiServerDouble& api) {
           R"({{"cpu":"10m"}}}}}}]}},"status":{{"phase":"Pending"}}}})",
           items.empty() ? "" : ",", PodName(i), kNs);
     }
-    CreateMany(api, R"("resource":"pods")", items);
+    REQUIRE(api.CreateMany(R"("resource":"pods")", items).status == 201);
   }
 }
 
@@ -133,12 +127,7 @@ TEST_CASE("slow binds: 3,000 binds at once, a Binding 20 ms each: none late, eac
   REQUIRE(api.started());
   LoadCluster(api);
   capext::testing::TempDir dir;
-  const std::string kubeconfig = dir.Write(
-      "kubeconfig", fmt::format("apiVersion: v1\nkind: Config\nclusters:\n- name: d\n  cluster:\n"
-                                "    server: {}\ncontexts:\n- name: d\n  context:\n    cluster: "
-                                "d\n    user: u\ncurrent-context: d\nusers:\n- name: u\n  user:\n"
-                                "    token: test-token\n",
-                                api.url()));
+  const std::string kubeconfig = dir.Write("kubeconfig", api.KubeconfigText());
   ExtenderProcess extender;
   REQUIRE(extender.Start({"--kubeconfig", kubeconfig, "--bind-deadline",
                           std::to_string(kBindDeadline.count()) + "ms", "--reclaim", "off",

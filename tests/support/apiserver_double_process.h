@@ -164,6 +164,24 @@ class ApiServerDouble {
     return config;
   }
 
+  // The text of a kubeconfig file for a client of this double over plain HTTP: its URL and its
+  // token (none when the double requires none).
+  std::string KubeconfigText() const {
+    return "apiVersion: v1\nkind: Config\nclusters:\n- name: d\n  cluster:\n    server: " + url() +
+           "\ncontexts:\n- name: d\n  context:\n    cluster: d\n    user: u\n"
+           "current-context: d\nusers:\n- name: u\n" +
+           (options_.token.empty() ? "  user: {}\n"
+                                   : "  user:\n    token: " + options_.token + "\n");
+  }
+
+  // POST /_double/create_many {<resource_and_group>,"items":[<items>]}, where
+  // `resource_and_group` names the resource (and its group): "\"resource\":\"pods\"". The double
+  // answers 201 when it created every item.
+  RestResponse CreateMany(const std::string& resource_and_group, const std::string& items) {
+    return ControlClient()->Post("/_double/create_many",
+                                 "{" + resource_and_group + R"(,"items":[)" + items + "]}");
+  }
+
   // POST /_double/<name>; returns the response body ("" on failure).
   std::string Control(const std::string& name, const std::string& body = "{}") {
     RestResponse response = ControlClient()->Post("/_double/" + name, body);
