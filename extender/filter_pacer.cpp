@@ -56,7 +56,8 @@ void FilterPacer::Answer(http::Response response, http::Responder respond) {
   h.response = std::move(response);
   h.respond = std::move(respond);
   h.since = now;
-  // Under the lock, so that QueuedBindings cannot release the entry before its timer is known.
+  // Under the lock, so that QueuedBindingsChanged cannot release the entry before its timer is
+  // known.
   h.timer =
       timers_->At(now + options_.hold_limit, [this, serial](TimerThread::Id) { OnLimit(serial); });
   lock.unlock();

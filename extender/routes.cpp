@@ -207,8 +207,9 @@ http::Handler MakeRouter(ExtenderService* service, Metrics* metrics, RouterOptio
           path == "/explain") {
         if (!post) return method_not_allowed("POST");
         if (path == "/filter") {
-          if (options.filter_pacer == nullptr) return finish(service->Filter(request.body));
-          return options.filter_pacer->Answer(service->Filter(request.body), std::move(finish));
+          http::Response answer = service->Filter(request.body);
+          if (options.filter_pacer == nullptr) return finish(std::move(answer));
+          return options.filter_pacer->Answer(std::move(answer), std::move(finish));
         }
         if (path == "/prioritize") return finish(service->Prioritize(request.body));
         if (path == "/preempt") return finish(service->Preempt(request.body));
