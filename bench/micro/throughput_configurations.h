@@ -29,6 +29,9 @@
 //                         kube-scheduler (otherwise it would lift every gate before the window
 //                         opens), and lifts each gate with one PATCH. Its start (the first lists)
 //                         is counted, in time and CPU;
+//   product-filter-bind-unpaced  product-filter-bind with --filter-hold-limit 0s, run only when
+//                         named: what pacing /filter by the Binding queue costs or saves
+//                         (docs/architecture.md#pacing-filter-while-bindings-queue);
 //   product-filter-hold   capacity-extender --reserve-at filter, filter alone: /filter holds
 //                         the quota and kube-scheduler binds; one extender call per pod
 //                         (docs/capacity-semantics.md#6-accounting-used-reservations-nominations);
@@ -85,6 +88,11 @@ inline std::vector<ThroughputConfiguration> ThroughputConfigurations() {
       {.name = "no-extender", .title = "no extender", .kind = K::kNone},
       {.name = "go-noop", .title = "do-nothing Go extender: filter, bind", .kind = K::kGoNoop},
       {.name = "product-filter-bind", .title = "product: filter, bind", .kind = K::kProduct},
+      {.name = "product-filter-bind-unpaced",
+       .title = "product: filter, bind, /filter not paced",
+       .kind = K::kProduct,
+       .product_flags = {"--filter-hold-limit", "0s"},
+       .on_request = true},
       {.name = "product-full",
        .title = "product: filter, prioritize, preempt, bind",
        .kind = K::kProduct,
