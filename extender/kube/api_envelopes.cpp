@@ -6,6 +6,8 @@
 #include <rapidjson/reader.h>
 
 #include "config/json_pull_reader.h"
+#include "config/protobuf_wire.h"
+#include "extender/kube/protobuf_envelopes.h"
 
 namespace capext::kube {
 namespace {
@@ -114,6 +116,73 @@ std::string StringMember(const rapidjson::Value& object, const char* name) {
   return std::string(it->value.GetString(), it->value.GetStringLength());
 }
 
+// meta/v1 StatusCause {reason = 1, message = 2, field = 3}.
+bool ParseProtobufCause(std::string_view message, std::pair<std::string, std::string>* out) {
+  protobuf::WireReader reader(message);
+  protobuf::Field field;
+  while (reader.Next(&field)) {
+    if (field.number != 1 && field.number != 2) continue;
+    if (!field.is_bytes()) return false;
+    (field.number == 1 ? out->first : out->second).assign(field.bytes);
+  }
+  return reader.ok();
+}
+
+// meta/v1 StatusDetails {name = 1, group = 2, kind = 3, causes = 4, retryAfterSeconds = 5,
+// uid = 6}: the causes and retryAfterSeconds.
+bool ParseProtobufDetails(std::string_view message, ApiStatus* out) {
+  protobuf::WireReader reader(message);
+  protobuf::Field field;
+  while (reader.Next(&field)) {
+    if (field.number == 4) {
+      if (!field.is_bytes()) return false;
+      std::pair<std::string, std::string> cause;
+      if (!ParseProtobufCause(field.bytes, &cause)) return false;
+      out->causes.push_back(std::move(cause));
+    } else if (field.number == 5) {
+      if (!field.is_varint()) return false;
+      out->retry_after_seconds = static_cast<int32_t>(static_cast<uint32_t>(field.value));
+    }
+  }
+  return reader.ok();
+}
+
+// A protobuf Status body: "k8s\0" + runtime.Unknown of kind Status, whose raw is a meta/v1
+// Status {metadata = 1, status = 2, message = 3, reason = 4, details = 5, code = 6}.
+bool ParseProtobufApiStatus(std::string_view body, ApiStatus* out) {
+  ProtobufObject object;
+  if (!ParseProtobufObject(body, &object).ok() || object.kind != "Status") return false;
+  ApiStatus status;
+  protobuf::WireReader reader(object.raw);
+  protobuf::Field field;
+  while (reader.Next(&field)) {
+    switch (field.number) {
+      case 2:
+      case 3:
+      case 4: {
+        if (!field.is_bytes()) return false;
+        std::string* text = field.number == 2   ? &status.status
+                            : field.number == 3 ? &status.message
+                                                : &status.reason;
+        text->assign(field.bytes);
+        break;
+      }
+      case 5:
+        if (!field.is_bytes() || !ParseProtobufDetails(field.bytes, &status)) return false;
+        break;
+      case 6:
+        if (!field.is_varint()) return false;
+        status.code = static_cast<int32_t>(static_cast<uint32_t>(field.value));
+        break;
+      default:
+        break;
+    }
+  }
+  if (!reader.ok()) return false;
+  *out = std::move(status);
+  return true;
+}
+
 }  // namespace
 
 Status ParseListPage(std::string_view body, ListPage* out) {
@@ -211,6 +280,9 @@ Status ParseWatchEvent(std::string_view line, WatchEventEnvelope* out) {
 }
 
 bool ParseApiStatus(std::string_view body, ApiStatus* out) {
+  if (body.substr(0, kProtobufMagic.size()) == kProtobufMagic) {
+    return ParseProtobufApiStatus(body, out);
+  }
   rapidjson::Document document;
   document.Parse<kParseFlags>(body.data(), body.size());
   if (document.HasParseError() || !document.IsObject()) return false;

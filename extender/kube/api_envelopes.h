@@ -50,8 +50,11 @@ struct ApiStatus {
   int retry_after_seconds = 0;                              // details.retryAfterSeconds
 };
 
-// Returns true and fills *out when `body` is a JSON Status object (kind "Status"); false for
-// anything else (plain text "404 page not found", other objects, malformed JSON).
+// Returns true and fills *out when `body` is a Status (kind "Status") in JSON, or in protobuf
+// ("k8s\0" + runtime.Unknown of kind Status around a meta/v1 Status message, told apart by the
+// kProtobufMagic prefix, extender/kube/protobuf_envelopes.h): the body of a non-200 answer or an
+// ERROR watch event in either encoding. False for anything else (plain text "404 page not
+// found", other objects, malformed JSON or protobuf).
 bool ParseApiStatus(std::string_view body, ApiStatus* out);
 
 }  // namespace capext::kube
