@@ -13,7 +13,8 @@
 // Contract, checked by tests against objects captured from a real kube-apiserver and by a fuzz
 // target: for every object the API server sends, the result equals what DecodePodJson /
 // DecodeNodeJson (config/object_stream_decoder.h) give for the same object's JSON encoding: the
-// same verdict and, when ok, the same Pod / Node, every member. In particular:
+// same verdict and, when ok, the same Pod / Node, every member
+// (docs/architecture.md#the-protobuf-decoders). In particular:
 //   - quantities (`message Quantity { optional string string = 1; }`, the canonical text the
 //     JSON carries too) are parsed by the same Quantity::Parse; an absent one reads as "0", as
 //     Go's zero Quantity does;
