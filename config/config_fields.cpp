@@ -72,6 +72,10 @@ const std::vector<ConfigField>& Table() {
        "deemed stuck and resumed; each watch asks the API server to end it after 2/3 to 8/9 of "
        "this",
        &EC::watch_idle_timeout},
+      {"watch-encoding", "watchEncoding", "ENCODING", "Cluster state",
+       "protobuf (pods and nodes are watched in protobuf, as kube-scheduler watches them; JSON "
+       "if the API server answers in JSON) or json",
+       &EC::watch_encoding},
       {"missing-quota-api", "missingQuotaAPI", "MODE", "Cluster state",
        "while no ElasticQuota API is served: refuse (every /filter answers an Error naming the "
        "missing CRD) or allow (pods are placed by node fit alone)",

@@ -52,6 +52,10 @@ struct ExtenderConfig {
   // watchIdleTimeout / --watch-idle-timeout: a watch that delivers nothing for this long is
   // deemed stuck and resumed (each watch asks the server to end it after 2/3 to 8/9 of this).
   std::chrono::milliseconds watch_idle_timeout{90000};
+  // watchEncoding / --watch-encoding: "protobuf" (pods and nodes are watched in protobuf, as
+  // kube's own components watch them; JSON when the server answers in it) or "json"
+  // (docs/architecture.md#watching-in-protobuf).
+  std::string watch_encoding = "protobuf";
   // missingQuotaAPI / --missing-quota-api: what /filter does while no ElasticQuota API is
   // served: "refuse" every pod, or "allow" them by node fit alone
   // (docs/capacity-semantics.md#12-deciding-on-a-cache-that-is-out-of-sync).

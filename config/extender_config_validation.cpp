@@ -58,6 +58,7 @@ void ValidateExtenderConfig(const ExtenderConfig& c, std::vector<ValidationFindi
   check.OneOf("admissionMode", c.admission_mode, {"filter", "gate"}, "admission mode");
   check.OneOf("reserveAt", c.reserve_at, {"bind", "filter"}, "reserveAt verb");
   check.OneOf("missingQuotaAPI", c.missing_quota_api, {"refuse", "allow"}, "missingQuotaAPI mode");
+  check.OneOf("watchEncoding", c.watch_encoding, {"protobuf", "json"}, "watch encoding");
   check.OneOf("logFormat", c.log_format, {"logfmt", "json"}, "log format");
   check.OneOf("logLevel", c.log_level, {"debug", "info", "warn", "error"}, "log level");
 

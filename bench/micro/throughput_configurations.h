@@ -32,15 +32,17 @@
 //   product-filter-bind-unpaced  product-filter-bind with --filter-hold-limit 0s, run only when
 //                         named: what pacing /filter by the Binding queue costs or saves
 //                         (docs/architecture.md#pacing-filter-while-bindings-queue);
+//   product-filter-bind-json-watch  product-filter-bind with --watch-encoding json, run only
+//                         when named: what watching pods and nodes in protobuf saves
+//                         (docs/architecture.md#watching-in-protobuf);
 //   product-filter-hold   capacity-extender --reserve-at filter, filter alone: /filter holds
 //                         the quota and kube-scheduler binds; one extender call per pod
 //                         (docs/capacity-semantics.md#6-accounting-used-reservations-nominations);
-// Measurements of changes not built yet, run only when named in --configs (issue 24 asks what
-// they would save before they are built):
-//   go-noop-json-watch    go-noop that also watches every pod in JSON, as capacity-extender
-//                         does, discarding the events;
-//   go-noop-protobuf-watch  the same watch in protobuf, as kube-scheduler's: against the JSON
-//                         one, the API server's saving from a protobuf watch.
+// The Go extender with a pod watch, run only when named in --configs (issue 24 asked what a
+// protobuf watch would save before it was built):
+//   go-noop-json-watch    go-noop that also watches every pod in JSON, discarding the events;
+//   go-noop-protobuf-watch  the same watch in protobuf, as kube-scheduler's (and the product's,
+//                         by default): against the JSON one, the API server's saving.
 // Gate mode's configurations both run with --leader-election off (kube-scheduler runs here
 // without leader election: deploy/'s follow-scheduler would find no Lease and never act) and
 // --gate-scheduler-names default-scheduler (the benchmark's pods are kube-scheduler's own, not
@@ -92,6 +94,11 @@ inline std::vector<ThroughputConfiguration> ThroughputConfigurations() {
        .title = "product: filter, bind, /filter not paced",
        .kind = K::kProduct,
        .product_flags = {"--filter-hold-limit", "0s"},
+       .on_request = true},
+      {.name = "product-filter-bind-json-watch",
+       .title = "product: filter, bind, pods and nodes watched in JSON",
+       .kind = K::kProduct,
+       .product_flags = {"--watch-encoding", "json"},
        .on_request = true},
       {.name = "product-full",
        .title = "product: filter, prioritize, preempt, bind",

@@ -225,7 +225,7 @@ void ApiConnection::Exchange(std::shared_ptr<ApiRequest> request, std::chrono::m
 
 void ApiConnection::Stream(std::shared_ptr<ApiRequest> request, std::chrono::milliseconds timeout,
                            std::chrono::milliseconds inactivity,
-                           std::function<void(int, int)> on_header,
+                           std::function<void(int, int, std::string_view)> on_header,
                            std::function<bool(std::string_view)> on_data,
                            std::function<void(ErrorCode, bool)> done) {
   auto self = shared_from_this();
@@ -248,7 +248,12 @@ void ApiConnection::Stream(std::shared_ptr<ApiRequest> request, std::chrono::mil
                  done = std::move(done)](ErrorCode ec, size_t) mutable {
                   if (ec) return done(self->Seen(ec), false);
                   const auto& header = self->stream_parser_->get();
-                  on_header(header.result_int(), RetryAfterSeconds(header));
+                  const auto content_type = header.find(beast_http::field::content_type);
+                  on_header(header.result_int(), RetryAfterSeconds(header),
+                            content_type == header.end()
+                                ? std::string_view()
+                                : std::string_view(content_type->value().data(),
+                                                   content_type->value().size()));
                   self->ReadSome(inactivity, std::move(on_data), std::move(done));
                 });
           });

@@ -77,12 +77,15 @@ class ApiConnection : public std::enable_shared_from_this<ApiConnection> {
   // piece by piece as it arrives (on_data returning false ends the exchange, which then
   // completes with operation_aborted); `inactivity` bounds the wait for each piece. `done` runs
   // once: `complete` is true when the body ended normally (terminating chunk or full length).
-  // on_header gets the status and the Retry-After header in seconds (-1 when absent).
-  void Stream(std::shared_ptr<ApiRequest> request, std::chrono::milliseconds timeout,
-              std::chrono::milliseconds inactivity,
-              std::function<void(int status, int retry_after_seconds)> on_header,
-              std::function<bool(std::string_view data)> on_data,
-              std::function<void(ErrorCode, bool complete)> done);
+  // on_header gets the status, the Retry-After header in seconds (-1 when absent) and the
+  // Content-Type header ("" when absent; valid only during the call).
+  void Stream(
+      std::shared_ptr<ApiRequest> request, std::chrono::milliseconds timeout,
+      std::chrono::milliseconds inactivity,
+      std::function<void(int status, int retry_after_seconds, std::string_view content_type)>
+          on_header,
+      std::function<bool(std::string_view data)> on_data,
+      std::function<void(ErrorCode, bool complete)> done);
 
   void Close();
   bool is_open() const { return open_; }

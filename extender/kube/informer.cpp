@@ -8,6 +8,7 @@
 #include "config/json_pull_reader.h"
 #include "extender/kube/api_envelopes.h"
 #include "extender/kube/kube_log.h"
+#include "extender/kube/protobuf_envelopes.h"
 #include "extender/kube/url_component.h"
 
 namespace capext::kube {
@@ -294,28 +295,49 @@ void Informer::StartWatch() {
   const auto inactivity = std::max(options_.watch_idle_timeout,
                                    std::chrono::duration_cast<std::chrono::milliseconds>(timeout) +
                                        std::chrono::milliseconds(500));
+  watch_protobuf_ = false;
   ++outstanding_;
   call_ = client_->WatchAsync(
-      std::move(path), inactivity, [this](std::string_view line) { return HandleWatchLine(line); },
+      std::move(path), inactivity,
+      [this](std::string_view event) { return HandleWatchEvent(event); },
       [this, started](WatchResult result) {
         --outstanding_;
         call_.reset();
         if (Stopping()) return;
         OnWatchEnd(std::move(result), started);
       },
-      [this](int status) {
-        if (status == 200) UpdateSync([](InformerSync& sync) { sync.WatchOpened(Clock::now()); });
-      });
+      [this](int status, WatchFraming framing) {
+        if (status != 200) return;
+        watch_protobuf_ = framing == WatchFraming::kLengthPrefixed;
+        if (options_.protobuf_watch && !watch_protobuf_ && !told_json_answer_) {
+          // An API server (or a proxy) that does not speak protobuf: JSON serves as well.
+          told_json_answer_ = true;
+          Log(LogSeverity::kInfo,
+              "watch of " + options_.resource + ": the API server answered in JSON, not protobuf");
+        }
+        UpdateSync([](InformerSync& sync) { sync.WatchOpened(Clock::now()); });
+      },
+      options_.protobuf_watch ? std::string(kProtobufMediaType) + ", application/json"
+                              : std::string("application/json"));
 }
 
-bool Informer::HandleWatchLine(std::string_view line) {
+bool Informer::HandleWatchEvent(std::string_view data) {
   if (stopping_) return false;
   // The line's buffer is reused for the next line: withdraw its parsed tokens when done.
   struct Forget {
     ~Forget() { json::JsonPullReader::ForgetSource(); }
   } forget;
   WatchEventEnvelope event;
-  Status parsed = ParseWatchEvent(line, &event);
+  Status parsed;
+  if (watch_protobuf_) {
+    ProtobufWatchEvent frame;
+    parsed = ParseProtobufWatchEvent(data, &frame);
+    event.type = std::move(frame.type);
+    event.object = frame.object;
+    event.resource_version = std::move(frame.resource_version);
+  } else {
+    parsed = ParseWatchEvent(data, &event);
+  }
   if (!parsed.ok()) {
     watch_error_ = "undecodable watch event of " + options_.resource + ": " + parsed.message();
     return false;
@@ -352,7 +374,8 @@ bool Informer::HandleWatchLine(std::string_view line) {
       watch_error_ =
           "watch of " + options_.resource + " sent ERROR " +
           (is_status ? std::to_string(status.code) + " " + status.reason + ": " + status.message
-                     : std::string(event.object.substr(0, 200)));
+           : watch_protobuf_ ? std::string("an object that is not a Status")
+                             : std::string(event.object.substr(0, 200)));
     }
     return false;
   } else {
@@ -360,12 +383,22 @@ bool Informer::HandleWatchLine(std::string_view line) {
         "watch of " + options_.resource + ": ignoring event type \"" + event.type + "\"");
     return true;
   }
-  sink_->Apply(options_.resource, type, event.object);
+  if (watch_protobuf_) {
+    ProtobufObject object;
+    if (Status s = ParseProtobufObject(event.object, &object); !s.ok()) {
+      watch_error_ = "undecodable watch event of " + options_.resource + ": " + s.message();
+      return false;
+    }
+    sink_->Apply(options_.resource, type, ObjectEncoding::kProtobuf, object.raw);
+  } else {
+    sink_->Apply(options_.resource, type, ObjectEncoding::kJson, event.object);
+  }
   if (!event.resource_version.empty()) resource_version_ = std::move(event.resource_version);
   std::lock_guard<std::mutex> lock(stats_mutex_);
   if (!watch_confirmed_) sync_.WatchLine(Clock::now());
   watch_confirmed_ = true;
   ++stats_.events;
+  if (watch_protobuf_) ++stats_.protobuf_events;
   stats_.resource_version = resource_version_;
   return true;
 }

@@ -17,6 +17,8 @@ std::vector<InformerOptions> LiveModeInformers(const DiscoveredApis& apis,
     InformerOptions options = base;
     options.resource = resource;
     options.path = path;
+    // The sink decodes protobuf for pods and nodes only: nearly every event is one of theirs.
+    options.protobuf_watch = base.protobuf_watch && (resource == "pods" || resource == "nodes");
     out.push_back(std::move(options));
   }
   for (const auto& gv : apis.elastic_quota_groups)
@@ -30,6 +32,7 @@ std::vector<InformerOptions> DeviceInformers(const GroupVersion& gv, const Infor
     InformerOptions options = base;
     options.resource = resource;
     options.path = gv.ApiPath() + "/" + resource;
+    options.protobuf_watch = false;
     out.push_back(std::move(options));
   }
   return out;
@@ -42,6 +45,7 @@ std::string ElasticQuotaResource(const std::string& group) {
 InformerOptions ElasticQuotaInformer(const GroupVersion& gv, const InformerOptions& base) {
   InformerOptions options = base;
   options.resource = ElasticQuotaResource(gv.group);
+  options.protobuf_watch = false;  // a custom resource: JSON only
   options.path = gv.ApiPath() + "/elasticquotas";
   return options;
 }

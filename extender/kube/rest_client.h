@@ -76,14 +76,24 @@ struct RestClientOptions {
   size_t max_queued = 4096;            // requests waiting for a connection; beyond: failed at once
 };
 
+// The Kubernetes protobuf media type (docs/architecture.md#watching-in-protobuf). A watch in it
+// answers "application/vnd.kubernetes.protobuf;stream=watch".
+inline constexpr std::string_view kProtobufMediaType = "application/vnd.kubernetes.protobuf";
+
+// How a watch stream's body is cut into events, chosen by the response's Content-Type: a JSON
+// stream has one event per line; a protobuf stream (kProtobufMediaType) gives each event's bytes
+// after their length, 4 bytes big-endian.
+enum class WatchFraming { kLines, kLengthPrefixed };
+
 struct WatchResult {
   int status = 0;             // HTTP status of the watch response; 0 when none arrived
   std::string body;           // the response body when status != 200
   std::string error;          // why the stream broke (dropped connection, timeout); empty otherwise
-  bool stopped = false;       // ended by a cancel/stop or by on_line returning false
+  bool stopped = false;       // ended by a cancel/stop or by on_event returning false
   bool completed = false;     // the server ended the stream normally (terminating chunk)
   bool idle_timeout = false;  // the stream broke because nothing arrived for inactivity_timeout
-  uint64_t lines = 0;         // complete lines handed to on_line
+  uint64_t lines = 0;         // complete events (lines or frames) handed to on_event
+  WatchFraming framing = WatchFraming::kLines;  // of the response (its Content-Type)
   int retry_after_seconds = -1;  // the Retry-After header of the response; -1 when absent
 };
 
@@ -138,26 +148,31 @@ class RestClient {
                     const std::string& content_type, std::stop_token stop = {},
                     std::chrono::milliseconds timeout = {});
 
-  // Called with each complete line of a watch stream (without its '\n'; empty lines skipped).
-  // Returning false ends the watch (the connection is closed). The view is valid only during
-  // the call.
-  using LineCallback = std::function<bool(std::string_view line)>;
+  // Called with each complete event of a watch stream: a line (without its '\n'; empty lines
+  // skipped), or a frame (without its length) of a length-prefixed stream. Returning false ends
+  // the watch (the connection is closed). The view is valid only during the call.
+  using EventCallback = std::function<bool(std::string_view event)>;
+  // Runs once the response header arrived, before any event: its status, and how its body is
+  // cut into events.
+  using WatchStartCallback = std::function<void(int status, WatchFraming framing)>;
 
-  // GETs `path` (which should carry watch=1) and streams the response body line by line until
-  // the server ends it, the connection breaks, `inactivity_timeout` passes without a byte, the
-  // callback returns false, or the handle is cancelled. A trailing partial line of a broken
-  // stream is dropped, never delivered. `on_status` (when set) runs once the response header
-  // arrived, with its status, before any line; `on_line` and then `done` (once) run on the
-  // client thread; no line is delivered after Cancel() returned on the client thread.
+  // GETs `path` (which should carry watch=1) with `accept` as its Accept header, and streams the
+  // response body event by event until the server ends it, the connection breaks,
+  // `inactivity_timeout` passes without a byte, the callback returns false, or the handle is
+  // cancelled. A trailing partial event of a broken stream is dropped, never delivered.
+  // `on_start` (when set), `on_event` and then `done` (once) run on the client thread; no event
+  // is delivered after Cancel() returned on the client thread.
   std::shared_ptr<CallHandle> WatchAsync(std::string path,
                                          std::chrono::milliseconds inactivity_timeout,
-                                         LineCallback on_line,
+                                         EventCallback on_event,
                                          std::function<void(WatchResult)> done,
-                                         std::function<void(int status)> on_status = {});
+                                         WatchStartCallback on_start = {},
+                                         std::string accept = "application/json");
 
-  // Blocking form of WatchAsync (on_line still runs on the client thread); `stop` cancels.
+  // Blocking form of WatchAsync (on_event still runs on the client thread); `stop` cancels.
   WatchResult Watch(const std::string& path, std::chrono::milliseconds inactivity_timeout,
-                    const LineCallback& on_line, std::stop_token stop);
+                    const EventCallback& on_event, std::stop_token stop,
+                    std::string accept = "application/json");
 
   // The client thread's io_context, for timers of code that runs on the client thread.
   boost::asio::io_context& io_context();

@@ -43,7 +43,8 @@ RestResponse RestClient::Delete(const std::string& path) {
 }
 
 WatchResult RestClient::Watch(const std::string& path, std::chrono::milliseconds inactivity_timeout,
-                              const LineCallback& on_line, std::stop_token stop) {
+                              const EventCallback& on_event, std::stop_token stop,
+                              std::string accept) {
   if (OnClientThread()) {
     WatchResult result;
     result.error = "watch " + path + ": a blocking call on the client thread would deadlock";
@@ -51,8 +52,9 @@ WatchResult RestClient::Watch(const std::string& path, std::chrono::milliseconds
   }
   std::promise<WatchResult> promise;
   std::future<WatchResult> future = promise.get_future();
-  auto handle = WatchAsync(path, inactivity_timeout, on_line,
-                           [&promise](WatchResult r) { promise.set_value(std::move(r)); });
+  auto handle = WatchAsync(
+      path, inactivity_timeout, on_event,
+      [&promise](WatchResult r) { promise.set_value(std::move(r)); }, {}, std::move(accept));
   std::stop_callback on_stop(stop, [&handle] { handle->Cancel(); });
   WatchResult result = future.get();
   if (stop.stop_requested()) result.stopped = true;

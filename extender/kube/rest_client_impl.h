@@ -58,12 +58,13 @@ class RestClient::Impl {
     Impl* impl = nullptr;
     std::string path;
     std::chrono::milliseconds inactivity{0};
-    LineCallback on_line;
+    std::string accept;
+    EventCallback on_event;
     std::function<void(WatchResult)> done;
-    std::function<void(int)> on_status;
+    WatchStartCallback on_start;
     std::shared_ptr<ApiConnection> connection;
     WatchResult result;
-    std::string pending;  // bytes after the last '\n'
+    std::string pending;  // bytes after the last complete event
     bool cancelled = false;
     bool finished = false;
     void Cancel() override {
@@ -151,7 +152,7 @@ class RestClient::Impl {
   // Connects, sends the watch GET and streams its body into WatchData.
   void StartWatch(const std::shared_ptr<WatchCall>& watch);
 
-  // Cuts the stream into lines for on_line; false ends the stream.
+  // Cuts the stream into events (lines or frames) for on_event; false ends the stream.
   static bool WatchData(WatchCall& watch, std::string_view data);
 
   // Closes the watch's connection and runs its `done` once.

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "config/object_codec.h"
+#include "config/object_protobuf_decoder.h"
 #include "config/object_stream_decoder.h"
 #include "extender/log.h"
 
@@ -90,6 +91,29 @@ Status Decode(const std::string& resource, std::string_view text, const DecodeOp
     }
   }
   return DecodeWithDom(resource, text, options, out);
+}
+
+// A pod's or a node's message from a protobuf watch (the informer asks for protobuf for those
+// two resources only). A failure is logged here and returned: the caller skips the object.
+Status DecodeProtobuf(const std::string& resource, std::string_view message,
+                      const DecodeOptions& options, KubeObject* out) {
+  Status s;
+  if (resource == "pods") {
+    Pod pod;
+    s = DecodePodProtobuf(message, options, &pod);
+    if (s.ok()) *out = std::move(pod);
+  } else if (resource == "nodes") {
+    Node node;
+    s = DecodeNodeProtobuf(message, &node);
+    if (s.ok()) *out = std::move(node);
+  } else {
+    s = Status::Invalid("no protobuf decoder for resource " + resource);
+  }
+  if (!s.ok()) {
+    Log(LogLevel::kWarn, "cannot decode object; skipped",
+        {{"resource", resource}, {"encoding", "protobuf"}, {"error", s.message()}});
+  }
+  return s;
 }
 
 void Upsert(ClusterState& state, KubeObject&& obj) {
@@ -262,7 +286,14 @@ void CacheSink::Replace(const std::string& resource, std::vector<std::string> ob
 }
 
 void CacheSink::Apply(const std::string& resource, kube::WatchEventType type,
-                      std::string_view object_json) {
+                      kube::ObjectEncoding encoding, std::string_view object) {
+  if (encoding == kube::ObjectEncoding::kProtobuf) {
+    metrics_->Count("capacity_extender_informer_protobuf_events_total", "resource", resource);
+    KubeObject obj;
+    if (!DecodeProtobuf(resource, object, cache_->decode_options(), &obj).ok()) return;
+    return Write(resource, type, std::move(obj));
+  }
+  const std::string_view object_json = object;
   if (GroupObjectSink::Handles(resource)) {
     cache_->Write([&](ClusterState& state) {
       groups_.Apply(state, resource, type, object_json);
@@ -273,6 +304,10 @@ void CacheSink::Apply(const std::string& resource, kube::WatchEventType type,
   }
   KubeObject obj;
   if (!Decode(resource, object_json, cache_->decode_options(), &obj).ok()) return;
+  Write(resource, type, std::move(obj));
+}
+
+void CacheSink::Write(const std::string& resource, kube::WatchEventType type, KubeObject&& obj) {
   cache_->Write([&](ClusterState& state) {
     if (type == kube::WatchEventType::kDeleted) {
       Remove(state, obj);

@@ -109,6 +109,7 @@ void LiveInformers::ApplyGroupApis(const kube::DiscoveredApis& apis) {
       kube::InformerOptions options = base_;
       options.resource = resource;
       options.path = (*gv)->ApiPath() + "/" + resource;
+      options.protobuf_watch = false;  // custom resources: JSON only
       auto informer = std::make_unique<kube::Informer>(client_, options, sink_);
       informer->Start();
       Log(LogLevel::kInfo, "watching pod groups",

@@ -200,6 +200,7 @@ class LiveModeImpl final : public LiveMode {
     kube::InformerOptions base;
     base.resync_period = config_.resync_period;
     base.watch_idle_timeout = config_.watch_idle_timeout;
+    base.protobuf_watch = config_.watch_encoding == "protobuf";
     informers_ =
         std::make_unique<LiveInformers>(client_.get(), &sink_, base, config_.max_out_of_sync);
     started_ = std::chrono::steady_clock::now();

@@ -289,6 +289,8 @@ TEST_CASE("validation: policy names, modes and cross-field rules") {
       {[](ExtenderConfig* c) { c->reclaim = "true"; }, "reclaim: unknown reclaim mode \"true\""},
       {[](ExtenderConfig* c) { c->reserve_at = "prefilter"; },
        "reserveAt: unknown reserveAt verb \"prefilter\""},
+      {[](ExtenderConfig* c) { c->watch_encoding = "yaml"; },
+       "watchEncoding: unknown watch encoding \"yaml\""},
       {[](ExtenderConfig* c) { c->log_format = "text"; }, "logFormat: unknown log format"},
       {[](ExtenderConfig* c) { c->log_level = "trace"; }, "logLevel: unknown log level"},
       {[](ExtenderConfig* c) { c->port = 70000; }, "port: port 70000 is outside 0..65535"},

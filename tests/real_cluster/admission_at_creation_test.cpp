@@ -220,6 +220,13 @@ webhooks:
   const std::string after = Fetch("127.0.0.1", extender.port(), "GET", "/metrics").body;
   CHECK(Metric(after, "capacity_extender_admissions_at_creation_total") == 3);
   CHECK(Metric(after, "capacity_extender_admissions_total") == 2);  // gate removals
+  // Every pod event came from a protobuf watch, the default
+  // (docs/architecture.md#watching-in-protobuf): as many as all the pod events.
+  const double protobuf_events =
+      Metric(after, R"(capacity_extender_informer_protobuf_events_total{resource="pods"})");
+  CHECK(protobuf_events > 0);
+  CHECK(protobuf_events ==
+        Metric(after, R"(capacity_extender_informer_events_total{resource="pods"})"));
   // used = a + c in aq, d + e in bq: nothing counted twice, nothing leaked.
   ClientResponse quotas;
   CHECK(Eventually(

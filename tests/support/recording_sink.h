@@ -30,8 +30,10 @@ class RecordingSink : public InformerSink {
     }
     ++replaces_[resource];
   }
-  void Apply(const std::string& resource, WatchEventType type,
+  // JSON only: the API-server double these tests run against speaks JSON.
+  void Apply(const std::string& resource, WatchEventType type, ObjectEncoding encoding,
              std::string_view object_json) override {
+    REQUIRE(encoding == ObjectEncoding::kJson);
     std::lock_guard<std::mutex> lock(mutex_);
     auto [key, rv, kind] = Identify(std::string(object_json));
     if (kind.empty()) ++objects_without_kind_;

@@ -87,6 +87,29 @@ TEST_CASE("informer: paged initial sync then 1000 events in order", "[kube]") {
   informer.Stop();
 }
 
+TEST_CASE("informer: a protobuf watch answered in JSON is followed in JSON", "[kube]") {
+  // The double speaks JSON only, as an API server or proxy without protobuf would
+  // (docs/architecture.md#watching-in-protobuf); RecordingSink requires every object in JSON.
+  ApiServerDouble server;
+  REQUIRE(server.started());
+  server.Control("churn", Churn("pre", "p-", 5));
+  auto client = MakeClient(server);
+  RecordingSink sink;
+  InformerOptions options = PodOptions();
+  options.protobuf_watch = true;
+  Informer informer(client.get(), options, &sink);
+  informer.Start();
+  REQUIRE(Eventually([&] { return informer.HasSynced(); }));
+  const long before = server.ResourceVersion();
+  server.Control("churn", Churn("load", "e-", 20));
+  REQUIRE(Eventually([&] { return sink.Applied("pods").size() >= 20; }));
+  CHECK(sink.Applied("pods") == Range(before + 1, before + 20));
+  CHECK(sink.Objects("pods") == server.Objects("pods"));
+  CHECK(informer.Stats().events == 20);
+  CHECK(informer.Stats().protobuf_events == 0);
+  informer.Stop();
+}
+
 TEST_CASE("informer: a stream dropped mid-event resumes without loss or duplication", "[kube]") {
   ApiServerDouble server;
   REQUIRE(server.started());
@@ -274,6 +297,29 @@ TEST_CASE("LiveModeInformers: the fixed resources, then one per ElasticQuota gro
   CHECK(options[4].resource == "elasticquotas");
   CHECK(options[4].path == "/apis/scheduling.x-k8s.io/v1alpha1/elasticquotas");
   CHECK(options[5].resource == "elasticquotas.scheduling.sigs.k8s.io");
+}
+
+TEST_CASE("LiveModeInformers: protobuf is asked for pods and nodes only", "[kube]") {
+  DiscoveredApis apis;
+  apis.elastic_quota_groups = {{"scheduling.x-k8s.io", "v1alpha1"}};
+  InformerOptions base;
+  base.protobuf_watch = true;
+  std::map<std::string, bool> protobuf;
+  for (const auto& options : LiveModeInformers(apis, base))
+    protobuf[options.resource] = options.protobuf_watch;
+  for (const auto& options : DeviceInformers({"resource.k8s.io", "v1"}, base))
+    protobuf[options.resource] = options.protobuf_watch;
+  CHECK(protobuf == std::map<std::string, bool>{{"pods", true},
+                                                {"nodes", true},
+                                                {"priorityclasses", false},
+                                                {"poddisruptionbudgets", false},
+                                                {"elasticquotas", false},
+                                                {"resourceclaims", false},
+                                                {"resourceclaimtemplates", false},
+                                                {"deviceclasses", false}});
+  base.protobuf_watch = false;  // watchEncoding: json
+  for (const auto& options : LiveModeInformers(apis, base))
+    CHECK(!options.protobuf_watch);
 }
 
 }  // namespace
