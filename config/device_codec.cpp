@@ -200,15 +200,18 @@ Status DecodePodClaimStatuses(const rapidjson::Value& status, Pod* pod) {
     CE_RETURN_IF_ERROR(json::ReadString((*list)[i], "name", path + ".name", &name));
     CE_RETURN_IF_ERROR(
         json::ReadString((*list)[i], "resourceClaimName", path + ".resourceClaimName", &claim));
-    for (auto& ref : pod->resource_claims) {
-      // Only a template's entry is named by the status
-      // (docs/devices.md#2-which-claims-a-pod-charges).
-      if (ref.name != name || ref.template_name.empty()) continue;
-      ref.claim_name = claim;
-      ref.no_claim_needed = claim.empty();
-    }
+    JoinPodClaimStatus(name, claim, &pod->resource_claims);
   }
   return {};
+}
+
+void JoinPodClaimStatus(const std::string& name, const std::string& claim,
+                        std::vector<PodClaimRef>* claims) {
+  for (auto& ref : *claims) {
+    if (ref.name != name || ref.template_name.empty()) continue;
+    ref.claim_name = claim;
+    ref.no_claim_needed = claim.empty();
+  }
 }
 
 Status DecodeDeviceClassMappings(const rapidjson::Value& list,

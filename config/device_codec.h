@@ -28,6 +28,12 @@ Status DecodePodClaims(const rapidjson::Value& spec, Pod* pod);
 // status.resourceClaimStatuses of a pod status (`status`), joined with the entries read by
 // DecodePodClaims (call it after).
 Status DecodePodClaimStatuses(const rapidjson::Value& status, Pod* pod);
+// One status.resourceClaimStatuses entry joined with the pod's claims: the entry `name` of a
+// template names the claim made for it (`claim`; empty: none is needed). Only a template's entry
+// is named by the status (docs/devices.md#2-which-claims-a-pod-charges). Both encodings' decoders
+// join through it.
+void JoinPodClaimStatus(const std::string& name, const std::string& claim,
+                        std::vector<PodClaimRef>* claims);
 
 // A deviceClassMappings list in JSON (a scenario file's key; the extender config reads the same
 // shape from YAML, config/device_class_mappings.h).

@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "config/device_codec.h"
 #include "config/object_protobuf_decoder.h"
 #include "config/object_protobuf_parts.h"
 #include "config/pod_workload_fields.h"
@@ -467,14 +468,8 @@ Status DecodePodProtobuf(std::string_view message, const DecodeOptions& options,
   pod.nominated_node_name = std::move(parts.nominated);
   pod.start_ms = parts.start_ms;
   pod.unschedulable_condition = parts.unschedulable;
-  // docs/devices.md#2-which-claims-a-pod-charges: only a template's entry is named by the status.
-  for (const auto& [name, claim] : parts.claim_statuses) {
-    for (auto& ref : parts.claims) {
-      if (ref.name != name || ref.template_name.empty()) continue;
-      ref.claim_name = claim;
-      ref.no_claim_needed = claim.empty();
-    }
-  }
+  for (const auto& [name, claim] : parts.claim_statuses)
+    JoinPodClaimStatus(name, claim, &parts.claims);
   pod.resource_claims = std::move(parts.claims);
   PodWorkloadText& workload = parts.workload;
   workload.min_member = std::move(parts.min_member.value);
