@@ -17,13 +17,10 @@
 #include <optional>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "config/device_codec.h"
 #include "config/object_protobuf_decoder.h"
 #include "config/object_protobuf_parts.h"
-#include "config/pod_workload_fields.h"
-#include "core/pod_request.h"
+#include "config/pod_record_parts.h"
 
 namespace capext {
 namespace {
@@ -45,31 +42,16 @@ constexpr uint32_t kSpecContainers = 2, kSpecNodeSelector = 7, kSpecNodeName = 1
 constexpr uint32_t kStatusPhase = 1, kStatusConditions = 2, kStatusStartTime = 7,
                    kStatusNominatedNodeName = 11, kStatusResourceClaimStatuses = 15;
 
-// What the JSON path keeps of a Pod before it builds the record.
-struct PodParts {
+// The record's parts (pod_record_parts.h), and what is read on the way to them: the annotations
+// as offered, the content errors in the JSON path's order, the preemption policy's text and the
+// claim statuses, joined at the end.
+struct PodParts : PodRecordParts {
   bool meta_present = false;
-  std::string ns, name, uid, resource_version;
-  int64_t creation_ms = 0, deletion_ms = 0;
-  Labels labels;
-  bool has_annotations = false;
   AnnotationPick model, record, min_member, admitted;
-  PodWorkloadText workload;
   Status creation_content, deletion_content;
-
-  std::string node_name, scheduler_name, priority_class_name, preemption_text;
-  std::optional<int32_t> priority;
-  Labels node_selector;
-  std::vector<Toleration> tolerations;
-  std::vector<NodeSelectorTerm> affinity;
-  std::vector<ContainerRequests> containers, init_containers;
-  ResourceList overhead;
+  std::string preemption_text;
   Status containers_content, init_content, overhead_content;
-  std::vector<PodClaimRef> claims;
   std::vector<std::pair<std::string, std::string>> claim_statuses;  // (name, resourceClaimName)
-
-  std::string phase, nominated;
-  int64_t start_ms = 0;
-  bool unschedulable = false;
   Status start_content;
 };
 
@@ -395,16 +377,7 @@ Status ReadStatus(std::string_view message, PodParts* p) {
 Status ContentVerdict(const PodParts& p, std::optional<PreemptionPolicy>* policy) {
   Status out = p.creation_content;
   KeepFirst(&out, p.deletion_content);
-  if (out.ok() && !p.preemption_text.empty()) {
-    if (p.preemption_text == "Never") {
-      *policy = PreemptionPolicy::kNever;
-    } else if (p.preemption_text == "PreemptLowerPriority") {
-      *policy = PreemptionPolicy::kPreemptLowerPriority;
-    } else {
-      out = Status::Error(fmt::format("spec.preemptionPolicy: unknown preemption policy \"{}\"",
-                                      p.preemption_text));
-    }
-  }
+  if (out.ok()) out = ParsePreemptionPolicy(p.preemption_text, policy);
   for (const Status* s :
        {&p.containers_content, &p.init_content, &p.overhead_content, &p.start_content}) {
     KeepFirst(&out, *s);
@@ -435,49 +408,16 @@ Status DecodePodProtobuf(std::string_view message, const DecodeOptions& options,
   });
   if (!wire.ok()) return wire;
   if (!parts.meta_present) return Status::Error("metadata: missing");
-  std::optional<PreemptionPolicy> policy;
-  if (Status content = ContentVerdict(parts, &policy); !content.ok()) return content;
-
-  Pod pod;
-  pod.ns = parts.ns.empty() ? std::string("default") : std::move(parts.ns);
-  pod.name = std::move(parts.name);
-  pod.uid = std::move(parts.uid);
-  pod.creation_ms = parts.creation_ms;
-  pod.labels = std::move(parts.labels);
-  pod.terminating = parts.deletion_ms != 0;
-  pod.accelerator_model = std::move(parts.model.value);
-  pod.reclaim_record = std::move(parts.record.value);
-  pod.node_name = std::move(parts.node_name);
-  pod.scheduler_name = std::move(parts.scheduler_name);
-  pod.spec_priority = parts.priority;
-  pod.priority_class_name = std::move(parts.priority_class_name);
-  pod.spec_preemption_policy = policy;
-  pod.node_selector = std::move(parts.node_selector);
-  pod.tolerations = std::move(parts.tolerations);
-  pod.required_affinity = std::move(parts.affinity);
-  pod.requests = EffectivePodRequest(parts.containers, parts.init_containers, parts.overhead);
-  if (parts.phase == "Running") {
-    pod.phase = PodPhase::kRunning;
-  } else if (parts.phase == "Succeeded") {
-    pod.phase = PodPhase::kSucceeded;
-  } else if (parts.phase == "Failed") {
-    pod.phase = PodPhase::kFailed;
-  } else if (parts.phase == "Unknown") {
-    pod.phase = PodPhase::kUnknown;
+  if (Status content = ContentVerdict(parts, &parts.preemption_policy); !content.ok()) {
+    return content;
   }
-  pod.nominated_node_name = std::move(parts.nominated);
-  pod.start_ms = parts.start_ms;
-  pod.unschedulable_condition = parts.unschedulable;
+  parts.accelerator_model = std::move(parts.model.value);
+  parts.reclaim_record = std::move(parts.record.value);
+  parts.workload.min_member = std::move(parts.min_member.value);
+  parts.workload.admitted_at = std::move(parts.admitted.value);
   for (const auto& [name, claim] : parts.claim_statuses)
     JoinPodClaimStatus(name, claim, &parts.claims);
-  pod.resource_claims = std::move(parts.claims);
-  PodWorkloadText& workload = parts.workload;
-  workload.min_member = std::move(parts.min_member.value);
-  workload.admitted_at = std::move(parts.admitted.value);
-  ApplyWorkloadFields(workload, &pod);
-  pod.patch_basis.resource_version = std::move(parts.resource_version);
-  pod.patch_basis.has_annotations = parts.has_annotations;
-  *out = std::move(pod);
+  *out = BuildPodRecord(std::move(static_cast<PodRecordParts&>(parts)));
   return {};
 }
 

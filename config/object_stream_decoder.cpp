@@ -4,12 +4,10 @@
 #include <optional>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "config/json_fields.h"
 #include "config/object_stream_parts.h"
+#include "config/pod_record_parts.h"
 #include "config/pod_workload_fields.h"
-#include "core/pod_request.h"
 
 namespace capext {
 namespace {
@@ -293,16 +291,7 @@ Status SpecVerdict(const PodSpec& s, std::optional<PreemptionPolicy>* policy) {
     KeepFirst(&out, slot->status);
   }
   KeepFirst(&out, s.preemption_slot.status);
-  if (out.ok() && !s.preemption_text.empty()) {
-    if (s.preemption_text == "Never") {
-      *policy = PreemptionPolicy::kNever;
-    } else if (s.preemption_text == "PreemptLowerPriority") {
-      *policy = PreemptionPolicy::kPreemptLowerPriority;
-    } else {
-      out = Status::Error(fmt::format("spec.preemptionPolicy: unknown preemption policy \"{}\"",
-                                      s.preemption_text));
-    }
-  }
+  if (out.ok()) out = ParsePreemptionPolicy(s.preemption_text, policy);
   for (const MemberSlot* slot :
        {&s.selector_slot, &s.tolerations_slot, &s.affinity_slot, &s.containers_slot, &s.init_slot,
         &s.overhead_slot, &s.gates_slot, &s.workload_slot}) {
@@ -427,47 +416,39 @@ Status DecodePodJson(std::string_view json, const DecodeOptions& options, Pod* o
   }
   if (!st.ok()) return st;
 
-  Pod pod;
-  pod.ns = meta.ns.empty() ? std::string("default") : std::move(meta.ns);
-  pod.name = std::move(meta.name);
-  pod.uid = std::move(meta.uid);
-  pod.creation_ms = meta.creation_ms;
-  pod.labels = std::move(meta.labels);
-  pod.terminating = meta.deletion_ms != 0;
-  pod.accelerator_model = std::move(meta.accelerator_model);
-  pod.reclaim_record = std::move(meta.reclaim_record);
-  pod.node_name = std::move(spec.node_name);
-  pod.scheduler_name = std::move(spec.scheduler_name);
-  pod.spec_priority = spec.priority;
-  pod.priority_class_name = std::move(spec.priority_class_name);
-  pod.spec_preemption_policy = policy;
-  pod.node_selector = std::move(spec.node_selector);
-  pod.tolerations = std::move(spec.tolerations);
-  pod.required_affinity = std::move(spec.affinity);
-  pod.requests = EffectivePodRequest(spec.containers, spec.init_containers,
-                                     spec.overhead.value_or(ResourceList{}));
-  if (status.phase == "Running") {
-    pod.phase = PodPhase::kRunning;
-  } else if (status.phase == "Succeeded") {
-    pod.phase = PodPhase::kSucceeded;
-  } else if (status.phase == "Failed") {
-    pod.phase = PodPhase::kFailed;
-  } else if (status.phase == "Unknown") {
-    pod.phase = PodPhase::kUnknown;
-  }
-  pod.nominated_node_name = std::move(status.nominated);
-  pod.start_ms = status.start_ms;
-  pod.unschedulable_condition = status.unschedulable;
-  PodWorkloadText workload = std::move(meta.workload);
-  workload.gates = std::move(spec.gates);
-  workload.quota_gate_index = spec.quota_gate_index;
-  workload.workload_name = std::move(spec.workload_ref.workload_name);
-  workload.workload_pod_group = std::move(spec.workload_ref.workload_pod_group);
-  workload.workload_replica_key = std::move(spec.workload_ref.workload_replica_key);
-  ApplyWorkloadFields(workload, &pod);
-  pod.patch_basis.resource_version = std::move(meta.resource_version);
-  pod.patch_basis.has_annotations = meta.has_annotations;
-  *out = std::move(pod);
+  PodRecordParts parts;
+  parts.ns = std::move(meta.ns);
+  parts.name = std::move(meta.name);
+  parts.uid = std::move(meta.uid);
+  parts.resource_version = std::move(meta.resource_version);
+  parts.creation_ms = meta.creation_ms;
+  parts.deletion_ms = meta.deletion_ms;
+  parts.labels = std::move(meta.labels);
+  parts.has_annotations = meta.has_annotations;
+  parts.accelerator_model = std::move(meta.accelerator_model);
+  parts.reclaim_record = std::move(meta.reclaim_record);
+  parts.node_name = std::move(spec.node_name);
+  parts.scheduler_name = std::move(spec.scheduler_name);
+  parts.priority_class_name = std::move(spec.priority_class_name);
+  parts.priority = spec.priority;
+  parts.preemption_policy = policy;
+  parts.node_selector = std::move(spec.node_selector);
+  parts.tolerations = std::move(spec.tolerations);
+  parts.affinity = std::move(spec.affinity);
+  parts.containers = std::move(spec.containers);
+  parts.init_containers = std::move(spec.init_containers);
+  parts.overhead = std::move(spec.overhead).value_or(ResourceList{});
+  parts.phase = std::move(status.phase);
+  parts.nominated = std::move(status.nominated);
+  parts.start_ms = status.start_ms;
+  parts.unschedulable = status.unschedulable;
+  parts.workload = std::move(meta.workload);
+  parts.workload.gates = std::move(spec.gates);
+  parts.workload.quota_gate_index = spec.quota_gate_index;
+  parts.workload.workload_name = std::move(spec.workload_ref.workload_name);
+  parts.workload.workload_pod_group = std::move(spec.workload_ref.workload_pod_group);
+  parts.workload.workload_replica_key = std::move(spec.workload_ref.workload_replica_key);
+  *out = BuildPodRecord(std::move(parts));
   return {};
 }
 
