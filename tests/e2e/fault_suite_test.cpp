@@ -157,13 +157,7 @@ class FaultScenario {
   FaultScenario() : api_(Options()) {
     INFO(api_.error());
     REQUIRE(api_.started());
-    kubeconfig_ =
-        dir_.Write("kubeconfig",
-                   "apiVersion: v1\nkind: Config\nclusters:\n- name: d\n  cluster:\n    server: " +
-                       api_.url() +
-                       "\ncontexts:\n- name: d\n  context:\n    cluster: d\n    user: u\n"
-                       "current-context: d\nusers:\n- name: u\n  user:\n    token: " +
-                       kToken + "\n");
+    kubeconfig_ = dir_.Write("kubeconfig", api_.KubeconfigText());
     auto create = [&](const std::string& collection, const std::string& json) {
       RestResponse r = api_.ControlClient()->Post(collection, json);
       INFO(collection << " " << r.status << " " << r.body);

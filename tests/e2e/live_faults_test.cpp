@@ -95,13 +95,7 @@ class FaultCluster {
   FaultCluster() : double_(Options()) {
     INFO(double_.error());
     REQUIRE(double_.started());
-    kubeconfig_ = dir_.Write("kubeconfig",
-                             "apiVersion: v1\nkind: Config\nclusters:\n- name: d\n  cluster:\n"
-                             "    server: " +
-                                 double_.url() +
-                                 "\ncontexts:\n- name: d\n  context:\n    cluster: d\n    user: u\n"
-                                 "current-context: d\nusers:\n- name: u\n  user:\n    token: " +
-                                 kToken + "\n");
+    kubeconfig_ = dir_.Write("kubeconfig", double_.KubeconfigText());
   }
   static ApiServerDouble::Options Options() {
     ApiServerDouble::Options options;

@@ -97,15 +97,7 @@ class GateCluster {
     double_ = std::make_unique<ApiServerDouble>(options);
     INFO(double_->error());
     REQUIRE(double_->started());
-    kubeconfig_ =
-        dir_.Write("kubeconfig",
-                   "apiVersion: v1\nkind: Config\nclusters:\n- name: double\n  cluster:\n"
-                   "    server: " +
-                       double_->url() +
-                       "\ncontexts:\n- name: double\n  context:\n    cluster: double\n"
-                       "    user: u\ncurrent-context: double\nusers:\n- name: u\n  user:\n"
-                       "    token: " +
-                       kToken + "\n");
+    kubeconfig_ = dir_.Write("kubeconfig", double_->KubeconfigText());
     for (int i = 1; i <= 4; ++i)
       Create("/api/v1/nodes", ReadyNodeJson("n" + std::to_string(i)));
     Create("/apis/scheduling.x-k8s.io/v1alpha1/namespaces/team-a/elasticquotas",

@@ -95,15 +95,7 @@ TEST_CASE("live gate mode: one PATCH and no GET per admitted pod; status.used pe
   INFO(api.error());
   REQUIRE(api.started());
   capext::kube::testing::TempDir dir;
-  const std::string kubeconfig =
-      dir.Write("kubeconfig",
-                "apiVersion: v1\nkind: Config\nclusters:\n- name: double\n  cluster:\n"
-                "    server: " +
-                    api.url() +
-                    "\ncontexts:\n- name: double\n  context:\n    cluster: double\n"
-                    "    user: u\ncurrent-context: double\nusers:\n- name: u\n  user:\n"
-                    "    token: " +
-                    kToken + "\n");
+  const std::string kubeconfig = dir.Write("kubeconfig", api.KubeconfigText());
   auto create = [&](const std::string& collection, const std::string& json) {
     const capext::kube::RestResponse r = api.ControlClient()->Post(collection, json);
     INFO(collection << " " << r.status << " " << r.body);

@@ -65,12 +65,7 @@ class Cluster {
     api_ = std::make_unique<ApiServerDouble>(options);
     INFO(api_->error());
     REQUIRE(api_->started());
-    kubeconfig_ = dir_.Write(
-        "kubeconfig",
-        fmt::format("apiVersion: v1\nkind: Config\nclusters:\n- name: d\n  cluster:\n    server: "
-                    "{}\ncontexts:\n- name: d\n  context:\n    cluster: d\n    user: u\n"
-                    "current-context: d\nusers:\n- name: u\n  user:\n    token: {}\n",
-                    api_->url(), kToken));
+    kubeconfig_ = dir_.Write("kubeconfig", api_->KubeconfigText());
   }
 
   void Post(const std::string& path, const std::string& json) {

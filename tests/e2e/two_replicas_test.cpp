@@ -175,12 +175,7 @@ TEST_CASE(
   leases.Create("replica-a_8d1f5c2e-0a6b-4c1e-9f7d-2b3c4d5e6f70");
 
   capext::kube::testing::TempDir dir;
-  const std::string kubeconfig = dir.Write(
-      "kubeconfig",
-      "apiVersion: v1\nkind: Config\nclusters:\n- name: d\n  cluster:\n    server: " + api.url() +
-          "\ncontexts:\n- name: d\n  context:\n    cluster: d\n    user: u\n"
-          "current-context: d\nusers:\n- name: u\n  user:\n    token: " +
-          kToken + "\n");
+  const std::string kubeconfig = dir.Write("kubeconfig", api.KubeconfigText());
   auto args = [&](const std::string& identity) {
     return std::vector<std::string>{"--kubeconfig",
                                     kubeconfig,
