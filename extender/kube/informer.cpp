@@ -328,9 +328,9 @@ bool Informer::HandleWatchEvent(std::string_view data) {
     ~Forget() { json::JsonPullReader::ForgetSource(); }
   } forget;
   WatchEventEnvelope event;
+  ProtobufWatchEvent frame;  // a protobuf watch's event, its object's envelope parsed
   Status parsed;
   if (watch_protobuf_) {
-    ProtobufWatchEvent frame;
     parsed = ParseProtobufWatchEvent(data, &frame);
     event.type = std::move(frame.type);
     event.object = frame.object;
@@ -384,12 +384,7 @@ bool Informer::HandleWatchEvent(std::string_view data) {
     return true;
   }
   if (watch_protobuf_) {
-    ProtobufObject object;
-    if (Status s = ParseProtobufObject(event.object, &object); !s.ok()) {
-      watch_error_ = "undecodable watch event of " + options_.resource + ": " + s.message();
-      return false;
-    }
-    sink_->Apply(options_.resource, type, ObjectEncoding::kProtobuf, object.raw);
+    sink_->Apply(options_.resource, type, ObjectEncoding::kProtobuf, frame.contents.raw);
   } else {
     sink_->Apply(options_.resource, type, ObjectEncoding::kJson, event.object);
   }

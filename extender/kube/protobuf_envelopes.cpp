@@ -134,6 +134,7 @@ Status ParseProtobufWatchEvent(std::string_view frame, ProtobufWatchEvent* out) 
   }
   out->type.assign(type);
   out->object = raw;
+  out->contents = object;
   out->resource_version.assign(version);
   return {};
 }

@@ -37,8 +37,11 @@ Status ParseProtobufObject(std::string_view bytes, ProtobufObject* out);
 // One frame of a protobuf watch stream (the bytes after the frame's 4-byte big-endian length).
 struct ProtobufWatchEvent {
   std::string type;  // "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"
-  // The event's object, still in its envelope: give it to ParseProtobufObject / ParseApiStatus.
+  // The event's object, still in its envelope (for ParseApiStatus, an ERROR's Status).
   std::string_view object;
+  // `object`'s envelope, parsed once here: its kind and its own message (`raw`, what
+  // DecodePodProtobuf / DecodeNodeProtobuf read). Views into the frame.
+  ProtobufObject contents;
   // The object's metadata.resourceVersion (ObjectMeta field 6 of the object's message); empty if
   // none, and for a Status (an ERROR event: its metadata is a ListMeta).
   std::string resource_version;

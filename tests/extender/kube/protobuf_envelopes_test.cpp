@@ -98,6 +98,9 @@ TEST_CASE("protobuf envelopes: the captured watch stream, frame by frame", "[pro
     ProtobufObject object;
     REQUIRE(ParseProtobufObject(event.object, &object).ok());
     CHECK(object.kind == "Pod");
+    // The event carries its object's envelope parsed: the same kind and message.
+    CHECK(event.contents.kind == object.kind);
+    CHECK(event.contents.raw == object.raw);
     CHECK(!event.resource_version.empty());
     // A bookmark may repeat the last event's version (captured: it does).
     const uint64_t version = std::stoull(event.resource_version);
